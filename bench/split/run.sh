@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# bench/split/run.sh -- GPU benchmark of the split runtime (issue 9).
+# Run on the GPU machine from the repo root:  bench/split/run.sh [quick|full|multi]
+# Builds bench/split (standalone: runtime + tests + examples) unless
+# build-splitbench/ already holds binaries, runs the CPU tests, then:
+#  full : each example, pinned host memory, default sizes, 5 runs
+#         (plain vs pipelined vs serial, medians, ideal vs achieved);
+#         each example with a device budget >= 4x smaller than its data;
+#         vecadd with pageable memory (pinned staging path);
+#         vecadd larger than the card's memory (pageable, if host RAM allows).
+#  multi: Monte Carlo (compute-intensive) on 1 GPU and on all GPUs.
+# Every line of output goes to ${OUT:-.}/split_bench.log; RESULT lines last.
+set -uo pipefail
+mode=${1:-full}
+log=${OUT:-.}/split_bench.log
+: >"$log"
+say() { echo "$@" | tee -a "$log"; }
+run() { say "\$ $*"; "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || say "EXIT $rc"; }
+
+B=build-splitbench
+if [ ! -x $B/examples/split/split_vecadd ]; then
+  cmake -S bench/split -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release >>"$log" 2>&1 && ninja -C $B >>"$log" 2>&1 \
+    || { say "build failed"; tail -30 "$log"; exit 1; }
+fi
+X=$B/examples/split
+say "# $(date -u) host=$(hostname) mode=$mode"
+nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.current,pcie.link.width.current,clocks.sm --format=csv 2>&1 | tee -a "$log"
+free -g | tee -a "$log"
+for t in plan tune exec; do $B/tests/runtime/test_split_$t >>"$log" 2>&1 && say "cpu test $t: ok" || say "cpu test $t: FAILED"; done
+
+if [ "$mode" = full ] || [ "$mode" = quick ]; then
+  R=5; [ "$mode" = quick ] && R=2
+  run $X/split_vecadd --runs $R
+  run $X/split_scalarprod --runs $R
+  run $X/split_blackscholes --runs $R
+  MC_PATHS=2048 run $X/split_montecarlo --runs $R
+  # data >= 4x the device budget (budget in MiB)
+  run $X/split_vecadd --runs 3 --budget-mb 512 --no-plain
+  run $X/split_scalarprod --runs 3 --budget-mb 256 --no-plain
+  run $X/split_blackscholes --runs 3 --budget-mb 512 --no-plain
+  MC_PATHS=2048 run $X/split_montecarlo --runs 3 --budget-mb 256 --no-plain
+  # pageable host memory: pinned staging inside the runtime
+  run $X/split_vecadd --runs $R --pageable
+fi
+if [ "$mode" = full ]; then
+  # larger than the card: 12 bytes per iteration, > device total, < 80% of host RAM
+  devb=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)   # MiB
+  avail=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)                               # KiB
+  need=$(( devb * 1048576 * 105 / 100 ))
+  cap=$(( avail * 1024 * 80 / 100 ))
+  if [ "$need" -lt "$cap" ]; then
+    n=$(( need / 12 ))
+    run $X/split_vecadd --pageable --n $n --runs 1 --no-plain --no-serial
+  else
+    say "SKIP out-of-card run: need $need bytes > 80% of available host memory ($cap)"
+  fi
+fi
+if [ "$mode" = multi ]; then
+  ng=$(nvidia-smi -L | wc -l)
+  MC_PATHS=65536 run $X/split_montecarlo --n 4e6 --runs 5 --devices 1 --no-plain --no-serial
+  MC_PATHS=65536 run $X/split_montecarlo --n 4e6 --runs 5 --devices "$ng" --no-plain --no-serial
+  run $X/split_vecadd --runs 3 --devices 1 --no-plain --no-serial
+  run $X/split_vecadd --runs 3 --devices "$ng" --no-plain --no-serial
+fi
+say "==== summary"
+grep -E '^RESULT|CHECK FAILED|^EXIT|^SKIP' "$log"

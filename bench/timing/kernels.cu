@@ -1,0 +1,137 @@
+/* kernels.cu -- bench/timing's workload: a copy, SAXPY (seed 003's kernel) and
+ * a tiled transpose, each launched --reps times on large arrays, with the
+ * host-device copies a real program does around them.
+ *
+ * It checks its own results (a wrong kernel exits 1) and prints a checksum
+ * line, so run.sh can show the output is identical with and without memheat.
+ * It also times SAXPY itself with CUDA events, the blog's way, and prints the
+ * blog's effective bandwidth N*4*3/t for comparison with memheat's figure.
+ * --crash aborts after the first kernel (for the error-path check). */
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(call)                                                                       \
+    do {                                                                               \
+        cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess) {                                                       \
+            fprintf(stderr, "kernels: %s: %s\n", #call, cudaGetErrorString(e_));       \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+
+#define TILE 32
+#define ROWS 8
+
+__global__ void copy_kernel(const float *__restrict__ in, float *__restrict__ out, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
+}
+
+__global__ void saxpy_kernel(size_t n, float a, const float *__restrict__ x, float *__restrict__ y) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+
+/* out[c][r] = in[r][c] for a rows x cols matrix, through a padded shared tile */
+__global__ void transpose_kernel(const float *__restrict__ in, float *__restrict__ out, int rows, int cols) {
+    __shared__ float tile[TILE][TILE + 1];
+    int c = blockIdx.x * TILE + threadIdx.x;
+    int r0 = blockIdx.y * TILE;
+    for (int j = threadIdx.y; j < TILE; j += ROWS)
+        if (r0 + j < rows && c < cols) tile[j][threadIdx.x] = in[(size_t)(r0 + j) * cols + c];
+    __syncthreads();
+    int oc = blockIdx.y * TILE + threadIdx.x; /* column of out = row of in */
+    int or0 = blockIdx.x * TILE;
+    for (int j = threadIdx.y; j < TILE; j += ROWS)
+        if (or0 + j < cols && oc < rows) out[(size_t)(or0 + j) * rows + oc] = tile[threadIdx.x][j];
+}
+
+static unsigned lcg(unsigned *s) { return *s = *s * 1664525u + 1013904223u; }
+
+int main(int argc, char **argv) {
+    size_t n = (size_t)1 << 26;
+    int reps = 20, side = 8192, crash = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--n") && i + 1 < argc) n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--side") && i + 1 < argc) side = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--crash")) crash = 1;
+        else {
+            fprintf(stderr, "usage: kernels [--n N] [--reps R] [--side S] [--crash]\n");
+            return 2;
+        }
+    }
+    size_t nt = (size_t)side * side, bytes = n * sizeof(float), tbytes = nt * sizeof(float);
+    std::vector<float> hx(n), hy(n), hm(nt), hout(std::max(n, nt));
+    unsigned s = 42;
+    for (size_t i = 0; i < n; i++) hx[i] = (float)(lcg(&s) >> 8) / 16777216.0f;
+    for (size_t i = 0; i < n; i++) hy[i] = (float)(lcg(&s) >> 8) / 16777216.0f;
+    for (size_t i = 0; i < nt; i++) hm[i] = (float)(lcg(&s) >> 8) / 16777216.0f;
+    float *x, *y, *z, *m, *mt;
+    CK(cudaMalloc(&x, bytes));
+    CK(cudaMalloc(&y, bytes));
+    CK(cudaMalloc(&z, bytes));
+    CK(cudaMalloc(&m, tbytes));
+    CK(cudaMalloc(&mt, tbytes));
+    CK(cudaMemcpy(x, hx.data(), bytes, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(y, hy.data(), bytes, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(m, hm.data(), tbytes, cudaMemcpyHostToDevice));
+    CK(cudaMemset(z, 0xff, bytes)); /* poison the copy's output */
+
+    unsigned blocks = (unsigned)((n + 511) / 512);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> saxpy_ms;
+    const float a = 2.0f;
+    for (int r = 0; r < reps; r++) {
+        copy_kernel<<<blocks, 512>>>(x, z, n);
+        CK(cudaGetLastError());
+        if (crash) abort();
+        CK(cudaEventRecord(e0));
+        saxpy_kernel<<<blocks, 512>>>(n, a, x, y);
+        CK(cudaEventRecord(e1));
+        CK(cudaGetLastError());
+        CK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        saxpy_ms.push_back(ms);
+        dim3 grid((side + TILE - 1) / TILE, (side + TILE - 1) / TILE), block(TILE, ROWS);
+        transpose_kernel<<<grid, block>>>(m, mt, side, side);
+        CK(cudaGetLastError());
+    }
+    CK(cudaDeviceSynchronize());
+
+    /* check: copy exact; saxpy y = y0 + reps*a*x (computed in the same order); transpose exact */
+    int bad = 0;
+    CK(cudaMemcpy(hout.data(), z, bytes, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++) bad += hout[i] != hx[i];
+    CK(cudaMemcpy(hout.data(), y, bytes, cudaMemcpyDeviceToHost));
+    double sum_y = 0;
+    for (size_t i = 0; i < n; i += 97) {
+        float ref = hy[i];
+        for (int r = 0; r < reps; r++) ref = fmaf(a, hx[i], ref);
+        bad += fabsf(hout[i] - ref) > 1e-5f * fabsf(ref) + 1e-6f;
+    }
+    for (size_t i = 0; i < n; i++) sum_y += hout[i];
+    CK(cudaMemcpy(hout.data(), mt, tbytes, cudaMemcpyDeviceToHost));
+    for (int r = 0; r < side; r += 61)
+        for (int c = 0; c < side; c += 7) bad += hout[(size_t)c * side + r] != hm[(size_t)r * side + c];
+    if (bad) {
+        fprintf(stderr, "kernels: %d wrong results\n", bad);
+        return 1;
+    }
+    std::sort(saxpy_ms.begin(), saxpy_ms.end());
+    double med = reps % 2 ? saxpy_ms[reps / 2] : (saxpy_ms[reps / 2 - 1] + saxpy_ms[reps / 2]) / 2;
+    printf("checksum %.6e n=%zu side=%d reps=%d ok\n", sum_y, n, side, reps);
+    fprintf(stderr, "saxpy event-timed median %.4f ms, blog effective bandwidth N*4*3/t = %.1f GB/s\n", med,
+            (double)n * 4 * 3 / (med * 1e-3) / 1e9);
+    cudaFree(x), cudaFree(y), cudaFree(z), cudaFree(m), cudaFree(mt);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/* analyze.h -- one pass over a trace that produces everything `memheat
+ * analyze` reports: pattern findings (patterns.h), bank-conflict statistics
+ * (banks.h) and locality metrics (locality.h), plus text and JSON renderings.
+ *
+ * The pass streams: model, heat maps (global space), locality and patterns
+ * are fed record by record; nothing re-reads the trace. A trace cut short is
+ * analysed up to its last whole chunk and the result says so. */
+#ifndef MEMHEAT_ANALYZE_H
+#define MEMHEAT_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "memheat/err.h"
+#include "memheat/locality.h"
+#include "memheat/model.h"
+#include "memheat/patterns.h"
+
+typedef struct mh_analyze_opts {
+    size_t group_budget; /* bytes per grouping buffer (locality, patterns); 0 = 256 MiB */
+    int no_locality;     /* skip locality metrics */
+    int no_patterns;     /* skip heat maps and pattern detection */
+} mh_analyze_opts;
+
+typedef struct mh_analyze_loc {
+    uint32_t launch;
+    mh_loc_result r; /* r.launch and r.model cleared: resolve with launch */
+} mh_analyze_loc;
+
+typedef struct mh_analyze_result {
+    int model_ok;
+    mh_model model;
+    mh_pat_run *pat;
+    mh_analyze_loc *loc;
+    size_t nloc, caploc;
+    uint64_t accesses;
+    int truncated;        /* the trace ends inside a chunk */
+    int complete;         /* END record seen */
+    size_t peak_heat, peak_loc, peak_pat;
+    uint64_t evicted_loc, evicted_pat;
+} mh_analyze_result;
+
+/* Runs the whole analysis. On MH_ERR_TRUNCATED the result is filled from the
+ * whole chunks before the cut (res->truncated = 1). On other errors the
+ * result holds what was analysed before the error; free it either way. */
+int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_result *res, mh_err *err);
+void mh_analyze_free(mh_analyze_result *res);
+
+/* Findings (most costly first), bank table and locality tables as text. */
+int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced);
+/* JSON document (schema in docs/metrics.md); path "-" = stdout. */
+int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err *err);
+
+#endif

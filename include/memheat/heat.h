@@ -1,0 +1,102 @@
+/* heat.h -- the word-sector heat map of distinct warps (CUTHERMO, section IV).
+ *
+ * For one launch and one address space: a map from sector tag (address /
+ * sector size) to nine warp sets, one per 4-byte word and one for the whole
+ * sector. Temperature = number of distinct warps in a set. An access wider than
+ * 4 bytes, or crossing a sector, counts for every word and sector it touches.
+ *
+ * mh_heat is the map itself (an open-addressing table; warps 0..31 of the
+ * sample in inline bit masks, higher warp indexes in per-sector overflow sets).
+ * Sectors are 32 bytes: eight 4-byte words, as on every NVIDIA GPU since Fermi.
+ * mh_heat_run drives maps from a trace: one per (launch, space), handed to a
+ * callback with its sorted rows and regions when the launch ends, then freed,
+ * so memory is bounded by the distinct sectors of the launches in flight. */
+#ifndef MEMHEAT_HEAT_H
+#define MEMHEAT_HEAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "memheat/err.h"
+#include "memheat/model.h"
+#include "memheat/trace.h"
+
+#define MH_HEAT_WORDS 8 /* 4-byte words per 32-byte sector */
+
+typedef struct mh_heat mh_heat;
+
+typedef struct mh_heat_row {
+    uint64_t tag;                 /* sector address / sector size */
+    uint32_t word[MH_HEAT_WORDS]; /* distinct warps per 4-byte word */
+    uint32_t sector;              /* distinct warps over the whole sector */
+    int32_t region;               /* index into mh_heat_result.regions, -1 = none */
+} mh_heat_row;
+
+/* A data object that some sector of the map falls in. */
+typedef struct mh_heat_region {
+    int64_t obj;           /* mh_model objs index, -1 = outside every known object */
+    const char *label;     /* object label (model-owned) or "" */
+    uint64_t start, end;   /* object's byte range [start, end) */
+    uint64_t first_tag, last_tag; /* sector tags the range spans */
+    size_t first_row, nrows;      /* rows of this region in the sorted map */
+} mh_heat_region;
+
+typedef struct mh_heat_result {
+    const mh_model *model;
+    const mh_model_launch *launch;
+    unsigned space;          /* enum mh_space */
+    uint32_t sector_size;
+    uint64_t accesses;       /* accesses that went into this map */
+    const mh_heat_row *rows; /* sorted by tag */
+    size_t nrows;
+    const mh_heat_region *regions; /* in address order */
+    size_t nregions;
+} mh_heat_result;
+
+/* ---- one map ---- */
+int mh_heat_new(mh_heat **h, uint32_t sector_size, mh_err *err);
+void mh_heat_free(mh_heat *h);
+/* Records that warp (global warp index in the sample) touched [addr, addr+size). */
+int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp);
+/* Hint that addr is about to be added: starts loading its table slot, so a
+ * caller can overlap the cache misses of a batch of accesses. */
+void mh_heat_prefetch(const mh_heat *h, uint64_t addr);
+size_t mh_heat_count(const mh_heat *h);
+/* Bytes of memory the map holds now (table + overflow sets). */
+size_t mh_heat_bytes(const mh_heat *h);
+/* Turns the map into rows sorted by tag, in place (rows take the table's own
+ * memory, so no second copy is needed); *rows is malloc'ed and the caller
+ * frees it. The map is empty afterwards and can be reused. */
+int mh_heat_take_rows(mh_heat *h, mh_heat_row **rows, size_t *n, mh_err *err);
+
+/* ---- driving maps from a trace ---- */
+typedef int (*mh_heat_emit_fn)(void *ctx, const mh_heat_result *r, mh_err *err);
+
+typedef struct mh_heat_run mh_heat_run;
+
+typedef struct mh_heat_run_opts {
+    uint32_t space_mask;  /* bit (1 << space) per address space to map; 0 = all */
+    mh_heat_emit_fn emit; /* called per (launch, space) with a non-empty map */
+    void *ctx;
+} mh_heat_run_opts;
+
+int mh_heat_run_new(mh_heat_run **hr, mh_model *model, const mh_heat_run_opts *o, mh_err *err);
+/* Feed every record (after mh_model_feed has seen it). Emits on KERNEL_END. */
+int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err);
+/* Emits launches that never ended (cut-short trace), then frees. */
+int mh_heat_run_finish(mh_heat_run *hr, mh_err *err);
+void mh_heat_run_free(mh_heat_run *hr);
+/* Peak bytes held by maps at any time. */
+size_t mh_heat_run_peak_bytes(const mh_heat_run *hr);
+
+/* ---- output ---- */
+/* CSV in the paper's shape: region,sector_tag,w0..w7,sector. */
+int mh_heat_write_csv(FILE *f, const mh_heat_result *r, mh_err *err);
+/* Region file: region,label,start,end,first_tag,last_tag,sectors. */
+int mh_heat_write_regions(FILE *f, const mh_heat_result *r, mh_err *err);
+/* Terminal rendering: identical consecutive rows folded with a repeat count;
+ * color = 1 for ANSI colours. max_rows limits printed rows (0 = all). */
+int mh_heat_render(FILE *f, const mh_heat_result *r, int color, size_t max_rows, mh_err *err);
+
+#endif

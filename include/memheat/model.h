@@ -1,0 +1,62 @@
+/* model.h -- the run as analyses see it: launches and data objects.
+ *
+ * Every analysis needs to know, for an access, which launch it belongs to (grid,
+ * block shape, sampled blocks, name) and which data object (allocation or
+ * shared-memory array) its address falls in. mh_model is fed every trace record
+ * in order and keeps exactly that, with its own copies of all strings, so the
+ * analyses stay streaming and never re-read the trace. */
+#ifndef MEMHEAT_MODEL_H
+#define MEMHEAT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memheat/err.h"
+#include "memheat/trace.h"
+
+typedef struct mh_model_launch {
+    mh_launch l;            /* strings and sampled[] owned by the model */
+    uint32_t threads_per_block;
+    uint32_t warps_per_block;
+    uint32_t n_blocks;      /* grid size */
+    uint32_t n_sampled;     /* resolved: blocks traced (grid size when all) */
+    int ended;              /* KERNEL_END seen */
+    mh_kernel_end end;
+} mh_model_launch;
+
+typedef struct mh_model_obj {
+    mh_alloc a;       /* label owned by the model */
+    int live;         /* not freed yet */
+} mh_model_obj;
+
+typedef struct mh_model {
+    mh_trace_header hdr;    /* strings owned by the model */
+    mh_model_launch *launches;
+    size_t nlaunches, caplaunches;
+    mh_model_obj *objs;     /* every allocation ever seen, in order */
+    size_t nobjs, capobjs;
+    uint64_t dropped_total; /* sum of DROPPED records and kernel-end drops */
+    mh_pcinfo *pcs;         /* source attribution records */
+    size_t npcs, cappcs;
+} mh_model;
+
+int mh_model_init(mh_model *m, const mh_trace_header *h, mh_err *err);
+void mh_model_free(mh_model *m);
+/* Feed every record in trace order (ACCESSES records are ignored here). */
+int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err);
+/* Launch by id, NULL if unknown. */
+const mh_model_launch *mh_model_launch_get(const mh_model *m, uint32_t id);
+/* Index in launch->sampled order of linear block b (b itself when all blocks
+ * are traced), or -1 if b is not a sampled block. */
+int64_t mh_model_block_index(const mh_model_launch *ml, uint32_t b);
+/* Global warp index of an access within the launch's sample:
+ * block_index * warps_per_block + thread / warp_size. -1 if not sampled. */
+int64_t mh_model_warp_of(const mh_model *m, const mh_model_launch *ml, const mh_access *a);
+/* Data object containing [addr, addr+1) in space for launch; -1 if none.
+ * Objects alive when the launch ran win over freed ones; shared arrays
+ * must belong to the launch. */
+int64_t mh_model_find_obj(const mh_model *m, unsigned space, uint32_t launch, uint64_t addr);
+/* Source attribution for a pc, NULL if none. */
+const mh_pcinfo *mh_model_pcinfo(const mh_model *m, uint64_t pc);
+
+#endif

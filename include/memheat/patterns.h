@@ -1,0 +1,93 @@
+/* patterns.h -- automatic detection of the CUTHERMO memory-access patterns.
+ *
+ * The CUTHERMO paper (section IV-C) describes how hot spots, random hot
+ * spots, false sharing, misalignment, strided access and shared-memory abuse
+ * look in the word-sector heat map and leaves recognising them to the eye.
+ * mh_pat_run recognises them per data object (allocation or shared array) of
+ * a launch from (a) the heat map rows of the object and (b) statistics the
+ * pattern pass gathers itself over warp-level requests (lanes of one warp at
+ * one pc and logical time step): sectors touched versus the sectors the
+ * requested bytes need, the dominant lane-to-lane stride, and, for shared
+ * memory, which threads and warps share each word and the bank-conflict
+ * degree. Thresholds and the cost model are documented in docs/metrics.md.
+ *
+ * Driving order per trace record: mh_model_feed, mh_heat_run_feed (whose emit
+ * callback calls mh_pat_run_heat), then mh_pat_run_feed. At the end:
+ * mh_heat_run_finish, then mh_pat_run_finish. */
+#ifndef MEMHEAT_PATTERNS_H
+#define MEMHEAT_PATTERNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memheat/banks.h"
+#include "memheat/err.h"
+#include "memheat/heat.h"
+#include "memheat/model.h"
+#include "memheat/trace.h"
+
+enum mh_pat_kind {
+    MH_PAT_HOT = 0,
+    MH_PAT_RANDOM_HOT,
+    MH_PAT_FALSE_SHARING,
+    MH_PAT_MISALIGNED,
+    MH_PAT_STRIDED,
+    MH_PAT_SMEM_THREAD,   /* shared-memory abuse: thread-private words */
+    MH_PAT_SMEM_WARP,     /* shared-memory abuse: words shared within one warp only */
+    MH_PAT_BANK_CONFLICT,
+    MH_PAT_COALESCED,     /* well-coalesced: informational, cost 0 */
+    MH_PAT_KIND_COUNT
+};
+
+typedef struct mh_pat_finding {
+    int kind;               /* enum mh_pat_kind */
+    uint32_t launch;
+    const char *kernel;     /* display name (model-owned) */
+    unsigned space;         /* enum mh_space */
+    int64_t obj;            /* model object index, -1 = outside every known object */
+    const char *label;      /* object label (model-owned) or "" */
+    uint64_t pc;            /* representative pc, 0 = unknown */
+    const char *file;       /* source attribution of pc, NULL if none */
+    uint32_t line;
+    const char *function;
+    /* evidence */
+    uint64_t sectors;       /* heat-map sectors of the object */
+    uint64_t flagged;       /* sectors (or requests / words) showing the pattern */
+    uint64_t requests;      /* warp-level requests of the pc(s) involved */
+    uint64_t req_sectors;   /* sectors those requests touched */
+    uint64_t ideal_sectors; /* sectors their bytes need when packed and aligned */
+    int64_t stride;         /* bytes between consecutive lanes (strided) */
+    uint32_t elem_size;     /* bytes per access at the pc */
+    uint32_t max_word_temp, max_sector_temp;
+    double degree_avg;      /* bank conflicts */
+    uint32_t degree_max;
+    int has_example;
+    mh_heat_row example;    /* a sector showing the pattern */
+    uint64_t example_off;   /* its byte offset in the object */
+    double cost;            /* estimated avoidable transactions, sorts findings */
+    char summary[256];      /* one line of evidence */
+    char suggestion[320];   /* what to change */
+} mh_pat_finding;
+
+typedef struct mh_pat_opts {
+    size_t group_budget;    /* bytes for open warp-level requests; 0 = 256 MiB */
+} mh_pat_opts;
+
+typedef struct mh_pat_run mh_pat_run;
+
+int mh_pat_run_new(mh_pat_run **pr, const mh_model *m, const mh_pat_opts *o, mh_err *err);
+int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err);
+int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err);
+/* Classifies launches that never ended, then sorts findings, most costly first. */
+int mh_pat_run_finish(mh_pat_run *pr, mh_err *err);
+void mh_pat_run_free(mh_pat_run *pr);
+
+const mh_pat_finding *mh_pat_findings(const mh_pat_run *pr, size_t *n);
+const mh_bank_table *mh_pat_banks(const mh_pat_run *pr);
+size_t mh_pat_run_peak_bytes(const mh_pat_run *pr);
+uint64_t mh_pat_run_evicted(const mh_pat_run *pr);
+
+const char *mh_pat_kind_name(int kind);  /* "strided", "false_sharing", ... */
+int mh_pat_kind_parse(const char *name); /* -1 if unknown */
+
+#endif

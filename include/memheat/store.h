@@ -1,0 +1,121 @@
+/* store.h -- the profile database: one SQLite file per `memheat run`.
+ *
+ * A profile must outlive the terminal: users keep runs, open them later, share
+ * them and compare before/after an optimization. Everything a report or a diff
+ * shows is read from this file; the raw trace is optional. The schema is
+ * versioned (PRAGMA user_version + meta.schema_version) and documented in
+ * docs/profile-schema.md. Every write is a parameterized statement; each batch
+ * (one heat map, the launch table, the timing results, ...) is one transaction,
+ * and meta.complete stays '0' until mh_db_finish(), so a run cut short leaves a
+ * valid database that says it is incomplete.
+ *
+ * Readers (report, diff) get the profile as jansson objects: mh_db_read_summary()
+ * for everything except heat-map rows, which are streamed per map by
+ * mh_db_read_heat() because a map may hold millions of sectors. */
+#ifndef MEMHEAT_STORE_H
+#define MEMHEAT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memheat/err.h"
+#include "memheat/heat.h"
+#include "memheat/model.h"
+#include "memheat/trace.h"
+
+#define MH_DB_SCHEMA_VERSION 1
+#define MH_DB_APPLICATION_ID 0x4D485046 /* "MHPF": PRAGMA application_id */
+#define MH_DB_FORMAT "memheat-profile"  /* meta.format */
+
+typedef struct mh_db mh_db;
+struct json_t;
+
+/* Progress for long work: called now and then with a short status line
+ * ("importing trace: 12 chunks, 3 launches"); done = 1 on the last call. */
+typedef void (*mh_db_progress_fn)(void *ctx, const char *line, int done);
+
+/* mh_db_open flags */
+#define MH_DB_CHECK 1u     /* run PRAGMA quick_check: damaged pages -> MH_ERR_CORRUPT */
+#define MH_DB_WRITABLE 2u  /* open for writing (import of more results) */
+
+/* Creates a new profile at path (an existing file is replaced only when
+ * overwrite is set; otherwise MH_ERR_ARG). Writes the schema and the meta rows
+ * with complete = '0' in one transaction. */
+int mh_db_create(mh_db **db, const char *path, int overwrite, mh_err *err);
+/* Opens an existing profile and checks that it is one: zero-length file ->
+ * MH_ERR_EMPTY; not SQLite, or SQLite of another application -> MH_ERR_DB;
+ * written by a newer schema -> MH_ERR_VERSION; damaged -> MH_ERR_CORRUPT. */
+int mh_db_open(mh_db **db, const char *path, unsigned flags, mh_err *err);
+void mh_db_close(mh_db *db);
+const char *mh_db_path(const mh_db *db);
+
+/* ---- writing ---- */
+typedef struct mh_db_run_info {
+    char *const *argv;      /* profiled command, NULL-terminated; NULL = unknown */
+    const char *backend;    /* "cuda", "oclgrind", "synthetic", ... */
+    const char *memheat_version;
+    uint64_t start_unix_ns, end_unix_ns;
+    int exit_status;        /* the program's; -1 = unknown */
+    const char *trace_path; /* kept raw trace, NULL/"" = not kept */
+} mh_db_run_info;
+
+int mh_db_put_run(mh_db *db, const mh_db_run_info *ri, mh_err *err);
+/* Trace header: producer, command, note, device. */
+int mh_db_put_header(mh_db *db, const mh_trace_header *h, mh_err *err);
+/* Launches, data objects, dropped counts and pc attribution of a model (one transaction). */
+int mh_db_put_model(mh_db *db, const mh_model *m, mh_err *err);
+/* One launch (INSERT OR REPLACE): used before its heat map is stored. */
+int mh_db_put_launch(mh_db *db, const mh_model_launch *ml, mh_err *err);
+/* One heat map: map row, its regions and all rows, in one transaction.
+ * *map_id (may be NULL) receives the new map's id. */
+int mh_db_put_heat(mh_db *db, const mh_heat_result *r, int64_t *map_id, mh_err *err);
+/* A timing JSON file (docs/timing.md): devices, kernel runs, copies, per-name
+ * statistics with bandwidth and bound verdicts, overlap; the file itself is
+ * kept in the document table under "timing". */
+int mh_db_import_timing(mh_db *db, const char *timing_path, mh_err *err);
+/* A JSON document kept verbatim (kind: "timing", "findings", "locality",
+ * "camp", ...). Replaces an earlier one of the same kind. */
+int mh_db_put_document(mh_db *db, const char *kind, const char *json, mh_err *err);
+/* meta key/value (INSERT OR REPLACE). */
+int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
+/* Marks the profile complete (meta.complete = '1'). */
+int mh_db_finish(mh_db *db, mh_err *err);
+
+/* ---- the whole import that `memheat run` calls after its passes ---- */
+typedef struct mh_db_import_opts {
+    const char *trace_path;   /* traced pass output, NULL/"" = none */
+    const char *timing_path;  /* timing pass output, NULL/"" = none */
+    mh_db_run_info run;       /* run.trace_path is set by the caller when --keep-trace */
+    mh_db_progress_fn progress;
+    void *progress_ctx;
+} mh_db_import_opts;
+
+/* Reads the trace -> model -> heat maps (-> locality and findings where those
+ * analyses are built in) and the timing file into db, then mh_db_finish().
+ * A cut-short trace is imported up to its last whole chunk; the profile is
+ * still finished but meta.trace_complete = '0' says so, and the status
+ * MH_ERR_TRUNCATED is returned after everything readable is stored. */
+int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err);
+/* Convenience for the CLI: mh_db_create + mh_db_import + mh_db_close. */
+int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err);
+
+/* ---- reading ---- */
+/* Everything but heat rows, as one JSON object (shape in docs/profile-schema.md,
+ * "Reader view"): meta, run, device, launches, objects, heat_maps (with
+ * regions), kernels (per-name statistics), kernel_runs, copies, overlap,
+ * findings, locality, camp, dropped. *out is a new reference. */
+int mh_db_read_summary(mh_db *db, struct json_t **out, mh_err *err);
+
+typedef struct mh_db_heat_row {
+    uint64_t tag;
+    uint32_t word[MH_HEAT_WORDS];
+    uint32_t sector;
+    int32_t region; /* index in the map's regions, -1 = none */
+} mh_db_heat_row;
+
+/* Streams the rows of heat map map_id in tag order to fn (return non-zero to
+ * stop; that value is returned). */
+typedef int (*mh_db_heat_fn)(void *ctx, const mh_db_heat_row *row);
+int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_err *err);
+
+#endif

@@ -1,0 +1,173 @@
+/* timing.h -- results of memheat's timing pass: the GPU timeline and counters.
+ *
+ * The timing pass runs the program with only CUPTI's Activity API loaded
+ * (libmemheat_cupti.so), so every kernel, memcpy and memset gets the GPU's own
+ * start/end timestamps while the program runs at full speed. An optional
+ * second pass collects per-kernel hardware counters through CUPTI range
+ * profiling (kernel replay, serialized), and mh_timing_merge_counters() joins
+ * them to the timeline by launch order. The result is one JSON file whose shape
+ * is documented in docs/timing.md; this header is its in-memory form plus the
+ * per-kernel-name aggregation (count, total, min, median, max).
+ *
+ * All times are nanoseconds on CUPTI's timestamp clock; all sizes are bytes. */
+#ifndef MEMHEAT_TIMING_H
+#define MEMHEAT_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memheat/err.h"
+
+#define MH_TIMING_FORMAT "memheat-timing"
+#define MH_TIMING_VERSION 1
+
+/* Kinds of copy-engine work in the timeline. */
+enum mh_copy_kind {
+    MH_COPY_OTHER = 0,
+    MH_COPY_HTOD = 1,   /* host to device */
+    MH_COPY_DTOH = 2,   /* device to host */
+    MH_COPY_DTOD = 3,   /* device to device */
+    MH_COPY_HTOH = 4,
+    MH_COPY_PTOP = 5,   /* peer to peer */
+    MH_COPY_MEMSET = 6  /* a memset (value in mh_timing_copy.value) */
+};
+
+/* Hardware counters of one kernel launch (range profiling). A value that was
+ * not collected is NaN (JSON: the key is absent). */
+typedef struct mh_timing_counters {
+    double dram_read_bytes;     /* dram__bytes_read.sum */
+    double dram_write_bytes;    /* dram__bytes_write.sum */
+    double ld_requests;         /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+    double ld_sectors;          /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+    double st_requests;         /* l1tex__t_requests_pipe_lsu_mem_global_op_st.sum */
+    double st_sectors;          /* l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum */
+    double occupancy_pct;       /* sm__warps_active.avg.pct_of_peak_sustained_active */
+    double warps_per_sm;        /* sm__warps_active.avg.per_cycle_active */
+    double flops_sp;            /* fadd + fmul + 2*ffma thread instructions (FP32) */
+    double flops_dp;            /* dadd + dmul + 2*dfma thread instructions (FP64) */
+    double replay_ns;           /* gpu__time_duration.sum under replay (serialized, informative) */
+} mh_timing_counters;
+
+typedef struct mh_timing_device {
+    uint32_t id;               /* CUDA device ordinal */
+    char name[256];
+    uint32_t cc_major, cc_minor;
+    uint32_t sm_count;
+    uint32_t sm_clock_khz;     /* CU_DEVICE_ATTRIBUTE_CLOCK_RATE (peak) */
+    uint32_t mem_clock_khz;    /* CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE (peak) */
+    uint32_t bus_width_bits;   /* CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH */
+    uint64_t l2_bytes;
+    uint64_t global_mem_bytes;
+    uint32_t max_threads_per_sm;
+} mh_timing_device;
+
+/* One kernel launch as the GPU ran it. */
+typedef struct mh_timing_kernel {
+    uint64_t seq;              /* order of completion records in the pass (0-based) */
+    char *name;                /* mangled name as CUPTI reports it (owned) */
+    uint32_t device, context, stream, correlation;
+    uint64_t start_ns, end_ns;
+    uint32_t grid[3], block[3];
+    uint32_t dyn_smem, static_smem, regs;
+    int has_counters;
+    mh_timing_counters c;
+} mh_timing_kernel;
+
+/* One memcpy or memset. */
+typedef struct mh_timing_copy {
+    int kind;                  /* enum mh_copy_kind */
+    uint32_t device, context, stream, correlation;
+    uint64_t start_ns, end_ns;
+    uint64_t bytes;
+    uint32_t value;            /* memset value */
+} mh_timing_copy;
+
+/* What the counters pass did. */
+typedef struct mh_timing_counter_info {
+    int requested;             /* a counters pass was asked for */
+    char status[32];           /* "ok", "partial", "unavailable", "failed", "" (not run) */
+    char message[512];         /* why not ok */
+    uint64_t ranges;           /* ranges decoded */
+    uint64_t ranges_dropped;   /* CUPTI reported dropped */
+    uint64_t matched;          /* launches joined to the timeline */
+    uint32_t passes;           /* replay passes per kernel CUPTI needed */
+} mh_timing_counter_info;
+
+/* One run of the program under the timing or counters pass. */
+typedef struct mh_timing_run {
+    int ran;
+    int exit_status;
+    uint64_t wall_ns;          /* end-to-end wall time as memheat saw it */
+} mh_timing_run;
+
+typedef struct mh_timing {
+    char producer[64];
+    char command[1024];
+    mh_timing_device *devices;
+    size_t ndevices;
+    mh_timing_kernel *kernels;
+    size_t nkernels, cap_kernels;
+    mh_timing_copy *copies;
+    size_t ncopies, cap_copies;
+    uint64_t dropped_records;  /* activity records CUPTI dropped */
+    mh_timing_counter_info counters;
+    mh_timing_run timing_run, counters_run;
+    double measured_peak_Bps;  /* from `memheat calibrate --bandwidth`, 0 = none */
+} mh_timing;
+
+/* Per-kernel-name aggregate. */
+typedef struct mh_timing_stats {
+    const char *name;          /* borrowed from the mh_timing */
+    uint32_t device;
+    uint64_t count;
+    uint64_t total_ns, min_ns, max_ns;
+    double median_ns;          /* mean of the two middle values when count is even */
+    uint64_t with_counters;    /* launches that have counters */
+    double dram_bytes;         /* sum of read+write over launches with counters */
+    double counted_ns;         /* sum of durations of those launches */
+    double ld_requests, ld_sectors, st_requests, st_sectors;
+    double flops_sp, flops_dp;
+    double occupancy_pct;      /* duration-weighted mean */
+    double warps_per_sm;       /* duration-weighted mean */
+} mh_timing_stats;
+
+void mh_timing_init(mh_timing *t);
+void mh_timing_free(mh_timing *t);
+void mh_timing_counters_clear(mh_timing_counters *c); /* all NaN */
+
+/* Appends (copying name); returns the new record or NULL when out of memory. */
+mh_timing_kernel *mh_timing_add_kernel(mh_timing *t, const char *name);
+mh_timing_copy *mh_timing_add_copy(mh_timing *t);
+/* Adds a device if its id is new; returns its index or -1 (out of memory). */
+int mh_timing_add_device(mh_timing *t, const mh_timing_device *d);
+const mh_timing_device *mh_timing_find_device(const mh_timing *t, uint32_t id);
+
+/* Sorts kernels and copies by start time (stable on ties) and renumbers seq. */
+void mh_timing_sort(mh_timing *t);
+
+/* Reads a timing JSON file. Errors: MH_ERR_IO, MH_ERR_FORMAT (not JSON, not a
+ * memheat-timing file, missing fields), MH_ERR_VERSION. */
+int mh_timing_load(mh_timing *t, const char *path, mh_err *err);
+/* Writes t as JSON (atomically: path.tmp then rename). analysis is an optional
+ * jansson object (struct json_t *, borrowed) stored under "analysis". */
+struct json_t;
+int mh_timing_save(const mh_timing *t, struct json_t *analysis, const char *path, mh_err *err);
+
+/* Joins the counters of `ctr` (a counters pass, kernels in launch order) to the
+ * kernels of `t` (the clean timing pass) by launch order per device: the i-th
+ * kernel of t on a device gets the i-th of ctr when the names agree. Launches
+ * whose names disagree stop the join (the programs diverged): status becomes
+ * "partial". Updates t->counters. */
+int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err);
+
+/* Aggregates kernels by (device, name), sorted by total time, largest first.
+ * *out is malloc'd (free it); *n its length. */
+int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh_err *err);
+
+/* Median of v[0..n) (v is reordered); 0 for n == 0. */
+double mh_timing_median_u64(uint64_t *v, size_t n);
+
+const char *mh_timing_copy_kind_name(int kind);
+int mh_timing_copy_kind_parse(const char *s); /* -1 if unknown */
+
+#endif

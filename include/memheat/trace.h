@@ -1,0 +1,203 @@
+/* trace.h -- memheat trace format v1: the record model, a streaming writer and
+ * a streaming reader.
+ *
+ * A trace is one file per profiled run. Collectors (CUDA Sanitizer, Oclgrind)
+ * write it; every analysis reads it. The file is a 16-byte prefix followed by
+ * zstd-compressed chunks, each with a CRC-32C, so a run cut short by a crash is
+ * readable up to its last whole chunk and a damaged file is refused with an
+ * error instead of a crash. The byte layout is in docs/trace-format.md.
+ *
+ * Writer and reader are not thread-safe: a collector with several threads
+ * serializes its calls. Strings handed out by the reader live until the next
+ * mh_trace_next() call. */
+#ifndef MEMHEAT_TRACE_H
+#define MEMHEAT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memheat/err.h"
+
+#define MH_TRACE_VERSION 1u
+#define MH_TRACE_ALL_BLOCKS UINT32_MAX /* mh_launch.n_sampled: every block traced */
+#define MH_TRACE_NO_LAUNCH UINT32_MAX  /* mh_alloc.launch: object outlives launches */
+
+/* Address spaces. OpenCL maps local -> SHARED and private -> LOCAL. */
+enum mh_space {
+    MH_SPACE_GLOBAL = 0,
+    MH_SPACE_SHARED = 1,   /* address = byte offset into the block's shared window */
+    MH_SPACE_LOCAL = 2,    /* thread-private; address = offset in the thread's frame */
+    MH_SPACE_CONSTANT = 3,
+    MH_SPACE_COUNT = 4
+};
+
+enum mh_kind { MH_KIND_LOAD = 0, MH_KIND_STORE = 1, MH_KIND_ATOMIC = 2 };
+
+/* mh_device.flags */
+#define MH_DEV_SIMULATED 1u  /* a simulator (Oclgrind): warps are memheat's grouping */
+
+typedef struct mh_dim3 {
+    uint32_t x, y, z;
+} mh_dim3;
+
+typedef struct mh_device {
+    const char *name;          /* "NVIDIA H100 80GB HBM3", "Oclgrind" */
+    uint32_t flags;            /* MH_DEV_* */
+    uint32_t warp_size;        /* threads per warp used to group accesses */
+    uint32_t sector_size;      /* bytes, 32 on NVIDIA GPUs */
+    uint32_t sm_count;         /* 0 = unknown */
+    uint32_t cc_major, cc_minor;
+    uint32_t mem_clock_khz;    /* 0 = unknown */
+    uint32_t bus_width_bits;   /* 0 = unknown */
+    uint32_t l2_bytes;         /* 0 = unknown */
+    uint32_t max_warps_per_sm; /* 0 = unknown */
+    uint64_t global_mem_bytes; /* 0 = unknown */
+} mh_device;
+
+typedef struct mh_trace_header {
+    uint32_t version;     /* filled by the reader; the writer writes MH_TRACE_VERSION */
+    const char *producer; /* "memheat-cuda 0.1.0", "memheat-oclgrind 0.1.0" */
+    const char *command;  /* profiled command line, "" if unknown */
+    const char *note;     /* free text shown to users, e.g. that warps are synthetic */
+    uint64_t start_unix_ns;
+    mh_device device;
+} mh_trace_header;
+
+typedef struct mh_launch {
+    uint32_t id;              /* unique within the trace, in launch order */
+    const char *name;         /* mangled (as the runtime reports it) */
+    const char *display_name; /* demangled, or same as name */
+    mh_dim3 grid, block;
+    uint32_t dyn_smem;        /* bytes of dynamic shared memory */
+    uint32_t static_smem;     /* bytes, 0 = unknown */
+    uint32_t regs;            /* registers per thread, 0 = unknown */
+    uint64_t stream;          /* opaque stream handle, 0 = default */
+    uint32_t n_sampled;       /* blocks traced, or MH_TRACE_ALL_BLOCKS */
+    const uint32_t *sampled;  /* n_sampled linear block ids (x + y*gx + z*gx*gy) */
+} mh_launch;
+
+typedef struct mh_alloc {
+    uint32_t id;
+    uint32_t launch;    /* MH_TRACE_NO_LAUNCH, or the launch a shared array belongs to */
+    uint64_t base;
+    uint64_t size;
+    uint8_t space;      /* enum mh_space */
+    const char *label;  /* host-side name where known, else "" */
+} mh_alloc;
+
+typedef struct mh_free {
+    uint64_t base;
+    uint8_t space;
+} mh_free;
+
+/* One memory access of one thread: 32 bytes in memory and on disk. */
+typedef struct mh_access {
+    uint64_t addr;   /* see enum mh_space for what an address is */
+    uint64_t pc;     /* device pc or instruction offset; 0 = unknown */
+    uint32_t launch; /* mh_launch.id */
+    uint32_t block;  /* linear block id */
+    uint32_t seq;    /* per-thread sequence number: AIWC's logical time step */
+    uint16_t thread; /* linear thread id in the block: warp = thread / warp_size */
+    uint8_t size;    /* bytes accessed */
+    uint8_t flags;   /* bits 0-1 enum mh_kind, bits 2-4 enum mh_space */
+} mh_access;
+
+#define MH_ACCESS_FLAGS(kind, space) ((uint8_t)(((unsigned)(kind) & 3u) | (((unsigned)(space) & 7u) << 2)))
+#define MH_ACCESS_KIND(a) ((unsigned)((a)->flags & 3u))
+#define MH_ACCESS_SPACE(a) ((unsigned)(((a)->flags >> 2) & 7u))
+
+typedef struct mh_kernel_end {
+    uint32_t launch;
+    uint64_t recorded; /* accesses written for this launch */
+    uint64_t dropped;  /* accesses the collector lost for this launch */
+    uint64_t gpu_ns;   /* kernel duration if known, else 0 */
+} mh_kernel_end;
+
+typedef struct mh_dropped {
+    uint32_t launch;   /* MH_TRACE_NO_LAUNCH if not tied to one */
+    uint64_t count;
+    const char *reason;
+} mh_dropped;
+
+/* Source attribution of a pc, where the collector has line information. */
+typedef struct mh_pcinfo {
+    uint64_t pc;
+    const char *function;
+    const char *file;
+    uint32_t line;
+} mh_pcinfo;
+
+enum mh_rec_type {
+    MH_REC_EOF = 0,      /* reader: no more records */
+    MH_REC_HEADER = 1,   /* internal: first record of the file */
+    MH_REC_LAUNCH = 2,
+    MH_REC_ALLOC = 3,
+    MH_REC_FREE = 4,
+    MH_REC_ACCESSES = 5,
+    MH_REC_KERNEL_END = 6,
+    MH_REC_DROPPED = 7,
+    MH_REC_PCINFO = 8,
+    MH_REC_END = 9       /* clean end of trace, written by mh_trace_close */
+};
+
+typedef struct mh_record {
+    int type; /* enum mh_rec_type */
+    union {
+        mh_launch launch;
+        mh_alloc alloc;
+        mh_free free;
+        struct {
+            const mh_access *v;
+            size_t n;
+        } accesses;
+        mh_kernel_end kernel_end;
+        mh_dropped dropped;
+        mh_pcinfo pcinfo;
+    } u;
+} mh_record;
+
+/* ---- writer ---- */
+typedef struct mh_trace_writer mh_trace_writer;
+
+typedef struct mh_trace_writer_opts {
+    int zstd_level;     /* 0 = default (1: collectors favour speed) */
+    size_t chunk_bytes; /* uncompressed bytes per chunk, 0 = default (1 MiB) */
+} mh_trace_writer_opts;
+
+int mh_trace_create(mh_trace_writer **w, const char *path, const mh_trace_header *h,
+                    const mh_trace_writer_opts *opts, mh_err *err);
+int mh_trace_write_launch(mh_trace_writer *w, const mh_launch *l, mh_err *err);
+int mh_trace_write_alloc(mh_trace_writer *w, const mh_alloc *a, mh_err *err);
+int mh_trace_write_free(mh_trace_writer *w, const mh_free *f, mh_err *err);
+int mh_trace_write_accesses(mh_trace_writer *w, const mh_access *v, size_t n, mh_err *err);
+int mh_trace_write_kernel_end(mh_trace_writer *w, const mh_kernel_end *e, mh_err *err);
+int mh_trace_write_dropped(mh_trace_writer *w, const mh_dropped *d, mh_err *err);
+int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *p, mh_err *err);
+/* Ends the current chunk and writes it out, so a later crash loses nothing before. */
+int mh_trace_flush(mh_trace_writer *w, mh_err *err);
+/* Writes the END record, flushes and closes; frees w in every case. */
+int mh_trace_close(mh_trace_writer *w, mh_err *err);
+/* Frees w without the END record (a collector that is giving up). */
+void mh_trace_abandon(mh_trace_writer *w);
+uint64_t mh_trace_written_accesses(const mh_trace_writer *w);
+
+/* ---- reader ---- */
+typedef struct mh_trace_reader mh_trace_reader;
+
+/* Opens path, checks magic and version, and reads the header record. */
+int mh_trace_open(mh_trace_reader **r, const char *path, mh_err *err);
+const mh_trace_header *mh_trace_header_get(const mh_trace_reader *r);
+/* Next record. Returns MH_OK with rec->type == MH_REC_EOF at the end of a
+ * clean or cut-short file. A file that ends inside a chunk returns
+ * MH_ERR_TRUNCATED once every whole chunk before the cut has been delivered. */
+int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err);
+/* 1 once the END record was read (the writer closed the file cleanly). */
+int mh_trace_complete(const mh_trace_reader *r);
+uint64_t mh_trace_chunks_read(const mh_trace_reader *r);
+void mh_trace_close_reader(mh_trace_reader *r);
+
+/* Names for enum values, for output. */
+const char *mh_space_name(unsigned space);
+const char *mh_kind_name(unsigned kind);
+
+#endif

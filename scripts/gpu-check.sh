@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# gpu-check.sh -- on the GPU machine: builds memheat with the CUDA collector,
+# runs every CUDA example with and without `memheat run`, checks that each
+# program prints the same checksums both ways, and checks the heat maps of
+# known data objects against the CUTHERMO patterns (scripts/gpu-check-heat.py).
+#
+# usage: scripts/gpu-check.sh [BUILD_DIR] [RESULT_DIR]
+#   BUILD_DIR   default build-gpu (configured here; reused if it exists)
+#   RESULT_DIR  default $OUT/gpu-check or /tmp/memheat-gpu-check
+# Exit 0 when every check passes, 1 otherwise. Needs nvcc, the Compute
+# Sanitizer API (/usr/local/cuda/compute-sanitizer) and a GPU.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build-gpu}
+R=${2:-${OUT:-/tmp}/gpu-check}
+mkdir -p "$R"
+if [ -d .gpudeps ] && [ -f scripts/gpu-env.sh ]; then . scripts/gpu-env.sh; fi
+export PATH=/usr/local/cuda/bin:$PATH
+
+echo "== build ($B)"
+if ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
+        -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 && cmake --build "$B" -j"$(nproc)"; } >"$R/build.log" 2>&1; then
+  tail -30 "$R/build.log"; echo "FAIL build (log: $R/build.log)"; exit 1
+fi
+M=$B/memheat
+E=$B/examples/cuda
+[ -x "$M" ] || { echo "FAIL no memheat binary at $M"; exit 1; }
+[ -f "$B/lib/memheat/libmemheat_cuda.so" ] || { echo "FAIL the CUDA collector was not built"; exit 1; }
+
+fail=0
+# case  kernel-regex  program args...
+run_case() {
+  local name=$1 kre=$2; shift 2
+  local t0 t1
+  "$@" >"$R/$name.plain.out" 2>"$R/$name.plain.err"; local rc0=$?
+  t0=$(date +%s.%N)
+  "$M" run --no-timing --keep-trace -q -o "$R/$name" -- "$@" >"$R/$name.mh.out" 2>"$R/$name.mh.err"; local rc1=$?
+  t1=$(date +%s.%N)
+  if [ $rc0 -ne 0 ] || [ $rc1 -ne 0 ]; then
+    echo "FAIL $name: exit status plain=$rc0 memheat=$rc1 ($(tail -1 "$R/$name.mh.err"))"; fail=1; return
+  fi
+  if diff <(grep '^checksum' "$R/$name.plain.out") <(grep '^checksum' "$R/$name.mh.out") >/dev/null &&
+     grep -q '^checksum' "$R/$name.plain.out"; then
+    echo "PASS $name output identical with and without memheat ($(grep -c '^checksum' "$R/$name.plain.out") checksums)"
+  else
+    echo "FAIL $name output differs under memheat"; diff <(grep '^checksum' "$R/$name.plain.out") \
+      <(grep '^checksum' "$R/$name.mh.out") | head -5; fail=1
+  fi
+  awk -v a="$t0" -v b="$t1" -v n="$name" 'BEGIN{printf "time %s memheat-run %.2fs\n", n, b-a}'
+  "$M" info "$R/$name.mht" >"$R/$name.info.txt" 2>&1 || { echo "FAIL $name: memheat info"; fail=1; }
+  rm -rf "$R/$name.heat"
+  if ! "$M" heatmap "$R/$name.mht" --kernel "$kre" -o "$R/$name.heat" >"$R/$name.heat.log" 2>&1; then
+    echo "FAIL $name: memheat heatmap ($(tail -1 "$R/$name.heat.log"))"; fail=1; return
+  fi
+  "$M" heatmap "$R/$name.mht" --kernel "$kre" --rows 12 --no-color >"$R/$name.heat.txt" 2>&1
+  python3 scripts/gpu-check-heat.py "$name" "$R/$name.heat" || fail=1
+}
+
+echo "== examples"
+run_case gemm_v00 'gemm_v00' "$E/gemm" v00 512
+run_case gemm_v01 'gemm_v01' "$E/gemm" v01 512
+run_case spmv 'spmv_csr' "$E/spmv" 65536
+run_case gramschmidt 'gs_kernel3' "$E/gramschmidt" 256
+run_case smem_private 'smem_private_sum' "$E/smem_private" 1048576
+run_case smem_broadcast 'warp_broadcast_smem' "$E/smem_broadcast" 1048576
+run_case coalesced 'saxpy' "$E/coalesced" 1048576 50
+
+echo "== crash handling: a program that exits with status 3 after its kernels keeps its trace"
+"$M" run --no-timing --keep-trace -q -o "$R/exit3" -- sh -c "$E/spmv 4096 && exit 3" >"$R/exit3.out" 2>&1
+if [ -s "$R/exit3.mht" ] && "$M" info "$R/exit3.mht" >/dev/null 2>&1; then
+  echo "PASS exit3: non-zero exit reported, trace readable"
+else
+  echo "FAIL exit3: no readable trace ($(tail -1 "$R/exit3.out"))"; fail=1
+fi
+
+if [ $fail -eq 0 ]; then echo "gpu-check: ALL PASS"; else echo "gpu-check: FAILURES"; fi
+exit $fail

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages memheat builds, tests and runs with (idempotent).
+# One list for the whole project: append what your area needs.
+set -euo pipefail
+PKGS=(
+  build-essential cmake pkg-config
+  libzstd-dev libsqlite3-dev libjansson-dev libgsl-dev
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,10 @@
+# Issue 5: locality metrics (AIWC), pattern detection (CUTHERMO IV-C), bank
+# conflicts, and the `memheat analyze` driver with its JSON output.
+target_sources(memheat_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/canon.c
+  ${CMAKE_CURRENT_LIST_DIR}/groupbuf.c
+  ${CMAKE_CURRENT_LIST_DIR}/locality.c
+  ${CMAKE_CURRENT_LIST_DIR}/banks.c
+  ${CMAKE_CURRENT_LIST_DIR}/patterns.c
+  ${CMAKE_CURRENT_LIST_DIR}/analyze.c)
+target_link_libraries(memheat_core PUBLIC mh::jansson)

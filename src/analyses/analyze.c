@@ -1,0 +1,321 @@
+/* analyze.c -- the `memheat analyze` pass: streams a trace through the model,
+ * the heat-map runner (global space), the locality metrics and the pattern
+ * detector, and renders the result as text or JSON (memheat/analyze.h). */
+#include "memheat/analyze.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memheat/heat.h"
+
+static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
+    mh_analyze_result *res = ctx;
+    return mh_pat_run_heat(res->pat, r, err);
+}
+
+static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
+    mh_analyze_result *res = ctx;
+    if (res->nloc == res->caploc) {
+        size_t cap = res->caploc ? res->caploc * 2 : 8;
+        mh_analyze_loc *v = realloc(res->loc, cap * sizeof *v);
+        if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        res->loc = v;
+        res->caploc = cap;
+    }
+    mh_analyze_loc *l = &res->loc[res->nloc++];
+    l->launch = r->launch ? r->launch->l.id : 0;
+    l->r = *r;
+    l->r.launch = NULL;
+    l->r.model = NULL;
+    return MH_OK;
+}
+
+int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_result *res, mh_err *err) {
+    mh_analyze_opts opts = {0};
+    if (o) opts = *o;
+    memset(res, 0, sizeof *res);
+    mh_trace_reader *r = NULL;
+    mh_heat_run *hr = NULL;
+    mh_loc_run *lr = NULL;
+    int rc = mh_trace_open(&r, path, err);
+    if (rc) return rc;
+    rc = mh_model_init(&res->model, mh_trace_header_get(r), err);
+    if (rc) {
+        mh_trace_close_reader(r);
+        return rc;
+    }
+    res->model_ok = 1;
+    if (!opts.no_patterns) {
+        mh_pat_opts po = {opts.group_budget};
+        rc = mh_pat_run_new(&res->pat, &res->model, &po, err);
+        if (rc == MH_OK) {
+            mh_heat_run_opts ho = {.space_mask = 1u << MH_SPACE_GLOBAL, .emit = heat_emit, .ctx = res};
+            rc = mh_heat_run_new(&hr, &res->model, &ho, err);
+        }
+    }
+    if (rc == MH_OK && !opts.no_locality) {
+        mh_loc_opts lo = {opts.group_budget, loc_emit, res};
+        rc = mh_loc_run_new(&lr, &res->model, &lo, err);
+    }
+    mh_record rec;
+    int read_rc = MH_OK;
+    mh_err rerr = {0};
+    while (rc == MH_OK) {
+        read_rc = mh_trace_next(r, &rec, &rerr);
+        if (read_rc != MH_OK || rec.type == MH_REC_EOF) break;
+        rc = mh_model_feed(&res->model, &rec, err);
+        if (rec.type == MH_REC_ACCESSES) res->accesses += rec.u.accesses.n;
+        if (rc == MH_OK && hr) rc = mh_heat_run_feed(hr, &rec, err);
+        if (rc == MH_OK && res->pat) rc = mh_pat_run_feed(res->pat, &rec, err);
+        if (rc == MH_OK && lr) rc = mh_loc_run_feed(lr, &rec, err);
+    }
+    /* What was read before a cut or damage is still analysed. */
+    if (rc == MH_OK && hr) rc = mh_heat_run_finish(hr, err);
+    if (rc == MH_OK && res->pat) rc = mh_pat_run_finish(res->pat, err);
+    if (rc == MH_OK && lr) rc = mh_loc_run_finish(lr, err);
+    res->complete = mh_trace_complete(r);
+    if (hr) res->peak_heat = mh_heat_run_peak_bytes(hr);
+    if (lr) {
+        res->peak_loc = mh_loc_run_peak_bytes(lr);
+        for (size_t i = 0; i < res->nloc; i++) res->evicted_loc += res->loc[i].r.psl_evicted;
+    }
+    if (res->pat) {
+        res->peak_pat = mh_pat_run_peak_bytes(res->pat);
+        res->evicted_pat = mh_pat_run_evicted(res->pat);
+    }
+    mh_heat_run_free(hr);
+    mh_loc_run_free(lr);
+    mh_trace_close_reader(r);
+    if (rc == MH_OK && read_rc != MH_OK) {
+        if (read_rc == MH_ERR_TRUNCATED) res->truncated = 1;
+        if (err) *err = rerr;
+        rc = read_rc;
+    }
+    return rc;
+}
+
+void mh_analyze_free(mh_analyze_result *res) {
+    mh_pat_run_free(res->pat);
+    free(res->loc);
+    if (res->model_ok) mh_model_free(&res->model);
+    memset(res, 0, sizeof *res);
+}
+
+/* ---- text ---- */
+
+static const char *kernel_name(const mh_analyze_result *res, uint32_t launch) {
+    const mh_model_launch *ml = mh_model_launch_get(&res->model, launch);
+    return ml && ml->l.display_name ? ml->l.display_name : "?";
+}
+
+static void print_finding(FILE *f, size_t i, const mh_pat_finding *x) {
+    fprintf(f, "#%-3zu %-17s cost %-10.0f launch %u %s  %s", i + 1, mh_pat_kind_name(x->kind), x->cost, x->launch,
+            x->kernel ? x->kernel : "?", mh_space_name(x->space));
+    if (x->obj >= 0) fprintf(f, " '%s' (object %" PRId64 ")", x->label && *x->label ? x->label : "?", x->obj);
+    else fprintf(f, " (outside known objects)");
+    if (x->pc) fprintf(f, "  pc 0x%" PRIx64, x->pc);
+    if (x->file) fprintf(f, " %s:%u", x->file, x->line);
+    fputc('\n', f);
+    fprintf(f, "     %s\n", x->summary);
+    if (x->sectors && x->space == MH_SPACE_GLOBAL)
+        fprintf(f, "     heat: %" PRIu64 " sectors, hottest word %u warps, hottest sector %u warps\n", x->sectors,
+                x->max_word_temp, x->max_sector_temp);
+    if (x->has_example) {
+        fprintf(f, "     example sector at offset %" PRIu64 " (tag 0x%" PRIx64 "): words", x->example_off,
+                x->example.tag);
+        for (int w = 0; w < MH_HEAT_WORDS; w++) fprintf(f, " %u", x->example.word[w]);
+        fprintf(f, " | sector %u\n", x->example.sector);
+    }
+    fprintf(f, "     fix: %s\n", x->suggestion);
+}
+
+int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced) {
+    fprintf(f, "memheat analyze: %zu launches, %" PRIu64 " accesses%s\n\n", res->model.nlaunches, res->accesses,
+            res->truncated ? " (trace cut short: whole chunks only)" : "");
+    if (res->pat) {
+        size_t n = 0, shown = 0, coalesced = 0;
+        const mh_pat_finding *v = mh_pat_findings(res->pat, &n);
+        fprintf(f, "Findings, most costly first (cost = estimated avoidable sector transactions or wavefronts):\n");
+        for (size_t i = 0; i < n; i++) {
+            if (v[i].kind == MH_PAT_COALESCED) {
+                coalesced++;
+                if (!show_coalesced) continue;
+            }
+            if (max_findings && shown >= max_findings) continue;
+            print_finding(f, shown++, &v[i]);
+        }
+        if (!shown) fprintf(f, "  (none)\n");
+        if (coalesced && !show_coalesced) {
+            fprintf(f, "Well coalesced:");
+            for (size_t i = 0; i < n; i++)
+                if (v[i].kind == MH_PAT_COALESCED)
+                    fprintf(f, " launch %u '%s';", v[i].launch, v[i].label && *v[i].label ? v[i].label : "?");
+            fputc('\n', f);
+        }
+        const mh_bank_table *bt = mh_pat_banks(res->pat);
+        if (bt->n) {
+            fprintf(f, "\nShared-memory bank conflicts per pc (degree = most distinct words in one bank):\n");
+            fprintf(f, "  %-6s %-18s %10s %8s %5s %12s\n", "launch", "pc", "requests", "avg", "max", "extra");
+            for (size_t i = 0; i < bt->n; i++) {
+                const mh_bank_pc *b = &bt->v[i];
+                fprintf(f, "  %-6u 0x%-16" PRIx64 " %10" PRIu64 " %8.2f %5u %12" PRIu64 "\n", b->launch, b->pc,
+                        b->requests, b->requests ? (double)b->sum_degree / (double)b->requests : 0.0, b->max_degree,
+                        b->extra);
+            }
+        }
+    }
+    for (size_t i = 0; i < res->nloc; i++) {
+        const mh_analyze_loc *l = &res->loc[i];
+        const mh_loc_result *r = &l->r;
+        fprintf(f, "\nLocality (AIWC), launch %u %s: relative local memory usage %.4f%s\n", l->launch,
+                kernel_name(res, l->launch), r->rel_local,
+                r->psl_evicted ? " (PSL approximate: steps split by the memory budget)" : "");
+        int cols[MH_LOC_COLS], nc = 0;
+        for (int c = 0; c < MH_LOC_COLS; c++)
+            if (r->m[c].accesses) cols[nc++] = c;
+        fprintf(f, "  %-16s", "");
+        for (int k = 0; k < nc; k++) fprintf(f, " %12s", cols[k] == MH_LOC_TOTAL ? "total" : mh_space_name(cols[k]));
+        fprintf(f, "\n  %-16s", "accesses");
+        for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].accesses);
+        fprintf(f, "\n  %-16s", "footprint");
+        for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].footprint);
+        fprintf(f, "\n  %-16s", "90% footprint");
+        for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].footprint90);
+        for (int d = 0; d < MH_LOC_NBITS; d++) {
+            fprintf(f, "\n  entropy n=%-6d", d);
+            for (int k = 0; k < nc; k++) fprintf(f, " %12.4f", r->m[cols[k]].entropy[d]);
+        }
+        for (int d = 0; d < MH_LOC_NBITS; d++) {
+            fprintf(f, "\n  PSL n=%-10d", d);
+            for (int k = 0; k < nc; k++) fprintf(f, " %12.4f", r->m[cols[k]].psl[d]);
+        }
+        fputc('\n', f);
+    }
+    return ferror(f) ? MH_ERR_IO : MH_OK;
+}
+
+/* ---- JSON ---- */
+
+static json_t *jstr(const char *s) { return json_string(s ? s : ""); }
+
+static json_t *finding_json(const mh_pat_finding *x) {
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", jstr(mh_pat_kind_name(x->kind)));
+    json_object_set_new(o, "cost", json_real(x->cost));
+    json_object_set_new(o, "launch", json_integer(x->launch));
+    json_object_set_new(o, "kernel", jstr(x->kernel));
+    json_object_set_new(o, "space", jstr(mh_space_name(x->space)));
+    json_object_set_new(o, "object", json_integer(x->obj));
+    json_object_set_new(o, "label", jstr(x->label));
+    json_object_set_new(o, "pc", json_integer((json_int_t)x->pc));
+    if (x->file) {
+        json_t *s = json_object();
+        json_object_set_new(s, "file", jstr(x->file));
+        json_object_set_new(s, "line", json_integer(x->line));
+        json_object_set_new(s, "function", jstr(x->function));
+        json_object_set_new(o, "source", s);
+    } else {
+        json_object_set_new(o, "source", json_null());
+    }
+    json_t *e = json_object();
+    json_object_set_new(e, "sectors", json_integer((json_int_t)x->sectors));
+    json_object_set_new(e, "flagged", json_integer((json_int_t)x->flagged));
+    json_object_set_new(e, "requests", json_integer((json_int_t)x->requests));
+    json_object_set_new(e, "request_sectors", json_integer((json_int_t)x->req_sectors));
+    json_object_set_new(e, "ideal_sectors", json_integer((json_int_t)x->ideal_sectors));
+    json_object_set_new(e, "stride_bytes", json_integer(x->stride));
+    json_object_set_new(e, "elem_size", json_integer(x->elem_size));
+    json_object_set_new(e, "max_word_temp", json_integer(x->max_word_temp));
+    json_object_set_new(e, "max_sector_temp", json_integer(x->max_sector_temp));
+    if (x->kind == MH_PAT_BANK_CONFLICT) {
+        json_object_set_new(e, "degree_avg", json_real(x->degree_avg));
+        json_object_set_new(e, "degree_max", json_integer(x->degree_max));
+    }
+    if (x->has_example) {
+        json_t *ex = json_object(), *w = json_array();
+        for (int i = 0; i < MH_HEAT_WORDS; i++) json_array_append_new(w, json_integer(x->example.word[i]));
+        json_object_set_new(ex, "offset", json_integer((json_int_t)x->example_off));
+        json_object_set_new(ex, "tag", json_integer((json_int_t)x->example.tag));
+        json_object_set_new(ex, "words", w);
+        json_object_set_new(ex, "sector", json_integer(x->example.sector));
+        json_object_set_new(e, "example", ex);
+    }
+    json_object_set_new(o, "evidence", e);
+    json_object_set_new(o, "summary", jstr(x->summary));
+    json_object_set_new(o, "suggestion", jstr(x->suggestion));
+    return o;
+}
+
+static json_t *metrics_json(const mh_loc_metrics *m) {
+    json_t *o = json_object(), *en = json_array(), *ps = json_array();
+    json_object_set_new(o, "accesses", json_integer((json_int_t)m->accesses));
+    json_object_set_new(o, "footprint", json_integer((json_int_t)m->footprint));
+    json_object_set_new(o, "footprint90", json_integer((json_int_t)m->footprint90));
+    for (int d = 0; d < MH_LOC_NBITS; d++) {
+        json_array_append_new(en, json_real(m->entropy[d]));
+        json_array_append_new(ps, json_real(m->psl[d]));
+    }
+    json_object_set_new(o, "entropy", en);
+    json_object_set_new(o, "psl", ps);
+    json_object_set_new(o, "psl_steps", json_integer((json_int_t)m->psl_steps));
+    json_object_set_new(o, "psl_blocks", json_integer(m->psl_blocks));
+    return o;
+}
+
+int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err *err) {
+    json_t *root = json_object();
+    json_object_set_new(root, "format", jstr("memheat-analyze-1"));
+    json_object_set_new(root, "accesses", json_integer((json_int_t)res->accesses));
+    json_object_set_new(root, "launches", json_integer((json_int_t)res->model.nlaunches));
+    json_object_set_new(root, "complete", json_boolean(res->complete));
+    json_object_set_new(root, "truncated", json_boolean(res->truncated));
+    json_t *fa = json_array(), *ba = json_array(), *la = json_array();
+    if (res->pat) {
+        size_t n = 0;
+        const mh_pat_finding *v = mh_pat_findings(res->pat, &n);
+        for (size_t i = 0; i < n; i++) json_array_append_new(fa, finding_json(&v[i]));
+        const mh_bank_table *bt = mh_pat_banks(res->pat);
+        for (size_t i = 0; i < bt->n; i++) {
+            const mh_bank_pc *b = &bt->v[i];
+            json_t *o = json_object();
+            json_object_set_new(o, "launch", json_integer(b->launch));
+            json_object_set_new(o, "pc", json_integer((json_int_t)b->pc));
+            json_object_set_new(o, "object", json_integer(b->obj));
+            json_object_set_new(o, "requests", json_integer((json_int_t)b->requests));
+            json_object_set_new(o, "degree_avg",
+                                json_real(b->requests ? (double)b->sum_degree / (double)b->requests : 0.0));
+            json_object_set_new(o, "degree_max", json_integer(b->max_degree));
+            json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
+            json_array_append_new(ba, o);
+        }
+    }
+    for (size_t i = 0; i < res->nloc; i++) {
+        const mh_analyze_loc *l = &res->loc[i];
+        json_t *o = json_object(), *sp = json_object();
+        json_object_set_new(o, "launch", json_integer(l->launch));
+        json_object_set_new(o, "kernel", jstr(kernel_name(res, l->launch)));
+        json_object_set_new(o, "rel_local", json_real(l->r.rel_local));
+        json_object_set_new(o, "unattributed", json_integer((json_int_t)l->r.unattributed));
+        json_object_set_new(o, "psl_evicted", json_integer((json_int_t)l->r.psl_evicted));
+        for (int c = 0; c < MH_LOC_COLS; c++)
+            json_object_set_new(sp, c == MH_LOC_TOTAL ? "total" : mh_space_name((unsigned)c), metrics_json(&l->r.m[c]));
+        json_object_set_new(o, "spaces", sp);
+        json_array_append_new(la, o);
+    }
+    json_object_set_new(root, "findings", fa);
+    json_object_set_new(root, "bank_conflicts", ba);
+    json_object_set_new(root, "locality", la);
+    int rc = MH_OK;
+    size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(10);
+    if (!strcmp(path, "-")) {
+        if (json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF)
+            rc = mh_err_set(err, MH_ERR_IO, "writing JSON to stdout failed");
+    } else if (json_dump_file(root, path, flags) != 0) {
+        rc = mh_err_set(err, MH_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    }
+    json_decref(root);
+    return rc;
+}

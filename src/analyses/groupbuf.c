@@ -1,0 +1,238 @@
+/* groupbuf.c -- buffered access groups with an LRU byte budget (groupbuf.h).
+ *
+ * Groups live in a pool (array of records, free list through hnext); a chained
+ * hash table maps keys to pool indexes; a doubly linked list orders groups
+ * from least to most recently touched. Index 0 means "none" everywhere, so
+ * pool slot i is stored as i + 1. */
+#include "analyses/groupbuf.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct grp {
+    mh_grp_key key;
+    mh_grp_entry *v;
+    uint32_t n, cap;
+    uint32_t hnext;        /* hash chain, or free list when unused */
+    uint32_t lprev, lnext; /* LRU list */
+    uint32_t used;
+} grp;
+
+struct mh_grp {
+    grp *pool;
+    uint32_t npool, cappool, freelist;
+    uint32_t *buckets; /* nbuckets, power of two */
+    uint32_t nbuckets;
+    uint32_t ngroups;
+    uint32_t lru_head, lru_tail;
+    uint32_t last;     /* last group touched (fast path) */
+    size_t entry_bytes;
+    size_t peak;
+    size_t budget;
+    uint64_t evicted, done;
+    mh_grp_done_fn fn;
+    void *ctx;
+};
+
+static int key_eq(const mh_grp_key *a, const mh_grp_key *b) {
+    return a->pc == b->pc && a->launch == b->launch && a->block == b->block && a->seq == b->seq &&
+           a->warp == b->warp && a->space == b->space;
+}
+
+static uint32_t key_hash(const mh_grp_key *k) {
+    uint64_t h = k->pc * UINT64_C(0x9E3779B97F4A7C15);
+    h ^= ((uint64_t)k->launch << 32 | k->block) * UINT64_C(0xC2B2AE3D27D4EB4F);
+    h ^= ((uint64_t)k->seq << 24 | (uint64_t)k->warp << 8 | k->space) * UINT64_C(0x165667B19E3779F9);
+    h ^= h >> 29;
+    h *= UINT64_C(0xBF58476D1CE4E5B9);
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+size_t mh_grp_bytes(const mh_grp *g) {
+    return g->entry_bytes + (size_t)g->cappool * sizeof(grp) + (size_t)g->nbuckets * sizeof(uint32_t);
+}
+
+static void note_peak(mh_grp *g) {
+    size_t b = mh_grp_bytes(g);
+    if (b > g->peak) g->peak = b;
+}
+
+int mh_grp_new(mh_grp **out, size_t budget, mh_grp_done_fn fn, void *ctx, mh_err *err) {
+    mh_grp *g = calloc(1, sizeof *g);
+    if (!g) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    g->nbuckets = 1024;
+    g->buckets = calloc(g->nbuckets, sizeof *g->buckets);
+    if (!g->buckets) {
+        free(g);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    g->budget = budget;
+    g->fn = fn;
+    g->ctx = ctx;
+    *out = g;
+    return MH_OK;
+}
+
+void mh_grp_free(mh_grp *g) {
+    if (!g) return;
+    for (uint32_t i = 0; i < g->npool; i++) free(g->pool[i].v);
+    free(g->pool);
+    free(g->buckets);
+    free(g);
+}
+
+static void lru_unlink(mh_grp *g, uint32_t id) {
+    grp *x = &g->pool[id - 1];
+    if (x->lprev) g->pool[x->lprev - 1].lnext = x->lnext;
+    else g->lru_head = x->lnext;
+    if (x->lnext) g->pool[x->lnext - 1].lprev = x->lprev;
+    else g->lru_tail = x->lprev;
+    x->lprev = x->lnext = 0;
+}
+
+static void lru_push_tail(mh_grp *g, uint32_t id) {
+    grp *x = &g->pool[id - 1];
+    x->lprev = g->lru_tail;
+    x->lnext = 0;
+    if (g->lru_tail) g->pool[g->lru_tail - 1].lnext = id;
+    else g->lru_head = id;
+    g->lru_tail = id;
+}
+
+static int rehash(mh_grp *g, uint32_t nb) {
+    uint32_t *b = calloc(nb, sizeof *b);
+    if (!b) return MH_ERR_NOMEM;
+    for (uint32_t i = 0; i < g->npool; i++) {
+        grp *x = &g->pool[i];
+        if (!x->used) continue;
+        uint32_t h = key_hash(&x->key) & (nb - 1);
+        x->hnext = b[h];
+        b[h] = i + 1;
+    }
+    free(g->buckets);
+    g->buckets = b;
+    g->nbuckets = nb;
+    return MH_OK;
+}
+
+/* Hands group id to the callback and releases it. */
+static int finish(mh_grp *g, uint32_t id, mh_err *err) {
+    grp *x = &g->pool[id - 1];
+    assert(x->used);
+    uint32_t h = key_hash(&x->key) & (g->nbuckets - 1);
+    uint32_t *pp = &g->buckets[h];
+    while (*pp != id) {
+        assert(*pp);
+        pp = &g->pool[*pp - 1].hnext;
+    }
+    *pp = x->hnext;
+    lru_unlink(g, id);
+    if (g->last == id) g->last = 0;
+    mh_grp_key k = x->key;
+    mh_grp_entry *v = x->v;
+    size_t n = x->n;
+    g->entry_bytes -= (size_t)x->cap * sizeof *v;
+    x->v = NULL;
+    x->n = x->cap = 0;
+    x->used = 0;
+    x->hnext = g->freelist;
+    g->freelist = id;
+    g->ngroups--;
+    g->done++;
+    int rc = g->fn ? g->fn(g->ctx, &k, v, n, err) : MH_OK;
+    free(v);
+    return rc;
+}
+
+static uint32_t lookup(mh_grp *g, const mh_grp_key *k, uint32_t h) {
+    for (uint32_t id = g->buckets[h]; id; id = g->pool[id - 1].hnext)
+        if (key_eq(&g->pool[id - 1].key, k)) return id;
+    return 0;
+}
+
+int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *err) {
+    uint32_t id = 0;
+    if (g->last && key_eq(&g->pool[g->last - 1].key, k)) {
+        id = g->last;
+    } else {
+        uint32_t h = key_hash(k) & (g->nbuckets - 1);
+        id = lookup(g, k, h);
+        if (!id) {
+            if (!g->freelist) {
+                if (g->npool == g->cappool) {
+                    uint32_t cap = g->cappool ? g->cappool * 2 : 256;
+                    grp *p = realloc(g->pool, (size_t)cap * sizeof *p);
+                    if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+                    g->pool = p;
+                    g->cappool = cap;
+                }
+                memset(&g->pool[g->npool], 0, sizeof(grp));
+                id = ++g->npool;
+            } else {
+                id = g->freelist;
+                g->freelist = g->pool[id - 1].hnext;
+            }
+            grp *x = &g->pool[id - 1];
+            x->key = *k;
+            x->used = 1;
+            x->hnext = g->buckets[h];
+            g->buckets[h] = id;
+            lru_push_tail(g, id);
+            g->ngroups++;
+            if (g->ngroups > g->nbuckets && rehash(g, g->nbuckets * 2) != MH_OK)
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+        }
+        if (g->lru_tail != id) {
+            lru_unlink(g, id);
+            lru_push_tail(g, id);
+        }
+        g->last = id;
+    }
+    grp *x = &g->pool[id - 1];
+    if (x->n == x->cap) {
+        uint32_t cap = x->cap ? x->cap * 2 : 4;
+        mh_grp_entry *v = realloc(x->v, (size_t)cap * sizeof *v);
+        if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+        g->entry_bytes += (size_t)(cap - x->cap) * sizeof *v;
+        x->v = v;
+        x->cap = cap;
+    }
+    x->v[x->n++] = *e;
+    if (mh_grp_bytes(g) > g->budget) {
+        /* Evict least recently touched groups, never the one just added to. */
+        while (mh_grp_bytes(g) > g->budget && g->lru_head && g->lru_head != id) {
+            g->evicted++;
+            int rc = finish(g, g->lru_head, err);
+            if (rc) return rc;
+        }
+    }
+    note_peak(g);
+    return MH_OK;
+}
+
+int mh_grp_flush_launch(mh_grp *g, uint32_t launch, mh_err *err) {
+    uint32_t id = g->lru_head;
+    while (id) {
+        uint32_t next = g->pool[id - 1].lnext;
+        if (g->pool[id - 1].key.launch == launch) {
+            int rc = finish(g, id, err);
+            if (rc) return rc;
+        }
+        id = next;
+    }
+    return MH_OK;
+}
+
+int mh_grp_flush_all(mh_grp *g, mh_err *err) {
+    while (g->lru_head) {
+        int rc = finish(g, g->lru_head, err);
+        if (rc) return rc;
+    }
+    return MH_OK;
+}
+
+uint64_t mh_grp_evicted(const mh_grp *g) { return g->evicted; }
+uint64_t mh_grp_done_count(const mh_grp *g) { return g->done; }
+size_t mh_grp_peak_bytes(const mh_grp *g) { return g->peak; }

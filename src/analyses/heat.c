@@ -1,0 +1,266 @@
+/* heat.c -- the word-sector heat map table (include/memheat/heat.h).
+ *
+ * Open addressing with linear probing, keyed by sector tag. An entry is 48
+ * bytes: the tag, nine 32-bit warp masks (eight words + the whole sector) for
+ * warps 0..31 of the sample, and an index into an overflow pool that holds the
+ * warps from 32 up (several sampled blocks, --all-blocks). The table grows by
+ * 1.5x at 85% load, so it holds 56..85 bytes per distinct sector. A one-entry
+ * cache catches the common case of one warp touching a sector word by word.
+ * The overflow set of a word is a sorted array of warp ids that turns into a
+ * bitmap once it holds more than OVF_SMALL ids. */
+#include "memheat/heat.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY UINT64_MAX
+#define NSETS (MH_HEAT_WORDS + 1) /* eight words, then the sector */
+#define OVF_SMALL 64u
+
+typedef struct entry {
+    uint64_t tag;
+    uint32_t mask[NSETS];
+    uint32_t ovf; /* 0 = none, else index + 1 into pool */
+} entry;
+
+_Static_assert(sizeof(entry) == sizeof(mh_heat_row), "rows are built in the table's memory");
+
+typedef struct wset {  /* warps >= 32 of one word or sector */
+    uint32_t *v;       /* sorted ids (n <= OVF_SMALL) or bitmap words (bitmap) */
+    uint32_t n, cap;   /* ids held, capacity in uint32 */
+    int bitmap;
+} wset;
+
+typedef struct ovf {
+    wset s[NSETS];
+} ovf;
+
+struct mh_heat {
+    entry *t;
+    size_t cap, count;
+    ovf *pool;
+    size_t npool, cappool;
+    size_t ovf_bytes;
+    entry *last; /* cache: entry of the last sector touched */
+};
+
+static inline size_t slot_of(const mh_heat *h, uint64_t tag) {
+    uint64_t x = tag * 0x9E3779B97F4A7C15ull;
+    x ^= x >> 29;
+    return (size_t)(((unsigned __int128)x * h->cap) >> 64);
+}
+
+static int resize(mh_heat *h, size_t cap) {
+    entry *t = malloc(cap * sizeof *t);
+    if (!t) return MH_ERR_NOMEM;
+    for (size_t i = 0; i < cap; i++) t[i].tag = EMPTY;
+    entry *old = h->t;
+    size_t oldcap = h->cap;
+    h->t = t;
+    h->cap = cap;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (old[i].tag == EMPTY) continue;
+        size_t j = slot_of(h, old[i].tag);
+        while (t[j].tag != EMPTY) j = j + 1 == cap ? 0 : j + 1;
+        t[j] = old[i];
+    }
+    free(old);
+    h->last = NULL;
+    return MH_OK;
+}
+
+int mh_heat_new(mh_heat **out, uint32_t sector_size, mh_err *err) {
+    *out = NULL;
+    if (sector_size != 32)
+        return mh_err_set(err, MH_ERR_ARG, "heat maps need 32-byte sectors (trace says %u)", sector_size);
+    mh_heat *h = calloc(1, sizeof *h);
+    if (!h || resize(h, 1024) != MH_OK) {
+        free(h);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    *out = h;
+    return MH_OK;
+}
+
+static void free_pool(mh_heat *h) {
+    for (size_t i = 0; i < h->npool; i++)
+        for (int k = 0; k < NSETS; k++) free(h->pool[i].s[k].v);
+    free(h->pool);
+    h->pool = NULL;
+    h->npool = h->cappool = 0;
+    h->ovf_bytes = 0;
+}
+
+void mh_heat_free(mh_heat *h) {
+    if (!h) return;
+    free_pool(h);
+    free(h->t);
+    free(h);
+}
+
+size_t mh_heat_count(const mh_heat *h) { return h->count; }
+
+void mh_heat_prefetch(const mh_heat *h, uint64_t addr) {
+    __builtin_prefetch(&h->t[slot_of(h, addr >> 5)], 1, 1);
+}
+
+size_t mh_heat_bytes(const mh_heat *h) {
+    return sizeof *h + h->cap * sizeof(entry) + h->cappool * sizeof(ovf) + h->ovf_bytes;
+}
+
+static entry *lookup(mh_heat *h, uint64_t tag) {
+    if (h->last && h->last->tag == tag) return h->last;
+    if ((h->count + 1) * 20 > h->cap * 17) { /* load > 85% */
+        if (resize(h, h->cap + h->cap / 2) != MH_OK) return NULL;
+    }
+    size_t j = slot_of(h, tag);
+    for (;;) {
+        entry *e = &h->t[j];
+        if (e->tag == tag) return h->last = e;
+        if (e->tag == EMPTY) {
+            memset(e, 0, sizeof *e);
+            e->tag = tag;
+            h->count++;
+            return h->last = e;
+        }
+        j = j + 1 == h->cap ? 0 : j + 1;
+    }
+}
+
+/* Adds warp w (>= 32) to set s; returns 0 on allocation failure. */
+static int wset_add(mh_heat *h, wset *s, uint32_t w) {
+    if (s->bitmap) {
+        uint32_t need = w / 32 + 1;
+        if (need > s->cap) {
+            uint32_t cap = s->cap * 2 > need ? s->cap * 2 : need;
+            uint32_t *v = realloc(s->v, cap * sizeof *v);
+            if (!v) return 0;
+            memset(v + s->cap, 0, (cap - s->cap) * sizeof *v);
+            h->ovf_bytes += (cap - s->cap) * sizeof *v;
+            s->v = v;
+            s->cap = cap;
+        }
+        uint32_t bit = 1u << (w & 31);
+        if (!(s->v[w / 32] & bit)) {
+            s->v[w / 32] |= bit;
+            s->n++;
+        }
+        return 1;
+    }
+    uint32_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (s->v[mid] < w) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < s->n && s->v[lo] == w) return 1;
+    if (s->n == OVF_SMALL) { /* switch to a bitmap */
+        uint32_t maxw = w > s->v[s->n - 1] ? w : s->v[s->n - 1];
+        uint32_t cap = maxw / 32 + 1;
+        uint32_t *v = calloc(cap, sizeof *v);
+        if (!v) return 0;
+        for (uint32_t i = 0; i < s->n; i++) v[s->v[i] / 32] |= 1u << (s->v[i] & 31);
+        v[w / 32] |= 1u << (w & 31);
+        h->ovf_bytes += (size_t)cap * sizeof *v;
+        h->ovf_bytes -= (size_t)s->cap * sizeof *v;
+        free(s->v);
+        s->v = v;
+        s->cap = cap;
+        s->n++;
+        s->bitmap = 1;
+        return 1;
+    }
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 4;
+        uint32_t *v = realloc(s->v, cap * sizeof *v);
+        if (!v) return 0;
+        h->ovf_bytes += (size_t)(cap - s->cap) * sizeof *v;
+        s->v = v;
+        s->cap = cap;
+    }
+    memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof *s->v);
+    s->v[lo] = w;
+    s->n++;
+    return 1;
+}
+
+static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t warp) {
+    if (!e->ovf) {
+        if (h->npool == h->cappool) {
+            size_t cap = h->cappool ? h->cappool * 2 : 64;
+            ovf *p = realloc(h->pool, cap * sizeof *p);
+            if (!p) return MH_ERR_NOMEM;
+            h->pool = p;
+            h->cappool = cap;
+        }
+        memset(&h->pool[h->npool], 0, sizeof(ovf));
+        e->ovf = (uint32_t)++h->npool;
+    }
+    ovf *o = &h->pool[e->ovf - 1];
+    for (unsigned k = w0; k <= w1; k++)
+        if (!wset_add(h, &o->s[k], warp)) return MH_ERR_NOMEM;
+    return wset_add(h, &o->s[MH_HEAT_WORDS], warp) ? MH_OK : MH_ERR_NOMEM;
+}
+
+int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp) {
+    if (size == 0) size = 1;
+    uint64_t last = addr + size - 1;
+    if (last < addr) last = UINT64_MAX; /* wrapped: clamp */
+    for (uint64_t tag = addr >> 5; tag <= last >> 5; tag++) {
+        entry *e = lookup(h, tag);
+        if (!e) return MH_ERR_NOMEM;
+        uint64_t lo = tag << 5 > addr ? tag << 5 : addr;
+        uint64_t hi = (tag << 5) + 31 < last ? (tag << 5) + 31 : last;
+        unsigned w0 = (unsigned)(lo & 31) >> 2, w1 = (unsigned)(hi & 31) >> 2;
+        if (warp < 32) {
+            uint32_t bit = 1u << warp;
+            for (unsigned k = w0; k <= w1; k++) e->mask[k] |= bit;
+            e->mask[MH_HEAT_WORDS] |= bit;
+        } else {
+            int rc = add_overflow(h, e, w0, w1, warp);
+            if (rc) return rc;
+        }
+        if (tag == UINT64_MAX >> 5) break;
+    }
+    return MH_OK;
+}
+
+static int cmp_row(const void *a, const void *b) {
+    uint64_t x = ((const mh_heat_row *)a)->tag, y = ((const mh_heat_row *)b)->tag;
+    return x < y ? -1 : x > y;
+}
+
+int mh_heat_take_rows(mh_heat *h, mh_heat_row **rows, size_t *n, mh_err *err) {
+    size_t k = 0;
+    for (size_t i = 0; i < h->cap; i++) {
+        if (h->t[i].tag == EMPTY) continue;
+        entry e = h->t[i];
+        mh_heat_row *r = (mh_heat_row *)(void *)&h->t[k++]; /* k <= i: never overwrites an unread entry */
+        r->tag = e.tag;
+        r->region = -1;
+        const ovf *o = e.ovf ? &h->pool[e.ovf - 1] : NULL;
+        for (int w = 0; w < MH_HEAT_WORDS; w++)
+            r->word[w] = (uint32_t)__builtin_popcount(e.mask[w]) + (o ? o->s[w].n : 0);
+        r->sector = (uint32_t)__builtin_popcount(e.mask[MH_HEAT_WORDS]) + (o ? o->s[MH_HEAT_WORDS].n : 0);
+    }
+    assert(k == h->count);
+    mh_heat_row *out = (mh_heat_row *)(void *)h->t;
+    qsort(out, k, sizeof *out, cmp_row);
+    if (k > 0) {
+        mh_heat_row *shrunk = realloc(out, k * sizeof *out);
+        if (shrunk) out = shrunk;
+    }
+    h->t = NULL;
+    h->cap = h->count = 0;
+    h->last = NULL;
+    free_pool(h);
+    if (resize(h, 1024) != MH_OK) {
+        *rows = out;
+        *n = k;
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    *rows = k ? out : (free(out), NULL);
+    *n = k;
+    return MH_OK;
+}

@@ -1,0 +1,340 @@
+/* heat_run.c -- drives heat maps from a trace and writes them out.
+ *
+ * One map per (launch, address space), created at the launch's first access
+ * and handed to the caller's emit callback when its KERNEL_END arrives, then
+ * freed: memory follows the launches in flight, not the trace length. Regions
+ * (the data objects the sectors fall in) are resolved once per run of rows,
+ * after sorting, never per access. Also the CSV, region-file and terminal
+ * renderings of a finished map (include/memheat/heat.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memheat/heat.h"
+
+typedef struct launch_maps {
+    uint32_t id;
+    const mh_model_launch *ml;
+    mh_heat *map[MH_SPACE_COUNT];
+    uint64_t accesses[MH_SPACE_COUNT];
+} launch_maps;
+
+struct mh_heat_run {
+    mh_model *model;
+    mh_heat_run_opts o;
+    launch_maps *open;  /* launches with maps in flight */
+    size_t nopen, capopen;
+    launch_maps *last;  /* cache for runs of accesses of one launch */
+    size_t peak_bytes;
+    uint32_t warp_shift; /* log2(warp size) when a power of two, else 0 */
+    uint32_t warp_size;
+};
+
+int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *o, mh_err *err) {
+    *out = NULL;
+    if (model->hdr.device.sector_size != 32)
+        return mh_err_set(err, MH_ERR_ARG, "heat maps need 32-byte sectors (trace says %u)",
+                          model->hdr.device.sector_size);
+    mh_heat_run *hr = calloc(1, sizeof *hr);
+    if (!hr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    hr->model = model;
+    hr->o = *o;
+    if (!hr->o.space_mask) hr->o.space_mask = (1u << MH_SPACE_COUNT) - 1;
+    hr->warp_size = model->hdr.device.warp_size ? model->hdr.device.warp_size : 32;
+    for (uint32_t sh = 1; sh < 11; sh++)
+        if (hr->warp_size == 1u << sh) hr->warp_shift = sh;
+    *out = hr;
+    return MH_OK;
+}
+
+static size_t maps_bytes(const mh_heat_run *hr) {
+    size_t b = 0;
+    for (size_t i = 0; i < hr->nopen; i++)
+        for (int s = 0; s < MH_SPACE_COUNT; s++)
+            if (hr->open[i].map[s]) b += mh_heat_bytes(hr->open[i].map[s]);
+    return b;
+}
+
+static launch_maps *find_open(mh_heat_run *hr, uint32_t id, mh_err *err) {
+    if (hr->last && hr->last->id == id) return hr->last;
+    for (size_t i = 0; i < hr->nopen; i++)
+        if (hr->open[i].id == id) return hr->last = &hr->open[i];
+    const mh_model_launch *ml = mh_model_launch_get(hr->model, id);
+    if (!ml) {
+        mh_err_set(err, MH_ERR_FORMAT, "access refers to launch %u, which the trace never announced", id);
+        return NULL;
+    }
+    if (hr->nopen == hr->capopen) {
+        size_t cap = hr->capopen ? hr->capopen * 2 : 8;
+        launch_maps *p = realloc(hr->open, cap * sizeof *p);
+        if (!p) {
+            mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        hr->open = p;
+        hr->capopen = cap;
+    }
+    launch_maps *lm = &hr->open[hr->nopen++];
+    memset(lm, 0, sizeof *lm);
+    lm->id = id;
+    lm->ml = ml;
+    return hr->last = lm;
+}
+
+/* Assigns every row a region: the data object its sector starts in (or ends
+ * in, for a sector that straddles an object's start); rows outside every
+ * object form regions of their own. */
+static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned space, mh_heat_row *rows,
+                         size_t n, mh_heat_region **out, size_t *nout, mh_err *err) {
+    mh_heat_region *reg = NULL;
+    size_t nreg = 0, cap = 0;
+    int64_t cur = -2;
+    uint64_t cur_lo = 0, cur_hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = rows[i].tag << 5;
+        int64_t obj;
+        if (cur >= 0 && a + 31 >= cur_lo && a < cur_hi)
+            obj = cur;
+        else {
+            obj = mh_model_find_obj(m, space, ml->l.id, a);
+            if (obj < 0) obj = mh_model_find_obj(m, space, ml->l.id, a + 31);
+        }
+        if (obj != cur || nreg == 0) {
+            if (nreg == cap) {
+                cap = cap ? cap * 2 : 16;
+                mh_heat_region *p = realloc(reg, cap * sizeof *p);
+                if (!p) {
+                    free(reg);
+                    return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                }
+                reg = p;
+            }
+            mh_heat_region *r = &reg[nreg++];
+            memset(r, 0, sizeof *r);
+            r->obj = obj;
+            r->first_row = i;
+            if (obj >= 0) {
+                const mh_alloc *al = &m->objs[obj].a;
+                r->label = al->label;
+                r->start = al->base;
+                r->end = al->base + al->size;
+                cur_lo = r->start;
+                cur_hi = r->end;
+            } else {
+                r->label = space == MH_SPACE_SHARED ? "(shared window)" : "(no known object)";
+                r->start = a;
+            }
+            cur = obj;
+        }
+        mh_heat_region *r = &reg[nreg - 1];
+        r->nrows++;
+        if (obj < 0) r->end = a + 32;
+        rows[i].region = (int32_t)(nreg - 1);
+    }
+    for (size_t k = 0; k < nreg; k++) {
+        reg[k].first_tag = reg[k].start >> 5;
+        reg[k].last_tag = reg[k].end ? (reg[k].end - 1) >> 5 : 0;
+    }
+    *out = reg;
+    *nout = nreg;
+    return MH_OK;
+}
+
+static int emit_launch(mh_heat_run *hr, launch_maps *lm, mh_err *err) {
+    size_t b = maps_bytes(hr);
+    if (b > hr->peak_bytes) hr->peak_bytes = b;
+    int rc = MH_OK;
+    for (unsigned s = 0; s < MH_SPACE_COUNT && rc == MH_OK; s++) {
+        if (!lm->map[s]) continue;
+        mh_heat_row *rows = NULL;
+        size_t n = 0;
+        mh_heat_region *reg = NULL;
+        size_t nreg = 0;
+        rc = mh_heat_take_rows(lm->map[s], &rows, &n, err);
+        mh_heat_free(lm->map[s]);
+        lm->map[s] = NULL;
+        if (rc == MH_OK && n > 0) rc = build_regions(hr->model, lm->ml, s, rows, n, &reg, &nreg, err);
+        if (rc == MH_OK && n > 0 && hr->o.emit) {
+            mh_heat_result r = {hr->model, lm->ml, s, 32, lm->accesses[s], rows, n, reg, nreg};
+            rc = hr->o.emit(hr->o.ctx, &r, err);
+        }
+        free(rows);
+        free(reg);
+    }
+    return rc;
+}
+
+static void drop_open(mh_heat_run *hr, launch_maps *lm) {
+    for (int s = 0; s < MH_SPACE_COUNT; s++) mh_heat_free(lm->map[s]);
+    size_t i = (size_t)(lm - hr->open);
+    hr->open[i] = hr->open[--hr->nopen];
+    hr->last = NULL;
+}
+
+int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
+    if (rec->type == MH_REC_KERNEL_END) {
+        for (size_t i = 0; i < hr->nopen; i++) {
+            if (hr->open[i].id != rec->u.kernel_end.launch) continue;
+            int rc = emit_launch(hr, &hr->open[i], err);
+            drop_open(hr, &hr->open[i]);
+            return rc;
+        }
+        return MH_OK;
+    }
+    if (rec->type != MH_REC_ACCESSES) return MH_OK;
+    const mh_access *v = rec->u.accesses.v;
+    size_t n = rec->u.accesses.n;
+    /* Groups of PF accesses: resolve each one's map and start loading its
+     * table slot, then update. The loads of a group overlap instead of
+     * waiting one after another (scattered sectors miss every cache). */
+    enum { PF = 16 };
+    mh_heat *maps[PF];
+    uint32_t warps[PF];
+    for (size_t base = 0; base < n; base += PF) {
+        size_t k = n - base < PF ? n - base : PF;
+        for (size_t i = 0; i < k; i++) {
+            const mh_access *a = &v[base + i];
+            maps[i] = NULL;
+            unsigned s = MH_ACCESS_SPACE(a);
+            if (s >= MH_SPACE_COUNT || !(hr->o.space_mask & (1u << s))) continue;
+            launch_maps *lm = find_open(hr, a->launch, err);
+            if (!lm) return err ? err->code : MH_ERR_FORMAT;
+            const mh_model_launch *ml = lm->ml;
+            int64_t bi;
+            if (ml->l.n_sampled == 1 && a->block == ml->l.sampled[0]) bi = 0;
+            else bi = mh_model_block_index(ml, a->block);
+            if (bi < 0) continue; /* a block that was not sampled: nothing to attribute */
+            uint64_t warp = (uint64_t)bi * ml->warps_per_block +
+                            (hr->warp_shift ? (uint32_t)a->thread >> hr->warp_shift : a->thread / hr->warp_size);
+            if (warp > UINT32_MAX) continue;
+            if (!lm->map[s] && mh_heat_new(&lm->map[s], 32, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
+            lm->accesses[s]++;
+            maps[i] = lm->map[s];
+            warps[i] = (uint32_t)warp;
+            mh_heat_prefetch(maps[i], a->addr);
+        }
+        for (size_t i = 0; i < k; i++) {
+            if (!maps[i]) continue;
+            const mh_access *a = &v[base + i];
+            if (mh_heat_add(maps[i], a->addr, a->size, warps[i]) != MH_OK)
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory for the heat map of launch %u", a->launch);
+        }
+    }
+    return MH_OK;
+}
+
+int mh_heat_run_finish(mh_heat_run *hr, mh_err *err) {
+    int rc = MH_OK;
+    while (hr->nopen > 0 && rc == MH_OK) {
+        rc = emit_launch(hr, &hr->open[0], err);
+        drop_open(hr, &hr->open[0]);
+    }
+    return rc;
+}
+
+void mh_heat_run_free(mh_heat_run *hr) {
+    if (!hr) return;
+    while (hr->nopen > 0) drop_open(hr, &hr->open[0]);
+    free(hr->open);
+    free(hr);
+}
+
+size_t mh_heat_run_peak_bytes(const mh_heat_run *hr) { return hr->peak_bytes; }
+
+/* ---- output ---- */
+
+static int io_check(FILE *f, mh_err *err) {
+    return ferror(f) ? mh_err_set(err, MH_ERR_IO, "write failed") : MH_OK;
+}
+
+int mh_heat_write_csv(FILE *f, const mh_heat_result *r, mh_err *err) {
+    fputs("region,sector_tag,w0,w1,w2,w3,w4,w5,w6,w7,sector\n", f);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const mh_heat_row *row = &r->rows[i];
+        fprintf(f, "%d,0x%" PRIx64, row->region, row->tag);
+        for (int w = 0; w < MH_HEAT_WORDS; w++) fprintf(f, ",%u", row->word[w]);
+        fprintf(f, ",%u\n", row->sector);
+    }
+    return io_check(f, err);
+}
+
+/* CSV field with quotes doubled; names come from the profiled program. */
+static void csv_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int mh_heat_write_regions(FILE *f, const mh_heat_result *r, mh_err *err) {
+    fputs("region,label,start,end,first_tag,last_tag,sectors\n", f);
+    for (size_t i = 0; i < r->nregions; i++) {
+        const mh_heat_region *g = &r->regions[i];
+        fprintf(f, "%zu,", i);
+        csv_str(f, g->label);
+        fprintf(f, ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",%zu\n", g->start, g->end,
+                g->first_tag, g->last_tag, g->nrows);
+    }
+    return io_check(f, err);
+}
+
+static int same_temps(const mh_heat_row *a, const mh_heat_row *b) {
+    return a->region == b->region && a->sector == b->sector && memcmp(a->word, b->word, sizeof a->word) == 0;
+}
+
+/* ANSI 256-colour background for a temperature, cold blue to hot red. */
+static int temp_color(uint32_t t, uint32_t max) {
+    static const int ramp[] = {17, 19, 27, 33, 39, 45, 226, 220, 214, 208, 202, 196};
+    if (t == 0) return 236;
+    if (max <= 1) return ramp[0];
+    size_t k = (size_t)((double)(t - 1) / (double)(max - 1) * (double)(sizeof ramp / sizeof ramp[0] - 1) + 0.5);
+    return ramp[k];
+}
+
+static void print_label(FILE *f, const char *s) {
+    for (; *s; s++) fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+int mh_heat_render(FILE *f, const mh_heat_result *r, int color, size_t max_rows, mh_err *err) {
+    uint32_t tmax = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        if (r->rows[i].sector > tmax) tmax = r->rows[i].sector;
+    fprintf(f, "launch %u ", r->launch->l.id);
+    print_label(f, r->launch->l.display_name);
+    fprintf(f, "  [%s]  %zu sectors, %" PRIu64 " accesses, hottest sector %u warps\n", mh_space_name(r->space),
+            r->nrows, r->accesses, tmax);
+    fprintf(f, "  %-18s %-34s %s\n", "sector tag", "word temperatures w0..w7", "sector  (xN = repeated rows)");
+    size_t printed = 0;
+    int32_t region = -2;
+    for (size_t i = 0; i < r->nrows;) {
+        size_t j = i + 1;
+        while (j < r->nrows && same_temps(&r->rows[i], &r->rows[j]) && r->rows[j].tag == r->rows[j - 1].tag + 1) j++;
+        const mh_heat_row *row = &r->rows[i];
+        if (row->region != region) {
+            region = row->region;
+            const mh_heat_region *g = row->region >= 0 ? &r->regions[row->region] : NULL;
+            fputs("  --- ", f);
+            print_label(f, g && g->label[0] ? g->label : "(unnamed object)");
+            if (g) fprintf(f, " [0x%" PRIx64 ", 0x%" PRIx64 ")", g->start, g->end);
+            fputs(" ---\n", f);
+        }
+        if (max_rows && printed == max_rows) {
+            fprintf(f, "  ... %zu more sectors (use -o to write them all as CSV)\n", r->nrows - i);
+            break;
+        }
+        fprintf(f, "  0x%016" PRIx64 " ", row->tag);
+        for (int w = 0; w < MH_HEAT_WORDS; w++) {
+            if (color) fprintf(f, "\033[48;5;%dm%4u\033[0m", temp_color(row->word[w], tmax), row->word[w]);
+            else fprintf(f, "%4u", row->word[w]);
+        }
+        if (color) fprintf(f, "  \033[48;5;%dm%4u\033[0m", temp_color(row->sector, tmax), row->sector);
+        else fprintf(f, "  %4u", row->sector);
+        if (j - i > 1) fprintf(f, "   x%zu", j - i);
+        fputc('\n', f);
+        printed++;
+        i = j;
+    }
+    return io_check(f, err);
+}

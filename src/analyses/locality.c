@@ -1,0 +1,377 @@
+/* locality.c -- AIWC locality metrics (footprint, 90% footprint, address
+ * entropy, relative local memory usage, parallel spatial locality), streamed
+ * over a trace; definitions in docs/metrics.md, API in memheat/locality.h.
+ *
+ * Per launch in flight: a hash map canonical address -> access count (the
+ * footprint/entropy input; memory = distinct addresses), and per sampled
+ * block the running sums of per-step entropies. The accesses of one logical
+ * time step (block, seq) are collected by a groupbuf and turned into entropies
+ * when the step is complete. */
+#include "memheat/locality.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/canon.h"
+#include "analyses/groupbuf.h"
+
+typedef struct cnt_ent {
+    uint64_t key; /* 0 = empty (canonical keys are never 0) */
+    uint64_t n;
+} cnt_ent;
+
+typedef struct psl_acc {
+    double sum[MH_LOC_NBITS];
+    uint64_t steps;
+} psl_acc;
+
+typedef struct blk_ent {
+    uint32_t block;
+    uint32_t idx; /* 0 = empty, else accumulator row + 1 */
+} blk_ent;
+
+typedef struct lstate {
+    uint32_t launch;
+    cnt_ent *t;
+    size_t cap, n;
+    blk_ent *bt;      /* block -> accumulator row */
+    size_t bcap, bn;
+    psl_acc *acc;     /* bn rows of MH_LOC_COLS */
+    uint64_t acc_space[MH_SPACE_COUNT];
+    uint64_t unattributed;
+    uint64_t evicted_at_start;
+} lstate;
+
+struct mh_loc_run {
+    const mh_model *model;
+    mh_loc_opts o;
+    mh_canon canon;
+    mh_grp *grp;
+    lstate *ls;
+    size_t nls, capls;
+    size_t bytes, peak;
+};
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= UINT64_C(0xFF51AFD7ED558CCD);
+    x ^= x >> 33;
+    x *= UINT64_C(0xC4CEB9FE1A85EC53);
+    x ^= x >> 33;
+    return x;
+}
+
+static void note_bytes(mh_loc_run *lr) {
+    size_t b = lr->bytes + mh_grp_bytes(lr->grp);
+    if (b > lr->peak) lr->peak = b;
+}
+
+static lstate *find_ls(mh_loc_run *lr, uint32_t launch) {
+    for (size_t i = 0; i < lr->nls; i++)
+        if (lr->ls[i].launch == launch) return &lr->ls[i];
+    return NULL;
+}
+
+static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
+    lstate *s = find_ls(lr, launch);
+    if (s) return s;
+    if (lr->nls == lr->capls) {
+        size_t cap = lr->capls ? lr->capls * 2 : 4;
+        lstate *v = realloc(lr->ls, cap * sizeof *v);
+        if (!v) {
+            mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        lr->ls = v;
+        lr->capls = cap;
+    }
+    s = &lr->ls[lr->nls++];
+    memset(s, 0, sizeof *s);
+    s->launch = launch;
+    s->evicted_at_start = mh_grp_evicted(lr->grp);
+    return s;
+}
+
+static void free_ls(mh_loc_run *lr, lstate *s) {
+    lr->bytes -= s->cap * sizeof(cnt_ent) + s->bcap * sizeof(blk_ent) + s->bcap * MH_LOC_COLS * sizeof(psl_acc);
+    free(s->t);
+    free(s->bt);
+    free(s->acc);
+    size_t i = (size_t)(s - lr->ls);
+    lr->ls[i] = lr->ls[--lr->nls];
+}
+
+static int cnt_grow(mh_loc_run *lr, lstate *s) {
+    size_t cap = s->cap ? s->cap * 2 : 4096;
+    cnt_ent *t = calloc(cap, sizeof *t);
+    if (!t) return MH_ERR_NOMEM;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->t[i].key) continue;
+        size_t j = mix64(s->t[i].key) & (cap - 1);
+        while (t[j].key) j = (j + 1) & (cap - 1);
+        t[j] = s->t[i];
+    }
+    free(s->t);
+    lr->bytes += (cap - s->cap) * sizeof *t;
+    s->t = t;
+    s->cap = cap;
+    return MH_OK;
+}
+
+static int cnt_add(mh_loc_run *lr, lstate *s, uint64_t key) {
+    if ((s->n + 1) * 4 > s->cap * 3 && cnt_grow(lr, s) != MH_OK) return MH_ERR_NOMEM;
+    size_t j = mix64(key) & (s->cap - 1);
+    while (s->t[j].key && s->t[j].key != key) j = (j + 1) & (s->cap - 1);
+    if (!s->t[j].key) {
+        s->t[j].key = key;
+        s->n++;
+    }
+    s->t[j].n++;
+    return MH_OK;
+}
+
+/* Accumulator row (MH_LOC_COLS entries) of a block; NULL when out of memory. */
+static psl_acc *blk_acc(mh_loc_run *lr, lstate *s, uint32_t block) {
+    if ((s->bn + 1) * 2 > s->bcap) {
+        size_t cap = s->bcap ? s->bcap * 2 : 64;
+        blk_ent *bt = calloc(cap, sizeof *bt);
+        psl_acc *acc = realloc(s->acc, cap * MH_LOC_COLS * sizeof *acc);
+        if (!bt || !acc) {
+            free(bt);
+            if (acc) s->acc = acc;
+            return NULL;
+        }
+        for (size_t i = 0; i < s->bcap; i++) {
+            if (!s->bt[i].idx) continue;
+            size_t j = mix64(s->bt[i].block) & (cap - 1);
+            while (bt[j].idx) j = (j + 1) & (cap - 1);
+            bt[j] = s->bt[i];
+        }
+        lr->bytes += (cap - s->bcap) * (sizeof *bt + MH_LOC_COLS * sizeof *acc);
+        free(s->bt);
+        s->bt = bt;
+        s->acc = acc;
+        s->bcap = cap;
+    }
+    size_t j = mix64(block) & (s->bcap - 1);
+    while (s->bt[j].idx && s->bt[j].block != block) j = (j + 1) & (s->bcap - 1);
+    if (!s->bt[j].idx) {
+        s->bt[j].block = block;
+        s->bt[j].idx = (uint32_t)++s->bn;
+        memset(&s->acc[(s->bn - 1) * MH_LOC_COLS], 0, MH_LOC_COLS * sizeof(psl_acc));
+    }
+    return &s->acc[(size_t)(s->bt[j].idx - 1) * MH_LOC_COLS];
+}
+
+double mh_loc_entropy(const uint64_t *keys, const uint64_t *counts, size_t n, unsigned drop) {
+    /* H = log2(N) - (1/N) * sum c log2 c over runs of equal (key >> drop). */
+    double total = 0, acc = 0;
+    size_t i = 0;
+    while (i < n) {
+        uint64_t k = keys[i] >> drop;
+        double c = 0;
+        while (i < n && keys[i] >> drop == k) {
+            c += counts ? (double)counts[i] : 1.0;
+            i++;
+        }
+        if (c > 1) acc += c * log2(c);
+        total += c;
+    }
+    if (total <= 0) return 0;
+    double h = log2(total) - acc / total;
+    return h < 0 ? 0 : h;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A complete logical time step of one block: add its entropies. */
+static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+    mh_loc_run *lr = ctx;
+    lstate *s = find_ls(lr, k->launch);
+    if (!s || n == 0) return MH_OK;
+    psl_acc *row = blk_acc(lr, s, k->block);
+    if (!row) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t small[256];
+    uint64_t *keys = n <= 256 ? small : malloc(n * sizeof *keys);
+    if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) keys[i] = v[i].canon;
+    qsort(keys, n, sizeof *keys, cmp_u64);
+    size_t a = 0;
+    while (a < n) { /* per space: keys of one space are contiguous */
+        unsigned sp = MH_CANON_SPACE(keys[a]);
+        size_t b = a;
+        while (b < n && MH_CANON_SPACE(keys[b]) == sp) b++;
+        psl_acc *p = &row[sp];
+        if (b - a > 1)
+            for (unsigned d = 0; d < MH_LOC_NBITS; d++) p->sum[d] += mh_loc_entropy(keys + a, NULL, b - a, d);
+        p->steps++;
+        a = b;
+    }
+    psl_acc *t = &row[MH_LOC_TOTAL];
+    if (n > 1)
+        for (unsigned d = 0; d < MH_LOC_NBITS; d++) t->sum[d] += mh_loc_entropy(keys, NULL, n, d);
+    t->steps++;
+    if (keys != small) free(keys);
+    return MH_OK;
+}
+
+int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh_err *err) {
+    mh_loc_run *lr = calloc(1, sizeof *lr);
+    if (!lr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    lr->model = m;
+    if (o) lr->o = *o;
+    if (!lr->o.group_budget) lr->o.group_budget = (size_t)256 << 20;
+    mh_canon_init(&lr->canon, m);
+    int rc = mh_grp_new(&lr->grp, lr->o.group_budget, step_done, lr, err);
+    if (rc) {
+        free(lr);
+        return rc;
+    }
+    *out = lr;
+    return MH_OK;
+}
+
+static int cmp_cnt_key(const void *a, const void *b) {
+    uint64_t x = ((const cnt_ent *)a)->key, y = ((const cnt_ent *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64_desc(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+/* Footprint, 90% footprint and entropies of keys[a,b) with counts. */
+static int fill_static(mh_loc_metrics *m, const uint64_t *keys, const uint64_t *cnt, size_t n, uint64_t *scratch) {
+    m->footprint = n;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += cnt[i];
+    m->accesses = total;
+    memcpy(scratch, cnt, n * sizeof *cnt);
+    qsort(scratch, n, sizeof *scratch, cmp_u64_desc);
+    uint64_t run = 0, k = 0;
+    while (k < n && run * 10 < total * 9) run += scratch[k++];
+    m->footprint90 = k;
+    for (unsigned d = 0; d < MH_LOC_NBITS; d++) m->entropy[d] = mh_loc_entropy(keys, cnt, n, d);
+    return MH_OK;
+}
+
+static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
+    int rc = mh_grp_flush_launch(lr->grp, s->launch, err);
+    if (rc) return rc;
+    mh_loc_result r;
+    memset(&r, 0, sizeof r);
+    r.model = lr->model;
+    r.launch = mh_model_launch_get(lr->model, s->launch);
+    r.unattributed = s->unattributed;
+    r.psl_evicted = mh_grp_evicted(lr->grp) - s->evicted_at_start;
+    /* Compact the map into sorted key/count arrays. */
+    size_t n = s->n;
+    cnt_ent *e = s->t;
+    size_t k = 0;
+    for (size_t i = 0; i < s->cap; i++)
+        if (e && e[i].key) e[k++] = e[i];
+    assert(k == n);
+    if (n) qsort(e, n, sizeof *e, cmp_cnt_key);
+    uint64_t *keys = malloc((n ? n : 1) * 3 * sizeof *keys);
+    if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t *cnt = keys + (n ? n : 1), *scratch = cnt + (n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = e[i].key;
+        cnt[i] = e[i].n;
+    }
+    size_t a = 0;
+    while (a < n) {
+        unsigned sp = MH_CANON_SPACE(keys[a]);
+        size_t b = a;
+        while (b < n && MH_CANON_SPACE(keys[b]) == sp) b++;
+        fill_static(&r.m[sp], keys + a, cnt + a, b - a, scratch);
+        a = b;
+    }
+    fill_static(&r.m[MH_LOC_TOTAL], keys, cnt, n, scratch);
+    free(keys);
+    /* Parallel spatial locality: mean over steps per block, then over blocks. */
+    for (int c = 0; c < MH_LOC_COLS; c++) {
+        double sum[MH_LOC_NBITS] = {0};
+        uint32_t blocks = 0;
+        uint64_t steps = 0;
+        for (size_t bi = 0; bi < s->bn; bi++) {
+            const psl_acc *p = &s->acc[bi * MH_LOC_COLS + c];
+            if (!p->steps) continue;
+            blocks++;
+            steps += p->steps;
+            for (int d = 0; d < MH_LOC_NBITS; d++) sum[d] += p->sum[d] / (double)p->steps;
+        }
+        r.m[c].psl_blocks = blocks;
+        r.m[c].psl_steps = steps;
+        for (int d = 0; d < MH_LOC_NBITS; d++) r.m[c].psl[d] = blocks ? sum[d] / blocks : 0;
+    }
+    uint64_t all = r.m[MH_LOC_TOTAL].accesses;
+    r.rel_local = all ? (double)r.m[MH_SPACE_SHARED].accesses / (double)all : 0;
+    rc = MH_OK;
+    if (lr->o.emit && all) rc = lr->o.emit(lr->o.ctx, &r, err);
+    free_ls(lr, s);
+    return rc;
+}
+
+int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
+    switch (rec->type) {
+    case MH_REC_ALLOC:
+    case MH_REC_FREE:
+    case MH_REC_LAUNCH:
+        mh_canon_reset(&lr->canon);
+        return MH_OK;
+    case MH_REC_KERNEL_END: {
+        lstate *s = find_ls(lr, rec->u.kernel_end.launch);
+        return s ? end_launch(lr, s, err) : MH_OK;
+    }
+    case MH_REC_ACCESSES:
+        break;
+    default:
+        return MH_OK;
+    }
+    const mh_access *v = rec->u.accesses.v;
+    size_t n = rec->u.accesses.n;
+    lstate *s = NULL;
+    const mh_model_launch *ml = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const mh_access *a = &v[i];
+        if (!s || s->launch != a->launch) {
+            s = get_ls(lr, a->launch, err);
+            if (!s) return MH_ERR_NOMEM;
+            ml = mh_model_launch_get(lr->model, a->launch);
+        }
+        uint64_t key = mh_canon_key(&lr->canon, ml, a);
+        if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
+        if (cnt_add(lr, s, key) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+        mh_grp_key gk = {0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT, 0};
+        mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+        int rc = mh_grp_add(lr->grp, &gk, &ge, err);
+        if (rc) return rc;
+    }
+    note_bytes(lr);
+    return MH_OK;
+}
+
+int mh_loc_run_finish(mh_loc_run *lr, mh_err *err) {
+    while (lr->nls) {
+        int rc = end_launch(lr, &lr->ls[0], err);
+        if (rc) return rc;
+    }
+    return MH_OK;
+}
+
+void mh_loc_run_free(mh_loc_run *lr) {
+    if (!lr) return;
+    while (lr->nls) free_ls(lr, &lr->ls[0]);
+    free(lr->ls);
+    mh_grp_free(lr->grp);
+    free(lr);
+}
+
+size_t mh_loc_run_peak_bytes(const mh_loc_run *lr) { return lr->peak; }

@@ -1,0 +1,189 @@
+/* model.c -- launches and data objects of a run, built from trace records
+ * (include/memheat/model.h). Owns copies of every string it keeps. */
+#include "memheat/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_str(const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    char *d = malloc(n + 1);
+    if (d) {
+        if (n) memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 1;
+    size_t n = *cap ? *cap * 2 : 16;
+    while (n < need) n *= 2;
+    void *p = realloc(*buf, n * elem);
+    if (!p) return 0;
+    *buf = p;
+    *cap = n;
+    return 1;
+}
+
+int mh_model_init(mh_model *m, const mh_trace_header *h, mh_err *err) {
+    memset(m, 0, sizeof *m);
+    m->hdr = *h;
+    m->hdr.producer = dup_str(h->producer);
+    m->hdr.command = dup_str(h->command);
+    m->hdr.note = dup_str(h->note);
+    m->hdr.device.name = dup_str(h->device.name);
+    if (!m->hdr.producer || !m->hdr.command || !m->hdr.note || !m->hdr.device.name) {
+        mh_model_free(m);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    return MH_OK;
+}
+
+void mh_model_free(mh_model *m) {
+    for (size_t i = 0; i < m->nlaunches; i++) {
+        free((char *)m->launches[i].l.name);
+        free((char *)m->launches[i].l.display_name);
+        free((uint32_t *)m->launches[i].l.sampled);
+    }
+    for (size_t i = 0; i < m->nobjs; i++) free((char *)m->objs[i].a.label);
+    for (size_t i = 0; i < m->npcs; i++) {
+        free((char *)m->pcs[i].function);
+        free((char *)m->pcs[i].file);
+    }
+    free(m->launches);
+    free(m->objs);
+    free(m->pcs);
+    free((char *)m->hdr.producer);
+    free((char *)m->hdr.command);
+    free((char *)m->hdr.note);
+    free((char *)m->hdr.device.name);
+    memset(m, 0, sizeof *m);
+}
+
+static int add_launch(mh_model *m, const mh_launch *l, mh_err *err) {
+    if (mh_model_launch_get(m, l->id))
+        return mh_err_set(err, MH_ERR_FORMAT, "launch id %u appears twice in the trace", l->id);
+    if (!grow((void **)&m->launches, &m->caplaunches, m->nlaunches + 1, sizeof *m->launches))
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    mh_model_launch *ml = &m->launches[m->nlaunches];
+    memset(ml, 0, sizeof *ml);
+    ml->l = *l;
+    ml->l.name = dup_str(l->name);
+    ml->l.display_name = dup_str(l->display_name);
+    uint32_t ns = l->n_sampled == MH_TRACE_ALL_BLOCKS ? 0 : l->n_sampled;
+    uint32_t *ids = malloc(sizeof(uint32_t) * (ns ? ns : 1));
+    if (!ml->l.name || !ml->l.display_name || !ids) {
+        free((char *)ml->l.name);
+        free((char *)ml->l.display_name);
+        free(ids);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    if (ns) memcpy(ids, l->sampled, sizeof(uint32_t) * ns);
+    ml->l.sampled = ids;
+    uint32_t ws = m->hdr.device.warp_size ? m->hdr.device.warp_size : 32;
+    uint64_t tpb = (uint64_t)l->block.x * l->block.y * l->block.z;
+    uint64_t nb = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
+    ml->threads_per_block = (uint32_t)tpb;
+    ml->warps_per_block = (uint32_t)((tpb + ws - 1) / ws);
+    ml->n_blocks = nb > UINT32_MAX ? UINT32_MAX : (uint32_t)nb;
+    ml->n_sampled = l->n_sampled == MH_TRACE_ALL_BLOCKS ? ml->n_blocks : ns;
+    m->nlaunches++;
+    return MH_OK;
+}
+
+int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
+    switch (rec->type) {
+    case MH_REC_LAUNCH:
+        return add_launch(m, &rec->u.launch, err);
+    case MH_REC_ALLOC: {
+        if (!grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs))
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        mh_model_obj *o = &m->objs[m->nobjs];
+        o->a = rec->u.alloc;
+        o->a.label = dup_str(rec->u.alloc.label);
+        o->live = 1;
+        if (!o->a.label) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        m->nobjs++;
+        return MH_OK;
+    }
+    case MH_REC_FREE:
+        for (size_t i = m->nobjs; i-- > 0;) {
+            mh_model_obj *o = &m->objs[i];
+            if (o->live && o->a.base == rec->u.free.base && o->a.space == rec->u.free.space) {
+                o->live = 0;
+                break;
+            }
+        }
+        return MH_OK;
+    case MH_REC_KERNEL_END: {
+        mh_model_launch *ml = (mh_model_launch *)mh_model_launch_get(m, rec->u.kernel_end.launch);
+        if (ml) {
+            ml->ended = 1;
+            ml->end = rec->u.kernel_end;
+        }
+        m->dropped_total += rec->u.kernel_end.dropped;
+        return MH_OK;
+    }
+    case MH_REC_DROPPED:
+        m->dropped_total += rec->u.dropped.count;
+        return MH_OK;
+    case MH_REC_PCINFO: {
+        if (!grow((void **)&m->pcs, &m->cappcs, m->npcs + 1, sizeof *m->pcs))
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        mh_pcinfo *p = &m->pcs[m->npcs];
+        *p = rec->u.pcinfo;
+        p->function = dup_str(rec->u.pcinfo.function);
+        p->file = dup_str(rec->u.pcinfo.file);
+        if (!p->function || !p->file) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        m->npcs++;
+        return MH_OK;
+    }
+    default:
+        return MH_OK;
+    }
+}
+
+const mh_model_launch *mh_model_launch_get(const mh_model *m, uint32_t id) {
+    /* Collectors number launches 0,1,2,... in order: try the direct slot first. */
+    if (id < m->nlaunches && m->launches[id].l.id == id) return &m->launches[id];
+    for (size_t i = m->nlaunches; i-- > 0;)
+        if (m->launches[i].l.id == id) return &m->launches[i];
+    return NULL;
+}
+
+int64_t mh_model_block_index(const mh_model_launch *ml, uint32_t b) {
+    if (ml->l.n_sampled == MH_TRACE_ALL_BLOCKS) return b < ml->n_blocks ? (int64_t)b : -1;
+    const uint32_t *s = ml->l.sampled;
+    uint32_t n = ml->l.n_sampled;
+    /* Sampled lists are short and usually consecutive. */
+    if (n && b >= s[0] && b - s[0] < n && s[b - s[0]] == b) return (int64_t)(b - s[0]);
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i] == b) return i;
+    return -1;
+}
+
+int64_t mh_model_warp_of(const mh_model *m, const mh_model_launch *ml, const mh_access *a) {
+    int64_t bi = mh_model_block_index(ml, a->block);
+    if (bi < 0) return -1;
+    uint32_t ws = m->hdr.device.warp_size ? m->hdr.device.warp_size : 32;
+    return bi * (int64_t)ml->warps_per_block + a->thread / ws;
+}
+
+int64_t mh_model_find_obj(const mh_model *m, unsigned space, uint32_t launch, uint64_t addr) {
+    int64_t dead = -1;
+    for (size_t i = m->nobjs; i-- > 0;) {
+        const mh_model_obj *o = &m->objs[i];
+        if (o->a.space != space || addr < o->a.base || addr - o->a.base >= o->a.size) continue;
+        if (o->a.launch != MH_TRACE_NO_LAUNCH && o->a.launch != launch) continue;
+        if (o->live) return (int64_t)i;
+        if (dead < 0) dead = (int64_t)i;
+    }
+    return dead;
+}
+
+const mh_pcinfo *mh_model_pcinfo(const mh_model *m, uint64_t pc) {
+    for (size_t i = 0; i < m->npcs; i++)
+        if (m->pcs[i].pc == pc) return &m->pcs[i];
+    return NULL;
+}

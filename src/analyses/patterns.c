@@ -1,0 +1,886 @@
+/* patterns.c -- classifies every data object of a launch into the CUTHERMO
+ * patterns (memheat/patterns.h) and explains each finding.
+ *
+ * Three inputs per launch, all bounded by distinct sectors / words / pcs:
+ *  - heat summaries: per object, counts of hot, false-sharing and fully used
+ *    sectors, taken from the heat map rows when the heat run emits them;
+ *  - request statistics per (space, object, pc): the lanes of one warp at one
+ *    pc and logical time step are buffered by a groupbuf, then reduced to
+ *    sectors touched, sectors needed, dominant lane stride;
+ *  - shared-memory word owners per (block, word): one thread, one warp, or
+ *    several warps; and bank-conflict degrees per pc (banks.c).
+ * When the launch ends the three are combined by classify_launch(). */
+#include "memheat/patterns.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/canon.h"
+#include "analyses/groupbuf.h"
+
+/* ---- per-launch state ---- */
+
+typedef struct pcstat {
+    unsigned space;
+    int64_t obj;
+    uint64_t pc;
+    uint64_t requests, lanes, sectors, ideal;
+    uint64_t broadcast, contig, strided, irregular, misaligned;
+    uint64_t contig_small; /* contiguous requests covering less than a sector */
+    uint64_t excess_strided, excess_mis, excess_irreg;
+    int64_t stride_cand; /* Misra-Gries majority candidate over strided requests */
+    uint64_t stride_cnt;
+    uint32_t elem_size;
+    uint32_t ex_block, ex_warp, ex_seq;
+    uint64_t ex_off;
+} pcstat;
+
+typedef struct hsum {
+    unsigned space;
+    int64_t obj;
+    uint64_t rows, touched_words;
+    uint64_t hot, hot_random, fs, full;
+    double hot_cost, fs_cost;
+    uint32_t max_word, max_sector;
+    int has_hot, has_fs;
+    mh_heat_row ex_hot, ex_fs;
+    uint64_t obj_start;
+} hsum;
+
+typedef struct owner {
+    uint64_t word;  /* canonical key of the 4-byte word; 0 = empty */
+    uint32_t block;
+    uint16_t thread;
+    uint8_t state;  /* 1 one thread, 2 several threads of one warp, 3 several warps */
+    uint8_t pad;
+} owner;
+
+typedef struct sobj {
+    int64_t obj;
+    uint64_t accesses;
+    uint64_t cells, priv, warp, cross;
+} sobj;
+
+typedef struct pstate {
+    uint32_t launch;
+    pcstat *pcs;
+    size_t npcs, cappcs;
+    uint32_t *pch; /* open addressing: pcs index + 1 */
+    size_t pchcap;
+    hsum *hs;
+    size_t nhs, caphs;
+    owner *ow;
+    size_t nown, capown;
+    sobj *so;
+    size_t nso, capso;
+} pstate;
+
+struct mh_pat_run {
+    const mh_model *model;
+    mh_pat_opts o;
+    mh_canon canon;
+    mh_grp *grp;
+    pstate *ps;
+    size_t nps, capps;
+    mh_pat_finding *f;
+    size_t nf, capf;
+    mh_bank_table banks;
+    size_t bytes, peak;
+};
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= UINT64_C(0xFF51AFD7ED558CCD);
+    x ^= x >> 33;
+    x *= UINT64_C(0xC4CEB9FE1A85EC53);
+    x ^= x >> 33;
+    return x;
+}
+
+static void note(mh_pat_run *pr) {
+    size_t b = pr->bytes + mh_grp_bytes(pr->grp);
+    if (b > pr->peak) pr->peak = b;
+}
+
+static uint32_t warp_size(const mh_pat_run *pr) {
+    uint32_t ws = pr->model->hdr.device.warp_size;
+    return ws ? ws : 32;
+}
+
+static uint32_t sector_size(const mh_pat_run *pr) {
+    uint32_t s = pr->model->hdr.device.sector_size;
+    return s ? s : 32;
+}
+
+static pstate *find_ps(mh_pat_run *pr, uint32_t launch) {
+    for (size_t i = 0; i < pr->nps; i++)
+        if (pr->ps[i].launch == launch) return &pr->ps[i];
+    return NULL;
+}
+
+static pstate *get_ps(mh_pat_run *pr, uint32_t launch) {
+    pstate *s = find_ps(pr, launch);
+    if (s) return s;
+    if (pr->nps == pr->capps) {
+        size_t cap = pr->capps ? pr->capps * 2 : 4;
+        pstate *v = realloc(pr->ps, cap * sizeof *v);
+        if (!v) return NULL;
+        pr->ps = v;
+        pr->capps = cap;
+    }
+    s = &pr->ps[pr->nps++];
+    memset(s, 0, sizeof *s);
+    s->launch = launch;
+    return s;
+}
+
+static void free_ps(mh_pat_run *pr, pstate *s) {
+    pr->bytes -= s->cappcs * sizeof *s->pcs + s->pchcap * sizeof *s->pch + s->caphs * sizeof *s->hs +
+                 s->capown * sizeof *s->ow + s->capso * sizeof *s->so;
+    free(s->pcs);
+    free(s->pch);
+    free(s->hs);
+    free(s->ow);
+    free(s->so);
+    size_t i = (size_t)(s - pr->ps);
+    pr->ps[i] = pr->ps[--pr->nps];
+}
+
+static size_t pc_slot(unsigned space, int64_t obj, uint64_t pc, size_t cap) {
+    return (size_t)mix64(pc ^ ((uint64_t)obj << 8) ^ space) & (cap - 1);
+}
+
+static pcstat *get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, uint64_t pc) {
+    if ((s->npcs + 1) * 2 > s->pchcap) {
+        size_t cap = s->pchcap ? s->pchcap * 2 : 64;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h) return NULL;
+        for (size_t i = 0; i < s->npcs; i++) {
+            size_t j = pc_slot(s->pcs[i].space, s->pcs[i].obj, s->pcs[i].pc, cap);
+            while (h[j]) j = (j + 1) & (cap - 1);
+            h[j] = (uint32_t)i + 1;
+        }
+        pr->bytes += (cap - s->pchcap) * sizeof *h;
+        free(s->pch);
+        s->pch = h;
+        s->pchcap = cap;
+    }
+    size_t j = pc_slot(space, obj, pc, s->pchcap);
+    while (s->pch[j]) {
+        pcstat *p = &s->pcs[s->pch[j] - 1];
+        if (p->space == space && p->obj == obj && p->pc == pc) return p;
+        j = (j + 1) & (s->pchcap - 1);
+    }
+    if (s->npcs == s->cappcs) {
+        size_t cap = s->cappcs ? s->cappcs * 2 : 16;
+        pcstat *v = realloc(s->pcs, cap * sizeof *v);
+        if (!v) return NULL;
+        pr->bytes += (cap - s->cappcs) * sizeof *v;
+        s->pcs = v;
+        s->cappcs = cap;
+    }
+    pcstat *p = &s->pcs[s->npcs++];
+    memset(p, 0, sizeof *p);
+    p->space = space;
+    p->obj = obj;
+    p->pc = pc;
+    s->pch[j] = (uint32_t)s->npcs;
+    return p;
+}
+
+static sobj *get_sobj(mh_pat_run *pr, pstate *s, int64_t obj) {
+    for (size_t i = 0; i < s->nso; i++)
+        if (s->so[i].obj == obj) return &s->so[i];
+    if (s->nso == s->capso) {
+        size_t cap = s->capso ? s->capso * 2 : 8;
+        sobj *v = realloc(s->so, cap * sizeof *v);
+        if (!v) return NULL;
+        pr->bytes += (cap - s->capso) * sizeof *v;
+        s->so = v;
+        s->capso = cap;
+    }
+    sobj *o = &s->so[s->nso++];
+    memset(o, 0, sizeof *o);
+    o->obj = obj;
+    return o;
+}
+
+static hsum *get_hsum(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj) {
+    for (size_t i = 0; i < s->nhs; i++)
+        if (s->hs[i].space == space && s->hs[i].obj == obj) return &s->hs[i];
+    if (s->nhs == s->caphs) {
+        size_t cap = s->caphs ? s->caphs * 2 : 8;
+        hsum *v = realloc(s->hs, cap * sizeof *v);
+        if (!v) return NULL;
+        pr->bytes += (cap - s->caphs) * sizeof *v;
+        s->hs = v;
+        s->caphs = cap;
+    }
+    hsum *h = &s->hs[s->nhs++];
+    memset(h, 0, sizeof *h);
+    h->space = space;
+    h->obj = obj;
+    return h;
+}
+
+/* ---- shared-memory word owners ---- */
+
+static int owner_grow(mh_pat_run *pr, pstate *s) {
+    size_t cap = s->capown ? s->capown * 2 : 1024;
+    owner *t = calloc(cap, sizeof *t);
+    if (!t) return MH_ERR_NOMEM;
+    for (size_t i = 0; i < s->capown; i++) {
+        if (!s->ow[i].word) continue;
+        size_t j = mix64(s->ow[i].word ^ ((uint64_t)s->ow[i].block << 20)) & (cap - 1);
+        while (t[j].word) j = (j + 1) & (cap - 1);
+        t[j] = s->ow[i];
+    }
+    pr->bytes += (cap - s->capown) * sizeof *t;
+    free(s->ow);
+    s->ow = t;
+    s->capown = cap;
+    return MH_OK;
+}
+
+static int owner_add(mh_pat_run *pr, pstate *s, uint64_t word, uint32_t block, uint16_t thread, uint32_t ws) {
+    if ((s->nown + 1) * 4 > s->capown * 3 && owner_grow(pr, s) != MH_OK) return MH_ERR_NOMEM;
+    size_t j = mix64(word ^ ((uint64_t)block << 20)) & (s->capown - 1);
+    while (s->ow[j].word && !(s->ow[j].word == word && s->ow[j].block == block)) j = (j + 1) & (s->capown - 1);
+    owner *o = &s->ow[j];
+    if (!o->word) {
+        o->word = word;
+        o->block = block;
+        o->thread = thread;
+        o->state = 1;
+        s->nown++;
+    } else if (o->state < 3 && o->thread != thread) {
+        o->state = (o->thread / ws == thread / ws) ? 2 : 3;
+    }
+    return MH_OK;
+}
+
+/* ---- warp-level requests ---- */
+
+static int cmp_slot_thread(const void *a, const void *b) {
+    const mh_grp_entry *x = a, *y = b;
+    uint64_t sx = MH_CANON_SLOT(x->canon), sy = MH_CANON_SLOT(y->canon);
+    if (sx != sy) return sx < sy ? -1 : 1;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct ivl {
+    uint64_t lo, hi;
+} ivl;
+
+static int cmp_ivl(const void *a, const void *b) {
+    uint64_t x = ((const ivl *)a)->lo, y = ((const ivl *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+/* One warp-level request to one object in global memory (entries sorted by thread). */
+static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const mh_grp_entry *v, size_t n) {
+    enum { MAXL = 64 };
+    if (n > MAXL) n = MAXL; /* warps wider than 64 lanes: first 64 */
+    uint32_t ws = warp_size(pr), ss = sector_size(pr);
+    int64_t obj = MH_CANON_OBJ(v[0].canon);
+    pcstat *p = get_pc(pr, s, k->space, obj, k->pc);
+    if (!p) return MH_ERR_NOMEM;
+    /* sectors touched (by raw address) and bytes needed (by object offset) */
+    uint64_t sec[MAXL * 4];
+    size_t nsec = 0;
+    ivl iv[MAXL];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sz = v[i].size ? v[i].size : 1;
+        uint64_t lo = v[i].raw_lo, hi = lo + sz - 1;
+        for (uint64_t t = lo / ss; t <= hi / ss && nsec < MAXL * 4; t++) sec[nsec++] = t;
+        iv[i].lo = MH_CANON_OFF(v[i].canon);
+        iv[i].hi = iv[i].lo + sz;
+    }
+    qsort(sec, nsec, sizeof *sec, cmp_u64);
+    uint64_t sectors = 0;
+    for (size_t i = 0; i < nsec; i++)
+        if (!i || sec[i] != sec[i - 1]) sectors++;
+    qsort(iv, n, sizeof *iv, cmp_ivl);
+    uint64_t bytes = 0, cur_lo = iv[0].lo, cur_hi = iv[0].hi;
+    for (size_t i = 1; i < n; i++) {
+        if (iv[i].lo <= cur_hi) {
+            if (iv[i].hi > cur_hi) cur_hi = iv[i].hi;
+        } else {
+            bytes += cur_hi - cur_lo;
+            cur_lo = iv[i].lo;
+            cur_hi = iv[i].hi;
+        }
+    }
+    bytes += cur_hi - cur_lo;
+    uint64_t ideal = (bytes + ss - 1) / ss;
+    if (ideal > sectors) ideal = sectors;
+    uint64_t excess = sectors - ideal;
+    /* dominant lane-to-lane stride */
+    int64_t d[MAXL];
+    size_t nd = 0;
+    for (size_t i = 1; i < n; i++) {
+        int64_t dl = (int64_t)(v[i].thread % ws) - (int64_t)(v[i - 1].thread % ws);
+        int64_t doff = (int64_t)MH_CANON_OFF(v[i].canon) - (int64_t)MH_CANON_OFF(v[i - 1].canon);
+        if (dl <= 0) continue;
+        d[nd++] = (doff % dl == 0) ? doff / dl : INT64_MIN;
+    }
+    int64_t mode = INT64_MIN;
+    size_t modec = 0;
+    if (nd) {
+        qsort(d, nd, sizeof *d, cmp_i64);
+        for (size_t i = 0; i < nd;) {
+            size_t j = i;
+            while (j < nd && d[j] == d[i]) j++;
+            if (j - i > modec && d[i] != INT64_MIN) {
+                modec = j - i;
+                mode = d[i];
+            }
+            i = j;
+        }
+    }
+    uint32_t esz = v[0].size ? v[0].size : 1;
+    p->requests++;
+    p->lanes += n;
+    p->sectors += sectors;
+    p->ideal += ideal;
+    if (!p->elem_size) p->elem_size = esz;
+    if (n >= 2) {
+        int regular = mode != INT64_MIN && modec * 2 >= nd;
+        if (regular && mode == 0) {
+            p->broadcast++;
+        } else if (regular && (uint64_t)llabs(mode) == esz) {
+            p->contig++;
+            if (bytes < ss) p->contig_small++;
+            if (excess) {
+                p->misaligned++;
+                p->excess_mis += excess;
+            }
+        } else if (regular && (uint64_t)llabs(mode) > esz) {
+            p->strided++;
+            p->excess_strided += excess;
+            if (p->stride_cnt == 0) {
+                p->stride_cand = mode;
+                p->stride_cnt = 1;
+            } else if (p->stride_cand == mode) {
+                p->stride_cnt++;
+            } else {
+                p->stride_cnt--;
+            }
+        } else {
+            p->irregular++;
+            p->excess_irreg += excess;
+        }
+    }
+    if (p->requests == 1 || excess) {
+        p->ex_block = k->block;
+        p->ex_warp = k->warp;
+        p->ex_seq = k->seq;
+        p->ex_off = MH_CANON_OFF(v[0].canon);
+    }
+    return MH_OK;
+}
+
+static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+    mh_pat_run *pr = ctx;
+    pstate *s = find_ps(pr, k->launch);
+    if (!s || !n) return MH_OK;
+    if (k->space == MH_SPACE_SHARED) {
+        enum { MAXL = 64 };
+        uint64_t a[MAXL];
+        uint32_t sz[MAXL];
+        size_t m = n < MAXL ? n : MAXL;
+        for (size_t i = 0; i < m; i++) {
+            a[i] = v[i].raw_lo;
+            sz[i] = v[i].size;
+        }
+        unsigned deg = mh_bank_degree(a, sz, m);
+        return mh_bank_add(&pr->banks, k->launch, k->pc, MH_CANON_OBJ(v[0].canon), deg, k->block, k->warp, k->seq,
+                           err);
+    }
+    if (k->space != MH_SPACE_GLOBAL) return MH_OK;
+    qsort(v, n, sizeof *v, cmp_slot_thread);
+    size_t a = 0;
+    while (a < n) {
+        size_t b = a;
+        while (b < n && MH_CANON_SLOT(v[b].canon) == MH_CANON_SLOT(v[a].canon)) b++;
+        if (global_request(pr, s, k, v + a, b - a) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        a = b;
+    }
+    return MH_OK;
+}
+
+/* ---- heat summaries ---- */
+
+/* Hot threshold: a word is hot when at least this many distinct warps of the
+ * sample touched it: half the sampled warps, at least 2, at most 32. */
+static uint32_t hot_threshold(const mh_model_launch *ml) {
+    uint64_t nw = ml ? (uint64_t)ml->n_sampled * ml->warps_per_block : 0;
+    uint64_t t = nw / 2;
+    if (t < 2) t = 2;
+    if (t > 32) t = 32;
+    return (uint32_t)t;
+}
+
+int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
+    if (r->space != MH_SPACE_GLOBAL || !r->launch) return MH_OK;
+    pstate *s = get_ps(pr, r->launch->l.id);
+    if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint32_t T = hot_threshold(r->launch);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const mh_heat_row *row = &r->rows[i];
+        int64_t obj = -1;
+        uint64_t start = 0;
+        if (row->region >= 0 && (size_t)row->region < r->nregions) {
+            obj = r->regions[row->region].obj;
+            start = r->regions[row->region].start;
+        }
+        hsum *h = get_hsum(pr, s, r->space, obj);
+        if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        h->obj_start = start;
+        uint32_t wmax = 0, wmin = UINT32_MAX, touched = 0;
+        for (int w = 0; w < MH_HEAT_WORDS; w++) {
+            uint32_t t = row->word[w];
+            if (!t) continue;
+            touched++;
+            if (t > wmax) wmax = t;
+            if (t < wmin) wmin = t;
+        }
+        uint32_t ts = row->sector;
+        h->rows++;
+        h->touched_words += touched;
+        if (wmax > h->max_word) h->max_word = wmax;
+        if (ts > h->max_sector) h->max_sector = ts;
+        if (touched == MH_HEAT_WORDS && ts == wmax) h->full++;
+        if (wmax >= T) {
+            h->hot++;
+            int uniform = touched == MH_HEAT_WORDS && wmin * 2 >= wmax && ts <= 2 * wmax;
+            if (!uniform) h->hot_random++;
+            h->hot_cost += 0.25 * (double)(ts - 1);
+            if (!h->has_hot || ts > h->ex_hot.sector) {
+                h->ex_hot = *row;
+                h->has_hot = 1;
+            }
+        } else if (ts >= 2 && ts >= 2 * wmax && touched >= 2) {
+            h->fs++;
+            h->fs_cost += (double)(ts - wmax);
+            if (!h->has_fs || ts > h->ex_fs.sector) {
+                h->ex_fs = *row;
+                h->has_fs = 1;
+            }
+        }
+    }
+    note(pr);
+    return MH_OK;
+}
+
+/* ---- classification ---- */
+
+const char *mh_pat_kind_name(int kind) {
+    static const char *const names[MH_PAT_KIND_COUNT] = {
+        "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
+        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced"};
+    return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
+}
+
+int mh_pat_kind_parse(const char *name) {
+    for (int k = 0; k < MH_PAT_KIND_COUNT; k++)
+        if (!strcmp(name, mh_pat_kind_name(k))) return k;
+    return -1;
+}
+
+static mh_pat_finding *new_finding(mh_pat_run *pr, int kind, const mh_model_launch *ml, unsigned space, int64_t obj,
+                                   uint64_t pc) {
+    if (pr->nf == pr->capf) {
+        size_t cap = pr->capf ? pr->capf * 2 : 32;
+        mh_pat_finding *v = realloc(pr->f, cap * sizeof *v);
+        if (!v) return NULL;
+        pr->f = v;
+        pr->capf = cap;
+    }
+    mh_pat_finding *f = &pr->f[pr->nf++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->launch = ml ? ml->l.id : 0;
+    f->kernel = ml ? ml->l.display_name : "";
+    f->space = space;
+    f->obj = obj;
+    f->label = (obj >= 0 && (size_t)obj < pr->model->nobjs) ? pr->model->objs[obj].a.label : "";
+    if (!f->label) f->label = "";
+    f->pc = pc;
+    const mh_pcinfo *pi = pc ? mh_model_pcinfo(pr->model, pc) : NULL;
+    if (pi) {
+        f->file = pi->file;
+        f->line = pi->line;
+        f->function = pi->function;
+    }
+    return f;
+}
+
+static void set_pc_evidence(mh_pat_finding *f, const pcstat *p) {
+    if (!p) return;
+    f->requests = p->requests;
+    f->req_sectors = p->sectors;
+    f->ideal_sectors = p->ideal;
+    f->elem_size = p->elem_size;
+}
+
+static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_row *ex) {
+    if (!h) return;
+    f->sectors = h->rows;
+    f->max_word_temp = h->max_word;
+    f->max_sector_temp = h->max_sector;
+    if (ex) {
+        f->has_example = 1;
+        f->example = *ex;
+        f->example_off = ex->tag * 32 >= h->obj_start ? ex->tag * 32 - h->obj_start : 0;
+    }
+}
+
+static const char *obj_name(const mh_pat_finding *f) { return f->label && *f->label ? f->label : "this array"; }
+
+/* Top pc (by requests) of an object, NULL if none. */
+static const pcstat *top_pc(const pstate *s, unsigned space, int64_t obj) {
+    const pcstat *best = NULL;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space == space && p->obj == obj && (!best || p->requests > best->requests)) best = p;
+    }
+    return best;
+}
+
+static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml, int64_t obj, const hsum *h) {
+    const unsigned sp = MH_SPACE_GLOBAL;
+    size_t before = pr->nf;
+    uint64_t req = 0, irr = 0, multi = 0, contig_big = 0, sectors = 0, ideal = 0;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space != sp || p->obj != obj) continue;
+        req += p->requests;
+        irr += p->irregular;
+        multi += p->broadcast + p->contig + p->strided + p->irregular;
+        contig_big += p->contig - p->contig_small;
+        sectors += p->sectors;
+        ideal += p->ideal;
+    }
+    const pcstat *tp = top_pc(s, sp, obj);
+    /* False sharing: sectors fetched by several warps that each use few of
+     * its words. Warps issuing contiguous requests of a sector or more can
+     * only share a sector at their boundaries (misalignment), so they veto. */
+    int fs = h && h->fs && (h->fs * 10 >= h->rows) && !(multi && contig_big * 2 >= multi);
+    double util = h && h->rows ? (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS) : 0;
+    const pcstat *fs_stride = NULL;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space != sp || p->obj != obj) continue;
+        uint64_t pm = p->broadcast + p->contig + p->strided + p->irregular;
+        if (p->strided * 2 >= pm && p->strided && p->excess_strided * 10 >= p->sectors) {
+            if (fs && util >= 0.75) { /* the skipped words are used by other warps: false sharing */
+                if (!fs_stride || p->strided > fs_stride->strided) fs_stride = p;
+                continue;
+            }
+            mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, p->pc);
+            if (!f) return MH_ERR_NOMEM;
+            set_pc_evidence(f, p);
+            set_heat_evidence(f, h, NULL);
+            f->flagged = p->strided;
+            f->stride = p->stride_cand;
+            f->cost = (double)p->excess_strided;
+            long long el = p->elem_size ? (long long)(p->stride_cand / (int64_t)p->elem_size) : 0;
+            snprintf(f->summary, sizeof f->summary,
+                     "%llu of %llu warp requests have lanes %lld bytes (%lld elements) apart: %.2f sectors per "
+                     "request where %.2f would do",
+                     (unsigned long long)p->strided, (unsigned long long)p->requests, (long long)p->stride_cand, el,
+                     (double)p->sectors / (double)p->requests, (double)p->ideal / (double)p->requests);
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "swap the thread-to-index mapping so consecutive threads (threadIdx.x) walk the contiguous "
+                     "dimension of %s, or transpose it; if the strided elements are reused, stage the tile through "
+                     "shared memory with coalesced loads",
+                     obj_name(f));
+        }
+        if (p->misaligned && p->misaligned * 4 >= pm && p->excess_mis * 20 >= p->sectors) {
+            mh_pat_finding *f = new_finding(pr, MH_PAT_MISALIGNED, ml, sp, obj, p->pc);
+            if (!f) return MH_ERR_NOMEM;
+            set_pc_evidence(f, p);
+            set_heat_evidence(f, h, NULL);
+            f->flagged = p->misaligned;
+            f->cost = (double)p->excess_mis;
+            snprintf(f->summary, sizeof f->summary,
+                     "%llu of %llu contiguous warp requests straddle sector boundaries: %llu extra sectors; e.g. a "
+                     "request at offset %llu (%llu bytes past a sector)",
+                     (unsigned long long)p->misaligned, (unsigned long long)p->contig,
+                     (unsigned long long)p->excess_mis, (unsigned long long)p->ex_off,
+                     (unsigned long long)(p->ex_off % 32));
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "align each warp's first element of %s to a 32-byte sector: pad rows to a multiple of 32 bytes "
+                     "(cudaMallocPitch), shift the index or allocate with alignment; aligned data also allows vector "
+                     "loads (float2/float4)",
+                     obj_name(f));
+        }
+    }
+    if (h && h->hot && (h->hot * 10 >= h->rows || h->hot >= 4)) {
+        int random = h->hot_random * 2 > h->hot || (req && irr * 2 > req);
+        mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, tp);
+        set_heat_evidence(f, h, &h->ex_hot);
+        f->flagged = h->hot;
+        f->cost = h->hot_cost;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu of %llu sectors are read by >= %u warps (up to %u per word, %u per sector)%s",
+                 (unsigned long long)h->hot, (unsigned long long)h->rows, hot_threshold(ml), h->max_word,
+                 h->max_sector, random ? "; word temperatures vary (data-dependent sharing)" : "");
+        if (random)
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "data-dependent reads of %s are shared by varying numbers of warps: stage the hot part in "
+                     "shared memory, or reorder/sort the indices so a warp's reads fall into few sectors",
+                     obj_name(f));
+        else
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "the same sectors of %s are fetched by many warps: load them once per block into shared "
+                     "memory (or registers / constant memory when read-only and uniform) and reuse from there",
+                     obj_name(f));
+    }
+    if (fs) {
+        const pcstat *fp = fs_stride ? fs_stride : tp;
+        mh_pat_finding *f = new_finding(pr, MH_PAT_FALSE_SHARING, ml, sp, obj, fp ? fp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, fp);
+        set_heat_evidence(f, h, &h->ex_fs);
+        f->flagged = h->fs;
+        f->cost = h->fs_cost;
+        if (fs_stride) {
+            f->stride = fs_stride->stride_cand;
+            if (fs_stride->excess_strided > f->cost) f->cost = (double)fs_stride->excess_strided;
+        }
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu of %llu sectors are fetched by several warps that each use few of its words (sector "
+                 "temperature >= 2x the hottest word)%s",
+                 (unsigned long long)h->fs, (unsigned long long)h->rows,
+                 fs_stride ? "; within a warp, lanes are a fixed stride apart" : "");
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "swap the thread-to-index mapping so that one warp covers whole sectors of %s (threadIdx.x along "
+                 "the contiguous dimension); the words of a sector are then fetched by one request",
+                 obj_name(f));
+    }
+    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs) {
+        mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, tp);
+        set_heat_evidence(f, h, NULL);
+        f->requests = req;
+        f->req_sectors = sectors;
+        f->ideal_sectors = ideal;
+        f->cost = 0;
+        snprintf(f->summary, sizeof f->summary, "%.2f sectors per warp request, %.2f needed",
+                 (double)sectors / (double)req, (double)ideal / (double)req);
+        snprintf(f->suggestion, sizeof f->suggestion, "none: accesses to %s are well coalesced", obj_name(f));
+    }
+    return MH_OK;
+}
+
+static int classify_launch(mh_pat_run *pr, pstate *s) {
+    const mh_model_launch *ml = mh_model_launch_get(pr->model, s->launch);
+    /* global objects: union of heat summaries and pc statistics */
+    for (size_t i = 0; i < s->nhs; i++)
+        if (s->hs[i].space == MH_SPACE_GLOBAL && classify_global(pr, s, ml, s->hs[i].obj, &s->hs[i]) != MH_OK)
+            return MH_ERR_NOMEM;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space != MH_SPACE_GLOBAL) continue;
+        int seen = 0;
+        for (size_t j = 0; j < s->nhs && !seen; j++) seen = s->hs[j].space == MH_SPACE_GLOBAL && s->hs[j].obj == p->obj;
+        for (size_t j = 0; j < i && !seen; j++) seen = s->pcs[j].space == MH_SPACE_GLOBAL && s->pcs[j].obj == p->obj;
+        if (!seen && classify_global(pr, s, ml, p->obj, NULL) != MH_OK) return MH_ERR_NOMEM;
+    }
+    /* shared objects: word owners */
+    for (size_t i = 0; i < s->capown; i++) {
+        const owner *o = &s->ow[i];
+        if (!o->word) continue;
+        sobj *so = get_sobj(pr, s, MH_CANON_OBJ(o->word));
+        if (!so) return MH_ERR_NOMEM;
+        so->cells++;
+        if (o->state == 1) so->priv++;
+        else if (o->state == 2) so->warp++;
+        else so->cross++;
+    }
+    for (size_t i = 0; i < s->nso; i++) {
+        const sobj *so = &s->so[i];
+        if (so->cells < 2 || so->cross * 20 > so->cells) continue;
+        int warp = so->warp * 2 >= so->priv + so->warp;
+        mh_pat_finding *f = new_finding(pr, warp ? MH_PAT_SMEM_WARP : MH_PAT_SMEM_THREAD, ml, MH_SPACE_SHARED, so->obj,
+                                        0);
+        if (!f) return MH_ERR_NOMEM;
+        const pcstat *tp = NULL;
+        (void)tp;
+        f->flagged = warp ? so->warp : so->priv;
+        f->sectors = so->cells;
+        f->requests = so->accesses;
+        f->cost = (double)so->accesses / 32.0;
+        f->max_word_temp = 1;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu (block, word) cells of %s: %llu used by one thread, %llu by several threads of one warp, %llu "
+                 "by several warps",
+                 (unsigned long long)so->cells, f->label && *f->label ? f->label : "the shared array",
+                 (unsigned long long)so->priv, (unsigned long long)so->warp, (unsigned long long)so->cross);
+        if (warp)
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "values of %s are only exchanged inside a warp: keep them in registers and pass them with "
+                     "__shfl_sync(0xffffffff, v, srcLane); drop the shared array and its __syncthreads",
+                     obj_name(f));
+        else
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "each word of %s is used by a single thread: keep the value in a register (a local variable) "
+                     "instead of shared memory and drop the related __syncthreads",
+                     obj_name(f));
+    }
+    /* bank conflicts of this launch */
+    for (size_t i = 0; i < pr->banks.n; i++) {
+        const mh_bank_pc *b = &pr->banks.v[i];
+        if (b->launch != s->launch || !b->requests) continue;
+        double avg = (double)b->sum_degree / (double)b->requests;
+        if (avg < 1.5) continue;
+        mh_pat_finding *f = new_finding(pr, MH_PAT_BANK_CONFLICT, ml, MH_SPACE_SHARED, b->obj, b->pc);
+        if (!f) return MH_ERR_NOMEM;
+        f->requests = b->requests;
+        f->degree_avg = avg;
+        f->degree_max = b->max_degree;
+        f->flagged = b->extra;
+        f->cost = (double)b->extra;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu warp accesses with conflict degree %.2f on average, %u at most (block %u, warp %u, step %u): "
+                 "%llu extra wavefronts",
+                 (unsigned long long)b->requests, avg, b->max_degree, b->ex_block, b->ex_warp, b->ex_seq,
+                 (unsigned long long)b->extra);
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "lanes hit up to %u different words of one bank in %s: pad the inner dimension by one word (e.g. "
+                 "[N][N+1]) or swap the index order/transpose the tile so consecutive lanes use consecutive words",
+                 b->max_degree, obj_name(f));
+    }
+    return MH_OK;
+}
+
+static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
+    int rc = mh_grp_flush_launch(pr->grp, s->launch, err);
+    if (rc) return rc;
+    rc = classify_launch(pr, s);
+    free_ps(pr, s);
+    return rc ? mh_err_set(err, rc, "out of memory classifying patterns") : MH_OK;
+}
+
+/* ---- driver ---- */
+
+int mh_pat_run_new(mh_pat_run **out, const mh_model *m, const mh_pat_opts *o, mh_err *err) {
+    mh_pat_run *pr = calloc(1, sizeof *pr);
+    if (!pr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    pr->model = m;
+    if (o) pr->o = *o;
+    if (!pr->o.group_budget) pr->o.group_budget = (size_t)256 << 20;
+    mh_canon_init(&pr->canon, m);
+    mh_bank_init(&pr->banks);
+    int rc = mh_grp_new(&pr->grp, pr->o.group_budget, request_done, pr, err);
+    if (rc) {
+        free(pr);
+        return rc;
+    }
+    *out = pr;
+    return MH_OK;
+}
+
+int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
+    switch (rec->type) {
+    case MH_REC_ALLOC:
+    case MH_REC_FREE:
+    case MH_REC_LAUNCH:
+        mh_canon_reset(&pr->canon);
+        return MH_OK;
+    case MH_REC_KERNEL_END: {
+        pstate *s = find_ps(pr, rec->u.kernel_end.launch);
+        return s ? end_launch(pr, s, err) : MH_OK;
+    }
+    case MH_REC_ACCESSES:
+        break;
+    default:
+        return MH_OK;
+    }
+    uint32_t ws = warp_size(pr);
+    pstate *s = NULL;
+    const mh_model_launch *ml = NULL;
+    for (size_t i = 0; i < rec->u.accesses.n; i++) {
+        const mh_access *a = &rec->u.accesses.v[i];
+        unsigned space = MH_ACCESS_SPACE(a);
+        if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+        if (!s || s->launch != a->launch) {
+            s = get_ps(pr, a->launch);
+            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            ml = mh_model_launch_get(pr->model, a->launch);
+        }
+        uint64_t key = mh_canon_key(&pr->canon, ml, a);
+        if (space == MH_SPACE_SHARED) {
+            sobj *so = get_sobj(pr, s, MH_CANON_OBJ(key));
+            if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            so->accesses++;
+            uint32_t sz = a->size ? a->size : 1;
+            uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
+            for (uint64_t w = w0; w <= w1; w++)
+                if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
+                    return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        }
+        uint32_t warp = a->thread / ws;
+        mh_grp_key gk = {a->pc, a->launch, a->block, a->seq, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
+                         (uint8_t)space, 0};
+        mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+        int rc = mh_grp_add(pr->grp, &gk, &ge, err);
+        if (rc) return rc;
+    }
+    note(pr);
+    return MH_OK;
+}
+
+static int cmp_finding(const void *a, const void *b) {
+    const mh_pat_finding *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+    if (x->obj != y->obj) return x->obj < y->obj ? -1 : 1;
+    return x->kind - y->kind;
+}
+
+int mh_pat_run_finish(mh_pat_run *pr, mh_err *err) {
+    while (pr->nps) {
+        int rc = end_launch(pr, &pr->ps[0], err);
+        if (rc) return rc;
+    }
+    if (pr->nf) qsort(pr->f, pr->nf, sizeof *pr->f, cmp_finding);
+    return MH_OK;
+}
+
+void mh_pat_run_free(mh_pat_run *pr) {
+    if (!pr) return;
+    while (pr->nps) free_ps(pr, &pr->ps[0]);
+    free(pr->ps);
+    free(pr->f);
+    mh_bank_free(&pr->banks);
+    mh_grp_free(pr->grp);
+    free(pr);
+}
+
+const mh_pat_finding *mh_pat_findings(const mh_pat_run *pr, size_t *n) {
+    *n = pr->nf;
+    return pr->f;
+}
+
+const mh_bank_table *mh_pat_banks(const mh_pat_run *pr) { return &pr->banks; }
+size_t mh_pat_run_peak_bytes(const mh_pat_run *pr) { return pr->peak + pr->banks.cap * sizeof(mh_bank_pc); }
+uint64_t mh_pat_run_evicted(const mh_pat_run *pr) { return mh_grp_evicted(pr->grp); }

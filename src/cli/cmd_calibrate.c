@@ -1,0 +1,160 @@
+/* cmd_calibrate.c -- `memheat calibrate MODE`: measures what the card can do,
+ * once, and stores it per device name for later analyses.
+ *
+ * Modes (one function each, listed in `modes` below, so another mode is one
+ * more entry):
+ *   --bandwidth   runs memheat-bwcal (a copy kernel, src/collectors/cupti/bwcal.cu)
+ *                 and stores its achieved peak in the calibration file that
+ *                 the timing pass reads (include/memheat/bandwidth.h). */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "memheat/bandwidth.h"
+#include "memheat/run.h"
+
+typedef struct calib_opts {
+    char store[1024];   /* -o: calibration file ("" = default path) */
+    char device[16];    /* --device */
+    char bytes[32];     /* --bytes */
+    char runs[16];      /* --runs */
+    int quiet;
+} calib_opts;
+
+typedef int (*calib_fn)(const calib_opts *o);
+
+static void help(FILE *f) {
+    fputs("usage: memheat calibrate --bandwidth [options]\n\n"
+          "Measures the device once and stores the result per device name, for the\n"
+          "analyses of `memheat run` to compare against.\n\n"
+          "modes:\n"
+          "  --bandwidth        achieved device-memory bandwidth of a copy kernel\n"
+          "                     (bytes read + written / median GPU time)\n\n"
+          "options:\n"
+          "  --device N         CUDA device ordinal (default 0)\n"
+          "  --bytes B          bytes per buffer (default: max(1 GiB, 16 x L2), at most free/4)\n"
+          "  --runs R           timed launches per launch shape (default 30)\n"
+          "  -o, --output PATH  calibration file (default $MEMHEAT_CALIBRATION, else\n"
+          "                     $XDG_CONFIG_HOME/memheat/calibration.json or ~/.config/...)\n"
+          "  -q, --quiet        print nothing on success\n"
+          "  -h, --help\n", f);
+}
+
+static int calib_bandwidth(const calib_opts *o) {
+    mh_err err = {0};
+    mh_run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    if (mh_cli_self_dir(ro.self_dir, sizeof ro.self_dir) != 0)
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR, "cannot find the memheat executable's directory");
+    char tool[1024];
+    if (mh_run_find_file(&ro, "memheat-bwcal", tool, sizeof tool, NULL) != MH_OK)
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR,
+                           "memheat-bwcal is not installed beside memheat: it is built only with the CUDA toolkit");
+    char store[1024];
+    if (o->store[0]) snprintf(store, sizeof store, "%s", o->store);
+    else if (mh_bw_calib_default_path(store, sizeof store, &err) != MH_OK) return mh_cli_fail_err("calibrate", &err);
+
+    char tmp[] = "/tmp/memheat-bwcal-XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) return mh_cli_fail("calibrate", MH_EXIT_ERROR, "cannot create a temporary file");
+    close(fd);
+    char *argv[12];
+    int n = 0;
+    argv[n++] = tool;
+    argv[n++] = "-o";
+    argv[n++] = tmp;
+    if (o->device[0]) argv[n++] = "--device", argv[n++] = (char *)o->device;
+    if (o->bytes[0]) argv[n++] = "--bytes", argv[n++] = (char *)o->bytes;
+    if (o->runs[0]) argv[n++] = "--runs", argv[n++] = (char *)o->runs;
+    argv[n] = NULL;
+    int status = 0;
+    if (mh_run_spawn(argv, NULL, &status, &err) != MH_OK) {
+        remove(tmp);
+        return mh_cli_fail_err("calibrate", &err);
+    }
+    if (status != 0) {
+        remove(tmp);
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR, "memheat-bwcal failed (exit status %d)", status);
+    }
+    json_error_t je;
+    json_t *res = json_load_file(tmp, 0, &je);
+    remove(tmp);
+    json_t *name = res ? json_object_get(res, "device") : NULL;
+    json_t *bw = res ? json_object_get(res, "bandwidth_Bps") : NULL;
+    if (!json_is_string(name) || !json_is_number(bw) || json_number_value(bw) <= 0) {
+        json_decref(res);
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR, "memheat-bwcal wrote no usable result");
+    }
+    int rc = mh_bw_calib_store(store, json_string_value(name), res, &err);
+    if (rc == MH_OK && !o->quiet) {
+        json_t *th = json_object_get(res, "theoretical_Bps");
+        double t = json_is_number(th) ? json_number_value(th) : 0;
+        printf("%s: %.1f GB/s measured (copy kernel, read + write), %.1f GB/s theoretical (%.0f%%)\n",
+               json_string_value(name), json_number_value(bw) / 1e9, t / 1e9,
+               t > 0 ? 100.0 * json_number_value(bw) / t : 0.0);
+        printf("stored in %s\n", store);
+    }
+    json_decref(res);
+    return rc == MH_OK ? MH_EXIT_OK : mh_cli_fail_err("calibrate", &err);
+}
+
+/* The modes: one flag, one function. */
+static const struct calib_mode {
+    const char *flag;
+    calib_fn fn;
+} modes[] = {
+    {"bandwidth", calib_bandwidth},
+};
+#define NMODES (sizeof modes / sizeof modes[0])
+
+int mh_cmd_calibrate(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"bandwidth", no_argument, 0, 'B'}, {"device", required_argument, 0, 'd'},
+        {"bytes", required_argument, 0, 'b'}, {"runs", required_argument, 0, 'r'},
+        {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    calib_opts o;
+    memset(&o, 0, sizeof o);
+    int want[NMODES] = {0}, any = 0, c;
+    uint64_t v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'B': want[0] = any = 1; break;
+        case 'd':
+            if (mh_cli_u64("calibrate", "--device", optarg, 1024, &v)) return MH_EXIT_USAGE;
+            snprintf(o.device, sizeof o.device, "%llu", (unsigned long long)v);
+            break;
+        case 'b':
+            if (mh_cli_u64("calibrate", "--bytes", optarg, UINT64_MAX, &v)) return MH_EXIT_USAGE;
+            snprintf(o.bytes, sizeof o.bytes, "%llu", (unsigned long long)v);
+            break;
+        case 'r':
+            if (mh_cli_u64("calibrate", "--runs", optarg, 100000, &v)) return MH_EXIT_USAGE;
+            snprintf(o.runs, sizeof o.runs, "%llu", (unsigned long long)v);
+            break;
+        case 'o':
+            if (snprintf(o.store, sizeof o.store, "%s", optarg) >= (int)sizeof o.store)
+                return mh_cli_fail("calibrate", MH_EXIT_USAGE, "--output path too long");
+            break;
+        case 'q': o.quiet = 1; break;
+        case 'h': help(stdout); return MH_EXIT_OK;
+        default: help(stderr); return MH_EXIT_USAGE;
+        }
+    }
+    if (optind != argc) return mh_cli_fail("calibrate", MH_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (!any) {
+        help(stderr);
+        return MH_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < NMODES; i++) {
+        if (!want[i]) continue;
+        int rc = modes[i].fn(&o);
+        if (rc != MH_EXIT_OK) return rc;
+    }
+    return MH_EXIT_OK;
+}

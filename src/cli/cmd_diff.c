@@ -1,0 +1,58 @@
+/* cmd_diff.c -- `memheat diff A B [--html out.html]`: per kernel, before and
+ * after time, bandwidth, bound and findings (src/report/diff.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "memheat/store.h"
+#include "report/report.h"
+
+static void help(FILE *f) {
+    fputs("usage: memheat diff A.mhdb B.mhdb [--html out.html]\n\n"
+          "Compares two profiles kernel by kernel: total GPU time before (A) and after (B)\n"
+          "and its change, effective bandwidth and share of peak, the bound verdict, and\n"
+          "the findings that appeared in B or disappeared from A.\n\n"
+          "  --html PATH   also write the comparison as a self-contained HTML page\n"
+          "  -h, --help    this text\n",
+          f);
+}
+
+int mh_cmd_diff(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"html", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *html = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'H': html = optarg; break;
+        case 'h': help(stdout); return MH_EXIT_OK;
+        default: help(stderr); return MH_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 2) {
+        help(stderr);
+        return MH_EXIT_USAGE;
+    }
+    mh_err err = {0};
+    mh_db *a = NULL, *b = NULL;
+    if (mh_db_open(&a, argv[optind], MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("diff", &err);
+    if (mh_db_open(&b, argv[optind + 1], MH_DB_CHECK, &err) != MH_OK) {
+        mh_db_close(a);
+        return mh_cli_fail_err("diff", &err);
+    }
+    FILE *hf = NULL;
+    if (html && !(hf = fopen(html, "wb"))) {
+        mh_db_close(a);
+        mh_db_close(b);
+        return mh_cli_fail("diff", MH_EXIT_ERROR, "cannot write %s", html);
+    }
+    int rc = mh_report_diff(a, b, stdout, mh_cli_color(stdout), hf, &err);
+    mh_db_close(a);
+    mh_db_close(b);
+    if (hf && fclose(hf) != 0 && rc == MH_OK) rc = mh_err_set(&err, MH_ERR_IO, "cannot write %s", html);
+    if (rc != MH_OK) return mh_cli_fail_err("diff", &err);
+    return MH_EXIT_OK;
+}

@@ -1,0 +1,164 @@
+/* cmd_heatmap.c -- `memheat heatmap TRACE`: word-sector heat maps.
+ *
+ * Streams the trace through the model and the heat-map runner. Without -o the
+ * maps are rendered on the terminal (folded rows); with -o DIR each (launch,
+ * space) map is written as DIR/launch<ID>_<space>.csv in the paper's shape plus
+ * DIR/launch<ID>_<space>_regions.csv. A trace cut short still yields the maps
+ * of its whole chunks, and the command then exits with code 4. */
+#include <errno.h>
+#include <getopt.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "memheat/heat.h"
+#include "memheat/model.h"
+
+typedef struct hm_ctx {
+    const char *outdir;
+    int have_launch;
+    uint32_t launch;
+    int have_regex;
+    regex_t regex;
+    size_t max_rows;
+    int color;
+    size_t maps;
+} hm_ctx;
+
+static void help(FILE *f) {
+    fputs("usage: memheat heatmap TRACE [options]\n\n"
+          "Word-sector heat maps: for every 32-byte sector, the number of distinct warps\n"
+          "that touched each of its eight 4-byte words and the sector as a whole.\n\n"
+          "  -o, --output DIR     write launch<ID>_<space>.csv and _regions.csv into DIR\n"
+          "      --launch ID      only this launch\n"
+          "      --kernel REGEX   only launches whose name matches (POSIX extended)\n"
+          "      --space NAME     global, shared, local or constant (default: all)\n"
+          "      --rows N         terminal: print at most N rows per map (default 200, 0 = all)\n"
+          "      --no-color       terminal: no colours\n"
+          "  -h, --help\n", f);
+}
+
+static int emit(void *vctx, const mh_heat_result *r, mh_err *err) {
+    hm_ctx *c = vctx;
+    if (c->have_launch && r->launch->l.id != c->launch) return MH_OK;
+    if (c->have_regex && regexec(&c->regex, r->launch->l.name, 0, NULL, 0) != 0 &&
+        regexec(&c->regex, r->launch->l.display_name, 0, NULL, 0) != 0)
+        return MH_OK;
+    c->maps++;
+    if (!c->outdir) {
+        int rc = mh_heat_render(stdout, r, c->color, c->max_rows, err);
+        putchar('\n');
+        return rc;
+    }
+    char path[4096];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/launch%u_%s%s.csv", c->outdir, r->launch->l.id, mh_space_name(r->space),
+                 k ? "_regions" : "");
+        FILE *f = fopen(path, "w");
+        if (!f) return mh_err_set(err, MH_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        int rc = k ? mh_heat_write_regions(f, r, err) : mh_heat_write_csv(f, r, err);
+        if (fclose(f) != 0 && rc == MH_OK) rc = mh_err_set(err, MH_ERR_IO, "writing %s failed", path);
+        if (rc != MH_OK) return rc;
+    }
+    return MH_OK;
+}
+
+int mh_cmd_heatmap(int argc, char **argv) {
+    enum { O_LAUNCH = 256, O_KERNEL, O_SPACE, O_ROWS, O_NOCOLOR };
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"launch", required_argument, 0, O_LAUNCH},
+                                             {"kernel", required_argument, 0, O_KERNEL},
+                                             {"space", required_argument, 0, O_SPACE},
+                                             {"rows", required_argument, 0, O_ROWS},
+                                             {"no-color", no_argument, 0, O_NOCOLOR},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    hm_ctx c = {.max_rows = 200, .color = mh_cli_color(stdout)};
+    uint32_t space_mask = 0;
+    uint64_t v;
+    int opt, code = MH_EXIT_OK;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o': c.outdir = optarg; break;
+        case O_LAUNCH:
+            if ((code = mh_cli_u64("heatmap", "--launch", optarg, UINT32_MAX, &v))) goto out;
+            c.have_launch = 1;
+            c.launch = (uint32_t)v;
+            break;
+        case O_KERNEL:
+            if (c.have_regex) regfree(&c.regex);
+            if (regcomp(&c.regex, optarg, REG_EXTENDED | REG_NOSUB) != 0) {
+                code = mh_cli_fail("heatmap", MH_EXIT_USAGE, "bad --kernel regex '%s'", optarg);
+                goto out;
+            }
+            c.have_regex = 1;
+            break;
+        case O_SPACE: {
+            unsigned s = 0;
+            while (s < MH_SPACE_COUNT && strcmp(mh_space_name(s), optarg) != 0) s++;
+            if (s == MH_SPACE_COUNT) {
+                code = mh_cli_fail("heatmap", MH_EXIT_USAGE, "unknown --space '%s' (global, shared, local, constant)",
+                                   optarg);
+                goto out;
+            }
+            space_mask |= 1u << s;
+            break;
+        }
+        case O_ROWS:
+            if ((code = mh_cli_u64("heatmap", "--rows", optarg, SIZE_MAX, &v))) goto out;
+            c.max_rows = (size_t)v;
+            break;
+        case O_NOCOLOR: c.color = 0; break;
+        case 'h': help(stdout); goto out;
+        default: help(stderr); code = MH_EXIT_USAGE; goto out;
+        }
+    }
+    if (optind != argc - 1) {
+        help(stderr);
+        code = MH_EXIT_USAGE;
+        goto out;
+    }
+    if (c.outdir && mkdir(c.outdir, 0755) != 0 && errno != EEXIST) {
+        code = mh_cli_fail("heatmap", MH_EXIT_ERROR, "cannot create %s: %s", c.outdir, strerror(errno));
+        goto out;
+    }
+    mh_err err = {0};
+    mh_trace_reader *r = NULL;
+    mh_model m;
+    mh_heat_run *hr = NULL;
+    int rc = mh_trace_open(&r, argv[optind], &err);
+    int model_ok = 0;
+    if (rc == MH_OK) rc = mh_model_init(&m, mh_trace_header_get(r), &err);
+    if (rc == MH_OK) {
+        model_ok = 1;
+        mh_heat_run_opts ho = {.space_mask = space_mask, .emit = emit, .ctx = &c};
+        rc = mh_heat_run_new(&hr, &m, &ho, &err);
+    }
+    mh_record rec;
+    int read_rc = MH_OK;
+    while (rc == MH_OK) {
+        read_rc = mh_trace_next(r, &rec, &err);
+        if (read_rc != MH_OK || rec.type == MH_REC_EOF) break;
+        rc = mh_model_feed(&m, &rec, &err);
+        if (rc == MH_OK) rc = mh_heat_run_feed(hr, &rec, &err);
+    }
+    /* Whatever was read, even before a cut or damage, is still mapped. */
+    mh_err ferr = {0};
+    if (hr && rc == MH_OK && mh_heat_run_finish(hr, &ferr) != MH_OK) rc = ferr.code, err = ferr;
+    if (rc == MH_OK && read_rc != MH_OK) rc = read_rc;
+    if (rc != MH_OK) code = mh_cli_fail_err("heatmap", &err);
+    else if (c.maps == 0)
+        fprintf(stderr, "memheat heatmap: no accesses matched (launches: %zu)\n", model_ok ? m.nlaunches : 0);
+    if (rc == MH_OK && m.dropped_total)
+        fprintf(stderr, "memheat heatmap: warning: the collector dropped %llu accesses; temperatures undercount\n",
+                (unsigned long long)m.dropped_total);
+    mh_heat_run_free(hr);
+    if (model_ok) mh_model_free(&m);
+    mh_trace_close_reader(r);
+out:
+    if (c.have_regex) regfree(&c.regex);
+    return code;
+}

@@ -1,0 +1,133 @@
+/* cmd_info.c -- `memheat info TRACE`: what a trace holds.
+ * Header, device, per-launch access counts by space and kind, allocations,
+ * dropped accesses and whether the file was closed cleanly. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "memheat/model.h"
+#include "memheat/trace.h"
+
+typedef struct launch_count {
+    uint64_t by[MH_SPACE_COUNT][3];
+} launch_count;
+
+static void help(FILE *f) {
+    fputs("usage: memheat info TRACE\n\n"
+          "Prints a trace's header, device, launches (with accesses per address space\n"
+          "and kind), data objects, dropped accesses and whether the trace is complete.\n", f);
+}
+
+static void print_str(const char *s) {
+    for (; *s; s++) putchar((unsigned char)*s < 0x20 ? '?' : *s);
+}
+
+int mh_cmd_info(int argc, char **argv) {
+    static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            help(stdout);
+            return MH_EXIT_OK;
+        }
+        help(stderr);
+        return MH_EXIT_USAGE;
+    }
+    if (optind != argc - 1) {
+        help(stderr);
+        return MH_EXIT_USAGE;
+    }
+    mh_err err = {0};
+    mh_trace_reader *r;
+    if (mh_trace_open(&r, argv[optind], &err) != MH_OK) return mh_cli_fail_err("info", &err);
+    mh_model m;
+    if (mh_model_init(&m, mh_trace_header_get(r), &err) != MH_OK) {
+        mh_trace_close_reader(r);
+        return mh_cli_fail_err("info", &err);
+    }
+    launch_count *lc = NULL;
+    size_t nlc = 0;
+    uint64_t total = 0;
+    mh_record rec;
+    int rc;
+    while ((rc = mh_trace_next(r, &rec, &err)) == MH_OK && rec.type != MH_REC_EOF) {
+        if ((rc = mh_model_feed(&m, &rec, &err)) != MH_OK) break;
+        if (rec.type == MH_REC_LAUNCH && m.nlaunches > nlc) {
+            launch_count *p = realloc(lc, m.nlaunches * sizeof *p);
+            if (!p) {
+                rc = mh_err_set(&err, MH_ERR_NOMEM, "out of memory");
+                break;
+            }
+            lc = p;
+            memset(&lc[nlc], 0, (m.nlaunches - nlc) * sizeof *lc);
+            nlc = m.nlaunches;
+        }
+        if (rec.type != MH_REC_ACCESSES) continue;
+        for (size_t i = 0; i < rec.u.accesses.n; i++) {
+            const mh_access *a = &rec.u.accesses.v[i];
+            const mh_model_launch *ml = mh_model_launch_get(&m, a->launch);
+            unsigned s = MH_ACCESS_SPACE(a), k = MH_ACCESS_KIND(a);
+            if (ml && s < MH_SPACE_COUNT && k < 3) lc[ml - m.launches].by[s][k]++;
+            total++;
+        }
+    }
+    const mh_trace_header *h = &m.hdr;
+    printf("trace      %s (format v%u, %s)\n", argv[optind], h->version,
+           rc == MH_OK && mh_trace_complete(r) ? "complete" : "INCOMPLETE");
+    printf("producer   ");
+    print_str(h->producer);
+    printf("\ncommand    ");
+    print_str(h->command);
+    printf("\ndevice     ");
+    print_str(h->device.name);
+    printf(" (warp %u, sector %u B", h->device.warp_size, h->device.sector_size);
+    if (h->device.sm_count) printf(", %u SMs", h->device.sm_count);
+    if (h->device.cc_major) printf(", cc %u.%u", h->device.cc_major, h->device.cc_minor);
+    if (h->device.mem_clock_khz && h->device.bus_width_bits)
+        printf(", %u MHz x %u-bit memory", h->device.mem_clock_khz / 1000, h->device.bus_width_bits);
+    printf(")\n");
+    if (h->note[0]) {
+        printf("note       ");
+        print_str(h->note);
+        putchar('\n');
+    }
+    printf("chunks     %" PRIu64 "\naccesses   %" PRIu64 "\ndropped    %" PRIu64 "%s\n", mh_trace_chunks_read(r),
+           total, m.dropped_total, m.dropped_total ? "  (results undercount these)" : "");
+    printf("launches   %zu\n", m.nlaunches);
+    for (size_t i = 0; i < m.nlaunches; i++) {
+        const mh_model_launch *ml = &m.launches[i];
+        printf("  #%u ", ml->l.id);
+        print_str(ml->l.display_name);
+        printf("  grid %ux%ux%u block %ux%ux%u  sampled %s%u", ml->l.grid.x, ml->l.grid.y, ml->l.grid.z,
+               ml->l.block.x, ml->l.block.y, ml->l.block.z,
+               ml->l.n_sampled == MH_TRACE_ALL_BLOCKS ? "all " : "", ml->n_sampled);
+        if (!ml->ended) printf("  (no kernel end)");
+        putchar('\n');
+        for (unsigned s = 0; s < MH_SPACE_COUNT; s++) {
+            const uint64_t *k = lc ? lc[i].by[s] : NULL;
+            if (!k || k[0] + k[1] + k[2] == 0) continue;
+            printf("      %-8s loads %" PRIu64 "  stores %" PRIu64 "  atomics %" PRIu64 "\n", mh_space_name(s), k[0],
+                   k[1], k[2]);
+        }
+        if (ml->ended && ml->end.dropped) printf("      dropped %" PRIu64 "\n", ml->end.dropped);
+    }
+    printf("objects    %zu\n", m.nobjs);
+    for (size_t i = 0; i < m.nobjs; i++) {
+        const mh_alloc *a = &m.objs[i].a;
+        printf("  %-8s 0x%" PRIx64 " %10" PRIu64 " B  ", mh_space_name(a->space), a->base, a->size);
+        print_str(a->label[0] ? a->label : "(unnamed)");
+        putchar('\n');
+    }
+    int complete = mh_trace_complete(r);
+    free(lc);
+    mh_model_free(&m);
+    mh_trace_close_reader(r);
+    if (rc != MH_OK) return mh_cli_fail_err("info", &err);
+    if (!complete)
+        return mh_cli_fail("info", MH_EXIT_PARTIAL, "%s ends without its end record: the run stopped early",
+                           argv[optind]);
+    return MH_EXIT_OK;
+}

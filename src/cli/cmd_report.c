@@ -1,0 +1,93 @@
+/* cmd_report.c -- `memheat report PROFILE [-o report.html]`: the profile
+ * database as one self-contained HTML file (src/report/html.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "memheat/store.h"
+#include "report/report.h"
+
+static void help(FILE *f) {
+    fputs("usage: memheat report PROFILE [-o report.html] [-f]\n\n"
+          "Writes one self-contained HTML file (works offline, loads nothing) with the\n"
+          "kernel table, per-launch heat maps, findings, locality curves, the timeline\n"
+          "and the partition-camping band of a profile written by `memheat run`.\n\n"
+          "  -o, --output PATH  where to write (default: PROFILE with .html instead of .mhdb;\n"
+          "                     '-' = standard output)\n"
+          "  -f, --force        replace an existing output file\n"
+          "  -q, --quiet        no progress lines\n"
+          "  -h, --help         this text\n",
+          f);
+}
+
+static void progress(void *ctx, const char *line, int done) {
+    (void)ctx;
+    fprintf(stderr, "\r\033[Kmemheat: %s%s", line, done ? "\n" : "");
+}
+
+int mh_cmd_report(int argc, char **argv) {
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *outp = NULL;
+    int force = 0, quiet = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:fqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': outp = optarg; break;
+        case 'f': force = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': help(stdout); return MH_EXIT_OK;
+        default: help(stderr); return MH_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        help(stderr);
+        return MH_EXIT_USAGE;
+    }
+    const char *prof = argv[optind];
+    char def[4096];
+    if (!outp) {
+        size_t n = strlen(prof);
+        const char *ext = n > 5 && strcmp(prof + n - 5, ".mhdb") == 0 ? prof + n - 5 : prof + n;
+        if ((size_t)(ext - prof) + 6 > sizeof def) return mh_cli_fail("report", MH_EXIT_USAGE, "profile path too long");
+        snprintf(def, sizeof def, "%.*s.html", (int)(ext - prof), prof);
+        outp = def;
+    }
+    int to_stdout = strcmp(outp, "-") == 0;
+    if (!to_stdout && !force && access(outp, F_OK) == 0)
+        return mh_cli_fail("report", MH_EXIT_USAGE, "%s already exists (use -f/--force to replace it)", outp);
+    mh_err err = {0};
+    mh_db *db;
+    if (mh_db_open(&db, prof, MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("report", &err);
+    /* write beside the target, rename when complete: no half-written report */
+    char tmp[4200];
+    FILE *f = stdout;
+    if (!to_stdout) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", outp);
+        f = fopen(tmp, "wb");
+        if (!f) {
+            mh_db_close(db);
+            return mh_cli_fail("report", MH_EXIT_ERROR, "cannot write %s", tmp);
+        }
+    }
+    mh_report_opts ro = {0};
+    if (!quiet && isatty(STDERR_FILENO)) ro.progress = progress;
+    int rc = mh_report_html(db, f, &ro, &err);
+    mh_db_close(db);
+    if (!to_stdout) {
+        if (fclose(f) != 0 && rc == MH_OK) rc = mh_err_set(&err, MH_ERR_IO, "cannot write %s", outp);
+        if (rc == MH_OK && rename(tmp, outp) != 0) rc = mh_err_set(&err, MH_ERR_IO, "cannot rename %s to %s", tmp, outp);
+        if (rc != MH_OK) unlink(tmp);
+    } else if (fflush(stdout) != 0 && rc == MH_OK) {
+        rc = mh_err_set(&err, MH_ERR_IO, "cannot write standard output");
+    }
+    if (rc != MH_OK) return mh_cli_fail_err("report", &err);
+    if (!quiet && !to_stdout) fprintf(stderr, "memheat: report written to %s\n", outp);
+    return MH_EXIT_OK;
+}

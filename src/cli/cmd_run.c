@@ -1,0 +1,148 @@
+/* cmd_run.c -- `memheat run [options] -- PROGRAM [ARGS]`: profile a program.
+ *
+ * Parses the sampling and pass options into an mh_run_opts, picks the back end
+ * (CUDA, or Oclgrind for an OpenCL host), runs the timing pass and the traced
+ * pass, and names the outputs after the profile name (-o NAME, or the first
+ * free memheat_<program>_<N> as ncu does with report<N>). A program that fails
+ * still leaves what was collected; memheat then exits with code 3. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/run_pipeline.h"
+#include "memheat/run.h"
+
+static void help(FILE *f) {
+    fputs("usage: memheat run [options] -- PROGRAM [ARGS...]\n\n"
+          "Runs PROGRAM (unmodified) under memheat: an un-instrumented timing pass\n"
+          "(CUDA: kernel/copy times and hardware counters) and a traced pass that\n"
+          "records the memory accesses of sampled blocks, then builds the profile.\n\n"
+          "output:\n"
+          "  -o, --output NAME      profile name (default memheat_<program>_<N>): NAME.mhdb,\n"
+          "                         NAME.mht (trace, kept with --keep-trace), NAME.timing.json\n"
+          "      --keep-trace       keep the raw trace next to the profile\n"
+          "back end:\n"
+          "      --backend B        auto (default), cuda, or oclgrind (OpenCL under the simulator)\n"
+          "sampling (traced pass):\n"
+          "      --block B          block to trace: linear id or x,y,z (default 0)\n"
+          "      --blocks N         trace N consecutive blocks from --block (default 1)\n"
+          "      --all-blocks       trace every block (whole-kernel metrics; slow)\n"
+          "      --kernel REGEX     trace launches whose mangled or demangled name matches\n"
+          "      --launch-skip N    skip the first N matching launches\n"
+          "      --launch-count N   trace at most N matching launches (default all)\n"
+          "      --warp-size N      warp size for OpenCL, which has no warps (default 32)\n"
+          "      --buffer-bytes N   collector's access buffer size\n"
+          "passes:\n"
+          "      --no-trace         timing pass only\n"
+          "      --no-timing        traced pass only\n"
+          "      --no-counters      timing pass without hardware counters\n"
+          "  -q, --quiet\n"
+          "  -h, --help\n", f);
+}
+
+static int pick_name(const char *program, char *out, size_t cap) {
+    const char *base = strrchr(program, '/');
+    base = base ? base + 1 : program;
+    for (int i = 1; i < 100000; i++) {
+        char probe[1200];
+        snprintf(out, cap, "memheat_%s_%d", base, i);
+        snprintf(probe, sizeof probe, "%s.mhdb", out);
+        if (access(probe, F_OK) != 0 && (snprintf(probe, sizeof probe, "%s.mht", out), access(probe, F_OK) != 0))
+            return 0;
+    }
+    return -1;
+}
+
+int mh_cmd_run(int argc, char **argv) {
+    enum { O_KEEP = 256, O_BACKEND, O_BLOCK, O_BLOCKS, O_ALL, O_KERNEL, O_SKIP, O_COUNT, O_WARP, O_BUF,
+           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS };
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"keep-trace", no_argument, 0, O_KEEP},
+        {"backend", required_argument, 0, O_BACKEND}, {"block", required_argument, 0, O_BLOCK},
+        {"blocks", required_argument, 0, O_BLOCKS}, {"all-blocks", no_argument, 0, O_ALL},
+        {"kernel", required_argument, 0, O_KERNEL}, {"launch-skip", required_argument, 0, O_SKIP},
+        {"launch-count", required_argument, 0, O_COUNT}, {"warp-size", required_argument, 0, O_WARP},
+        {"buffer-bytes", required_argument, 0, O_BUF}, {"no-trace", no_argument, 0, O_NOTRACE},
+        {"no-timing", no_argument, 0, O_NOTIMING}, {"no-counters", no_argument, 0, O_NOCOUNTERS},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    mh_run_opts o;
+    memset(&o, 0, sizeof o);
+    mh_collect_cfg_init(&o.collect);
+    o.trace = o.timing = o.counters = 1;
+    mh_pipeline_opts po = {0};
+    const char *name = NULL;
+    uint64_t v;
+    int opt, code;
+    mh_err err = {0};
+    optind = 1;
+    /* '+': stop at the first non-option, so the program's own flags are left alone. */
+    while ((opt = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o': name = optarg; break;
+        case O_KEEP: po.keep_trace = 1; break;
+        case O_BACKEND:
+            if (!strcmp(optarg, "auto")) o.backend = MH_BACKEND_AUTO;
+            else if (!strcmp(optarg, "cuda")) o.backend = MH_BACKEND_CUDA;
+            else if (!strcmp(optarg, "oclgrind")) o.backend = MH_BACKEND_OCLGRIND;
+            else return mh_cli_fail("run", MH_EXIT_USAGE, "unknown --backend '%s' (auto, cuda, oclgrind)", optarg);
+            break;
+        case O_BLOCK:
+            if (mh_collect_parse_block(optarg, &o.collect.block, &o.collect.block_3d, &err) != MH_OK)
+                return mh_cli_fail_err("run", &err);
+            break;
+        case O_BLOCKS:
+            if ((code = mh_cli_u64("run", "--blocks", optarg, MH_COLLECT_MAX_BLOCKS, &v))) return code;
+            o.collect.nblocks = (uint32_t)v;
+            break;
+        case O_ALL: o.collect.all_blocks = 1; break;
+        case O_KERNEL: snprintf(o.collect.kernel_regex, sizeof o.collect.kernel_regex, "%s", optarg); break;
+        case O_SKIP:
+            if ((code = mh_cli_u64("run", "--launch-skip", optarg, UINT64_MAX, &o.collect.launch_skip))) return code;
+            break;
+        case O_COUNT:
+            if ((code = mh_cli_u64("run", "--launch-count", optarg, UINT64_MAX, &o.collect.launch_count))) return code;
+            break;
+        case O_WARP:
+            if ((code = mh_cli_u64("run", "--warp-size", optarg, 1024, &v))) return code;
+            o.collect.warp_size = (uint32_t)v;
+            break;
+        case O_BUF:
+            if ((code = mh_cli_u64("run", "--buffer-bytes", optarg, UINT64_MAX, &o.collect.buffer_bytes))) return code;
+            break;
+        case O_NOTRACE: o.trace = 0; break;
+        case O_NOTIMING: o.timing = 0; break;
+        case O_NOCOUNTERS: o.counters = 0; break;
+        case 'q': o.quiet = 1; break;
+        case 'h': help(stdout); return MH_EXIT_OK;
+        default: help(stderr); return MH_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) return mh_cli_fail("run", MH_EXIT_USAGE, "no program given (memheat run [options] -- PROGRAM)");
+    if (!o.trace && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--no-trace and --no-timing leave nothing to do");
+    if (mh_collect_cfg_finish(&o.collect, &err) != MH_OK) return mh_cli_fail_err("run", &err);
+    o.argv = argv + optind;
+    if (mh_cli_self_dir(o.self_dir, sizeof o.self_dir) != 0)
+        return mh_cli_fail("run", MH_EXIT_ERROR, "cannot locate the memheat executable (/proc/self/exe)");
+    char base[1000];
+    if (name) {
+        if (strlen(name) >= sizeof base) return mh_cli_fail("run", MH_EXIT_USAGE, "profile name too long");
+        snprintf(base, sizeof base, "%s", name);
+        size_t n = strlen(base);
+        if (n > 5 && !strcmp(base + n - 5, ".mhdb")) base[n - 5] = '\0';
+    } else if (pick_name(o.argv[0], base, sizeof base) != 0) {
+        return mh_cli_fail("run", MH_EXIT_ERROR, "no free default profile name; give one with -o");
+    }
+    snprintf(o.collect.trace_path, sizeof o.collect.trace_path, "%s.mht", base);
+    snprintf(o.timing_path, sizeof o.timing_path, "%s.timing.json", base);
+    snprintf(po.profile_path, sizeof po.profile_path, "%s.mhdb", base);
+    if (o.backend == MH_BACKEND_AUTO)
+        o.backend = mh_run_is_opencl_host(o.argv[0]) ? MH_BACKEND_OCLGRIND : MH_BACKEND_CUDA;
+    if (o.backend == MH_BACKEND_OCLGRIND) o.timing = 0; /* a simulator has no GPU clock to time */
+    int rc = mh_run_pipeline(&o, &po, &err);
+    mh_collect_cfg_free(&o.collect);
+    if (rc != MH_OK) return mh_cli_fail_err("run", &err);
+    return MH_EXIT_OK;
+}

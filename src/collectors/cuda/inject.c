@@ -1,0 +1,649 @@
+/* inject.c -- memheat's CUDA collector: an injection library that the CUDA
+ * driver loads through CUDA_INJECTION64_PATH (set by `memheat run`).
+ *
+ * It owns everything that happens inside the profiled process:
+ *   - reads the sampling configuration from MEMHEAT_* (collect.h);
+ *   - subscribes to Compute Sanitizer callbacks: contexts (device description
+ *     for the trace header), modules (patch every global, shared and local
+ *     memory instruction with the device code of patch.cu), allocations and
+ *     frees (mh_alloc / mh_free records), launches;
+ *   - for a launch that is traced, gives the patch a device descriptor and a
+ *     record buffer, and at the launch's end waits for it, copies the records
+ *     into the trace, writes mh_kernel_end with the exact number dropped if
+ *     the buffer was too small, and flushes, so a later crash loses nothing;
+ *   - for a launch that is not traced, passes a NULL descriptor (the patch
+ *     returns at its first test);
+ *   - closes the trace at exit().
+ *
+ * The Sanitizer calls back into plain functions with no room for a caller's
+ * state, so the library keeps one process-wide context, `g_mh` (plus the
+ * thread-local dynamic-shared-memory size of the launch being made on the
+ * calling thread, which the driver-API callback hands to the launch callback).
+ * Callbacks may come from several host threads: a recursive mutex serialises
+ * them (recursive because our own sanitizerAlloc can re-enter the resource
+ * callback on the same thread). */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sanitizer.h>
+#include <generated_cuda_meta.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda_dev.h"
+#include "demangle.h"
+#include "memheat/collect.h"
+#include "memheat/trace.h"
+
+#define MH_CUDA_PRODUCER "memheat-cuda 0.1.0"
+#define MH_CUDA_PATCH_FILE "memheat_cuda_patch.fatbin"
+#define MH_CUDA_MAX_CTX 64
+#define MH_CUDA_DEFAULT_BUFFER (128ull << 20)  /* bytes of records per traced launch */
+#define MH_CUDA_DRAIN_RECORDS (1u << 17)       /* records copied to the host at a time */
+#define MH_CUDA_MAX_SEQ_SLOTS (64u << 20)      /* traced threads per launch */
+
+/* Device memory for one traced launch in flight; reused across launches. */
+typedef struct mh_cuda_buf {
+    CUcontext ctx;
+    mh_cuda_desc *desc;  /* device */
+    mh_access *rec;      /* device, cap records */
+    uint32_t *seq;       /* device, seq_slots counters */
+    uint64_t cap;
+    uint64_t seq_slots;
+    CUevent ev[2];       /* kernel start/end, for mh_kernel_end.gpu_ns */
+    int have_ev;
+    struct mh_cuda_buf *next;
+} mh_cuda_buf;
+
+/* A traced launch between its LAUNCH_BEGIN and LAUNCH_END callbacks. */
+typedef struct mh_cuda_flight {
+    Sanitizer_LaunchHandle h;
+    mh_cuda_buf *buf;
+    uint32_t id;
+    uint64_t func_pc, func_size;
+    struct mh_cuda_flight *next;
+} mh_cuda_flight;
+
+typedef struct mh_cuda {
+    pthread_mutex_t mu;
+    int active;                 /* configuration read and callbacks subscribed */
+    mh_collect_cfg cfg;
+    mh_collect_state st;
+    Sanitizer_SubscriberHandle sub;
+    mh_trace_writer *w;         /* NULL before the first context, after close, or after an error */
+    int closed;
+    char patch_path[1024];
+    CUcontext patched_ctx[MH_CUDA_MAX_CTX];
+    int n_patched_ctx;
+    int own_alloc;              /* >0 while we allocate our own buffers */
+    int use_events;
+    uint32_t next_launch;
+    uint32_t next_alloc;
+    uint64_t buffer_records;
+    uint64_t launches_traced, modules_patched, patch_failures;
+    mh_cuda_buf *free_bufs;
+    mh_cuda_flight *flights;
+    mh_access *host;            /* drain staging, MH_CUDA_DRAIN_RECORDS records */
+    uint32_t ids[MH_COLLECT_MAX_BLOCKS];
+} mh_cuda;
+
+static mh_cuda g_mh = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
+static _Thread_local uint32_t tl_dyn_smem;
+static _Thread_local int tl_have_dyn_smem;
+
+static void mh_cuda_warn(const char *fmt, const char *detail) {
+    fprintf(stderr, "memheat-cuda: ");
+    fprintf(stderr, fmt, detail ? detail : "");
+    fputc('\n', stderr);
+}
+
+static const char *mh_cuda_sanstr(SanitizerResult r) {
+    const char *s = NULL;
+    if (sanitizerGetResultString(r, &s) != SANITIZER_SUCCESS || !s) return "unknown Sanitizer error";
+    return s;
+}
+
+/* Stops tracing after an error in the trace writer; keeps what was written. */
+static void mh_cuda_writer_failed(mh_err *err) {
+    mh_cuda_warn("trace writing failed, tracing stops: %s", err->msg);
+    if (g_mh.w) mh_trace_abandon(g_mh.w);
+    g_mh.w = NULL;
+    g_mh.closed = 1;
+}
+
+/* ---- trace creation: header from the first context's device ---- */
+
+static void mh_cuda_command_line(char *out, size_t cap) {
+    out[0] = '\0';
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f) return;
+    size_t n = fread(out, 1, cap - 1, f);
+    fclose(f);
+    out[n] = '\0';
+    for (size_t i = 0; i + 1 < n; i++)
+        if (out[i] == '\0') out[i] = ' ';
+}
+
+static uint32_t mh_cuda_attr(CUdevice dev, CUdevice_attribute a) {
+    int v = 0;
+    if (cuDeviceGetAttribute(&v, a, dev) != CUDA_SUCCESS || v < 0) return 0;
+    return (uint32_t)v;
+}
+
+static void mh_cuda_open_trace(CUdevice dev) {
+    if (g_mh.w || g_mh.closed) return;
+    char name[256] = "unknown NVIDIA GPU";
+    if (cuDeviceGetName(name, sizeof name, dev) != CUDA_SUCCESS) snprintf(name, sizeof name, "unknown NVIDIA GPU");
+    static char command[2048];
+    mh_cuda_command_line(command, sizeof command);
+    size_t total = 0;
+    if (cuDeviceTotalMem(&total, dev) != CUDA_SUCCESS) total = 0;
+    uint32_t warp = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    mh_trace_header h = {
+        .producer = MH_CUDA_PRODUCER,
+        .command = command,
+        .note = "",
+        .start_unix_ns = 0,
+        .device = {
+            .name = name,
+            .flags = 0,
+            .warp_size = warp ? warp : 32,
+            .sector_size = 32,
+            .sm_count = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+            .cc_major = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+            .cc_minor = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+            .mem_clock_khz = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+            .bus_width_bits = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+            .l2_bytes = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
+            .max_warps_per_sm = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) /
+                                (warp ? warp : 32),
+            .global_mem_bytes = (uint64_t)total,
+        },
+    };
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
+        h.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    mh_err err;
+    mh_err_clear(&err);
+    if (mh_trace_create(&g_mh.w, g_mh.cfg.trace_path, &h, NULL, &err) != MH_OK) {
+        mh_cuda_warn("cannot create the trace: %s", err.msg);
+        g_mh.w = NULL;
+        g_mh.closed = 1;
+    }
+}
+
+/* ---- module patching ---- */
+
+static int mh_cuda_ctx_has_patches(CUcontext ctx) {
+    for (int i = 0; i < g_mh.n_patched_ctx; i++)
+        if (g_mh.patched_ctx[i] == ctx) return 1;
+    return 0;
+}
+
+static void mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
+    SanitizerResult r;
+    if (!mh_cuda_ctx_has_patches(ctx)) {
+        if (g_mh.n_patched_ctx == MH_CUDA_MAX_CTX) {
+            mh_cuda_warn("more than 64 CUDA contexts%s; later ones are not traced", "");
+            g_mh.patch_failures++;
+            return;
+        }
+        r = sanitizerAddPatchesFromFile(g_mh.patch_path, ctx);
+        if (r != SANITIZER_SUCCESS) {
+            char msg[1200];
+            snprintf(msg, sizeof msg, "%s (%s)", g_mh.patch_path, mh_cuda_sanstr(r));
+            mh_cuda_warn("cannot load the device patch %s; kernels are not traced", msg);
+            g_mh.patch_failures++;
+            return;
+        }
+        g_mh.patched_ctx[g_mh.n_patched_ctx++] = ctx;
+    }
+    if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, mod, "mh_patch_global")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, mod, "mh_patch_shared")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS, mod, "mh_patch_local")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
+        if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
+        return;
+    }
+    g_mh.modules_patched++;
+}
+
+/* ---- allocations ---- */
+
+static void mh_cuda_on_alloc(const Sanitizer_ResourceMemoryData *m, int async) {
+    if (g_mh.own_alloc || !g_mh.w) return;
+    const char *label = async ? "cudaMallocAsync" : "cudaMalloc";
+    if (m->flags & SANITIZER_MEMORY_FLAG_MODULE) label = "__device__ variable";
+    else if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) label = "cudaMallocManaged";
+    else if (m->flags & SANITIZER_MEMORY_FLAG_CG_RUNTIME) return; /* the runtime's own */
+    else if (async && m->memoryPool) label = "memory pool";
+    mh_alloc a = {.id = g_mh.next_alloc++, .launch = MH_TRACE_NO_LAUNCH, .base = m->address, .size = m->size,
+                  .space = MH_SPACE_GLOBAL, .label = label};
+    mh_err err;
+    if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+}
+
+static void mh_cuda_on_free(const Sanitizer_ResourceMemoryData *m) {
+    if (g_mh.own_alloc || !g_mh.w) return;
+    mh_free f = {.base = m->address, .space = MH_SPACE_GLOBAL};
+    mh_err err;
+    if (mh_trace_write_free(g_mh.w, &f, &err) != MH_OK) mh_cuda_writer_failed(&err);
+}
+
+/* ---- record buffers ---- */
+
+static void mh_cuda_buf_release_dev(mh_cuda_buf *b) {
+    g_mh.own_alloc++;
+    if (b->desc) sanitizerFree(b->ctx, b->desc);
+    if (b->rec) sanitizerFree(b->ctx, b->rec);
+    if (b->seq) sanitizerFree(b->ctx, b->seq);
+    g_mh.own_alloc--;
+    if (b->have_ev) {
+        cuEventDestroy(b->ev[0]);
+        cuEventDestroy(b->ev[1]);
+    }
+    b->desc = NULL;
+    b->rec = NULL;
+    b->seq = NULL;
+    b->have_ev = 0;
+}
+
+/* A buffer of this context with room for `slots` sequence counters. */
+static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
+    mh_cuda_buf **pp = &g_mh.free_bufs, *b = NULL;
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->ctx == ctx) {
+            b = *pp;
+            *pp = b->next;
+            break;
+        }
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b) return NULL;
+        b->ctx = ctx;
+        b->cap = g_mh.buffer_records;
+        g_mh.own_alloc++;
+        if (sanitizerAlloc(ctx, (void **)&b->desc, sizeof(mh_cuda_desc)) != SANITIZER_SUCCESS ||
+            sanitizerAlloc(ctx, (void **)&b->rec, (size_t)b->cap * sizeof(mh_access)) != SANITIZER_SUCCESS) {
+            g_mh.own_alloc--;
+            mh_cuda_buf_release_dev(b);
+            free(b);
+            return NULL;
+        }
+        g_mh.own_alloc--;
+        if (g_mh.use_events && cuEventCreate(&b->ev[0], CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+            if (cuEventCreate(&b->ev[1], CU_EVENT_DEFAULT) == CUDA_SUCCESS)
+                b->have_ev = 1;
+            else
+                cuEventDestroy(b->ev[0]);
+        }
+    }
+    b->next = NULL;
+    if (b->seq_slots < slots) {
+        g_mh.own_alloc++;
+        if (b->seq) sanitizerFree(ctx, b->seq);
+        b->seq = NULL;
+        b->seq_slots = 0;
+        if (sanitizerAlloc(ctx, (void **)&b->seq, (size_t)slots * sizeof(uint32_t)) == SANITIZER_SUCCESS)
+            b->seq_slots = slots;
+        g_mh.own_alloc--;
+        if (!b->seq) {
+            b->next = g_mh.free_bufs;
+            g_mh.free_bufs = b;
+            return NULL;
+        }
+    }
+    return b;
+}
+
+static void mh_cuda_buf_put(mh_cuda_buf *b) {
+    b->next = g_mh.free_bufs;
+    g_mh.free_bufs = b;
+}
+
+static void mh_cuda_drop_ctx_bufs(CUcontext ctx) {
+    mh_cuda_buf **pp = &g_mh.free_bufs;
+    while (*pp) {
+        mh_cuda_buf *b = *pp;
+        if (b->ctx == ctx) {
+            *pp = b->next;
+            mh_cuda_buf_release_dev(b);
+            free(b);
+        } else {
+            pp = &b->next;
+        }
+    }
+    for (int i = 0; i < g_mh.n_patched_ctx; i++)
+        if (g_mh.patched_ctx[i] == ctx) g_mh.patched_ctx[i] = g_mh.patched_ctx[--g_mh.n_patched_ctx];
+}
+
+/* ---- launches ---- */
+
+static void mh_cuda_write_dropped(uint32_t launch, uint64_t n, const char *why) {
+    if (!g_mh.w) return;
+    mh_dropped d = {.launch = launch, .count = n, .reason = why};
+    mh_err err;
+    if (mh_trace_write_dropped(g_mh.w, &d, &err) != MH_OK) mh_cuda_writer_failed(&err);
+}
+
+static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
+    uint32_t id = g_mh.next_launch++;
+    uint32_t dyn = tl_have_dyn_smem ? tl_dyn_smem : 0;
+    tl_have_dyn_smem = 0;
+    const void *userdata = NULL;
+    char *display = NULL;
+    mh_cuda_buf *buf = NULL;
+    mh_cuda_flight *fl = NULL;
+
+    if (!g_mh.w || !ld->functionName) goto untraced;
+    display = mh_cuda_demangle(ld->functionName);
+    if (!mh_collect_want_launch(&g_mh.cfg, &g_mh.st, ld->functionName, display)) goto untraced;
+
+    mh_dim3 grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z};
+    uint32_t nthreads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z;
+    uint64_t total = (uint64_t)grid.x * grid.y * grid.z;
+    uint32_t n = mh_collect_sampled_list(&g_mh.cfg, grid, g_mh.ids, MH_COLLECT_MAX_BLOCKS);
+    uint32_t first, nblocks;
+    if (n == MH_TRACE_ALL_BLOCKS) {
+        first = 0;
+        nblocks = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+    } else {
+        first = n ? g_mh.ids[0] : 0;
+        nblocks = n;
+    }
+    if (nblocks == 0 || nthreads == 0) goto untraced;
+
+    uint64_t slots = (uint64_t)nblocks * nthreads;
+    if (slots > MH_CUDA_MAX_SEQ_SLOTS) {
+        mh_cuda_write_dropped(id, 0, "launch not traced: too many traced threads (use fewer --blocks)");
+        goto untraced;
+    }
+    buf = mh_cuda_buf_get(ld->context, slots);
+    fl = calloc(1, sizeof *fl);
+    if (!buf || !fl) {
+        if (buf) mh_cuda_buf_put(buf);
+        mh_cuda_write_dropped(id, 0, "launch not traced: cannot allocate the device record buffer");
+        goto untraced;
+    }
+
+    int regs = 0, ssmem = 0;
+    if (cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ld->function) != CUDA_SUCCESS) regs = 0;
+    if (cuFuncGetAttribute(&ssmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ld->function) != CUDA_SUCCESS) ssmem = 0;
+
+    mh_launch l = {
+        .id = id,
+        .name = ld->functionName,
+        .display_name = display ? display : ld->functionName,
+        .grid = grid,
+        .block = {ld->blockDim_x, ld->blockDim_y, ld->blockDim_z},
+        .dyn_smem = dyn,
+        .static_smem = (uint32_t)(ssmem > 0 ? ssmem : 0),
+        .regs = (uint32_t)(regs > 0 ? regs : 0),
+        .stream = (uint64_t)(uintptr_t)ld->stream,
+        .n_sampled = n,
+        .sampled = g_mh.ids,
+    };
+    mh_err err;
+    if (mh_trace_write_launch(g_mh.w, &l, &err) != MH_OK) {
+        mh_cuda_writer_failed(&err);
+        mh_cuda_buf_put(buf);
+        free(fl);
+        goto untraced;
+    }
+    uint64_t smem = (uint64_t)l.static_smem + dyn;
+    if (smem) {
+        mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = 0, .size = smem,
+                      .space = MH_SPACE_SHARED, .label = "shared window"};
+        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
+
+    mh_cuda_desc d = {.count = 0, .cap = buf->cap, .rec = buf->rec, .seq = buf->seq, .launch = id,
+                      .first = first, .nblocks = nblocks, .nthreads = nthreads};
+    SanitizerResult r = sanitizerMemset(buf->seq, 0, (size_t)slots * sizeof(uint32_t), ld->hStream);
+    if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyHostToDeviceAsync(buf->desc, &d, sizeof d, ld->hStream);
+    if (r != SANITIZER_SUCCESS) {
+        mh_cuda_write_dropped(id, 0, "launch not traced: cannot set up the device descriptor");
+        mh_cuda_buf_put(buf);
+        free(fl);
+        goto untraced;
+    }
+    if (buf->have_ev) cuEventRecord(buf->ev[0], ld->stream);
+    fl->h = ld->hLaunch;
+    fl->buf = buf;
+    fl->id = id;
+    if (sanitizerGetFunctionPcAndSize(ld->module, ld->functionName, &fl->func_pc, &fl->func_size) !=
+        SANITIZER_SUCCESS)
+        fl->func_pc = fl->func_size = 0;
+    fl->next = g_mh.flights;
+    g_mh.flights = fl;
+    userdata = buf->desc;
+    g_mh.launches_traced++;
+
+untraced:
+    free(display);
+    sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
+}
+
+static void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
+    mh_cuda_flight **pp = &g_mh.flights, *fl = NULL;
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->h == ld->hLaunch) {
+            fl = *pp;
+            *pp = fl->next;
+            break;
+        }
+    if (!fl) return;
+    mh_cuda_buf *buf = fl->buf;
+    if (buf->have_ev) cuEventRecord(buf->ev[1], ld->stream);
+    mh_cuda_desc d;
+    SanitizerResult r = sanitizerStreamSynchronize(ld->hStream);
+    if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyDeviceToHost(&d, buf->desc, sizeof d, ld->hStream);
+    mh_kernel_end e = {.launch = fl->id, .recorded = 0, .dropped = 0, .gpu_ns = 0};
+    mh_err err;
+    if (r != SANITIZER_SUCCESS) {
+        /* The kernel faulted or the context is gone: nothing can be read back. */
+        mh_cuda_write_dropped(fl->id, 0, "records lost: the kernel failed before they could be read back");
+    } else {
+        uint64_t n = d.count < d.cap ? d.count : d.cap;
+        for (uint64_t off = 0; off < n && g_mh.w; off += MH_CUDA_DRAIN_RECORDS) {
+            uint64_t k = n - off < MH_CUDA_DRAIN_RECORDS ? n - off : MH_CUDA_DRAIN_RECORDS;
+            if (sanitizerMemcpyDeviceToHost(g_mh.host, buf->rec + off, (size_t)k * sizeof(mh_access),
+                                            ld->hStream) != SANITIZER_SUCCESS) {
+                e.dropped += n - off;
+                mh_cuda_write_dropped(fl->id, n - off, "records lost: device-to-host copy failed");
+                break;
+            }
+            if (fl->func_size)
+                for (uint64_t i = 0; i < k; i++)
+                    if (g_mh.host[i].pc >= fl->func_pc && g_mh.host[i].pc < fl->func_pc + fl->func_size)
+                        g_mh.host[i].pc -= fl->func_pc;
+            if (mh_trace_write_accesses(g_mh.w, g_mh.host, (size_t)k, &err) != MH_OK) {
+                mh_cuda_writer_failed(&err);
+                break;
+            }
+            e.recorded += k;
+        }
+        if (d.count > d.cap) {
+            e.dropped += d.count - d.cap;
+            char why[160];
+            snprintf(why, sizeof why, "device record buffer full (%" PRIu64 " records; raise MEMHEAT_BUFFER_BYTES)",
+                     (uint64_t)d.cap);
+            mh_cuda_write_dropped(fl->id, d.count - d.cap, why);
+        }
+        float ms = 0;
+        if (buf->have_ev && cuEventElapsedTime(&ms, buf->ev[0], buf->ev[1]) == CUDA_SUCCESS && ms > 0)
+            e.gpu_ns = (uint64_t)((double)ms * 1e6);
+    }
+    if (g_mh.w) {
+        if (mh_trace_write_kernel_end(g_mh.w, &e, &err) != MH_OK || mh_trace_flush(g_mh.w, &err) != MH_OK)
+            mh_cuda_writer_failed(&err);
+    }
+    mh_cuda_buf_put(buf);
+    free(fl);
+}
+
+/* ---- callback dispatch ---- */
+
+static void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb) {
+    if (cb->callbackSite != SANITIZER_API_ENTER || !cb->functionParams) return;
+    switch (cbid) {
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
+        tl_dyn_smem = ((const cuLaunchKernel_params *)cb->functionParams)->sharedMemBytes;
+        tl_have_dyn_smem = 1;
+        break;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
+        tl_dyn_smem = ((const cuLaunchCooperativeKernel_params *)cb->functionParams)->sharedMemBytes;
+        tl_have_dyn_smem = 1;
+        break;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+        const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)cb->functionParams)->config;
+        if (c) {
+            tl_dyn_smem = c->sharedMemBytes;
+            tl_have_dyn_smem = 1;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
+                                          const void *cbdata) {
+    (void)userdata;
+    if (domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+        mh_cuda_on_driver_api(cbid, (const Sanitizer_CallbackData *)cbdata);
+        return;
+    }
+    pthread_mutex_lock(&g_mh.mu);
+    if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+        switch (cbid) {
+        case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED:
+            mh_cuda_open_trace(((const Sanitizer_ResourceContextData *)cbdata)->device);
+            break;
+        case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
+            CUcontext ctx = ((const Sanitizer_ResourceContextData *)cbdata)->context;
+            mh_cuda_drop_ctx_bufs(ctx);
+            mh_err err;
+            if (g_mh.w && mh_trace_flush(g_mh.w, &err) != MH_OK) mh_cuda_writer_failed(&err);
+            break;
+        }
+        case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
+            const Sanitizer_ResourceModuleData *m = cbdata;
+            mh_cuda_patch_module(m->context, m->module);
+            break;
+        }
+        case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
+            mh_cuda_on_alloc(cbdata, 0);
+            break;
+        case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC:
+            mh_cuda_on_alloc(cbdata, 1);
+            break;
+        case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
+        case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC:
+            mh_cuda_on_free(cbdata);
+            break;
+        default:
+            break;
+        }
+    } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
+        if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+            mh_cuda_launch_begin(cbdata);
+        else if (cbid == SANITIZER_CBID_LAUNCH_END)
+            mh_cuda_launch_end(cbdata);
+    }
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
+/* ---- start and end ---- */
+
+static void mh_cuda_at_exit(void) {
+    pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w) {
+        mh_err err;
+        if (mh_trace_close(g_mh.w, &err) != MH_OK) mh_cuda_warn("closing the trace failed: %s", err.msg);
+        g_mh.w = NULL;
+    }
+    g_mh.closed = 1;
+    if (g_mh.patch_failures) mh_cuda_warn("%s", "some modules could not be patched; their kernels are not traced");
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
+static int mh_cuda_find_patch(void) {
+    const char *env = getenv("MEMHEAT_CUDA_PATCH");
+    if (env && *env) {
+        snprintf(g_mh.patch_path, sizeof g_mh.patch_path, "%s", env);
+    } else {
+        Dl_info info;
+        if (!dladdr((void *)&mh_cuda_find_patch, &info) || !info.dli_fname) return -1;
+        const char *slash = strrchr(info.dli_fname, '/');
+        int dirlen = slash ? (int)(slash - info.dli_fname) : 1;
+        snprintf(g_mh.patch_path, sizeof g_mh.patch_path, "%.*s/%s", dirlen, slash ? info.dli_fname : ".",
+                 MH_CUDA_PATCH_FILE);
+    }
+    struct stat sb;
+    return stat(g_mh.patch_path, &sb) == 0 ? 0 : -1;
+}
+
+/* Called by the CUDA driver when it loads this library (CUDA_INJECTION64_PATH). */
+int InitializeInjection(void) {
+    pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.active) {
+        pthread_mutex_unlock(&g_mh.mu);
+        return 1;
+    }
+    mh_err err;
+    mh_err_clear(&err);
+    if (mh_collect_cfg_from_env(&g_mh.cfg, &err) != MH_OK) {
+        mh_cuda_warn("bad sampling configuration, nothing is traced: %s", err.msg);
+        pthread_mutex_unlock(&g_mh.mu);
+        return 0;
+    }
+    if (mh_cuda_find_patch() != 0) {
+        mh_cuda_warn("device patch not found at %s, nothing is traced", g_mh.patch_path);
+        pthread_mutex_unlock(&g_mh.mu);
+        return 0;
+    }
+    uint64_t bytes = g_mh.cfg.buffer_bytes ? g_mh.cfg.buffer_bytes : MH_CUDA_DEFAULT_BUFFER;
+    g_mh.buffer_records = bytes / sizeof(mh_access);
+    if (g_mh.buffer_records < 1024) g_mh.buffer_records = 1024;
+    const char *ev = getenv("MEMHEAT_CUDA_EVENTS");
+    g_mh.use_events = !(ev && strcmp(ev, "0") == 0);
+    g_mh.host = malloc((size_t)MH_CUDA_DRAIN_RECORDS * sizeof(mh_access));
+    if (!g_mh.host) {
+        mh_cuda_warn("out of memory%s, nothing is traced", "");
+        pthread_mutex_unlock(&g_mh.mu);
+        return 0;
+    }
+    SanitizerResult r = sanitizerSubscribe(&g_mh.sub, mh_cuda_callback, NULL);
+    if (r != SANITIZER_SUCCESS) {
+        mh_cuda_warn("cannot subscribe to the Compute Sanitizer API (%s); nothing is traced", mh_cuda_sanstr(r));
+        pthread_mutex_unlock(&g_mh.mu);
+        return 0;
+    }
+    sanitizerEnableDomain(1, g_mh.sub, SANITIZER_CB_DOMAIN_RESOURCE);
+    sanitizerEnableDomain(1, g_mh.sub, SANITIZER_CB_DOMAIN_LAUNCH);
+    static const Sanitizer_CallbackId launch_apis[] = {
+        SANITIZER_CBID_DRIVER_API_cuLaunchKernel,           SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
+        SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx,         SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz,
+        SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel, SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz,
+    };
+    for (size_t i = 0; i < sizeof launch_apis / sizeof launch_apis[0]; i++)
+        sanitizerEnableCallback(1, g_mh.sub, SANITIZER_CB_DOMAIN_DRIVER_API, launch_apis[i]);
+    atexit(mh_cuda_at_exit);
+    g_mh.active = 1;
+    pthread_mutex_unlock(&g_mh.mu);
+    return 1;
+}

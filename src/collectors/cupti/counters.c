@@ -1,0 +1,330 @@
+/* counters.c -- per-kernel hardware counters through CUPTI range profiling
+ * (cupti_range_profiler.h + cupti_profiler_host.h, CUPTI 13), the library
+ * Nsight Compute is built on.
+ *
+ * Auto range + kernel replay: every kernel launch is one range, and CUPTI
+ * replays it (saving and restoring the memory it writes) as many times as the
+ * metric set needs passes, so the program's results do not change. Ranges fill
+ * a counter-data image of G.max_ranges entries; when it is full (checked after
+ * each launch) and at exit, the image is decoded, each range's metrics are
+ * evaluated and given to the launches recorded by inject.c in launch order, and
+ * the image is re-armed. Only the first CUDA context is profiled; launches in
+ * other contexts are listed without counters.
+ *
+ * cupti_profiler_host.h includes the C++ header <string> although it declares
+ * only C; compat/string (an empty file) lets this C file include it. */
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/cupti/cupti_internal.h"
+
+/* What memheat asks for, and where each value goes. */
+enum {
+    M_DRAM_RD, M_DRAM_WR, M_LD_REQ, M_LD_SEC, M_ST_REQ, M_ST_SEC, M_OCC, M_WARPS,
+    M_FADD, M_FMUL, M_FFMA, M_DADD, M_DMUL, M_DFMA, M_TIME, M_COUNT
+};
+static const char *const metric_names[M_COUNT] = {
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__warps_active.avg.per_cycle_active",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
+    "gpu__time_duration.sum",
+};
+
+struct mh_cupti_prof {
+    CUcontext ctx;
+    uint32_t ctx_id;
+    CUpti_RangeProfiler_Object *obj;
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *avail;
+    uint8_t *config;
+    size_t config_size;
+    uint8_t *image;
+    size_t image_size;
+    const char *names[M_COUNT]; /* the metrics this chip supports */
+    int slot[M_COUNT];          /* names[i] is metric slot[i] */
+    size_t n;
+    size_t in_image;            /* launches since the last Start */
+    int started;
+};
+
+/* Records the first failure in g->error; returns 1 if r failed. */
+static int failed(mh_cupti_ctx *g, const char *what, CUptiResult r) {
+    if (r == CUPTI_SUCCESS) return 0;
+    const char *s = NULL;
+    cuptiGetResultString(r, &s);
+    if (!g->error[0]) snprintf(g->error, sizeof g->error, "%s: %s", what, s ? s : "CUPTI error");
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_NOT_SUPPORTED ||
+        r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED || r == CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED)
+        g->prof_unavailable = 1;
+    return 1;
+}
+
+static void prof_free(mh_cupti_prof *p) {
+    if (!p) return;
+    if (p->host) {
+        CUpti_Profiler_Host_Deinitialize_Params hd = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL, p->host};
+        cuptiProfilerHostDeinitialize(&hd);
+    }
+    free(p->avail);
+    free(p->config);
+    free(p->image);
+    free(p);
+}
+
+/* Arms the counter-data image and starts collecting. */
+static int arm(mh_cupti_ctx *g, mh_cupti_prof *p) {
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci;
+    memset(&ci, 0, sizeof ci);
+    ci.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    ci.pRangeProfilerObject = p->obj;
+    ci.counterDataSize = p->image_size;
+    ci.pCounterData = p->image;
+    if (failed(g, "cuptiRangeProfilerCounterDataImageInitialize", cuptiRangeProfilerCounterDataImageInitialize(&ci)))
+        return -1;
+    CUpti_RangeProfiler_SetConfig_Params sc;
+    memset(&sc, 0, sizeof sc);
+    sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    sc.pRangeProfilerObject = p->obj;
+    sc.configSize = p->config_size;
+    sc.pConfig = p->config;
+    sc.counterDataImageSize = p->image_size;
+    sc.pCounterDataImage = p->image;
+    sc.range = CUPTI_AutoRange;
+    sc.replayMode = CUPTI_KernelReplay;
+    sc.maxRangesPerPass = g->max_ranges;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    if (failed(g, "cuptiRangeProfilerSetConfig", cuptiRangeProfilerSetConfig(&sc))) return -1;
+    CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, NULL, p->obj};
+    if (failed(g, "cuptiRangeProfilerStart", cuptiRangeProfilerStart(&st))) return -1;
+    p->started = 1;
+    p->in_image = 0;
+    return 0;
+}
+
+static double val(const double *v, const int *have, int m) { return have[m] ? v[m] : NAN; }
+
+/* Stops, decodes and hands the ranges to the recorded launches (lock held). */
+static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
+    if (!p->started) return;
+    p->started = 0;
+    CUpti_RangeProfiler_Stop_Params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = p->obj;
+    if (failed(g, "cuptiRangeProfilerStop", cuptiRangeProfilerStop(&sp))) return;
+    CUpti_RangeProfiler_DecodeData_Params dd;
+    memset(&dd, 0, sizeof dd);
+    dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    dd.pRangeProfilerObject = p->obj;
+    if (failed(g, "cuptiRangeProfilerDecodeData", cuptiRangeProfilerDecodeData(&dd))) return;
+    g->t.counters.ranges_dropped += dd.numOfRangeDropped;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
+    memset(&gi, 0, sizeof gi);
+    gi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    gi.pCounterDataImage = p->image;
+    gi.counterDataImageSize = p->image_size;
+    if (failed(g, "cuptiRangeProfilerGetCounterDataInfo", cuptiRangeProfilerGetCounterDataInfo(&gi))) return;
+
+    size_t next = g->decoded; /* next launch of this context without counters */
+    for (size_t r = 0; r < gi.numTotalRanges; r++) {
+        double out[M_COUNT];
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
+        memset(&ev, 0, sizeof ev);
+        ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+        ev.pHostObject = p->host;
+        ev.pCounterDataImage = p->image;
+        ev.counterDataImageSize = p->image_size;
+        ev.rangeIndex = r;
+        ev.ppMetricNames = p->names;
+        ev.numMetrics = p->n;
+        ev.pMetricValues = out;
+        if (failed(g, "cuptiProfilerHostEvaluateToGpuValues", cuptiProfilerHostEvaluateToGpuValues(&ev))) return;
+        double v[M_COUNT];
+        int have[M_COUNT] = {0};
+        for (size_t i = 0; i < p->n; i++) {
+            v[p->slot[i]] = out[i];
+            have[p->slot[i]] = 1;
+        }
+        while (next < g->t.nkernels && g->t.kernels[next].context != p->ctx_id) next++;
+        if (next >= g->t.nkernels) {
+            if (!g->error[0])
+                snprintf(g->error, sizeof g->error, "%zu profiled ranges but fewer recorded launches",
+                         (size_t)gi.numTotalRanges);
+            break;
+        }
+        mh_timing_kernel *k = &g->t.kernels[next++];
+        mh_timing_counters *c = &k->c;
+        k->has_counters = 1;
+        c->dram_read_bytes = val(v, have, M_DRAM_RD);
+        c->dram_write_bytes = val(v, have, M_DRAM_WR);
+        c->ld_requests = val(v, have, M_LD_REQ);
+        c->ld_sectors = val(v, have, M_LD_SEC);
+        c->st_requests = val(v, have, M_ST_REQ);
+        c->st_sectors = val(v, have, M_ST_SEC);
+        c->occupancy_pct = val(v, have, M_OCC);
+        c->warps_per_sm = val(v, have, M_WARPS);
+        c->flops_sp = val(v, have, M_FADD) + val(v, have, M_FMUL) + 2 * val(v, have, M_FFMA);
+        c->flops_dp = val(v, have, M_DADD) + val(v, have, M_DMUL) + 2 * val(v, have, M_DFMA);
+        c->replay_ns = val(v, have, M_TIME);
+        g->t.counters.ranges++;
+    }
+    g->decoded = next;
+}
+
+void mh_cupti_prof_context_created(mh_cupti_ctx *g, CUcontext ctx) {
+    pthread_mutex_lock(&g->lock);
+    if (g->prof || g->setup_tries >= 2 || !ctx) {
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    if (g->setup_tries++ == 1) g->error[0] = '\0'; /* the retry replaces the first failure */
+    mh_cupti_prof *p = calloc(1, sizeof *p);
+    if (!p) {
+        g->oom = 1;
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    p->ctx = ctx;
+    cuptiGetContextId(ctx, &p->ctx_id);
+    uint32_t dev = 0;
+    cuptiGetDeviceId(ctx, &dev);
+
+    CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL};
+    if (failed(g, "cuptiProfilerInitialize", cuptiProfilerInitialize(&pi))) goto fail;
+    CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, NULL, ctx, NULL};
+    if (failed(g, "cuptiRangeProfilerEnable", cuptiRangeProfilerEnable(&en))) goto fail;
+    p->obj = en.pRangeProfilerObject;
+
+    CUpti_Profiler_GetCounterAvailability_Params ca;
+    memset(&ca, 0, sizeof ca);
+    ca.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    ca.ctx = ctx;
+    if (failed(g, "cuptiProfilerGetCounterAvailability", cuptiProfilerGetCounterAvailability(&ca))) goto fail;
+    p->avail = malloc(ca.counterAvailabilityImageSize ? ca.counterAvailabilityImageSize : 1);
+    if (!p->avail) goto oom;
+    ca.pCounterAvailabilityImage = p->avail;
+    if (failed(g, "cuptiProfilerGetCounterAvailability", cuptiProfilerGetCounterAvailability(&ca))) goto fail;
+
+    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL, dev, NULL};
+    if (failed(g, "cuptiDeviceGetChipName", cuptiDeviceGetChipName(&cn))) goto fail;
+
+    CUpti_Profiler_Host_Initialize_Params hi;
+    memset(&hi, 0, sizeof hi);
+    hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = cn.pChipName;
+    hi.pCounterAvailabilityImage = p->avail;
+    if (failed(g, "cuptiProfilerHostInitialize", cuptiProfilerHostInitialize(&hi))) goto fail;
+    p->host = hi.pHostObject;
+
+    /* keep the metrics this chip knows; an unknown one must not cost the rest */
+    for (int m = 0; m < M_COUNT; m++) {
+        CUpti_Profiler_Host_GetMetricProperties_Params mp;
+        memset(&mp, 0, sizeof mp);
+        mp.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        mp.pHostObject = p->host;
+        mp.pMetricName = metric_names[m];
+        if (cuptiProfilerHostGetMetricProperties(&mp) != CUPTI_SUCCESS) continue;
+        p->names[p->n] = metric_names[m];
+        p->slot[p->n++] = m;
+    }
+    if (p->n == 0) {
+        snprintf(g->error, sizeof g->error, "none of memheat's metrics is known for chip %s", cn.pChipName);
+        g->prof_unavailable = 1;
+        goto fail;
+    }
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, NULL,
+                                                      p->host, p->names, p->n};
+    if (failed(g, "cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&am))) goto fail;
+    CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
+                                                        NULL, p->host, 0};
+    if (failed(g, "cuptiProfilerHostGetConfigImageSize", cuptiProfilerHostGetConfigImageSize(&cs))) goto fail;
+    p->config_size = cs.configImageSize;
+    p->config = malloc(p->config_size ? p->config_size : 1);
+    if (!p->config) goto oom;
+    CUpti_Profiler_Host_GetConfigImage_Params gc = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, NULL,
+                                                    p->host, p->config_size, p->config};
+    if (failed(g, "cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage(&gc))) goto fail;
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, NULL,
+                                                    p->config_size, p->config, 0};
+    if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS) g->t.counters.passes = (uint32_t)np.numOfPasses;
+
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds;
+    memset(&ds, 0, sizeof ds);
+    ds.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    ds.pRangeProfilerObject = p->obj;
+    ds.pMetricNames = p->names;
+    ds.numMetrics = p->n;
+    ds.maxNumOfRanges = g->max_ranges;
+    ds.maxNumRangeTreeNodes = (uint32_t)g->max_ranges;
+    if (failed(g, "cuptiRangeProfilerGetCounterDataSize", cuptiRangeProfilerGetCounterDataSize(&ds))) goto fail;
+    p->image_size = ds.counterDataSize;
+    p->image = malloc(p->image_size ? p->image_size : 1);
+    if (!p->image) goto oom;
+    if (arm(g, p) != 0) goto fail;
+    g->prof = p;
+    pthread_mutex_unlock(&g->lock);
+    return;
+oom:
+    g->oom = 1;
+    snprintf(g->error, sizeof g->error, "out of memory setting up range profiling");
+fail:
+    if (p->obj) {
+        CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, p->obj};
+        cuptiRangeProfilerDisable(&di);
+    }
+    prof_free(p);
+    pthread_mutex_unlock(&g->lock);
+}
+
+void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx) {
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_prof *p = g->prof;
+    if (p && p->started && p->ctx == ctx && ++p->in_image >= g->max_ranges) {
+        collect(g, p);
+        if (!g->error[0]) arm(g, p);
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void teardown(mh_cupti_ctx *g) {
+    mh_cupti_prof *p = g->prof;
+    if (!p) return;
+    collect(g, p);
+    CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, p->obj};
+    cuptiRangeProfilerDisable(&di);
+    prof_free(p);
+    g->prof = NULL;
+}
+
+void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx) {
+    pthread_mutex_lock(&g->lock);
+    if (g->prof && g->prof->ctx == ctx) teardown(g);
+    pthread_mutex_unlock(&g->lock);
+}
+
+void mh_cupti_prof_finish(mh_cupti_ctx *g) {
+    pthread_mutex_lock(&g->lock);
+    teardown(g);
+    pthread_mutex_unlock(&g->lock);
+}

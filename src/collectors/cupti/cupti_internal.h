@@ -1,0 +1,42 @@
+/* cupti_internal.h -- the injection library's one process-wide context, shared
+ * by inject.c (activity records, callbacks, exit) and counters.c (range
+ * profiling). Not a public header: only libmemheat_cupti.so includes it. */
+#ifndef MEMHEAT_CUPTI_INTERNAL_H
+#define MEMHEAT_CUPTI_INTERNAL_H
+
+#include <cuda.h>
+#include <cupti.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#include "memheat/timing.h"
+
+enum { MH_CUPTI_TIMING = 0, MH_CUPTI_COUNTERS = 1 };
+
+typedef struct mh_cupti_prof mh_cupti_prof; /* counters.c */
+
+typedef struct mh_cupti_ctx {
+    pthread_mutex_t lock;        /* guards t, error, oom */
+    int mode;                    /* MH_CUPTI_TIMING or MH_CUPTI_COUNTERS */
+    char out_path[1024];         /* MEMHEAT_TIMING_OUT */
+    CUpti_SubscriberHandle sub;
+    mh_timing t;                 /* what is written at exit */
+    char error[512];             /* first error, "" if none */
+    int prof_unavailable;        /* counters cannot be read on this device/driver */
+    int oom;
+    int finished;
+    size_t max_ranges;           /* ranges per counter-data image before a decode */
+    mh_cupti_prof *prof;         /* range profiler of the (first) context, counters mode */
+    size_t decoded;              /* kernels of t that already got their counters */
+    int setup_tries;             /* range-profiler set-ups attempted (at most 2) */
+} mh_cupti_ctx;
+
+/* counters.c */
+/* Sets up range profiling on ctx; tried at context creation and, if that
+ * failed, once more at the first launch (when the context is current). */
+void mh_cupti_prof_context_created(mh_cupti_ctx *g, CUcontext ctx);
+void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx);
+void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx);
+void mh_cupti_prof_finish(mh_cupti_ctx *g);
+
+#endif

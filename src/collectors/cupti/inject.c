@@ -1,0 +1,311 @@
+/* inject.c -- libmemheat_cupti.so: the timing pass's injection library.
+ *
+ * Loaded into the profiled program through CUDA_INJECTION64_PATH; CUDA calls
+ * InitializeInjection() at cuInit. Two modes, chosen by MEMHEAT_TIMING_MODE:
+ *   "timing"   (default) CUPTI Activity API only: every kernel (concurrent kernel
+ *              records, which do not serialize launches), memcpy and memset with
+ *              the GPU's start/end timestamps. Nothing is replayed, nothing
+ *              instrumented: the program runs at its own speed.
+ *   "counters" CUPTI range profiling, auto range + kernel replay: each kernel
+ *              launch is one range, replayed as many passes as the metrics need
+ *              (counters.c). Launch names are taken from launch callbacks.
+ * At exit (or when a context is destroyed) the results go to MEMHEAT_TIMING_OUT
+ * as a memheat-timing JSON file (include/memheat/timing.h, docs/timing.md).
+ *
+ * CUPTI's callbacks carry no user state that survives to atexit, so this file
+ * keeps ONE process-wide context struct, `G`; nothing else is global (plus one
+ * thread-local flag that pairs a runtime launch with the driver launch under it). */
+#include <cuda.h>
+#include <cupti.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/cupti/cupti_internal.h"
+#include "memheat/timing.h"
+
+#define MH_ACT_BUF (8u << 20)
+
+static mh_cupti_ctx G = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* 1 while a runtime launch on this thread already recorded its driver launch. */
+static _Thread_local int tl_driver_recorded;
+
+static void note_error(const char *what, CUptiResult r) {
+    const char *s = NULL;
+    cuptiGetResultString(r, &s);
+    pthread_mutex_lock(&G.lock);
+    if (!G.error[0]) snprintf(G.error, sizeof G.error, "%s: %s", what, s ? s : "unknown CUPTI error");
+    pthread_mutex_unlock(&G.lock);
+}
+
+/* ---- device attributes ------------------------------------------------ */
+
+static void add_device(uint32_t ordinal) {
+    CUdevice dev;
+    if (cuDeviceGet(&dev, (int)ordinal) != CUDA_SUCCESS) return;
+    mh_timing_device d;
+    memset(&d, 0, sizeof d);
+    d.id = ordinal;
+    cuDeviceGetName(d.name, sizeof d.name - 1, dev);
+    int v = 0;
+#define ATTR(field, a)                                                  \
+    do {                                                                \
+        if (cuDeviceGetAttribute(&v, a, dev) == CUDA_SUCCESS && v >= 0) \
+            d.field = (uint32_t)v;                                      \
+    } while (0)
+    ATTR(cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    ATTR(cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    ATTR(sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    ATTR(sm_clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    ATTR(mem_clock_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+    ATTR(bus_width_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    ATTR(max_threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+#undef ATTR
+    if (cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) == CUDA_SUCCESS && v > 0)
+        d.l2_bytes = (uint64_t)v;
+    size_t mem = 0;
+    if (cuDeviceTotalMem(&mem, dev) == CUDA_SUCCESS) d.global_mem_bytes = mem;
+    pthread_mutex_lock(&G.lock);
+    if (mh_timing_add_device(&G.t, &d) < 0) G.oom = 1;
+    pthread_mutex_unlock(&G.lock);
+}
+
+/* ---- activity buffers (timing mode) ----------------------------------- */
+
+static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    void *p = NULL;
+    if (posix_memalign(&p, 8, MH_ACT_BUF) != 0) p = NULL;
+    *buffer = p;
+    *size = p ? MH_ACT_BUF : 0;
+    *max_records = 0;
+}
+
+static int copy_kind(uint8_t k) {
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return MH_COPY_HTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return MH_COPY_DTOH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return MH_COPY_DTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return MH_COPY_HTOH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return MH_COPY_PTOP;
+    default: return MH_COPY_OTHER;
+    }
+}
+
+static void take_record(CUpti_Activity *rec) {
+    switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        CUpti_ActivityKernel10 *a = (CUpti_ActivityKernel10 *)rec;
+        mh_timing_kernel *k = mh_timing_add_kernel(&G.t, a->name);
+        if (!k) {
+            G.oom = 1;
+            return;
+        }
+        k->device = a->deviceId;
+        k->context = a->contextId;
+        k->stream = a->streamId;
+        k->correlation = a->correlationId;
+        k->start_ns = a->start;
+        k->end_ns = a->end >= a->start ? a->end : a->start;
+        k->grid[0] = (uint32_t)a->gridX, k->grid[1] = (uint32_t)a->gridY, k->grid[2] = (uint32_t)a->gridZ;
+        k->block[0] = (uint32_t)a->blockX, k->block[1] = (uint32_t)a->blockY, k->block[2] = (uint32_t)a->blockZ;
+        k->dyn_smem = (uint32_t)a->dynamicSharedMemory;
+        k->static_smem = (uint32_t)a->staticSharedMemory;
+        k->regs = a->registersPerThread;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        CUpti_ActivityMemcpy6 *a = (CUpti_ActivityMemcpy6 *)rec;
+        mh_timing_copy *c = mh_timing_add_copy(&G.t);
+        if (!c) {
+            G.oom = 1;
+            return;
+        }
+        c->kind = copy_kind(a->copyKind);
+        c->device = a->deviceId, c->context = a->contextId, c->stream = a->streamId;
+        c->correlation = a->correlationId;
+        c->start_ns = a->start;
+        c->end_ns = a->end >= a->start ? a->end : a->start;
+        c->bytes = a->bytes;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        CUpti_ActivityMemset4 *a = (CUpti_ActivityMemset4 *)rec;
+        mh_timing_copy *c = mh_timing_add_copy(&G.t);
+        if (!c) {
+            G.oom = 1;
+            return;
+        }
+        c->kind = MH_COPY_MEMSET;
+        c->device = a->deviceId, c->context = a->contextId, c->stream = a->streamId;
+        c->correlation = a->correlationId;
+        c->start_ns = a->start;
+        c->end_ns = a->end >= a->start ? a->end : a->start;
+        c->bytes = a->bytes;
+        c->value = a->value;
+        break;
+    }
+    default: break;
+    }
+}
+
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
+    (void)ctx, (void)stream, (void)size;
+    CUpti_Activity *rec = NULL;
+    pthread_mutex_lock(&G.lock);
+    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) take_record(rec);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS) G.t.dropped_records += dropped;
+    pthread_mutex_unlock(&G.lock);
+    free(buffer);
+}
+
+/* ---- callbacks -------------------------------------------------------- */
+
+static void record_launch(const CUpti_CallbackData *cb) {
+    uint32_t dev = 0, ctx_id = 0;
+    cuptiGetDeviceId(cb->context, &dev);
+    cuptiGetContextId(cb->context, &ctx_id);
+    pthread_mutex_lock(&G.lock);
+    mh_timing_kernel *k = mh_timing_add_kernel(&G.t, cb->symbolName ? cb->symbolName : "?");
+    if (k) {
+        k->device = dev;
+        k->context = ctx_id;
+        k->correlation = cb->correlationId;
+    } else {
+        G.oom = 1;
+    }
+    pthread_mutex_unlock(&G.lock);
+    mh_cupti_prof_after_launch(&G, cb->context);
+}
+
+static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data) {
+    (void)ud;
+    if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
+        const CUpti_ResourceData *rd = data;
+        if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+            uint32_t dev = 0;
+            if (cuptiGetDeviceId(rd->context, &dev) == CUPTI_SUCCESS) add_device(dev);
+            if (G.mode == MH_CUPTI_COUNTERS) mh_cupti_prof_context_created(&G, rd->context);
+        } else if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+            if (G.mode == MH_CUPTI_COUNTERS) mh_cupti_prof_context_ending(&G, rd->context);
+            else cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        }
+        return;
+    }
+    const CUpti_CallbackData *cb = data;
+    (void)id;
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        if (cb->callbackSite == CUPTI_API_ENTER) {
+            tl_driver_recorded = 0;
+            if (!G.prof && G.mode == MH_CUPTI_COUNTERS && cb->context) mh_cupti_prof_context_created(&G, cb->context);
+        } else if (!tl_driver_recorded) {
+            const int *rv = cb->functionReturnValue; /* cudaError_t */
+            if (!rv || *rv == 0) record_launch(cb);
+        }
+        return;
+    }
+    if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
+        if (!G.prof && G.mode == MH_CUPTI_COUNTERS) mh_cupti_prof_context_created(&G, cb->context);
+        return;
+    }
+    if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT) {
+        const CUresult *rv = cb->functionReturnValue;
+        if (!rv || *rv == CUDA_SUCCESS) record_launch(cb);
+        tl_driver_recorded = 1;
+    }
+}
+
+/* Enables the launch callbacks of one domain: every callback whose name says
+ * it launches a kernel (so new launch entry points of later CUDA versions are
+ * covered without a list of ids). */
+static void enable_launch_callbacks(CUpti_CallbackDomain dom, uint32_t max_id) {
+    for (uint32_t id = 1; id < max_id; id++) {
+        const char *name = NULL;
+        if (cuptiGetCallbackName(dom, id, &name) != CUPTI_SUCCESS || !name) continue;
+        int launch = strstr(name, "LaunchKernel") || strstr(name, "LaunchCooperativeKernel") ||
+                     strcmp(name, "cuLaunchGrid") == 0 || strcmp(name, "cuLaunchGridAsync") == 0;
+        if (!launch || strstr(name, "Multi")) continue;
+        cuptiEnableCallback(1, G.sub, dom, id);
+    }
+}
+
+/* ---- exit ------------------------------------------------------------- */
+
+static void finish(void) {
+    pthread_mutex_lock(&G.lock);
+    int done = G.finished;
+    G.finished = 1;
+    pthread_mutex_unlock(&G.lock);
+    if (done) return;
+    if (G.mode == MH_CUPTI_TIMING) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    else mh_cupti_prof_finish(&G);
+    pthread_mutex_lock(&G.lock);
+    mh_timing *t = &G.t;
+    if (G.mode == MH_CUPTI_COUNTERS) {
+        mh_timing_counter_info *ci = &t->counters;
+        ci->requested = 1;
+        if (G.error[0]) {
+            snprintf(ci->status, sizeof ci->status, "%s", G.prof_unavailable ? "unavailable" : "failed");
+            snprintf(ci->message, sizeof ci->message, "%s", G.error);
+        } else {
+            snprintf(ci->status, sizeof ci->status, "ok");
+        }
+    } else if (G.error[0]) {
+        snprintf(t->counters.message, sizeof t->counters.message, "%s", G.error);
+    }
+    if (G.oom) snprintf(t->counters.message, sizeof t->counters.message, "out of memory: records lost");
+    if (G.mode == MH_CUPTI_TIMING) mh_timing_sort(t);
+    mh_err err;
+    mh_err_clear(&err);
+    if (mh_timing_save(t, NULL, G.out_path, &err) != MH_OK) fprintf(stderr, "memheat: %s\n", err.msg);
+    pthread_mutex_unlock(&G.lock);
+}
+
+/* ---- entry ------------------------------------------------------------ */
+
+/* The only symbol the library exports (the rest is hidden by the build). */
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+__attribute__((visibility("default"))) int InitializeInjection(void) {
+    const char *out = getenv("MEMHEAT_TIMING_OUT");
+    if (!out || !*out) {
+        fprintf(stderr, "memheat: MEMHEAT_TIMING_OUT is not set; the timing collector does nothing\n");
+        return 1;
+    }
+    snprintf(G.out_path, sizeof G.out_path, "%s", out);
+    const char *mode = getenv("MEMHEAT_TIMING_MODE");
+    G.mode = (mode && strcmp(mode, "counters") == 0) ? MH_CUPTI_COUNTERS : MH_CUPTI_TIMING;
+    mh_timing_init(&G.t);
+    snprintf(G.t.producer, sizeof G.t.producer, "memheat-cupti %s",
+             G.mode == MH_CUPTI_COUNTERS ? "counters" : "timing");
+    const char *cmd = getenv("MEMHEAT_COMMAND");
+    if (cmd) snprintf(G.t.command, sizeof G.t.command, "%s", cmd);
+    const char *rng = getenv("MEMHEAT_COUNTER_RANGES");
+    G.max_ranges = rng ? (size_t)strtoul(rng, NULL, 10) : 0;
+    if (G.max_ranges == 0) G.max_ranges = 256;
+
+    CUptiResult r = cuptiSubscribe(&G.sub, on_callback, NULL);
+    if (r != CUPTI_SUCCESS) {
+        note_error("cuptiSubscribe", r);
+        G.prof_unavailable = 1;
+        atexit(finish);
+        return 1;
+    }
+    cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    if (G.mode == MH_CUPTI_TIMING) {
+        r = cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
+        if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+        if (r != CUPTI_SUCCESS) note_error("enabling CUPTI activity records", r);
+    } else {
+        enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+        enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    }
+    atexit(finish);
+    return 1;
+}

@@ -1,0 +1,741 @@
+/* timing.c -- the timing pass's in-memory model, its JSON file, the join of the
+ * counters pass onto the timeline, and per-kernel-name aggregation.
+ *
+ * Pure C + jansson: the injection library writes the file with this code, the
+ * CLI and the store read it back with it, and the tests run it on the CPU
+ * machine. The JSON shape is documented in docs/timing.md. */
+#include "memheat/timing.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mh_timing_counters_clear(mh_timing_counters *c) {
+    c->dram_read_bytes = c->dram_write_bytes = NAN;
+    c->ld_requests = c->ld_sectors = c->st_requests = c->st_sectors = NAN;
+    c->occupancy_pct = c->warps_per_sm = NAN;
+    c->flops_sp = c->flops_dp = NAN;
+    c->replay_ns = NAN;
+}
+
+void mh_timing_init(mh_timing *t) {
+    memset(t, 0, sizeof *t);
+    snprintf(t->producer, sizeof t->producer, "memheat");
+}
+
+void mh_timing_free(mh_timing *t) {
+    for (size_t i = 0; i < t->nkernels; i++) free(t->kernels[i].name);
+    free(t->kernels);
+    free(t->copies);
+    free(t->devices);
+    mh_timing_init(t);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    void *q = realloc(*p, nc * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+mh_timing_kernel *mh_timing_add_kernel(mh_timing *t, const char *name) {
+    if (grow((void **)&t->kernels, &t->cap_kernels, t->nkernels + 1, sizeof *t->kernels)) return NULL;
+    char *copy = strdup(name ? name : "");
+    if (!copy) return NULL;
+    mh_timing_kernel *k = &t->kernels[t->nkernels];
+    memset(k, 0, sizeof *k);
+    k->seq = t->nkernels++;
+    k->name = copy;
+    mh_timing_counters_clear(&k->c);
+    return k;
+}
+
+mh_timing_copy *mh_timing_add_copy(mh_timing *t) {
+    if (grow((void **)&t->copies, &t->cap_copies, t->ncopies + 1, sizeof *t->copies)) return NULL;
+    mh_timing_copy *c = &t->copies[t->ncopies++];
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+int mh_timing_add_device(mh_timing *t, const mh_timing_device *d) {
+    for (size_t i = 0; i < t->ndevices; i++)
+        if (t->devices[i].id == d->id) return (int)i;
+    mh_timing_device *nd = realloc(t->devices, (t->ndevices + 1) * sizeof *nd);
+    if (!nd) return -1;
+    t->devices = nd;
+    t->devices[t->ndevices] = *d;
+    return (int)t->ndevices++;
+}
+
+const mh_timing_device *mh_timing_find_device(const mh_timing *t, uint32_t id) {
+    for (size_t i = 0; i < t->ndevices; i++)
+        if (t->devices[i].id == id) return &t->devices[i];
+    return NULL;
+}
+
+/* ---- sorting ---------------------------------------------------------- */
+
+static int cmp_kernel_start(const void *a, const void *b) {
+    const mh_timing_kernel *x = a, *y = b;
+    if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    return 0;
+}
+
+static int cmp_copy_start(const void *a, const void *b) {
+    const mh_timing_copy *x = a, *y = b;
+    if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
+    if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;
+    return 0;
+}
+
+void mh_timing_sort(mh_timing *t) {
+    if (t->nkernels) qsort(t->kernels, t->nkernels, sizeof *t->kernels, cmp_kernel_start);
+    for (size_t i = 0; i < t->nkernels; i++) t->kernels[i].seq = i;
+    if (t->ncopies) qsort(t->copies, t->ncopies, sizeof *t->copies, cmp_copy_start);
+}
+
+/* ---- copy kinds ------------------------------------------------------- */
+
+static const char *const copy_kind_names[] = {"other", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "memset"};
+
+const char *mh_timing_copy_kind_name(int kind) {
+    if (kind < 0 || kind > MH_COPY_MEMSET) return "other";
+    return copy_kind_names[kind];
+}
+
+int mh_timing_copy_kind_parse(const char *s) {
+    for (int i = 0; i <= MH_COPY_MEMSET; i++)
+        if (strcmp(s, copy_kind_names[i]) == 0) return i;
+    return -1;
+}
+
+/* ---- JSON writing ----------------------------------------------------- */
+
+/* Counter fields by JSON key, in one table so load and save agree. */
+typedef struct ctr_field {
+    const char *key;
+    size_t off;
+} ctr_field;
+
+#define CF(k, f) {k, offsetof(mh_timing_counters, f)}
+static const ctr_field ctr_fields[] = {
+    CF("dram_read_bytes", dram_read_bytes), CF("dram_write_bytes", dram_write_bytes),
+    CF("ld_requests", ld_requests),         CF("ld_sectors", ld_sectors),
+    CF("st_requests", st_requests),         CF("st_sectors", st_sectors),
+    CF("occupancy_pct", occupancy_pct),     CF("warps_per_sm", warps_per_sm),
+    CF("flops_sp", flops_sp),               CF("flops_dp", flops_dp),
+    CF("replay_ns", replay_ns),
+};
+#undef CF
+#define NCTR (sizeof ctr_fields / sizeof ctr_fields[0])
+
+static double *ctr_at(mh_timing_counters *c, size_t i) { return (double *)((char *)c + ctr_fields[i].off); }
+static double ctr_get(const mh_timing_counters *c, size_t i) {
+    return *(const double *)((const char *)c + ctr_fields[i].off);
+}
+
+/* json_object_set_new that remembers the first failure. */
+static void put(json_t *o, const char *k, json_t *v, int *bad) {
+    if (!v || json_object_set_new(o, k, v) != 0) *bad = 1;
+}
+
+static json_t *u32x3(const uint32_t v[3]) {
+    return json_pack("[III]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]);
+}
+
+static json_t *device_json(const mh_timing_device *d, int *bad) {
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "id", json_integer(d->id), bad);
+    put(o, "name", json_string(d->name), bad);
+    put(o, "cc_major", json_integer(d->cc_major), bad);
+    put(o, "cc_minor", json_integer(d->cc_minor), bad);
+    put(o, "sm_count", json_integer(d->sm_count), bad);
+    put(o, "sm_clock_khz", json_integer(d->sm_clock_khz), bad);
+    put(o, "mem_clock_khz", json_integer(d->mem_clock_khz), bad);
+    put(o, "bus_width_bits", json_integer(d->bus_width_bits), bad);
+    put(o, "l2_bytes", json_integer((json_int_t)d->l2_bytes), bad);
+    put(o, "global_mem_bytes", json_integer((json_int_t)d->global_mem_bytes), bad);
+    put(o, "max_threads_per_sm", json_integer(d->max_threads_per_sm), bad);
+    return o;
+}
+
+static json_t *kernel_json(const mh_timing_kernel *k, int *bad) {
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "seq", json_integer((json_int_t)k->seq), bad);
+    put(o, "name", json_string(k->name), bad);
+    put(o, "device", json_integer(k->device), bad);
+    put(o, "context", json_integer(k->context), bad);
+    put(o, "stream", json_integer(k->stream), bad);
+    put(o, "correlation", json_integer(k->correlation), bad);
+    put(o, "start_ns", json_integer((json_int_t)k->start_ns), bad);
+    put(o, "end_ns", json_integer((json_int_t)k->end_ns), bad);
+    put(o, "grid", u32x3(k->grid), bad);
+    put(o, "block", u32x3(k->block), bad);
+    put(o, "dyn_smem", json_integer(k->dyn_smem), bad);
+    put(o, "static_smem", json_integer(k->static_smem), bad);
+    put(o, "regs", json_integer(k->regs), bad);
+    if (k->has_counters) {
+        json_t *c = json_object();
+        for (size_t i = 0; c && i < NCTR; i++) {
+            double v = ctr_get(&k->c, i);
+            if (isfinite(v)) put(c, ctr_fields[i].key, json_real(v), bad);
+        }
+        put(o, "counters", c, bad);
+    }
+    return o;
+}
+
+static json_t *copy_json(const mh_timing_copy *c, int *bad) {
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "kind", json_string(mh_timing_copy_kind_name(c->kind)), bad);
+    put(o, "device", json_integer(c->device), bad);
+    put(o, "context", json_integer(c->context), bad);
+    put(o, "stream", json_integer(c->stream), bad);
+    put(o, "correlation", json_integer(c->correlation), bad);
+    put(o, "start_ns", json_integer((json_int_t)c->start_ns), bad);
+    put(o, "end_ns", json_integer((json_int_t)c->end_ns), bad);
+    put(o, "bytes", json_integer((json_int_t)c->bytes), bad);
+    if (c->kind == MH_COPY_MEMSET) put(o, "value", json_integer(c->value), bad);
+    return o;
+}
+
+static json_t *run_json(const mh_timing_run *r, int *bad) {
+    if (!r->ran) return json_null();
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "exit_status", json_integer(r->exit_status), bad);
+    put(o, "wall_ns", json_integer((json_int_t)r->wall_ns), bad);
+    return o;
+}
+
+int mh_timing_save(const mh_timing *t, struct json_t *analysis, const char *path, mh_err *err) {
+    int bad = 0;
+    json_t *root = json_object();
+    if (!root) return mh_err_set(err, MH_ERR_NOMEM, "out of memory building %s", path);
+    put(root, "format", json_string(MH_TIMING_FORMAT), &bad);
+    put(root, "version", json_integer(MH_TIMING_VERSION), &bad);
+    put(root, "producer", json_string(t->producer), &bad);
+    put(root, "command", json_string(t->command), &bad);
+    put(root, "dropped_records", json_integer((json_int_t)t->dropped_records), &bad);
+    if (t->measured_peak_Bps > 0) put(root, "measured_peak_Bps", json_real(t->measured_peak_Bps), &bad);
+
+    json_t *runs = json_object();
+    if (runs) {
+        put(runs, "timing", run_json(&t->timing_run, &bad), &bad);
+        put(runs, "counters", run_json(&t->counters_run, &bad), &bad);
+    }
+    put(root, "runs", runs, &bad);
+
+    json_t *ci = json_object();
+    if (ci) {
+        put(ci, "requested", json_boolean(t->counters.requested), &bad);
+        put(ci, "status", json_string(t->counters.status), &bad);
+        put(ci, "message", json_string(t->counters.message), &bad);
+        put(ci, "ranges", json_integer((json_int_t)t->counters.ranges), &bad);
+        put(ci, "ranges_dropped", json_integer((json_int_t)t->counters.ranges_dropped), &bad);
+        put(ci, "matched", json_integer((json_int_t)t->counters.matched), &bad);
+        put(ci, "passes", json_integer(t->counters.passes), &bad);
+    }
+    put(root, "counters", ci, &bad);
+
+    json_t *devs = json_array(), *ks = json_array(), *cs = json_array();
+    for (size_t i = 0; devs && i < t->ndevices; i++)
+        if (json_array_append_new(devs, device_json(&t->devices[i], &bad))) bad = 1;
+    for (size_t i = 0; ks && i < t->nkernels; i++)
+        if (json_array_append_new(ks, kernel_json(&t->kernels[i], &bad))) bad = 1;
+    for (size_t i = 0; cs && i < t->ncopies; i++)
+        if (json_array_append_new(cs, copy_json(&t->copies[i], &bad))) bad = 1;
+    put(root, "devices", devs, &bad);
+    put(root, "kernels", ks, &bad);
+    put(root, "copies", cs, &bad);
+    if (analysis) put(root, "analysis", json_incref(analysis), &bad);
+    if (bad) {
+        json_decref(root);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory building %s", path);
+    }
+
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 5);
+    if (!tmp) {
+        json_decref(root);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (rc != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        free(tmp);
+        return mh_err_set(err, MH_ERR_IO, "cannot write %s: %s", path, e ? strerror(e) : "write failed");
+    }
+    free(tmp);
+    return MH_OK;
+}
+
+/* ---- JSON reading ----------------------------------------------------- */
+
+typedef struct rd {
+    const char *path;
+    mh_err *err;
+    int rc;
+} rd;
+
+static int rd_fail(rd *r, const char *what) {
+    if (r->rc == MH_OK) r->rc = mh_err_set(r->err, MH_ERR_FORMAT, "%s: %s", r->path, what);
+    return r->rc;
+}
+
+/* Reads a non-negative integer member; missing -> def when opt, else error. */
+static uint64_t rd_u64(rd *r, json_t *o, const char *k, int opt, uint64_t def) {
+    json_t *v = json_object_get(o, k);
+    if (!v) {
+        if (!opt) {
+            char m[128];
+            snprintf(m, sizeof m, "missing field \"%s\"", k);
+            rd_fail(r, m);
+        }
+        return def;
+    }
+    if (json_is_integer(v) && json_integer_value(v) >= 0) return (uint64_t)json_integer_value(v);
+    if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 1.8e19)
+        return (uint64_t)json_real_value(v);
+    char m[128];
+    snprintf(m, sizeof m, "field \"%s\" is not a non-negative integer", k);
+    rd_fail(r, m);
+    return def;
+}
+
+static uint32_t rd_u32(rd *r, json_t *o, const char *k, int opt) {
+    uint64_t v = rd_u64(r, o, k, opt, 0);
+    if (v > UINT32_MAX) {
+        char m[128];
+        snprintf(m, sizeof m, "field \"%s\" out of range", k);
+        rd_fail(r, m);
+        return 0;
+    }
+    return (uint32_t)v;
+}
+
+static void rd_str(rd *r, json_t *o, const char *k, int opt, char *out, size_t cap) {
+    json_t *v = json_object_get(o, k);
+    if (!v) {
+        if (!opt) {
+            char m[128];
+            snprintf(m, sizeof m, "missing field \"%s\"", k);
+            rd_fail(r, m);
+        }
+        return;
+    }
+    if (!json_is_string(v)) {
+        char m[128];
+        snprintf(m, sizeof m, "field \"%s\" is not a string", k);
+        rd_fail(r, m);
+        return;
+    }
+    snprintf(out, cap, "%s", json_string_value(v));
+}
+
+static void rd_dim3(rd *r, json_t *o, const char *k, uint32_t out[3]) {
+    json_t *a = json_object_get(o, k);
+    if (!json_is_array(a) || json_array_size(a) != 3) {
+        char m[128];
+        snprintf(m, sizeof m, "field \"%s\" is not an array of 3 integers", k);
+        rd_fail(r, m);
+        return;
+    }
+    for (size_t i = 0; i < 3; i++) {
+        json_t *v = json_array_get(a, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX) {
+            char m[128];
+            snprintf(m, sizeof m, "field \"%s\" has a bad element", k);
+            rd_fail(r, m);
+            return;
+        }
+        out[i] = (uint32_t)json_integer_value(v);
+    }
+}
+
+static void rd_run(rd *r, json_t *runs, const char *k, mh_timing_run *out) {
+    json_t *o = runs ? json_object_get(runs, k) : NULL;
+    if (!o || json_is_null(o)) return;
+    if (!json_is_object(o)) {
+        rd_fail(r, "\"runs\" entries must be objects or null");
+        return;
+    }
+    out->ran = 1;
+    json_t *es = json_object_get(o, "exit_status");
+    out->exit_status = json_is_integer(es) ? (int)json_integer_value(es) : 0;
+    out->wall_ns = rd_u64(r, o, "wall_ns", 1, 0);
+}
+
+static json_t *rd_array(rd *r, json_t *root, const char *k) {
+    json_t *a = json_object_get(root, k);
+    if (!json_is_array(a)) {
+        char m[128];
+        snprintf(m, sizeof m, "missing array \"%s\"", k);
+        rd_fail(r, m);
+        return NULL;
+    }
+    return a;
+}
+
+int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
+    mh_timing_init(t);
+    FILE *f = fopen(path, "rb");
+    if (!f) return mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fclose(f);
+    if (sz == 0) return mh_err_set(err, MH_ERR_EMPTY, "%s: empty file", path);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) return mh_err_set(err, MH_ERR_FORMAT, "%s: not valid JSON (line %d: %s)", path, je.line, je.text);
+    rd r = {path, err, MH_OK};
+    json_t *fmt = json_object_get(root, "format");
+    if (!json_is_object(root) || !json_is_string(fmt) || strcmp(json_string_value(fmt), MH_TIMING_FORMAT) != 0) {
+        json_decref(root);
+        return mh_err_set(err, MH_ERR_FORMAT, "%s: not a memheat timing file", path);
+    }
+    uint64_t ver = rd_u64(&r, root, "version", 0, 0);
+    if (r.rc == MH_OK && ver > MH_TIMING_VERSION) {
+        json_decref(root);
+        return mh_err_set(err, MH_ERR_VERSION, "%s: timing format version %llu is newer than this memheat (%d)",
+                          path, (unsigned long long)ver, MH_TIMING_VERSION);
+    }
+    rd_str(&r, root, "producer", 1, t->producer, sizeof t->producer);
+    rd_str(&r, root, "command", 1, t->command, sizeof t->command);
+    t->dropped_records = rd_u64(&r, root, "dropped_records", 1, 0);
+    json_t *mp = json_object_get(root, "measured_peak_Bps");
+    if (json_is_number(mp)) t->measured_peak_Bps = json_number_value(mp);
+
+    json_t *runs = json_object_get(root, "runs");
+    rd_run(&r, runs, "timing", &t->timing_run);
+    rd_run(&r, runs, "counters", &t->counters_run);
+
+    json_t *ci = json_object_get(root, "counters");
+    if (json_is_object(ci)) {
+        t->counters.requested = json_is_true(json_object_get(ci, "requested"));
+        rd_str(&r, ci, "status", 1, t->counters.status, sizeof t->counters.status);
+        rd_str(&r, ci, "message", 1, t->counters.message, sizeof t->counters.message);
+        t->counters.ranges = rd_u64(&r, ci, "ranges", 1, 0);
+        t->counters.ranges_dropped = rd_u64(&r, ci, "ranges_dropped", 1, 0);
+        t->counters.matched = rd_u64(&r, ci, "matched", 1, 0);
+        t->counters.passes = rd_u32(&r, ci, "passes", 1);
+    }
+
+    json_t *devs = rd_array(&r, root, "devices");
+    json_t *ks = rd_array(&r, root, "kernels");
+    json_t *cs = rd_array(&r, root, "copies");
+    size_t i;
+    json_t *v;
+    if (r.rc == MH_OK) json_array_foreach(devs, i, v) {
+            if (!json_is_object(v)) {
+                rd_fail(&r, "device entry is not an object");
+                break;
+            }
+            mh_timing_device d;
+            memset(&d, 0, sizeof d);
+            d.id = rd_u32(&r, v, "id", 0);
+            rd_str(&r, v, "name", 0, d.name, sizeof d.name);
+            d.cc_major = rd_u32(&r, v, "cc_major", 1);
+            d.cc_minor = rd_u32(&r, v, "cc_minor", 1);
+            d.sm_count = rd_u32(&r, v, "sm_count", 1);
+            d.sm_clock_khz = rd_u32(&r, v, "sm_clock_khz", 1);
+            d.mem_clock_khz = rd_u32(&r, v, "mem_clock_khz", 1);
+            d.bus_width_bits = rd_u32(&r, v, "bus_width_bits", 1);
+            d.l2_bytes = rd_u64(&r, v, "l2_bytes", 1, 0);
+            d.global_mem_bytes = rd_u64(&r, v, "global_mem_bytes", 1, 0);
+            d.max_threads_per_sm = rd_u32(&r, v, "max_threads_per_sm", 1);
+            if (r.rc != MH_OK) break;
+            if (mh_timing_add_device(t, &d) < 0) {
+                r.rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
+                break;
+            }
+        }
+    if (r.rc == MH_OK) json_array_foreach(ks, i, v) {
+            json_t *nm = json_object_get(v, "name");
+            if (!json_is_object(v) || !json_is_string(nm)) {
+                rd_fail(&r, "kernel entry without a name");
+                break;
+            }
+            mh_timing_kernel *k = mh_timing_add_kernel(t, json_string_value(nm));
+            if (!k) {
+                r.rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
+                break;
+            }
+            k->seq = rd_u64(&r, v, "seq", 1, k->seq);
+            k->device = rd_u32(&r, v, "device", 1);
+            k->context = rd_u32(&r, v, "context", 1);
+            k->stream = rd_u32(&r, v, "stream", 1);
+            k->correlation = rd_u32(&r, v, "correlation", 1);
+            k->start_ns = rd_u64(&r, v, "start_ns", 0, 0);
+            k->end_ns = rd_u64(&r, v, "end_ns", 0, 0);
+            rd_dim3(&r, v, "grid", k->grid);
+            rd_dim3(&r, v, "block", k->block);
+            k->dyn_smem = rd_u32(&r, v, "dyn_smem", 1);
+            k->static_smem = rd_u32(&r, v, "static_smem", 1);
+            k->regs = rd_u32(&r, v, "regs", 1);
+            if (r.rc == MH_OK && k->end_ns < k->start_ns) rd_fail(&r, "kernel ends before it starts");
+            json_t *c = json_object_get(v, "counters");
+            if (json_is_object(c)) {
+                k->has_counters = 1;
+                for (size_t j = 0; j < NCTR; j++) {
+                    json_t *x = json_object_get(c, ctr_fields[j].key);
+                    if (json_is_number(x)) *ctr_at(&k->c, j) = json_number_value(x);
+                }
+            }
+            if (r.rc != MH_OK) break;
+        }
+    if (r.rc == MH_OK) json_array_foreach(cs, i, v) {
+            json_t *kd = json_object_get(v, "kind");
+            int kind = json_is_string(kd) ? mh_timing_copy_kind_parse(json_string_value(kd)) : -1;
+            if (!json_is_object(v) || kind < 0) {
+                rd_fail(&r, "copy entry with a missing or unknown kind");
+                break;
+            }
+            mh_timing_copy *c = mh_timing_add_copy(t);
+            if (!c) {
+                r.rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
+                break;
+            }
+            c->kind = kind;
+            c->device = rd_u32(&r, v, "device", 1);
+            c->context = rd_u32(&r, v, "context", 1);
+            c->stream = rd_u32(&r, v, "stream", 1);
+            c->correlation = rd_u32(&r, v, "correlation", 1);
+            c->start_ns = rd_u64(&r, v, "start_ns", 0, 0);
+            c->end_ns = rd_u64(&r, v, "end_ns", 0, 0);
+            c->bytes = rd_u64(&r, v, "bytes", 0, 0);
+            c->value = rd_u32(&r, v, "value", 1);
+            if (r.rc == MH_OK && c->end_ns < c->start_ns) rd_fail(&r, "copy ends before it starts");
+            if (r.rc != MH_OK) break;
+        }
+    json_decref(root);
+    if (r.rc != MH_OK) mh_timing_free(t);
+    return r.rc;
+}
+
+/* ---- join of the counters pass ---------------------------------------- */
+
+/* Indices of t's kernels on one device, in launch order (correlation id, then
+ * start time: the runtime numbers API calls in the order they are made). */
+typedef struct ord {
+    const mh_timing_kernel *k;
+    size_t idx;
+} ord;
+
+static int cmp_ord(const void *a, const void *b) {
+    const ord *x = a, *y = b;
+    if (x->k->correlation != y->k->correlation) return x->k->correlation < y->k->correlation ? -1 : 1;
+    if (x->k->start_ns != y->k->start_ns) return x->k->start_ns < y->k->start_ns ? -1 : 1;
+    return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
+static ord *launch_order(const mh_timing *t, uint32_t dev, size_t *n) {
+    ord *o = malloc((t->nkernels ? t->nkernels : 1) * sizeof *o);
+    if (!o) return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < t->nkernels; i++)
+        if (t->kernels[i].device == dev) o[m++] = (ord){&t->kernels[i], i};
+    qsort(o, m, sizeof *o, cmp_ord);
+    *n = m;
+    return o;
+}
+
+/* Appends dev to the set devs[0..*n) if absent (cap is large enough). */
+static void dev_set_add(uint32_t *devs, size_t *n, uint32_t dev) {
+    for (size_t i = 0; i < *n; i++)
+        if (devs[i] == dev) return;
+    devs[(*n)++] = dev;
+}
+
+int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err) {
+    uint64_t matched = 0;
+    int diverged = 0;
+    char why[256] = "";
+    size_t ndev = 0;
+    uint32_t *devs = malloc((t->nkernels + ctr->nkernels + 1) * sizeof *devs);
+    if (!devs) return mh_err_set(err, MH_ERR_NOMEM, "out of memory joining counters");
+    for (size_t i = 0; i < t->nkernels; i++) dev_set_add(devs, &ndev, t->kernels[i].device);
+    for (size_t i = 0; i < ctr->nkernels; i++) dev_set_add(devs, &ndev, ctr->kernels[i].device);
+    for (size_t d = 0; d < ndev; d++) {
+        uint32_t dev = devs[d];
+        size_t na, nb;
+        ord *a = launch_order(t, dev, &na);
+        ord *b = launch_order(ctr, dev, &nb);
+        if (!a || !b) {
+            free(a);
+            free(b);
+            free(devs);
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory joining counters");
+        }
+        size_t n = na < nb ? na : nb;
+        int here = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(a[i].k->name, b[i].k->name) != 0) {
+                if (!diverged)
+                    snprintf(why, sizeof why, "launch %zu on device %u differs between passes (%.80s vs %.80s)", i,
+                             dev, a[i].k->name, b[i].k->name);
+                diverged = here = 1;
+                break;
+            }
+            if (!b[i].k->has_counters) continue;
+            mh_timing_kernel *k = &t->kernels[a[i].idx];
+            k->has_counters = 1;
+            k->c = b[i].k->c;
+            matched++;
+        }
+        if (!here && na != nb && !diverged) {
+            snprintf(why, sizeof why, "device %u: %zu launches timed, %zu profiled", dev, na, nb);
+            diverged = 1;
+        }
+        free(a);
+        free(b);
+    }
+    free(devs);
+    mh_timing_counter_info *ci = &t->counters;
+    ci->requested = 1;
+    ci->ranges = ctr->counters.ranges;
+    ci->ranges_dropped = ctr->counters.ranges_dropped;
+    ci->passes = ctr->counters.passes;
+    ci->matched = matched;
+    if (strcmp(ctr->counters.status, "ok") != 0 && ctr->counters.status[0]) {
+        snprintf(ci->status, sizeof ci->status, "%s", ctr->counters.status);
+        snprintf(ci->message, sizeof ci->message, "%s", ctr->counters.message);
+    } else if (diverged || ctr->counters.ranges_dropped) {
+        snprintf(ci->status, sizeof ci->status, "partial");
+        snprintf(ci->message, sizeof ci->message, "%s", diverged ? why : "CUPTI dropped ranges");
+    } else {
+        snprintf(ci->status, sizeof ci->status, "ok");
+        ci->message[0] = '\0';
+    }
+    return MH_OK;
+}
+
+/* ---- aggregation ------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : (x > y);
+}
+
+double mh_timing_median_u64(uint64_t *v, size_t n) {
+    if (n == 0) return 0.0;
+    qsort(v, n, sizeof *v, cmp_u64);
+    if (n % 2) return (double)v[n / 2];
+    return ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+}
+
+typedef struct by_name {
+    const mh_timing_kernel *k;
+} by_name;
+
+static int cmp_by_name(const void *a, const void *b) {
+    const mh_timing_kernel *x = ((const by_name *)a)->k, *y = ((const by_name *)b)->k;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+static int cmp_stats_total(const void *a, const void *b) {
+    const mh_timing_stats *x = a, *y = b;
+    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static double add_finite(double acc, double v) { return isfinite(v) ? acc + v : acc; }
+
+int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh_err *err) {
+    *out = NULL;
+    *n = 0;
+    if (t->nkernels == 0) return MH_OK;
+    by_name *ix = malloc(t->nkernels * sizeof *ix);
+    uint64_t *dur = malloc(t->nkernels * sizeof *dur);
+    mh_timing_stats *st = calloc(t->nkernels, sizeof *st);
+    if (!ix || !dur || !st) {
+        free(ix);
+        free(dur);
+        free(st);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory aggregating kernels");
+    }
+    for (size_t i = 0; i < t->nkernels; i++) ix[i].k = &t->kernels[i];
+    qsort(ix, t->nkernels, sizeof *ix, cmp_by_name);
+    size_t ns = 0;
+    for (size_t i = 0; i < t->nkernels;) {
+        size_t j = i;
+        mh_timing_stats *s = &st[ns++];
+        s->name = ix[i].k->name;
+        s->device = ix[i].k->device;
+        s->min_ns = UINT64_MAX;
+        double occ_w = 0, warps_w = 0, occ_t = 0, warps_t = 0;
+        while (j < t->nkernels && ix[j].k->device == s->device && strcmp(ix[j].k->name, s->name) == 0) {
+            const mh_timing_kernel *k = ix[j].k;
+            uint64_t d = k->end_ns - k->start_ns;
+            dur[j - i] = d;
+            s->count++;
+            s->total_ns += d;
+            if (d < s->min_ns) s->min_ns = d;
+            if (d > s->max_ns) s->max_ns = d;
+            if (k->has_counters) {
+                s->with_counters++;
+                if (isfinite(k->c.dram_read_bytes) || isfinite(k->c.dram_write_bytes)) {
+                    s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_read_bytes);
+                    s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_write_bytes);
+                    s->counted_ns += (double)d;
+                }
+                s->ld_requests = add_finite(s->ld_requests, k->c.ld_requests);
+                s->ld_sectors = add_finite(s->ld_sectors, k->c.ld_sectors);
+                s->st_requests = add_finite(s->st_requests, k->c.st_requests);
+                s->st_sectors = add_finite(s->st_sectors, k->c.st_sectors);
+                s->flops_sp = add_finite(s->flops_sp, k->c.flops_sp);
+                s->flops_dp = add_finite(s->flops_dp, k->c.flops_dp);
+                if (isfinite(k->c.occupancy_pct)) {
+                    occ_w += k->c.occupancy_pct * (double)d;
+                    occ_t += (double)d;
+                }
+                if (isfinite(k->c.warps_per_sm)) {
+                    warps_w += k->c.warps_per_sm * (double)d;
+                    warps_t += (double)d;
+                }
+            }
+            j++;
+        }
+        s->median_ns = mh_timing_median_u64(dur, j - i);
+        s->occupancy_pct = occ_t > 0 ? occ_w / occ_t : NAN;
+        s->warps_per_sm = warps_t > 0 ? warps_w / warps_t : NAN;
+        i = j;
+    }
+    free(ix);
+    free(dur);
+    qsort(st, ns, sizeof *st, cmp_stats_total);
+    *out = st;
+    *n = ns;
+    return MH_OK;
+}

@@ -1,0 +1,253 @@
+/* diff.c -- `memheat diff A B`: what changed between two profiles, per kernel
+ * name: total and median GPU time, effective bandwidth and its share of peak,
+ * the bound verdict, and the findings (kind + data object + space) that
+ * appeared in B or disappeared from A. CampProf's "monitor the improvement"
+ * and CUTHERMO's tune-and-re-profile loop, as one table. */
+#include "report/report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct side {
+    int present;
+    double total_ns, median_ns, bw_Bps, pct;
+    const char *bound;
+    long count, traced;
+    json_t *findings; /* array of strings */
+} side;
+
+typedef struct krow {
+    const char *name;
+    side s[2];
+} krow;
+
+typedef struct kset {
+    krow *v;
+    size_t n, cap;
+} kset;
+
+static krow *kget(kset *k, const char *name) {
+    for (size_t i = 0; i < k->n; i++)
+        if (strcmp(k->v[i].name, name) == 0) return &k->v[i];
+    if (k->n == k->cap) {
+        size_t nc = k->cap ? k->cap * 2 : 16;
+        krow *nv = realloc(k->v, nc * sizeof *nv);
+        if (!nv) return NULL;
+        k->v = nv;
+        k->cap = nc;
+    }
+    krow *r = &k->v[k->n++];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    for (int j = 0; j < 2; j++) {
+        r->s[j].total_ns = r->s[j].median_ns = r->s[j].bw_Bps = r->s[j].pct = NAN;
+        r->s[j].findings = json_array();
+    }
+    return r;
+}
+
+static double num(json_t *o, const char *k) {
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int has_str(json_t *arr, const char *s) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (strcmp(json_string_value(v), s) == 0) return 1;
+    return 0;
+}
+
+static int collect(kset *k, json_t *root, int j) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(root, "kernels"), i, o) {
+        krow *r = kget(k, json_string_value(json_object_get(o, "name")));
+        if (!r) return MH_ERR_NOMEM;
+        side *s = &r->s[j];
+        s->present = 1;
+        s->count = (long)num(o, "count");
+        s->total_ns = num(o, "total_ns");
+        s->median_ns = num(o, "median_ns");
+        s->bw_Bps = num(o, "bandwidth_Bps");
+        s->pct = num(o, "pct_peak");
+        s->bound = json_string_value(json_object_get(o, "bound"));
+    }
+    json_t *launches = json_object_get(root, "launches");
+    json_array_foreach(launches, i, o) {
+        const char *name = json_string_value(json_object_get(o, "name"));
+        const char *disp = json_string_value(json_object_get(o, "display_name"));
+        krow *r = NULL;
+        for (size_t q = 0; q < k->n && !r; q++)
+            if (strcmp(k->v[q].name, name) == 0 || (disp && strcmp(k->v[q].name, disp) == 0)) r = &k->v[q];
+        if (!r) r = kget(k, disp && disp[0] ? disp : name);
+        if (!r) return MH_ERR_NOMEM;
+        side *s = &r->s[j];
+        s->present = 1;
+        s->traced++;
+        json_int_t id = json_integer_value(json_object_get(o, "id"));
+        size_t fi;
+        json_t *f;
+        json_array_foreach(json_object_get(root, "findings"), fi, f) {
+            if (json_integer_value(json_object_get(f, "launch")) != id) continue;
+            const char *kind = json_string_value(json_object_get(f, "kind"));
+            if (!kind || strcmp(kind, "coalesced") == 0) continue;
+            const char *obj = json_string_value(json_object_get(f, "object_label"));
+            const char *sp = json_string_value(json_object_get(f, "space"));
+            char key[512];
+            snprintf(key, sizeof key, "%s in %s (%s)", kind, obj && obj[0] ? obj : "(unnamed object)", sp ? sp : "?");
+            if (!has_str(s->findings, key)) json_array_append_new(s->findings, json_string_nocheck(key));
+        }
+    }
+    return MH_OK;
+}
+
+static void fmt_ns(char *b, size_t n, double ns) {
+    if (isnan(ns)) snprintf(b, n, "-");
+    else if (ns >= 1e9) snprintf(b, n, "%.3f s", ns / 1e9);
+    else if (ns >= 1e6) snprintf(b, n, "%.3f ms", ns / 1e6);
+    else if (ns >= 1e3) snprintf(b, n, "%.2f us", ns / 1e3);
+    else snprintf(b, n, "%.0f ns", ns);
+}
+
+static void fmt_num(char *b, size_t n, double v, int prec) {
+    if (isnan(v)) snprintf(b, n, "-");
+    else snprintf(b, n, "%.*f", prec, v);
+}
+
+static void fmt_change(char *b, size_t n, double a, double v) {
+    if (isnan(a) || isnan(v) || a == 0) snprintf(b, n, "-");
+    else snprintf(b, n, "%+.1f%%", (v - a) / a * 100.0);
+}
+
+static void term_table(FILE *f, kset *k, int color, const char *pa, const char *pb) {
+    const char *grn = color ? "\x1b[32m" : "", *red = color ? "\x1b[31m" : "", *off = color ? "\x1b[0m" : "";
+    fputs("memheat diff: A = ", f);
+    mh_report_term_text(f, pa);
+    fputs(", B = ", f);
+    mh_report_term_text(f, pb);
+    fprintf(f, "\n%-40s %12s %12s %8s %10s %10s %7s %7s  %s\n", "kernel", "time A", "time B", "change", "GB/s A",
+            "GB/s B", "%pk A", "%pk B", "bound A -> B");
+    for (size_t i = 0; i < k->n; i++) {
+        krow *r = &k->v[i];
+        char ta[32], tb[32], ch[32], ba[32], bb[32], pka[32], pkb[32];
+        fmt_ns(ta, sizeof ta, r->s[0].total_ns);
+        fmt_ns(tb, sizeof tb, r->s[1].total_ns);
+        fmt_change(ch, sizeof ch, r->s[0].total_ns, r->s[1].total_ns);
+        fmt_num(ba, sizeof ba, r->s[0].bw_Bps / 1e9, 1);
+        fmt_num(bb, sizeof bb, r->s[1].bw_Bps / 1e9, 1);
+        fmt_num(pka, sizeof pka, r->s[0].pct, 1);
+        fmt_num(pkb, sizeof pkb, r->s[1].pct, 1);
+        char nm[41];
+        snprintf(nm, sizeof nm, "%s", r->name);
+        mh_report_term_text(f, nm);
+        for (size_t p = strlen(nm); p < 40; p++) fputc(' ', f);
+        const char *cc = "";
+        if (!isnan(r->s[0].total_ns) && !isnan(r->s[1].total_ns))
+            cc = r->s[1].total_ns < r->s[0].total_ns ? grn : (r->s[1].total_ns > r->s[0].total_ns ? red : "");
+        fprintf(f, " %12s %12s %s%8s%s %10s %10s %7s %7s  %s -> %s%s\n", ta, tb, cc, ch, off, ba, bb, pka, pkb,
+                r->s[0].bound ? r->s[0].bound : "-", r->s[1].bound ? r->s[1].bound : "-",
+                !r->s[0].present ? "  (only in B)" : (!r->s[1].present ? "  (only in A)" : ""));
+        size_t j;
+        json_t *v;
+        json_array_foreach(r->s[1].findings, j, v) if (!has_str(r->s[0].findings, json_string_value(v))) {
+            fprintf(f, "    %s+ appeared:    ", red);
+            mh_report_term_text(f, json_string_value(v));
+            fprintf(f, "%s\n", off);
+        }
+        json_array_foreach(r->s[0].findings, j, v) if (!has_str(r->s[1].findings, json_string_value(v))) {
+            fprintf(f, "    %s- disappeared: ", grn);
+            mh_report_term_text(f, json_string_value(v));
+            fprintf(f, "%s\n", off);
+        }
+    }
+}
+
+static void html_cell(FILE *f, const char *s, const char *cls) {
+    fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+    mh_report_html_text(f, s);
+    fputs("</td>", f);
+}
+
+static void html_page(FILE *f, kset *k, const char *pa, const char *pb) {
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+          "<title>memheat diff</title><style>\n",
+          f);
+    fwrite(mh_report_asset_report_css, 1, mh_report_asset_report_css_len, f);
+    fputs(".better{color:#1a7f37;font-weight:600}.worse{color:#b42318;font-weight:600}"
+          "ul.fd{margin:2px 0 6px 18px;padding:0}</style></head><body>\n"
+          "<header class=\"top\"><h1>memheat diff</h1><div class=\"muted mono\">A = ",
+          f);
+    mh_report_html_text(f, pa);
+    fputs("<br>B = ", f);
+    mh_report_html_text(f, pb);
+    fputs("</div></header><main><table class=\"data\" id=\"diff-table\"><thead><tr><th>Kernel</th>"
+          "<th>Time A</th><th>Time B</th><th>Change</th><th>GB/s A</th><th>GB/s B</th><th>% peak A</th>"
+          "<th>% peak B</th><th>Bound A</th><th>Bound B</th><th>Findings appeared</th><th>Findings disappeared</th>"
+          "</tr></thead><tbody>\n",
+          f);
+    for (size_t i = 0; i < k->n; i++) {
+        krow *r = &k->v[i];
+        char b[64];
+        fputs("<tr>", f);
+        html_cell(f, r->name, "mono");
+        fmt_ns(b, sizeof b, r->s[0].total_ns);
+        html_cell(f, b, NULL);
+        fmt_ns(b, sizeof b, r->s[1].total_ns);
+        html_cell(f, b, NULL);
+        fmt_change(b, sizeof b, r->s[0].total_ns, r->s[1].total_ns);
+        const char *cls = NULL;
+        if (!isnan(r->s[0].total_ns) && !isnan(r->s[1].total_ns) && r->s[0].total_ns != r->s[1].total_ns)
+            cls = r->s[1].total_ns < r->s[0].total_ns ? "better" : "worse";
+        html_cell(f, b, cls);
+        fmt_num(b, sizeof b, r->s[0].bw_Bps / 1e9, 1);
+        html_cell(f, b, NULL);
+        fmt_num(b, sizeof b, r->s[1].bw_Bps / 1e9, 1);
+        html_cell(f, b, NULL);
+        fmt_num(b, sizeof b, r->s[0].pct, 1);
+        html_cell(f, b, NULL);
+        fmt_num(b, sizeof b, r->s[1].pct, 1);
+        html_cell(f, b, NULL);
+        html_cell(f, r->s[0].bound ? r->s[0].bound : "-", NULL);
+        html_cell(f, r->s[1].bound ? r->s[1].bound : "-", NULL);
+        for (int dir = 0; dir < 2; dir++) {
+            json_t *from = r->s[dir ? 0 : 1].findings, *other = r->s[dir ? 1 : 0].findings;
+            fputs("<td><ul class=\"fd\">", f);
+            size_t j;
+            json_t *v;
+            json_array_foreach(from, j, v) if (!has_str(other, json_string_value(v))) {
+                fprintf(f, "<li class=\"%s\">", dir ? "better" : "worse");
+                mh_report_html_text(f, json_string_value(v));
+                fputs("</li>", f);
+            }
+            fputs("</ul></td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table></main></body></html>\n", f);
+}
+
+int mh_report_diff(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, mh_err *err) {
+    json_t *ra = NULL, *rb = NULL;
+    int rc = mh_db_read_summary(a, &ra, err);
+    if (!rc) rc = mh_db_read_summary(b, &rb, err);
+    kset k = {0};
+    if (!rc) rc = collect(&k, ra, 0);
+    if (!rc) rc = collect(&k, rb, 1);
+    if (rc == MH_ERR_NOMEM) mh_err_set(err, rc, "out of memory comparing profiles");
+    if (!rc) {
+        if (term) term_table(term, &k, color, mh_db_path(a), mh_db_path(b));
+        if (html) html_page(html, &k, mh_db_path(a), mh_db_path(b));
+    }
+    for (size_t i = 0; i < k.n; i++) {
+        json_decref(k.v[i].s[0].findings);
+        json_decref(k.v[i].s[1].findings);
+    }
+    free(k.v);
+    json_decref(ra);
+    json_decref(rb);
+    return rc;
+}

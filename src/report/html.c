@@ -1,0 +1,146 @@
+/* html.c -- `memheat report`: one self-contained HTML file per profile.
+ *
+ * The page is: embedded CSS; the profile summary as JSON in
+ * <script type="application/json" id="mh-data"> (escaped for <script>); per heat
+ * map two base64 blobs of folded runs (consecutive sectors with identical
+ * temperatures in one region become one run with a count): run meta as
+ * uint32 little-endian (tag_lo, tag_hi, count, region + 1) and nine
+ * temperatures per run as uint16 (or uint32 when a map is hotter than 65535
+ * warps); then the embedded JS, which draws everything. Nothing is fetched: a
+ * Content-Security-Policy forbids any network access from the page. */
+#include "report/report.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fold {
+    uint32_t *meta;  /* 4 per run */
+    uint32_t *temps; /* 9 per run */
+    size_t nruns, cap;
+    int have_prev;
+    mh_db_heat_row prev;
+} fold;
+
+static int fold_row(void *vctx, const mh_db_heat_row *r) {
+    fold *f = vctx;
+    if (f->have_prev && r->tag == f->prev.tag + 1 && r->region == f->prev.region && r->sector == f->prev.sector &&
+        memcmp(r->word, f->prev.word, sizeof r->word) == 0 && f->meta[(f->nruns - 1) * 4 + 2] < UINT32_MAX) {
+        f->meta[(f->nruns - 1) * 4 + 2]++;
+        f->prev = *r;
+        return 0;
+    }
+    if (f->nruns == f->cap) {
+        size_t nc = f->cap ? f->cap * 2 : 1024;
+        uint32_t *m = realloc(f->meta, nc * 4 * sizeof *m);
+        if (!m) return MH_ERR_NOMEM;
+        f->meta = m;
+        uint32_t *t = realloc(f->temps, nc * 9 * sizeof *t);
+        if (!t) return MH_ERR_NOMEM;
+        f->temps = t;
+        f->cap = nc;
+    }
+    uint32_t *m = f->meta + f->nruns * 4, *t = f->temps + f->nruns * 9;
+    m[0] = (uint32_t)r->tag;
+    m[1] = (uint32_t)(r->tag >> 32);
+    m[2] = 1;
+    m[3] = (uint32_t)(r->region + 1);
+    memcpy(t, r->word, sizeof r->word);
+    t[8] = r->sector;
+    f->nruns++;
+    f->prev = *r;
+    f->have_prev = 1;
+    return 0;
+}
+
+/* little-endian bytes of v[0..n) with `width` bytes each, into a new buffer */
+static unsigned char *le_bytes(const uint32_t *v, size_t n, int width) {
+    unsigned char *b = malloc(n * (size_t)width + 1), *p = b;
+    if (!b) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < width; k++) *p++ = (unsigned char)(v[i] >> (8 * k));
+    }
+    return b;
+}
+
+static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
+    int64_t id = json_integer_value(json_object_get(map, "id"));
+    fold f;
+    memset(&f, 0, sizeof f);
+    int rc = mh_db_read_heat(db, id, fold_row, &f, err);
+    if (rc == MH_ERR_NOMEM) mh_err_set(err, rc, "out of memory folding heat map %lld", (long long)id);
+    int width = 2;
+    for (size_t i = 0; !rc && i < f.nruns * 9; i++)
+        if (f.temps[i] > 0xffff) width = 4;
+    unsigned char *mb = rc ? NULL : le_bytes(f.meta, f.nruns * 4, 4);
+    unsigned char *tb = rc ? NULL : le_bytes(f.temps, f.nruns * 9, width);
+    if (!rc && (!mb || !tb)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory encoding heat map %lld", (long long)id);
+    if (!rc) {
+        fprintf(out, "<script type=\"application/octet-stream\" id=\"heat-%lld-m\" data-runs=\"%zu\">", (long long)id,
+                f.nruns);
+        mh_report_base64(out, mb, f.nruns * 16);
+        fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"heat-%lld-t\" data-width=\"%d\">",
+                (long long)id, width);
+        mh_report_base64(out, tb, f.nruns * 9 * (size_t)width);
+        fputs("</script>\n", out);
+        json_object_set_new(map, "runs", json_integer((json_int_t)f.nruns));
+    }
+    free(mb);
+    free(tb);
+    free(f.meta);
+    free(f.temps);
+    return rc;
+}
+
+int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
+    json_t *root;
+    int rc = mh_db_read_summary(db, &root, err);
+    if (rc) return rc;
+    json_t *run = json_object_get(root, "run");
+    const char *cmd = run ? json_string_value(json_object_get(run, "command")) : NULL;
+
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline';"
+          " style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memheat report",
+          out);
+    if (cmd && cmd[0]) {
+        fputs(" \xe2\x80\x94 ", out);
+        mh_report_html_text(out, cmd);
+    }
+    fputs("</title>\n<style>\n", out);
+    fwrite(mh_report_asset_report_css, 1, mh_report_asset_report_css_len, out);
+    fputs("</style>\n</head><body>\n<div id=\"app\"><p>This report needs JavaScript.</p></div>\n", out);
+
+    /* heat maps first: folding fills each map's "runs" count for the summary */
+    json_t *maps = json_object_get(root, "heat_maps");
+    size_t i;
+    json_t *m;
+    json_array_foreach(maps, i, m) {
+        if (o && o->progress) {
+            char line[128];
+            snprintf(line, sizeof line, "report: heat map %zu of %zu", i + 1, json_array_size(maps));
+            o->progress(o->progress_ctx, line, 0);
+        }
+        if ((rc = write_map(db, out, m, err))) break;
+    }
+    if (!rc) {
+        char *text = json_dumps(root, JSON_COMPACT);
+        char *safe = text ? mh_report_json_for_script(text) : NULL;
+        if (!safe) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory writing the report data");
+        else {
+            fputs("<script type=\"application/json\" id=\"mh-data\">", out);
+            fputs(safe, out);
+            fputs("</script>\n<script>\n", out);
+            fwrite(mh_report_asset_report_js, 1, mh_report_asset_report_js_len, out);
+            fputs("</script>\n</body></html>\n", out);
+        }
+        free(text);
+        free(safe);
+    }
+    if (o && o->progress) o->progress(o->progress_ctx, "report: done", 1);
+    json_decref(root);
+    if (!rc && ferror(out)) rc = mh_err_set(err, MH_ERR_IO, "write error");
+    return rc;
+}

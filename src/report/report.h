@@ -1,0 +1,44 @@
+/* report.h -- memheat's human-facing outputs of a profile database (mh_report_):
+ * the self-contained HTML report, the diff of two profiles (terminal + HTML),
+ * and the escaping every name from the profiled program goes through. */
+#ifndef MEMHEAT_REPORT_H
+#define MEMHEAT_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "memheat/err.h"
+#include "memheat/store.h"
+
+typedef struct mh_report_opts {
+    mh_db_progress_fn progress; /* NULL = quiet */
+    void *progress_ctx;
+} mh_report_opts;
+
+/* Writes the whole HTML report of db to out. */
+int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err);
+
+/* Compares two profiles per kernel name: times, bandwidth, bound, findings
+ * that appeared or disappeared. term (may be NULL) gets a table (color = ANSI
+ * colours); html (may be NULL) gets a self-contained page. */
+int mh_report_diff(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, mh_err *err);
+
+/* ---- escaping (escape.c) ---- */
+/* JSON text made safe inside <script>: '<', '>', '&', U+2028 and U+2029 become
+ * \uXXXX escapes (they can only occur inside JSON strings, so the JSON value is
+ * unchanged). Returns a malloc'ed string or NULL when out of memory. */
+char *mh_report_json_for_script(const char *json);
+/* Writes s with & < > " ' as character references. */
+void mh_report_html_text(FILE *f, const char *s);
+/* Writes s for a terminal: control characters (ESC included) become '?'. */
+void mh_report_term_text(FILE *f, const char *s);
+/* Writes n bytes as base64 (no line breaks). */
+void mh_report_base64(FILE *f, const void *data, size_t n);
+
+/* The embedded page assets (generated from assets/ at build time). */
+extern const char mh_report_asset_report_js[];
+extern const size_t mh_report_asset_report_js_len;
+extern const char mh_report_asset_report_css[];
+extern const size_t mh_report_asset_report_css_len;
+
+#endif

@@ -1,0 +1,269 @@
+/* db.c -- opening, creating and validating profile databases, and the small
+ * statement helpers the rest of src/store uses.
+ *
+ * A file is a memheat profile when it is SQLite, PRAGMA application_id is
+ * MH_DB_APPLICATION_ID and meta.format is MH_DB_FORMAT. Everything else is
+ * refused with one line naming what it is instead (empty, not SQLite, another
+ * application's database, newer schema, damaged). */
+#include "db_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int mh_db_fail(mh_db *db, mh_err *err, const char *what) {
+    int rc = db && db->h ? sqlite3_extended_errcode(db->h) : SQLITE_ERROR;
+    const char *msg = db && db->h ? sqlite3_errmsg(db->h) : "no database";
+    int prim = rc & 0xff;
+    const char *p = db && db->path ? db->path : "?";
+    if (prim == SQLITE_CORRUPT)
+        return mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s) while %s", p, msg, what);
+    if (prim == SQLITE_NOTADB)
+        return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (not an SQLite database)", p);
+    if (prim == SQLITE_FULL || prim == SQLITE_IOERR)
+        return mh_err_set(err, MH_ERR_IO, "%s: %s while %s", p, msg, what);
+    return mh_err_set(err, MH_ERR_DB, "%s: SQLite error while %s: %s", p, what, msg);
+}
+
+int mh_db_exec(mh_db *db, const char *sql, mh_err *err) {
+    if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK) return mh_db_fail(db, err, "executing SQL");
+    return MH_OK;
+}
+
+int mh_db_prepare(mh_db *db, sqlite3_stmt **st, const char *sql, mh_err *err) {
+    if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK) {
+        *st = NULL;
+        return mh_db_fail(db, err, "preparing a statement");
+    }
+    return MH_OK;
+}
+
+int mh_db_step_done(mh_db *db, sqlite3_stmt *st, mh_err *err, const char *what) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE) return mh_db_fail(db, err, what);
+    return MH_OK;
+}
+
+int mh_db_begin(mh_db *db, mh_err *err) { return mh_db_exec(db, "BEGIN IMMEDIATE", err); }
+int mh_db_commit(mh_db *db, mh_err *err) { return mh_db_exec(db, "COMMIT", err); }
+void mh_db_rollback(mh_db *db) {
+    if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void mh_db_bind_u64(sqlite3_stmt *st, int i, uint64_t v) {
+    int64_t s;
+    memcpy(&s, &v, sizeof s);
+    sqlite3_bind_int64(st, i, s);
+}
+
+void mh_db_bind_text(sqlite3_stmt *st, int i, const char *s) {
+    if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, i);
+}
+
+void mh_db_bind_real(sqlite3_stmt *st, int i, double v) {
+    if (isnan(v) || isinf(v)) sqlite3_bind_null(st, i);
+    else sqlite3_bind_double(st, i, v);
+}
+
+uint64_t mh_db_col_u64(sqlite3_stmt *st, int i) {
+    int64_t s = sqlite3_column_int64(st, i);
+    uint64_t v;
+    memcpy(&v, &s, sizeof v);
+    return v;
+}
+
+const char *mh_db_space_name(unsigned space) {
+    static const char *const n[] = {"global", "shared", "local", "constant"};
+    return space < 4 ? n[space] : "unknown";
+}
+
+static int db_alloc(mh_db **out, const char *path, mh_err *err) {
+    mh_db *db = calloc(1, sizeof *db);
+    if (!db) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    db->path = strdup(path);
+    if (!db->path) {
+        free(db);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    *out = db;
+    return MH_OK;
+}
+
+void mh_db_close(mh_db *db) {
+    if (!db) return;
+    if (db->h) {
+        mh_db_rollback(db);
+        sqlite3_close_v2(db->h);
+    }
+    free(db->path);
+    free(db);
+}
+
+const char *mh_db_path(const mh_db *db) { return db->path; }
+
+int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err) {
+    sqlite3_stmt *st;
+    int rc = mh_db_prepare(db, &st, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", err);
+    if (rc) return rc;
+    mh_db_bind_text(st, 1, key);
+    mh_db_bind_text(st, 2, value);
+    rc = mh_db_step_done(db, st, err, "writing meta");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mh_db_create(mh_db **out, const char *path, int overwrite, mh_err *err) {
+    *out = NULL;
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (!overwrite)
+            return mh_err_set(err, MH_ERR_ARG, "%s already exists (use -f/--force to replace it)", path);
+        if (unlink(path) != 0)
+            return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", path, strerror(errno));
+    }
+    char side[4200];
+    snprintf(side, sizeof side, "%s-journal", path);
+    unlink(side); /* a stale journal of an earlier file must not be replayed into the new one */
+    mh_db *db;
+    int rc = db_alloc(&db, path, err);
+    if (rc) return rc;
+    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", path,
+                        db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        mh_db_close(db);
+        return rc;
+    }
+    db->writable = 1;
+    sqlite3_busy_timeout(db->h, 2000);
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+             MH_DB_APPLICATION_ID, MH_DB_SCHEMA_VERSION);
+    char ver[16], now[32];
+    snprintf(ver, sizeof ver, "%d", MH_DB_SCHEMA_VERSION);
+    snprintf(now, sizeof now, "%lld", (long long)time(NULL));
+    if ((rc = mh_db_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA foreign_keys = ON;", err)) ||
+        (rc = mh_db_begin(db, err)) || (rc = mh_db_exec(db, pragmas, err)) ||
+        (rc = mh_db_exec(db, mh_db_schema_sql, err)) ||
+        (rc = mh_db_set_meta(db, "format", MH_DB_FORMAT, err)) ||
+        (rc = mh_db_set_meta(db, "schema_version", ver, err)) ||
+        (rc = mh_db_set_meta(db, "complete", "0", err)) ||
+        (rc = mh_db_set_meta(db, "created_unix_s", now, err)) || (rc = mh_db_commit(db, err))) {
+        mh_err_wrap(err, "creating profile");
+        mh_db_close(db);
+        return rc;
+    }
+    *out = db;
+    return MH_OK;
+}
+
+static int pragma_int(mh_db *db, const char *sql, int64_t *v, mh_err *err) {
+    sqlite3_stmt *st;
+    int rc = mh_db_prepare(db, &st, sql, err);
+    if (rc) return rc;
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) *v = sqlite3_column_int64(st, 0);
+    else if (s != SQLITE_DONE) {
+        rc = mh_db_fail(db, err, "reading the file header");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int quick_check(mh_db *db, mh_err *err) {
+    sqlite3_stmt *st;
+    int rc = mh_db_prepare(db, &st, "PRAGMA quick_check(1)", err);
+    if (rc) return rc;
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        const char *r = (const char *)sqlite3_column_text(st, 0);
+        if (!r || strcmp(r, "ok") != 0)
+            rc = mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s)", db->path, r ? r : "?");
+    } else {
+        rc = mh_db_fail(db, err, "checking integrity");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
+    *out = NULL;
+    struct stat sb;
+    if (stat(path, &sb) != 0) return mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode)) return mh_err_set(err, MH_ERR_IO, "%s is not a regular file", path);
+    if (sb.st_size == 0) return mh_err_set(err, MH_ERR_EMPTY, "%s is empty (zero bytes): not a memheat profile", path);
+    mh_db *db;
+    int rc = db_alloc(&db, path, err);
+    if (rc) return rc;
+    int oflags = (flags & MH_DB_WRITABLE) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path, &db->h, oflags, NULL) != SQLITE_OK) {
+        rc = mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", path,
+                        db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        mh_db_close(db);
+        return rc;
+    }
+    db->writable = (flags & MH_DB_WRITABLE) != 0;
+    sqlite3_busy_timeout(db->h, 2000);
+    int64_t app = 0, uv = 0;
+    if ((rc = pragma_int(db, "PRAGMA application_id", &app, err)) ||
+        (rc = pragma_int(db, "PRAGMA user_version", &uv, err))) {
+        mh_db_close(db);
+        return rc;
+    }
+    if (app != MH_DB_APPLICATION_ID) {
+        rc = mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (an SQLite database of another application)", path);
+        mh_db_close(db);
+        return rc;
+    }
+    if (uv > MH_DB_SCHEMA_VERSION) {
+        rc = mh_err_set(err, MH_ERR_VERSION,
+                        "%s: profile schema version %lld is newer than this memheat reads (%d); upgrade memheat",
+                        path, (long long)uv, MH_DB_SCHEMA_VERSION);
+        mh_db_close(db);
+        return rc;
+    }
+    if (uv < 1) {
+        rc = mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (schema version %lld)", path, (long long)uv);
+        mh_db_close(db);
+        return rc;
+    }
+    if ((flags & MH_DB_CHECK) && (rc = quick_check(db, err))) {
+        mh_db_close(db);
+        return rc;
+    }
+    /* The meta table must be there and say what the pragma said. */
+    sqlite3_stmt *st;
+    if ((rc = mh_db_prepare(db, &st, "SELECT value FROM meta WHERE key = 'format'", err))) {
+        mh_err_set(err, rc == MH_ERR_CORRUPT ? rc : MH_ERR_DB,
+                   "%s: not a memheat profile (no meta table)", path);
+        rc = err ? err->code : MH_ERR_DB;
+        mh_db_close(db);
+        return rc;
+    }
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        const char *f = (const char *)sqlite3_column_text(st, 0);
+        if (!f || strcmp(f, MH_DB_FORMAT) != 0)
+            rc = mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (meta.format is '%s')", path, f ? f : "");
+    } else if (s == SQLITE_DONE) {
+        rc = mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (meta.format missing)", path);
+    } else {
+        rc = mh_db_fail(db, err, "reading meta");
+    }
+    sqlite3_finalize(st);
+    if (rc) {
+        mh_db_close(db);
+        return rc;
+    }
+    *out = db;
+    return MH_OK;
+}
+
+int mh_db_finish(mh_db *db, mh_err *err) { return mh_db_set_meta(db, "complete", "1", err); }

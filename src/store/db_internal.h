@@ -1,0 +1,39 @@
+/* db_internal.h -- what the files of src/store share: the mh_db handle and
+ * small helpers around sqlite3 statements. Not a public header. */
+#ifndef MEMHEAT_DB_INTERNAL_H
+#define MEMHEAT_DB_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "memheat/store.h"
+
+struct mh_db {
+    sqlite3 *h;
+    char *path;
+    int writable;
+};
+
+/* The schema of MH_DB_SCHEMA_VERSION, one statement list (schema.c). */
+extern const char mh_db_schema_sql[];
+
+/* Maps a SQLite failure to MH_ERR_DB / MH_ERR_CORRUPT with context. */
+int mh_db_fail(mh_db *db, mh_err *err, const char *what);
+/* Runs SQL without parameters (schema, BEGIN/COMMIT). */
+int mh_db_exec(mh_db *db, const char *sql, mh_err *err);
+int mh_db_prepare(mh_db *db, sqlite3_stmt **st, const char *sql, mh_err *err);
+/* sqlite3_step expecting SQLITE_DONE, then reset + clear bindings. */
+int mh_db_step_done(mh_db *db, sqlite3_stmt *st, mh_err *err, const char *what);
+int mh_db_begin(mh_db *db, mh_err *err);
+int mh_db_commit(mh_db *db, mh_err *err);
+void mh_db_rollback(mh_db *db);
+
+/* Binding helpers: unsigned 64-bit values are stored bit-cast to signed. */
+void mh_db_bind_u64(sqlite3_stmt *st, int i, uint64_t v);
+void mh_db_bind_text(sqlite3_stmt *st, int i, const char *s); /* NULL -> NULL */
+void mh_db_bind_real(sqlite3_stmt *st, int i, double v);       /* NaN -> NULL */
+uint64_t mh_db_col_u64(sqlite3_stmt *st, int i);
+
+const char *mh_db_space_name(unsigned space);
+
+#endif

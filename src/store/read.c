@@ -1,0 +1,257 @@
+/* read.c -- the profile as reports see it: one JSON object with everything
+ * but heat rows (mh_db_read_summary) and a row stream per heat map
+ * (mh_db_read_heat).
+ *
+ * Query results become JSON generically: one object per row, keys = column
+ * names, SQL types kept; a column aliased "..._json" holds JSON text and is
+ * parsed (the suffix dropped). Addresses and sector tags are 64-bit unsigned,
+ * more than a JavaScript number holds exactly, so the queries turn them into
+ * hex strings. */
+#include "db_internal.h"
+
+#include <jansson.h>
+#include <string.h>
+
+static json_t *col_value(sqlite3_stmt *st, int i, int parse) {
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER: return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT: return json_real(sqlite3_column_double(st, i));
+    case SQLITE_TEXT: {
+        const char *s = (const char *)sqlite3_column_text(st, i);
+        int n = sqlite3_column_bytes(st, i);
+        if (parse) {
+            json_t *v = json_loadb(s, (size_t)n, JSON_DECODE_ANY, NULL);
+            if (v) return v;
+        }
+        json_t *v = json_stringn_nocheck(s, (size_t)n);
+        return v ? v : json_null();
+    }
+    case SQLITE_BLOB: return json_null();
+    default: return json_null();
+    }
+}
+
+/* Rows of sql (no parameters, or one integer ?1 when have_arg) as an array. */
+static int query_array(mh_db *db, const char *sql, int have_arg, sqlite3_int64 arg, json_t **out, mh_err *err) {
+    sqlite3_stmt *st;
+    int rc = mh_db_prepare(db, &st, sql, err);
+    if (rc) return rc;
+    if (have_arg) sqlite3_bind_int64(st, 1, arg);
+    json_t *arr = json_array();
+    int ncol = sqlite3_column_count(st);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        json_t *o = json_object();
+        for (int i = 0; i < ncol; i++) {
+            const char *name = sqlite3_column_name(st, i);
+            size_t len = strlen(name);
+            int parse = len > 5 && strcmp(name + len - 5, "_json") == 0;
+            char key[128];
+            snprintf(key, sizeof key, "%.*s", (int)(parse ? len - 5 : len), name);
+            json_object_set_new(o, key, col_value(st, i, parse));
+        }
+        json_array_append_new(arr, o);
+    }
+    if (s != SQLITE_DONE) {
+        rc = mh_db_fail(db, err, "reading the profile");
+        json_decref(arr);
+        arr = NULL;
+    }
+    sqlite3_finalize(st);
+    *out = arr;
+    return rc;
+}
+
+static int add_array(mh_db *db, json_t *root, const char *key, const char *sql, mh_err *err) {
+    json_t *a;
+    int rc = query_array(db, sql, 0, 0, &a, err);
+    if (!rc) json_object_set_new(root, key, a);
+    return rc;
+}
+
+static int add_first(mh_db *db, json_t *root, const char *key, const char *sql, mh_err *err) {
+    json_t *a;
+    int rc = query_array(db, sql, 0, 0, &a, err);
+    if (rc) return rc;
+    json_t *v = json_array_size(a) ? json_incref(json_array_get(a, 0)) : json_null();
+    json_decref(a);
+    json_object_set_new(root, key, v);
+    return MH_OK;
+}
+
+static int read_meta(mh_db *db, json_t *root, mh_err *err) {
+    sqlite3_stmt *st;
+    int rc = mh_db_prepare(db, &st, "SELECT key, value FROM meta ORDER BY key", err);
+    if (rc) return rc;
+    json_t *m = json_object();
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW)
+        json_object_set_new(m, (const char *)sqlite3_column_text(st, 0),
+                            json_string_nocheck((const char *)sqlite3_column_text(st, 1)));
+    if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading meta");
+    sqlite3_finalize(st);
+    json_object_set_new(root, "meta", m);
+    return rc;
+}
+
+/* Attach each map's regions to it. */
+static int read_maps(mh_db *db, json_t *root, mh_err *err) {
+    json_t *maps;
+    int rc = query_array(db,
+                         "SELECT id, launch, space, sector_size, accesses, nrows, max_temp FROM heat_map"
+                         " ORDER BY launch, id",
+                         0, 0, &maps, err);
+    if (rc) return rc;
+    size_t i;
+    json_t *m;
+    json_array_foreach(maps, i, m) {
+        json_t *regs;
+        rc = query_array(db,
+                         "SELECT idx, object, label, printf('0x%x', start) AS start, printf('0x%x', end) AS end,"
+                         " printf('0x%x', first_tag) AS first_tag, printf('0x%x', last_tag) AS last_tag,"
+                         " first_row, nrows FROM heat_region WHERE map = ?1 ORDER BY idx",
+                         1, json_integer_value(json_object_get(m, "id")), &regs, err);
+        if (rc) break;
+        json_object_set_new(m, "regions", regs);
+    }
+    if (rc) json_decref(maps);
+    else json_object_set_new(root, "heat_maps", maps);
+    return rc;
+}
+
+/* Locality rows with their curves folded in: curves.entropy[bits], curves.psl[bits]. */
+static int read_locality(mh_db *db, json_t *root, mh_err *err) {
+    json_t *loc;
+    int rc = query_array(db,
+                         "SELECT launch, space, accesses, footprint, footprint90, entropy, local_share"
+                         " FROM locality ORDER BY launch, space",
+                         0, 0, &loc, err);
+    if (rc) return rc;
+    sqlite3_stmt *st;
+    rc = mh_db_prepare(db, &st,
+                       "SELECT metric, bits, value FROM locality_curve WHERE launch = ?1 AND space = ?2"
+                       " ORDER BY metric, bits",
+                       err);
+    size_t i;
+    json_t *o;
+    json_array_foreach(loc, i, o) {
+        if (rc) break;
+        sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(o, "launch")));
+        mh_db_bind_text(st, 2, json_string_value(json_object_get(o, "space")));
+        json_t *curves = json_object();
+        int s;
+        while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *metric = (const char *)sqlite3_column_text(st, 0);
+            json_t *c = json_object_get(curves, metric);
+            if (!c) {
+                c = json_array();
+                json_object_set_new(curves, metric, c);
+            }
+            json_t *pt = json_array();
+            json_array_append_new(pt, json_integer(sqlite3_column_int64(st, 1)));
+            json_array_append_new(pt, sqlite3_column_type(st, 2) == SQLITE_NULL
+                                          ? json_null()
+                                          : json_real(sqlite3_column_double(st, 2)));
+            json_array_append_new(c, pt);
+        }
+        if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading locality curves");
+        sqlite3_reset(st);
+        json_object_set_new(o, "curves", curves);
+    }
+    sqlite3_finalize(st);
+    if (rc) json_decref(loc);
+    else json_object_set_new(root, "locality", loc);
+    return rc;
+}
+
+int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
+    json_t *root = json_object();
+    int rc;
+    json_object_set_new(root, "schema_version", json_integer(MH_DB_SCHEMA_VERSION));
+    if ((rc = read_meta(db, root, err)) ||
+        (rc = add_first(db, root, "run",
+                        "SELECT command, argv AS argv_json, backend, producer, note, memheat_version,"
+                        " start_unix_ns, end_unix_ns, exit_status, trace_path FROM run WHERE id = 1",
+                        err)) ||
+        (rc = add_array(db, root, "devices", "SELECT * FROM device ORDER BY id", err)) ||
+        (rc = add_array(db, root, "launches",
+                        "SELECT id, name, display_name, json_array(grid_x, grid_y, grid_z) AS grid_json,"
+                        " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs,"
+                        " printf('0x%x', stream) AS stream, n_blocks, n_sampled, sampled AS sampled_json,"
+                        " threads_per_block, warps_per_block, ended, recorded, dropped, gpu_ns"
+                        " FROM launch ORDER BY id",
+                        err)) ||
+        (rc = add_array(db, root, "objects",
+                        "SELECT id, launch, printf('0x%x', base) AS base, size, space, label, live_at_end"
+                        " FROM object ORDER BY id",
+                        err)) ||
+        (rc = read_maps(db, root, err)) ||
+        (rc = add_array(db, root, "kernels",
+                        "SELECT id, device, name, count, total_ns, min_ns, median_ns, max_ns, with_counters,"
+                        " dram_bytes, bandwidth_Bps, pct_peak, pct_measured_peak, sectors_per_request,"
+                        " intensity, bound, occupancy_pct, warps_per_sm,"
+                        " (SELECT count(*) FROM finding f JOIN launch l ON f.launch = l.id"
+                        "   WHERE l.name = kernel.name OR l.display_name = kernel.name) AS findings"
+                        " FROM kernel ORDER BY total_ns DESC",
+                        err)) ||
+        (rc = add_array(db, root, "kernel_runs",
+                        "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
+                        " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
+                        " end_ns - start_ns AS dur_ns FROM kernel_run ORDER BY start_ns",
+                        err)) ||
+        (rc = add_array(db, root, "copies",
+                        "SELECT kind, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
+                        " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
+                        " end_ns - start_ns AS dur_ns, bytes FROM copy ORDER BY start_ns",
+                        err)) ||
+        (rc = add_first(db, root, "overlap", "SELECT * FROM overlap WHERE id = 1", err)) ||
+        (rc = add_array(db, root, "findings",
+                        "SELECT id, launch, space, object, object_label, kind, cost, sectors,"
+                        " printf('0x%x', example_tag) AS example_tag, temps AS temps_json, stride,"
+                        " printf('0x%x', pc) AS pc, file, line, evidence, advice FROM finding"
+                        " ORDER BY cost DESC, id",
+                        err)) ||
+        (rc = read_locality(db, root, err)) ||
+        (rc = add_array(db, root, "bank_conflicts",
+                        "SELECT launch, printf('0x%x', pc) AS pc, degree, max_degree, accesses"
+                        " FROM bank_conflict ORDER BY launch, degree DESC",
+                        err)) ||
+        (rc = add_array(db, root, "camp",
+                        "SELECT kernel, device, warps AS warps_json, best_ns AS best_ns_json,"
+                        " worst_ns AS worst_ns_json, kernel_ns AS kernel_ns_json, measured_warps,"
+                        " measured_ns, degree FROM camp_band ORDER BY id",
+                        err)) ||
+        (rc = add_array(db, root, "dropped", "SELECT launch, count, reason FROM dropped ORDER BY id", err))) {
+        json_decref(root);
+        *out = NULL;
+        return rc;
+    }
+    *out = root;
+    return MH_OK;
+}
+
+int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_err *err) {
+    sqlite3_stmt *st;
+    int rc = mh_db_prepare(db, &st,
+                           "SELECT tag, region, w0, w1, w2, w3, w4, w5, w6, w7, sector FROM heat_row"
+                           " WHERE map = ?1 ORDER BY row",
+                           err);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, map_id);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        mh_db_heat_row r;
+        r.tag = mh_db_col_u64(st, 0);
+        r.region = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+        for (int k = 0; k < MH_HEAT_WORDS; k++) r.word[k] = (uint32_t)sqlite3_column_int64(st, 2 + k);
+        r.sector = (uint32_t)sqlite3_column_int64(st, 10);
+        int u = fn(ctx, &r);
+        if (u) {
+            sqlite3_finalize(st);
+            return u;
+        }
+    }
+    if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading heat rows");
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,246 @@
+/* timing_import.c -- the timing pass's results into the profile: devices,
+ * every kernel and copy of the timeline, per-kernel-name statistics with
+ * bandwidth and bound verdicts (mh_bw_analyze) and the overlap model.
+ *
+ * The JSON file itself is also kept verbatim (document "timing") so nothing
+ * the timing pass wrote is lost even where the schema has no column for it.
+ * One transaction for the whole timing batch. */
+#include "db_internal.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memheat/bandwidth.h"
+#include "memheat/timing.h"
+
+static void bind_counter(sqlite3_stmt *st, int i, int has, double v) {
+    if (has) mh_db_bind_real(st, i, v);
+    else sqlite3_bind_null(st, i);
+}
+
+static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh_err *err) {
+    sqlite3_stmt *st;
+    int rc = mh_db_prepare(db, &st,
+                           "INSERT OR REPLACE INTO device(id, source, ordinal, name, sm_count, cc_major,"
+                           " cc_minor, sm_clock_khz, mem_clock_khz, bus_width_bits, l2_bytes,"
+                           " max_threads_per_sm, global_mem_bytes, peak_Bps, measured_peak_Bps)"
+                           " VALUES(?1, 'timing', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                           err);
+    if (rc) return rc;
+    for (size_t i = 0; i < rep->ndevices && !rc; i++) {
+        const mh_bw_device *d = &rep->devices[i];
+        sqlite3_bind_int64(st, 1, 1000 + (sqlite3_int64)d->dev.id); /* id 0 is the traced device */
+        sqlite3_bind_int64(st, 2, d->dev.id);
+        mh_db_bind_text(st, 3, d->dev.name);
+        sqlite3_bind_int64(st, 4, d->dev.sm_count);
+        sqlite3_bind_int64(st, 5, d->dev.cc_major);
+        sqlite3_bind_int64(st, 6, d->dev.cc_minor);
+        sqlite3_bind_int64(st, 7, d->dev.sm_clock_khz);
+        sqlite3_bind_int64(st, 8, d->dev.mem_clock_khz);
+        sqlite3_bind_int64(st, 9, d->dev.bus_width_bits);
+        mh_db_bind_u64(st, 10, d->dev.l2_bytes);
+        sqlite3_bind_int64(st, 11, d->dev.max_threads_per_sm);
+        mh_db_bind_u64(st, 12, d->dev.global_mem_bytes);
+        mh_db_bind_real(st, 13, d->theoretical_Bps > 0 ? d->theoretical_Bps : NAN);
+        mh_db_bind_real(st, 14, d->measured_Bps > 0 ? d->measured_Bps : NAN);
+        rc = mh_db_step_done(db, st, err, "writing a timing device");
+    }
+    sqlite3_finalize(st);
+    if (rc) return rc;
+
+    rc = mh_db_prepare(db, &st,
+                       "INSERT INTO kernel_run(seq, name, device, context, stream, correlation, start_ns, end_ns,"
+                       " grid_x, grid_y, grid_z, block_x, block_y, block_z, dyn_smem, static_smem, regs,"
+                       " has_counters, dram_read_bytes, dram_write_bytes, ld_requests, ld_sectors, st_requests,"
+                       " st_sectors, occupancy_pct, warps_per_sm, flops_sp, flops_dp, replay_ns)"
+                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
+                       "?23,?24,?25,?26,?27,?28,?29)",
+                       err);
+    if (rc) return rc;
+    for (size_t i = 0; i < t->nkernels && !rc; i++) {
+        const mh_timing_kernel *k = &t->kernels[i];
+        mh_db_bind_u64(st, 1, k->seq);
+        mh_db_bind_text(st, 2, k->name ? k->name : "");
+        sqlite3_bind_int64(st, 3, k->device);
+        sqlite3_bind_int64(st, 4, k->context);
+        sqlite3_bind_int64(st, 5, k->stream);
+        sqlite3_bind_int64(st, 6, k->correlation);
+        mh_db_bind_u64(st, 7, k->start_ns);
+        mh_db_bind_u64(st, 8, k->end_ns);
+        for (int d = 0; d < 3; d++) {
+            sqlite3_bind_int64(st, 9 + d, k->grid[d]);
+            sqlite3_bind_int64(st, 12 + d, k->block[d]);
+        }
+        sqlite3_bind_int64(st, 15, k->dyn_smem);
+        sqlite3_bind_int64(st, 16, k->static_smem);
+        sqlite3_bind_int64(st, 17, k->regs);
+        sqlite3_bind_int(st, 18, k->has_counters);
+        const mh_timing_counters *c = &k->c;
+        int h = k->has_counters;
+        bind_counter(st, 19, h, c->dram_read_bytes);
+        bind_counter(st, 20, h, c->dram_write_bytes);
+        bind_counter(st, 21, h, c->ld_requests);
+        bind_counter(st, 22, h, c->ld_sectors);
+        bind_counter(st, 23, h, c->st_requests);
+        bind_counter(st, 24, h, c->st_sectors);
+        bind_counter(st, 25, h, c->occupancy_pct);
+        bind_counter(st, 26, h, c->warps_per_sm);
+        bind_counter(st, 27, h, c->flops_sp);
+        bind_counter(st, 28, h, c->flops_dp);
+        bind_counter(st, 29, h, c->replay_ns);
+        rc = mh_db_step_done(db, st, err, "writing a kernel run");
+    }
+    sqlite3_finalize(st);
+    if (rc) return rc;
+
+    rc = mh_db_prepare(db, &st,
+                       "INSERT INTO copy(kind, device, context, stream, correlation, start_ns, end_ns, bytes, value)"
+                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+                       err);
+    if (rc) return rc;
+    for (size_t i = 0; i < t->ncopies && !rc; i++) {
+        const mh_timing_copy *c = &t->copies[i];
+        mh_db_bind_text(st, 1, mh_timing_copy_kind_name(c->kind));
+        sqlite3_bind_int64(st, 2, c->device);
+        sqlite3_bind_int64(st, 3, c->context);
+        sqlite3_bind_int64(st, 4, c->stream);
+        sqlite3_bind_int64(st, 5, c->correlation);
+        mh_db_bind_u64(st, 6, c->start_ns);
+        mh_db_bind_u64(st, 7, c->end_ns);
+        mh_db_bind_u64(st, 8, c->bytes);
+        sqlite3_bind_int64(st, 9, c->value);
+        rc = mh_db_step_done(db, st, err, "writing a copy");
+    }
+    sqlite3_finalize(st);
+    if (rc) return rc;
+
+    rc = mh_db_prepare(db, &st,
+                       "INSERT INTO kernel(device, name, count, total_ns, min_ns, median_ns, max_ns,"
+                       " with_counters, dram_bytes, counted_ns, ld_requests, ld_sectors, st_requests, st_sectors,"
+                       " flops_sp, flops_dp, occupancy_pct, warps_per_sm, bandwidth_Bps, pct_peak,"
+                       " pct_measured_peak, sectors_per_request, intensity, bound)"
+                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
+                       "?23,?24)",
+                       err);
+    if (rc) return rc;
+    for (size_t i = 0; i < rep->nrows && !rc; i++) {
+        const mh_bw_row *r = &rep->rows[i];
+        const mh_timing_stats *s = &r->s;
+        int h = s->with_counters > 0;
+        sqlite3_bind_int64(st, 1, s->device);
+        mh_db_bind_text(st, 2, s->name ? s->name : "");
+        mh_db_bind_u64(st, 3, s->count);
+        mh_db_bind_u64(st, 4, s->total_ns);
+        mh_db_bind_u64(st, 5, s->min_ns);
+        mh_db_bind_real(st, 6, s->median_ns);
+        mh_db_bind_u64(st, 7, s->max_ns);
+        mh_db_bind_u64(st, 8, s->with_counters);
+        bind_counter(st, 9, h, s->dram_bytes);
+        bind_counter(st, 10, h, s->counted_ns);
+        bind_counter(st, 11, h, s->ld_requests);
+        bind_counter(st, 12, h, s->ld_sectors);
+        bind_counter(st, 13, h, s->st_requests);
+        bind_counter(st, 14, h, s->st_sectors);
+        bind_counter(st, 15, h, s->flops_sp);
+        bind_counter(st, 16, h, s->flops_dp);
+        bind_counter(st, 17, h, s->occupancy_pct);
+        bind_counter(st, 18, h, s->warps_per_sm);
+        bind_counter(st, 19, h, r->eff_Bps);
+        bind_counter(st, 20, h, r->frac_theoretical * 100.0);
+        bind_counter(st, 21, h, r->frac_measured * 100.0);
+        double req = s->ld_requests + s->st_requests, sec = s->ld_sectors + s->st_sectors;
+        bind_counter(st, 22, h && req > 0, sec / req);
+        bind_counter(st, 23, h, r->ai);
+        mh_db_bind_text(st, 24, mh_bw_verdict_name(r->verdict));
+        rc = mh_db_step_done(db, st, err, "writing kernel statistics");
+    }
+    sqlite3_finalize(st);
+    if (rc || rep->ndevices == 0) return rc;
+
+    /* overlap: the first device with copies or kernels (single-GPU runs) */
+    const mh_bw_device *d = &rep->devices[0];
+    rc = mh_db_prepare(db, &st,
+                       "INSERT OR REPLACE INTO overlap(id, copy_in_ns, copy_out_ns, compute_ns, fused_ns,"
+                       " exposed_copy_ns, wall_ns, speedup) VALUES(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                       err);
+    if (rc) return rc;
+    mh_db_bind_real(st, 1, d->pipeline.in_ns);
+    mh_db_bind_real(st, 2, d->pipeline.out_ns);
+    mh_db_bind_real(st, 3, d->pipeline.compute_ns);
+    mh_db_bind_real(st, 4, d->pipeline.fused_ns);
+    mh_db_bind_real(st, 5, (double)d->overlap.copy_exposed_ns);
+    mh_db_bind_real(st, 6, (double)d->overlap.span_ns);
+    mh_db_bind_real(st, 7, d->pipeline.speedup);
+    rc = mh_db_step_done(db, st, err, "writing the overlap model");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static char *slurp(const char *path, mh_err *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        mh_err_set(err, MH_ERR_IO, "cannot open %s", path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+        if (n + 1 == cap) {
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!b) {
+        mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
+        return NULL;
+    }
+    b[n] = '\0';
+    return b;
+}
+
+int mh_db_import_timing(mh_db *db, const char *path, mh_err *err) {
+    mh_timing t;
+    mh_timing_init(&t);
+    int rc = mh_timing_load(&t, path, err);
+    if (rc) {
+        mh_timing_free(&t);
+        return rc;
+    }
+    mh_bw_report rep;
+    memset(&rep, 0, sizeof rep);
+    rc = mh_bw_analyze(&t, 0.0, &rep, err);
+    char *text = rc ? NULL : slurp(path, err);
+    if (!rc && !text) rc = err ? err->code : MH_ERR_IO;
+    if (!rc) rc = mh_db_begin(db, err);
+    if (!rc) {
+        rc = put_timing(db, &t, &rep, err);
+        if (!rc) {
+            sqlite3_stmt *st;
+            rc = mh_db_prepare(db, &st, "INSERT OR REPLACE INTO document(kind, json) VALUES('timing', ?1)", err);
+            if (!rc) {
+                mh_db_bind_text(st, 1, text);
+                rc = mh_db_step_done(db, st, err, "keeping the timing document");
+                sqlite3_finalize(st);
+            }
+        }
+        if (!rc) rc = mh_db_commit(db, err);
+        if (rc) mh_db_rollback(db);
+    }
+    free(text);
+    mh_bw_report_free(&rep);
+    mh_timing_free(&t);
+    if (rc) mh_err_wrap(err, "importing timing %s", path);
+    return rc;
+}

@@ -1,0 +1,374 @@
+/* reader.c -- streaming reader of trace format v1.
+ *
+ * Reads one chunk at a time: checks the chunk header's CRC, reads the payload,
+ * checks its CRC, decompresses it and walks its records with bounds checks.
+ * Every defect becomes an error code and a message naming the file, chunk and
+ * byte offset; records of whole chunks before a cut or a damaged chunk have
+ * already been handed out by then. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "trace/format.h"
+#include "util/crc32c.h"
+
+struct mh_trace_reader {
+    FILE *f;
+    char path[1024];
+    uint64_t offset;      /* file offset of the next chunk */
+    uint64_t chunks;      /* whole chunks read */
+    unsigned char *raw;   /* current decompressed chunk */
+    size_t rlen, rcap, rpos;
+    unsigned char *comp;
+    size_t ccap;
+    ZSTD_DCtx *dctx;
+    mh_access *acc;       /* decoded accesses of the current record */
+    size_t acc_cap;
+    char *strs;           /* NUL-terminated copies of the current record's strings */
+    size_t strs_cap;
+    uint32_t *sampled;
+    size_t sampled_cap;
+    int done, complete, failed;
+    mh_trace_header hdr;
+    char *hdr_strs;       /* header strings, owned for the reader's life */
+};
+
+const char *mh_space_name(unsigned space) {
+    static const char *const n[] = {"global", "shared", "local", "constant"};
+    return space < MH_SPACE_COUNT ? n[space] : "unknown";
+}
+
+const char *mh_kind_name(unsigned kind) {
+    static const char *const n[] = {"load", "store", "atomic"};
+    return kind < 3 ? n[kind] : "unknown";
+}
+
+/* Reads exactly n bytes; returns n, or the short count at end of file. */
+static size_t read_n(mh_trace_reader *r, void *buf, size_t n) {
+    size_t got = fread(buf, 1, n, r->f);
+    r->offset += got;
+    return got;
+}
+
+static int fail(mh_trace_reader *r, int code, mh_err *err, const char *what) {
+    r->failed = 1;
+    return mh_err_set(err, code, "%s: %s (chunk %llu, byte offset %llu)", r->path, what,
+                      (unsigned long long)r->chunks, (unsigned long long)r->offset);
+}
+
+/* Loads the next chunk. Sets r->done at a clean end of file. */
+static int load_chunk(mh_trace_reader *r, mh_err *err) {
+    unsigned char h[MH_TF_CHUNK_HDR_BYTES];
+    uint64_t start = r->offset;
+    size_t got = read_n(r, h, sizeof h);
+    if (got == 0) {
+        if (ferror(r->f)) return fail(r, MH_ERR_IO, err, strerror(errno));
+        r->done = 1;
+        return MH_OK;
+    }
+    if (got < sizeof h) {
+        r->failed = 1;
+        return mh_err_set(err, MH_ERR_TRUNCATED,
+                          "%s: file is cut short inside chunk %llu (at byte %llu); the %llu whole chunks before it were read",
+                          r->path, (unsigned long long)r->chunks, (unsigned long long)start,
+                          (unsigned long long)r->chunks);
+    }
+    if (mh_get32(h + 20) != mh_crc32c(0, h, 20) || mh_get32(h) != MH_TF_CHUNK_MAGIC)
+        return fail(r, MH_ERR_CORRUPT, err, "damaged chunk header (checksum mismatch)");
+    uint32_t rlen = mh_get32(h + 8), clen = mh_get32(h + 12);
+    if (mh_get32(h + 4) != (uint32_t)r->chunks)
+        return fail(r, MH_ERR_CORRUPT, err, "chunks out of sequence");
+    if (rlen > MH_TF_MAX_RAW || clen > ZSTD_compressBound(rlen) || clen == 0)
+        return fail(r, MH_ERR_CORRUPT, err, "chunk sizes out of range");
+    if (clen > r->ccap) {
+        unsigned char *p = realloc(r->comp, clen);
+        if (!p) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        r->comp = p;
+        r->ccap = clen;
+    }
+    if (read_n(r, r->comp, clen) < clen) {
+        if (ferror(r->f)) return fail(r, MH_ERR_IO, err, strerror(errno));
+        r->failed = 1;
+        return mh_err_set(err, MH_ERR_TRUNCATED,
+                          "%s: file is cut short inside chunk %llu (at byte %llu); the %llu whole chunks before it were read",
+                          r->path, (unsigned long long)r->chunks, (unsigned long long)start,
+                          (unsigned long long)r->chunks);
+    }
+    if (mh_crc32c(0, r->comp, clen) != mh_get32(h + 16))
+        return fail(r, MH_ERR_CORRUPT, err, "damaged chunk data (checksum mismatch)");
+    if (rlen > r->rcap) {
+        unsigned char *p = realloc(r->raw, rlen);
+        if (!p) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        r->raw = p;
+        r->rcap = rlen;
+    }
+    size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, rlen, r->comp, clen);
+    if (ZSTD_isError(n) || n != rlen) return fail(r, MH_ERR_CORRUPT, err, "chunk does not decompress");
+    r->rlen = rlen;
+    r->rpos = 0;
+    r->chunks++;
+    return MH_OK;
+}
+
+/* Cursor over one record's payload; every get is bounds-checked. */
+typedef struct cursor {
+    const unsigned char *p, *end;
+    int bad;
+} cursor;
+
+static uint32_t c32(cursor *c) {
+    if (c->end - c->p < 4) { c->bad = 1; return 0; }
+    uint32_t v = mh_get32(c->p);
+    c->p += 4;
+    return v;
+}
+static uint64_t c64(cursor *c) {
+    if (c->end - c->p < 8) { c->bad = 1; return 0; }
+    uint64_t v = mh_get64(c->p);
+    c->p += 8;
+    return v;
+}
+static uint8_t c8(cursor *c) {
+    if (c->end - c->p < 1) { c->bad = 1; return 0; }
+    return *c->p++;
+}
+static void cskip(cursor *c, size_t n) {
+    if ((size_t)(c->end - c->p) < n) c->bad = 1;
+    else c->p += n;
+}
+
+/* Pass 1 measures string bytes; strings are copied into r->strs so each ends in NUL. */
+static const char *cstr(cursor *c, char **dst) {
+    uint32_t n = c32(c);
+    if (c->bad || (size_t)(c->end - c->p) < n) { c->bad = 1; return ""; }
+    char *s = *dst;
+    memcpy(s, c->p, n);
+    s[n] = '\0';
+    *dst += n + 1;
+    c->p += n;
+    return s;
+}
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 1;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    void *p = realloc(*buf, n * elem);
+    if (!p) return 0;
+    *buf = p;
+    *cap = n;
+    return 1;
+}
+
+static int parse_header(mh_trace_reader *r, const unsigned char *p, size_t len, mh_err *err) {
+    cursor c = {p, p + len, 0};
+    r->hdr_strs = malloc(len + 4);
+    if (!r->hdr_strs) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+    char *s = r->hdr_strs;
+    mh_trace_header *h = &r->hdr;
+    h->version = c32(&c);
+    h->start_unix_ns = c64(&c);
+    mh_device *d = &h->device;
+    uint32_t *f[10] = {&d->flags, &d->warp_size, &d->sector_size, &d->sm_count, &d->cc_major,
+                       &d->cc_minor, &d->mem_clock_khz, &d->bus_width_bits, &d->l2_bytes, &d->max_warps_per_sm};
+    for (int i = 0; i < 10; i++) *f[i] = c32(&c);
+    d->global_mem_bytes = c64(&c);
+    d->name = cstr(&c, &s);
+    h->producer = cstr(&c, &s);
+    h->command = cstr(&c, &s);
+    h->note = cstr(&c, &s);
+    if (c.bad) return fail(r, MH_ERR_FORMAT, err, "malformed header record");
+    if (d->warp_size == 0 || d->warp_size > 1024 || d->sector_size == 0 || (d->sector_size & 3u))
+        return fail(r, MH_ERR_FORMAT, err, "header has an invalid warp or sector size");
+    return MH_OK;
+}
+
+int mh_trace_open(mh_trace_reader **out, const char *path, mh_err *err) {
+    *out = NULL;
+    mh_trace_reader *r = calloc(1, sizeof *r);
+    if (!r) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    snprintf(r->path, sizeof r->path, "%s", path);
+    r->f = fopen(path, "rb");
+    if (!r->f) {
+        int e = errno;
+        free(r);
+        return mh_err_set(err, MH_ERR_IO, "cannot open trace %s: %s", path, strerror(e));
+    }
+    r->dctx = ZSTD_createDCtx();
+    unsigned char prefix[MH_TF_PREFIX_BYTES];
+    size_t got = r->dctx ? read_n(r, prefix, sizeof prefix) : 0;
+    int rc = MH_OK;
+    if (!r->dctx)
+        rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    else if (got == 0)
+        rc = mh_err_set(err, MH_ERR_EMPTY, "%s: empty file, not a memheat trace", path);
+    else if (got < 8 || memcmp(prefix, MH_TF_MAGIC, 8) != 0)
+        rc = mh_err_set(err, MH_ERR_FORMAT, "%s: not a memheat trace (bad magic)", path);
+    else if (got < sizeof prefix)
+        rc = mh_err_set(err, MH_ERR_TRUNCATED, "%s: file is cut short inside its 16-byte prefix", path);
+    else if (mh_get32(prefix + 8) > MH_TRACE_VERSION || mh_get32(prefix + 8) == 0)
+        rc = mh_err_set(err, MH_ERR_VERSION, "%s: trace format version %u is not supported (this memheat reads up to %u)",
+                        path, mh_get32(prefix + 8), MH_TRACE_VERSION);
+    else if (mh_get32(prefix + 12) != 0)
+        rc = mh_err_set(err, MH_ERR_FORMAT, "%s: unknown flags 0x%x in the trace prefix", path, mh_get32(prefix + 12));
+    if (rc == MH_OK) rc = load_chunk(r, err);
+    if (rc == MH_OK && r->done) rc = mh_err_set(err, MH_ERR_TRUNCATED, "%s: trace has no header chunk", path);
+    if (rc == MH_OK) {
+        const unsigned char *p = r->raw;
+        if (r->rlen < MH_TF_REC_HDR_BYTES || p[0] != MH_REC_HEADER ||
+            mh_get32(p + 4) > r->rlen - MH_TF_REC_HDR_BYTES)
+            rc = fail(r, MH_ERR_FORMAT, err, "first record is not a header");
+        else {
+            uint32_t plen = mh_get32(p + 4);
+            rc = parse_header(r, p + MH_TF_REC_HDR_BYTES, plen, err);
+            r->rpos = MH_TF_REC_HDR_BYTES + ((plen + 7u) & ~7u);
+        }
+    }
+    if (rc != MH_OK) {
+        mh_trace_close_reader(r);
+        return rc;
+    }
+    *out = r;
+    return MH_OK;
+}
+
+const mh_trace_header *mh_trace_header_get(const mh_trace_reader *r) { return &r->hdr; }
+int mh_trace_complete(const mh_trace_reader *r) { return r->complete; }
+uint64_t mh_trace_chunks_read(const mh_trace_reader *r) { return r->chunks; }
+
+static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, size_t len, mh_record *rec,
+                        mh_err *err) {
+    cursor c = {p, p + len, 0};
+    if (!grow((void **)&r->strs, &r->strs_cap, len + 8, 1)) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+    char *s = r->strs;
+    rec->type = type;
+    switch (type) {
+    case MH_REC_LAUNCH: {
+        mh_launch *l = &rec->u.launch;
+        uint32_t f[10];
+        for (int i = 0; i < 10; i++) f[i] = c32(&c);
+        l->id = f[0];
+        l->grid = (mh_dim3){f[1], f[2], f[3]};
+        l->block = (mh_dim3){f[4], f[5], f[6]};
+        l->dyn_smem = f[7];
+        l->static_smem = f[8];
+        l->regs = f[9];
+        l->stream = c64(&c);
+        l->n_sampled = c32(&c);
+        uint32_t ns = l->n_sampled == MH_TRACE_ALL_BLOCKS ? 0 : l->n_sampled;
+        if (c.bad || (size_t)(c.end - c.p) / 4 < ns) return fail(r, MH_ERR_FORMAT, err, "malformed launch record");
+        if (!grow((void **)&r->sampled, &r->sampled_cap, ns + 1, 4)) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        for (uint32_t i = 0; i < ns; i++) r->sampled[i] = c32(&c);
+        l->sampled = r->sampled;
+        l->name = cstr(&c, &s);
+        l->display_name = cstr(&c, &s);
+        if (!c.bad && (l->block.x == 0 || l->block.y == 0 || l->block.z == 0 ||
+                       (uint64_t)l->block.x * l->block.y * l->block.z > 65536))
+            return fail(r, MH_ERR_FORMAT, err, "launch record has an invalid block shape");
+        break;
+    }
+    case MH_REC_ALLOC: {
+        mh_alloc *a = &rec->u.alloc;
+        a->id = c32(&c);
+        a->launch = c32(&c);
+        a->base = c64(&c);
+        a->size = c64(&c);
+        a->space = c8(&c);
+        cskip(&c, 3);
+        a->label = cstr(&c, &s);
+        if (!c.bad && a->space >= MH_SPACE_COUNT) return fail(r, MH_ERR_FORMAT, err, "allocation in an unknown address space");
+        break;
+    }
+    case MH_REC_FREE:
+        rec->u.free.base = c64(&c);
+        rec->u.free.space = c8(&c);
+        break;
+    case MH_REC_ACCESSES: {
+        uint32_t n = c32(&c);
+        cskip(&c, 4);
+        if (c.bad || (size_t)(c.end - c.p) / MH_TF_ACCESS_BYTES < n)
+            return fail(r, MH_ERR_FORMAT, err, "malformed access record");
+#if MH_TF_ACCESS_IS_WIRE
+        /* The chunk buffer is 8-byte aligned per record, so the wire bytes are the array. */
+        if (((uintptr_t)c.p & 7u) == 0) {
+            rec->u.accesses.v = (const mh_access *)(const void *)c.p;
+            rec->u.accesses.n = n;
+            break;
+        }
+#endif
+        if (!grow((void **)&r->acc, &r->acc_cap, n + 1, sizeof(mh_access)))
+            return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        for (uint32_t i = 0; i < n; i++) mh_tf_access_get(c.p + (size_t)i * MH_TF_ACCESS_BYTES, &r->acc[i]);
+        rec->u.accesses.v = r->acc;
+        rec->u.accesses.n = n;
+        break;
+    }
+    case MH_REC_KERNEL_END: {
+        mh_kernel_end *e = &rec->u.kernel_end;
+        e->launch = c32(&c);
+        cskip(&c, 4);
+        e->recorded = c64(&c);
+        e->dropped = c64(&c);
+        e->gpu_ns = c64(&c);
+        break;
+    }
+    case MH_REC_DROPPED:
+        rec->u.dropped.launch = c32(&c);
+        cskip(&c, 4);
+        rec->u.dropped.count = c64(&c);
+        rec->u.dropped.reason = cstr(&c, &s);
+        break;
+    case MH_REC_PCINFO:
+        rec->u.pcinfo.pc = c64(&c);
+        rec->u.pcinfo.line = c32(&c);
+        rec->u.pcinfo.function = cstr(&c, &s);
+        rec->u.pcinfo.file = cstr(&c, &s);
+        break;
+    default:
+        return fail(r, MH_ERR_FORMAT, err, "unknown record type");
+    }
+    if (c.bad) return fail(r, MH_ERR_FORMAT, err, "malformed record");
+    return MH_OK;
+}
+
+int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err) {
+    memset(rec, 0, sizeof *rec);
+    rec->type = MH_REC_EOF;
+    if (r->failed) return mh_err_set(err, MH_ERR_INTERNAL, "%s: reading past an earlier error", r->path);
+    for (;;) {
+        if (r->done) return MH_OK;
+        if (r->rpos >= r->rlen) {
+            int rc = load_chunk(r, err);
+            if (rc != MH_OK) return rc;
+            continue;
+        }
+        if (r->rlen - r->rpos < MH_TF_REC_HDR_BYTES) return fail(r, MH_ERR_FORMAT, err, "record header past chunk end");
+        const unsigned char *p = r->raw + r->rpos;
+        uint32_t plen = mh_get32(p + 4);
+        size_t padded = ((size_t)plen + 7u) & ~(size_t)7u;
+        if (padded > r->rlen - r->rpos - MH_TF_REC_HDR_BYTES) return fail(r, MH_ERR_FORMAT, err, "record past chunk end");
+        r->rpos += MH_TF_REC_HDR_BYTES + padded;
+        int type = p[0];
+        if (type == MH_REC_END) {
+            r->complete = 1;
+            continue; /* anything after END is read too: concatenated runs stay visible */
+        }
+        if (type == MH_REC_HEADER) return fail(r, MH_ERR_FORMAT, err, "second header record");
+        return parse_record(r, type, p + MH_TF_REC_HDR_BYTES, plen, rec, err);
+    }
+}
+
+void mh_trace_close_reader(mh_trace_reader *r) {
+    if (!r) return;
+    if (r->f) fclose(r->f);
+    if (r->dctx) ZSTD_freeDCtx(r->dctx);
+    free(r->raw);
+    free(r->comp);
+    free(r->acc);
+    free(r->strs);
+    free(r->sampled);
+    free(r->hdr_strs);
+    free(r);
+}

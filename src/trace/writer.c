@@ -1,0 +1,296 @@
+/* writer.c -- streaming writer of trace format v1.
+ *
+ * Records are appended to an uncompressed chunk buffer; when it passes the
+ * chunk size (or on flush/close) the buffer is zstd-compressed, framed with a
+ * checksummed chunk header and written with write(2). Consecutive access
+ * batches are merged into one ACCESSES record so that an access costs its 32
+ * bytes and nothing more. The header chunk is written at once, so even a run
+ * that dies at its first kernel leaves a readable file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "trace/format.h"
+#include "util/crc32c.h"
+
+#define DEFAULT_CHUNK (1u << 20)
+
+struct mh_trace_writer {
+    int fd;
+    int level;
+    size_t chunk_bytes;
+    unsigned char *raw; /* uncompressed chunk under construction */
+    size_t len, cap;
+    size_t acc_rec;     /* offset of the open ACCESSES record, or SIZE_MAX */
+    unsigned char *comp;
+    size_t comp_cap;
+    ZSTD_CCtx *cctx;
+    uint32_t chunk_index;
+    uint64_t accesses;
+    char path[1024];
+};
+
+static int write_all(mh_trace_writer *w, const void *buf, size_t n, mh_err *err) {
+    const unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t k = write(w->fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return mh_err_set(err, MH_ERR_IO, "writing trace %s: %s", w->path, strerror(errno));
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return MH_OK;
+}
+
+static int reserve(mh_trace_writer *w, size_t extra, mh_err *err) {
+    if (w->len + extra <= w->cap) return MH_OK;
+    size_t cap = w->cap ? w->cap : DEFAULT_CHUNK;
+    while (cap < w->len + extra) cap *= 2;
+    unsigned char *p = realloc(w->raw, cap);
+    if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory for a %zu-byte trace chunk", cap);
+    w->raw = p;
+    w->cap = cap;
+    return MH_OK;
+}
+
+int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
+    w->acc_rec = SIZE_MAX;
+    if (w->len == 0) return MH_OK;
+    size_t bound = ZSTD_compressBound(w->len);
+    if (bound > w->comp_cap) {
+        unsigned char *p = realloc(w->comp, bound);
+        if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory compressing a trace chunk");
+        w->comp = p;
+        w->comp_cap = bound;
+    }
+    size_t clen = ZSTD_compressCCtx(w->cctx, w->comp, w->comp_cap, w->raw, w->len, w->level);
+    if (ZSTD_isError(clen))
+        return mh_err_set(err, MH_ERR_INTERNAL, "zstd: %s", ZSTD_getErrorName(clen));
+    unsigned char hdr[MH_TF_CHUNK_HDR_BYTES];
+    mh_put32(hdr, MH_TF_CHUNK_MAGIC);
+    mh_put32(hdr + 4, w->chunk_index);
+    mh_put32(hdr + 8, (uint32_t)w->len);
+    mh_put32(hdr + 12, (uint32_t)clen);
+    mh_put32(hdr + 16, mh_crc32c(0, w->comp, clen));
+    mh_put32(hdr + 20, mh_crc32c(0, hdr, 20));
+    int rc = write_all(w, hdr, sizeof hdr, err);
+    if (rc == MH_OK) rc = write_all(w, w->comp, clen, err);
+    if (rc != MH_OK) return rc;
+    w->chunk_index++;
+    w->len = 0;
+    return MH_OK;
+}
+
+/* Opens a record of `type` with `plen` payload bytes; returns its payload. */
+static unsigned char *rec_begin(mh_trace_writer *w, int type, size_t plen, mh_err *err) {
+    size_t total = MH_TF_REC_HDR_BYTES + ((plen + 7u) & ~(size_t)7u);
+    if (w->len > 0 && w->len + total > w->chunk_bytes && mh_trace_flush(w, err) != MH_OK) return NULL;
+    w->acc_rec = SIZE_MAX;
+    if (reserve(w, total, err) != MH_OK) return NULL;
+    unsigned char *p = w->raw + w->len;
+    memset(p, 0, total);
+    p[0] = (unsigned char)type;
+    mh_put32(p + 4, (uint32_t)plen);
+    w->len += total;
+    return p + MH_TF_REC_HDR_BYTES;
+}
+
+#define MAX_STR 65535u /* longer names are cut: a record must fit a chunk */
+
+static size_t str_len(const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    return n > MAX_STR ? MAX_STR : n;
+}
+
+static size_t str_bytes(const char *s) { return 4 + str_len(s); }
+
+static unsigned char *put_str(unsigned char *p, const char *s) {
+    size_t n = str_len(s);
+    mh_put32(p, (uint32_t)n);
+    if (n) memcpy(p + 4, s, n);
+    return p + 4 + n;
+}
+
+static int after_record(mh_trace_writer *w, mh_err *err) {
+    return w->len >= w->chunk_bytes ? mh_trace_flush(w, err) : MH_OK;
+}
+
+int mh_trace_create(mh_trace_writer **out, const char *path, const mh_trace_header *h,
+                    const mh_trace_writer_opts *opts, mh_err *err) {
+    *out = NULL;
+    mh_trace_writer *w = calloc(1, sizeof *w);
+    if (!w) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    snprintf(w->path, sizeof w->path, "%s", path);
+    w->level = opts && opts->zstd_level ? opts->zstd_level : 1;
+    w->chunk_bytes = opts && opts->chunk_bytes ? opts->chunk_bytes : DEFAULT_CHUNK;
+    if (w->chunk_bytes > MH_TF_MAX_RAW / 2) w->chunk_bytes = MH_TF_MAX_RAW / 2;
+    w->acc_rec = SIZE_MAX;
+    w->cctx = ZSTD_createCCtx();
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        int e = errno;
+        if (w->cctx) ZSTD_freeCCtx(w->cctx);
+        free(w);
+        return mh_err_set(err, MH_ERR_IO, "cannot create trace %s: %s", path, strerror(e));
+    }
+    if (!w->cctx) {
+        mh_trace_abandon(w);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory (zstd context)");
+    }
+    unsigned char prefix[MH_TF_PREFIX_BYTES] = {0};
+    memcpy(prefix, MH_TF_MAGIC, 8);
+    mh_put32(prefix + 8, MH_TRACE_VERSION);
+    int rc = write_all(w, prefix, sizeof prefix, err);
+
+    const mh_device *d = &h->device;
+    size_t plen = 4 + 8 + 10 * 4 + 8 + str_bytes(d->name) + str_bytes(h->producer) +
+                  str_bytes(h->command) + str_bytes(h->note);
+    unsigned char *p = rc == MH_OK ? rec_begin(w, MH_REC_HEADER, plen, err) : NULL;
+    if (!p) {
+        mh_trace_abandon(w);
+        return err ? err->code : MH_ERR_IO;
+    }
+    mh_put32(p, MH_TRACE_VERSION);
+    mh_put64(p + 4, h->start_unix_ns);
+    uint32_t f[10] = {d->flags, d->warp_size, d->sector_size, d->sm_count, d->cc_major,
+                      d->cc_minor, d->mem_clock_khz, d->bus_width_bits, d->l2_bytes, d->max_warps_per_sm};
+    for (int i = 0; i < 10; i++) mh_put32(p + 12 + 4 * i, f[i]);
+    mh_put64(p + 52, d->global_mem_bytes);
+    p = put_str(p + 60, d->name);
+    p = put_str(p, h->producer);
+    p = put_str(p, h->command);
+    put_str(p, h->note);
+    if ((rc = mh_trace_flush(w, err)) != MH_OK) {
+        mh_trace_abandon(w);
+        return rc;
+    }
+    *out = w;
+    return MH_OK;
+}
+
+int mh_trace_write_launch(mh_trace_writer *w, const mh_launch *l, mh_err *err) {
+    uint32_t ns = l->n_sampled == MH_TRACE_ALL_BLOCKS ? 0 : l->n_sampled;
+    size_t plen = 4 + 24 + 12 + 8 + 4 + 4 * (size_t)ns + str_bytes(l->name) + str_bytes(l->display_name);
+    unsigned char *p = rec_begin(w, MH_REC_LAUNCH, plen, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    uint32_t f[10] = {l->id, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z,
+                      l->dyn_smem, l->static_smem, l->regs};
+    for (int i = 0; i < 10; i++) mh_put32(p + 4 * i, f[i]);
+    mh_put64(p + 40, l->stream);
+    mh_put32(p + 48, l->n_sampled);
+    p += 52;
+    for (uint32_t i = 0; i < ns; i++, p += 4) mh_put32(p, l->sampled[i]);
+    p = put_str(p, l->name);
+    put_str(p, l->display_name ? l->display_name : l->name);
+    return after_record(w, err);
+}
+
+int mh_trace_write_alloc(mh_trace_writer *w, const mh_alloc *a, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_ALLOC, 4 + 4 + 8 + 8 + 4 + str_bytes(a->label), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, a->id);
+    mh_put32(p + 4, a->launch);
+    mh_put64(p + 8, a->base);
+    mh_put64(p + 16, a->size);
+    p[24] = a->space;
+    put_str(p + 28, a->label);
+    return after_record(w, err);
+}
+
+int mh_trace_write_free(mh_trace_writer *w, const mh_free *f, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_FREE, 12, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put64(p, f->base);
+    p[8] = f->space;
+    return after_record(w, err);
+}
+
+int mh_trace_write_accesses(mh_trace_writer *w, const mh_access *v, size_t n, mh_err *err) {
+    while (n > 0) {
+        if (w->acc_rec == SIZE_MAX || w->len >= w->chunk_bytes) {
+            if (w->len >= w->chunk_bytes && mh_trace_flush(w, err) != MH_OK) return err ? err->code : MH_ERR_IO;
+            unsigned char *p = rec_begin(w, MH_REC_ACCESSES, 8, err);
+            if (!p) return err ? err->code : MH_ERR_IO;
+            w->acc_rec = (size_t)(p - MH_TF_REC_HDR_BYTES - w->raw);
+        }
+        size_t room = w->chunk_bytes > w->len ? (w->chunk_bytes - w->len) / MH_TF_ACCESS_BYTES : 0;
+        if (room == 0) room = 1;
+        size_t k = n < room ? n : room;
+        unsigned char *rec = w->raw + w->acc_rec;
+        uint32_t have = mh_get32(rec + MH_TF_REC_HDR_BYTES);
+        if ((uint64_t)have + k > UINT32_MAX / MH_TF_ACCESS_BYTES) k = UINT32_MAX / MH_TF_ACCESS_BYTES - have;
+        if (reserve(w, k * MH_TF_ACCESS_BYTES, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
+        rec = w->raw + w->acc_rec;
+        unsigned char *dst = w->raw + w->len;
+#if MH_TF_ACCESS_IS_WIRE
+        memcpy(dst, v, k * MH_TF_ACCESS_BYTES);
+#else
+        for (size_t i = 0; i < k; i++) mh_tf_access_put(dst + i * MH_TF_ACCESS_BYTES, &v[i]);
+#endif
+        w->len += k * MH_TF_ACCESS_BYTES;
+        mh_put32(rec + MH_TF_REC_HDR_BYTES, have + (uint32_t)k);
+        mh_put32(rec + 4, mh_get32(rec + 4) + (uint32_t)(k * MH_TF_ACCESS_BYTES));
+        w->accesses += k;
+        v += k;
+        n -= k;
+    }
+    return MH_OK;
+}
+
+int mh_trace_write_kernel_end(mh_trace_writer *w, const mh_kernel_end *e, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_KERNEL_END, 32, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, e->launch);
+    mh_put64(p + 8, e->recorded);
+    mh_put64(p + 16, e->dropped);
+    mh_put64(p + 24, e->gpu_ns);
+    return after_record(w, err);
+}
+
+int mh_trace_write_dropped(mh_trace_writer *w, const mh_dropped *d, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_DROPPED, 16 + str_bytes(d->reason), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, d->launch);
+    mh_put64(p + 8, d->count);
+    put_str(p + 16, d->reason);
+    return after_record(w, err);
+}
+
+int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *pi, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_PCINFO, 12 + str_bytes(pi->function) + str_bytes(pi->file), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put64(p, pi->pc);
+    mh_put32(p + 8, pi->line);
+    p = put_str(p + 12, pi->function);
+    put_str(p, pi->file);
+    return after_record(w, err);
+}
+
+uint64_t mh_trace_written_accesses(const mh_trace_writer *w) { return w->accesses; }
+
+void mh_trace_abandon(mh_trace_writer *w) {
+    if (!w) return;
+    if (w->fd >= 0) close(w->fd);
+    if (w->cctx) ZSTD_freeCCtx(w->cctx);
+    free(w->raw);
+    free(w->comp);
+    free(w);
+}
+
+int mh_trace_close(mh_trace_writer *w, mh_err *err) {
+    int rc = rec_begin(w, MH_REC_END, 0, err) ? MH_OK : (err ? err->code : MH_ERR_IO);
+    if (rc == MH_OK) rc = mh_trace_flush(w, err);
+    if (rc == MH_OK && close(w->fd) != 0)
+        rc = mh_err_set(err, MH_ERR_IO, "closing trace %s: %s", w->path, strerror(errno));
+    else if (rc != MH_OK)
+        close(w->fd);
+    w->fd = -1;
+    mh_trace_abandon(w);
+    return rc;
+}

@@ -1,0 +1,298 @@
+/* test_heat.c -- golden heat maps for each synthetic shape (CUTHERMO Fig. 3
+ * and 6), the paper's two one-sector examples, wide and sector-crossing
+ * accesses, regions, and a brute-force cross-check with many warps. */
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../mh_test.h"
+#include "memheat/heat.h"
+#include "memheat/synth.h"
+
+static char dir[256];
+
+/* All maps of a trace, copied out of the emit callback. */
+typedef struct map {
+    uint32_t launch;
+    unsigned space;
+    mh_heat_row *rows;
+    size_t n;
+    char label[64];
+    size_t nregions;
+} map;
+
+typedef struct maps {
+    map m[32];
+    size_t n;
+} maps;
+
+static int collect(void *ctx, const mh_heat_result *r, mh_err *err) {
+    (void)err;
+    maps *ms = ctx;
+    if (ms->n == 32) return MH_OK;
+    map *m = &ms->m[ms->n++];
+    m->launch = r->launch->l.id;
+    m->space = r->space;
+    m->n = r->nrows;
+    m->rows = malloc(sizeof *m->rows * (r->nrows ? r->nrows : 1));
+    memcpy(m->rows, r->rows, sizeof *m->rows * r->nrows);
+    snprintf(m->label, sizeof m->label, "%s", r->nregions ? r->regions[0].label : "");
+    m->nregions = r->nregions;
+    return MH_OK;
+}
+
+static int load(const char *path, maps *ms) {
+    memset(ms, 0, sizeof *ms);
+    mh_err err = {0};
+    mh_trace_reader *r;
+    if (mh_trace_open(&r, path, &err) != MH_OK) return 1;
+    mh_model m;
+    mh_model_init(&m, mh_trace_header_get(r), &err);
+    mh_heat_run *hr;
+    mh_heat_run_opts o = {.emit = collect, .ctx = ms};
+    mh_heat_run_new(&hr, &m, &o, &err);
+    mh_record rec;
+    int rc;
+    while ((rc = mh_trace_next(r, &rec, &err)) == MH_OK && rec.type != MH_REC_EOF) {
+        if (mh_model_feed(&m, &rec, &err) || mh_heat_run_feed(hr, &rec, &err)) {
+            rc = 1;
+            break;
+        }
+    }
+    if (rc == MH_OK) rc = mh_heat_run_finish(hr, &err);
+    mh_heat_run_free(hr);
+    mh_model_free(&m);
+    mh_trace_close_reader(r);
+    return rc;
+}
+
+static void free_maps(maps *ms) {
+    for (size_t i = 0; i < ms->n; i++) free(ms->m[i].rows);
+}
+
+static map *shape_map(const char *shape, uint32_t warps, uint32_t iters, maps *ms) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.mht", dir, shape);
+    mh_synth_opts o = {.shapes = 1u << mh_synth_shape_parse(shape), .warps = warps, .iters = iters, .offset = 4};
+    mh_err err = {0};
+    if (mh_synth_write(path, &o, &err) != MH_OK || load(path, ms) != MH_OK || ms->n != 1) return NULL;
+    return &ms->m[0];
+}
+
+static int all_rows(const map *m, uint32_t word_lo, uint32_t word_hi, uint32_t sector) {
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->rows[i].sector != sector) return 0;
+        for (int w = 0; w < 8; w++)
+            if (m->rows[i].word[w] < word_lo || m->rows[i].word[w] > word_hi) return 0;
+    }
+    return 1;
+}
+
+static void test_coalesced(void) {
+    maps ms;
+    map *m = shape_map("coalesced", 8, 2, &ms);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK_EQ_U(m->n, 8 * 32 * 2 / 8); /* 512 words in 64 sectors */
+    CHECK(all_rows(m, 1, 1, 1));       /* Fig. 3(a): words 1, sector 1 */
+    CHECK(!strcmp(m->label, "coalesced"));
+    free_maps(&ms);
+}
+
+static void test_false_sharing(void) {
+    maps ms;
+    map *m = shape_map("false_sharing", 8, 1, &ms);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK_EQ_U(m->n, 32);
+    CHECK(all_rows(m, 1, 1, 8)); /* Fig. 3(b): words 1, sector 8 */
+    free_maps(&ms);
+}
+
+static void test_strided(void) {
+    maps ms;
+    map *m = shape_map("strided", 4, 1, &ms);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK_EQ_U(m->n, 128); /* one used word per sector */
+    int ok = 1;
+    for (size_t i = 0; i < m->n; i++) {
+        ok &= m->rows[i].word[0] == 1 && m->rows[i].sector == 1;
+        for (int w = 1; w < 8; w++) ok &= m->rows[i].word[w] == 0;
+    }
+    CHECK(ok);
+    free_maps(&ms);
+}
+
+static void test_misaligned(void) {
+    maps ms;
+    map *m = shape_map("misaligned", 4, 1, &ms);
+    CHECK(m != NULL);
+    if (!m) return;
+    /* 128 words shifted by one: 17 sectors; the 3 warp-boundary sectors hold two warps (Fig. 7). */
+    CHECK_EQ_U(m->n, 17);
+    int two = 0;
+    for (size_t i = 0; i < m->n; i++) two += m->rows[i].sector == 2;
+    CHECK_EQ_U(two, 3);
+    CHECK_EQ_U(m->rows[0].word[0], 0); /* the first word is the shift: unused */
+    CHECK_EQ_U(m->rows[0].word[1], 1);
+    free_maps(&ms);
+}
+
+static void test_hot(void) {
+    maps ms;
+    map *m = shape_map("hot", 32, 1, &ms);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK_EQ_U(m->n, 2);
+    CHECK(all_rows(m, 32, 32, 32)); /* Fig. 6(e): 32 warps on every word */
+    free_maps(&ms);
+}
+
+static void test_shared_shapes(void) {
+    maps ms;
+    map *m = shape_map("shared_private", 8, 3, &ms);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_EQ_U(m->space, MH_SPACE_SHARED);
+        CHECK(all_rows(m, 1, 1, 1)); /* Fig. 6(a): every word and the sector one warp */
+        free_maps(&ms);
+    }
+    m = shape_map("shared_tile", 4, 4, &ms);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK(all_rows(m, 4, 4, 4)); /* a tile every warp reads */
+        free_maps(&ms);
+    }
+}
+
+static void test_paper_single_sector(void) {
+    /* One warp reading one sector word by word: words 1, sector 1.
+     * Eight warps each reading one word of it: words 1, sector 8. */
+    mh_heat *h;
+    mh_err err = {0};
+    CHECK(mh_heat_new(&h, 32, &err) == MH_OK);
+    for (int w = 0; w < 8; w++) mh_heat_add(h, 0x1000 + 4 * w, 4, 5);
+    mh_heat_row *rows;
+    size_t n;
+    CHECK(mh_heat_take_rows(h, &rows, &n, &err) == MH_OK);
+    CHECK_EQ_U(n, 1);
+    for (int w = 0; w < 8; w++) CHECK_EQ_U(rows[0].word[w], 1);
+    CHECK_EQ_U(rows[0].sector, 1);
+    free(rows);
+    for (int w = 0; w < 8; w++) mh_heat_add(h, 0x1000 + 4 * w, 4, (uint32_t)w);
+    CHECK(mh_heat_take_rows(h, &rows, &n, &err) == MH_OK); /* map was emptied and is reused */
+    CHECK_EQ_U(n, 1);
+    for (int w = 0; w < 8; w++) CHECK_EQ_U(rows[0].word[w], 1);
+    CHECK_EQ_U(rows[0].sector, 8);
+    free(rows);
+    mh_heat_free(h);
+}
+
+static void test_wide_and_crossing(void) {
+    mh_heat *h;
+    mh_err err = {0};
+    CHECK(mh_heat_new(&h, 32, &err) == MH_OK);
+    mh_heat_add(h, 0x1018, 16, 3); /* words 6,7 of sector 0x80 and 0,1 of 0x81 */
+    mh_heat_add(h, 0x1000, 32, 4); /* the whole of sector 0x80 */
+    mh_heat_add(h, 0x1021, 1, 4);  /* byte 1 of word 0 of sector 0x81 */
+    mh_heat_row *rows;
+    size_t n;
+    CHECK(mh_heat_take_rows(h, &rows, &n, &err) == MH_OK);
+    CHECK_EQ_U(n, 2);
+    CHECK_EQ_U(rows[0].tag, 0x80);
+    CHECK_EQ_U(rows[0].word[0], 1);
+    CHECK_EQ_U(rows[0].word[6], 2);
+    CHECK_EQ_U(rows[0].word[7], 2);
+    CHECK_EQ_U(rows[0].sector, 2);
+    CHECK_EQ_U(rows[1].tag, 0x81);
+    CHECK_EQ_U(rows[1].word[0], 2);
+    CHECK_EQ_U(rows[1].word[1], 1);
+    CHECK_EQ_U(rows[1].word[2], 0);
+    CHECK_EQ_U(rows[1].sector, 2);
+    free(rows);
+    mh_heat_free(h);
+}
+
+/* Random accesses by up to 300 warps: the map must equal naive per-word sets. */
+static void test_bruteforce_many_warps(void) {
+    enum { WORDS = 256, WARPS = 300, N = 40000 };
+    static unsigned char seen[WORDS][WARPS];
+    static unsigned char seen_sector[WORDS / 8][WARPS];
+    memset(seen, 0, sizeof seen);
+    memset(seen_sector, 0, sizeof seen_sector);
+    mh_heat *h;
+    mh_err err = {0};
+    CHECK(mh_heat_new(&h, 32, &err) == MH_OK);
+    uint64_t s = 88172645463325252ull;
+    for (int i = 0; i < N; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        uint32_t warp = (uint32_t)(s % WARPS);
+        /* hot low words for a few warps, so some sets pass the 64-id threshold */
+        uint32_t word = (uint32_t)((s >> 20) % (i % 3 ? WORDS : 8));
+        uint32_t size = (uint32_t)(1u << ((s >> 40) % 4)); /* 1, 2, 4, 8 bytes */
+        if (word * 4 + size > WORDS * 4) size = 4;
+        mh_heat_add(h, 0x10000 + word * 4, size, warp);
+        for (uint32_t b = word * 4; b < word * 4 + size; b++) {
+            seen[b / 4][warp] = 1;
+            seen_sector[b / 32][warp] = 1;
+        }
+    }
+    mh_heat_row *rows;
+    size_t n;
+    CHECK(mh_heat_take_rows(h, &rows, &n, &err) == MH_OK);
+    size_t bad = 0, nonempty = 0;
+    for (int sct = 0; sct < WORDS / 8; sct++) {
+        uint32_t want_sector = 0;
+        for (int w = 0; w < WARPS; w++) want_sector += seen_sector[sct][w];
+        if (!want_sector) continue;
+        nonempty++;
+        const mh_heat_row *r = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].tag == (0x10000u >> 5) + (uint64_t)sct) r = &rows[i];
+        if (!r) {
+            bad++;
+            continue;
+        }
+        bad += r->sector != want_sector;
+        for (int k = 0; k < 8; k++) {
+            uint32_t want = 0;
+            for (int w = 0; w < WARPS; w++) want += seen[sct * 8 + k][w];
+            bad += r->word[k] != want;
+        }
+    }
+    CHECK_EQ_U(n, nonempty);
+    CHECK_EQ_U(bad, 0);
+    for (size_t i = 1; i < n; i++) CHECK(rows[i - 1].tag < rows[i].tag);
+    free(rows);
+    mh_heat_free(h);
+}
+
+static void test_multiblock_warps_distinct(void) {
+    /* Warp 0 of block 0 and warp 0 of block 1 are different warps. */
+    maps ms;
+    char path[512];
+    snprintf(path, sizeof path, "%s/mb.mht", dir);
+    mh_synth_opts o = {.shapes = 1u << MH_SYNTH_HOT, .warps = 32, .blocks = 3};
+    mh_err err = {0};
+    CHECK(mh_synth_write(path, &o, &err) == MH_OK);
+    CHECK(load(path, &ms) == MH_OK);
+    CHECK_EQ_U(ms.n, 1);
+    if (ms.n == 1) CHECK(all_rows(&ms.m[0], 96, 96, 96));
+    free_maps(&ms);
+}
+
+int main(void) {
+    snprintf(dir, sizeof dir, "/tmp/mh-test-heat-%d", (int)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    if (system(cmd) != 0) return 1;
+    static const mh_test_case cases[] = {
+        T(test_coalesced), T(test_false_sharing), T(test_strided), T(test_misaligned), T(test_hot),
+        T(test_shared_shapes), T(test_paper_single_sector), T(test_wide_and_crossing),
+        T(test_bruteforce_many_warps), T(test_multiblock_warps_distinct)};
+    int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) return 1;
+    return rc;
+}

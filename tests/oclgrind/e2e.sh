@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# e2e.sh -- end-to-end tests of the Oclgrind path: `memheat run --backend
+# oclgrind` on examples/opencl -> trace -> checks (test_ocl_trace) and
+# `memheat heatmap`. Called by ctest (tests/oclgrind/CMakeLists.txt):
+#   e2e.sh MODE MEMHEAT OCL_EXAMPLES TEST_OCL_TRACE WORKDIR
+# MODE: count | heat | matmul | auto. Exit 0 = pass.
+set -euo pipefail
+mode=$1 memheat=$2 host=$3 checker=$4 work=$5
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+
+case "$mode" in
+count)
+  # 32 work-groups on 4 Oclgrind worker threads, every block traced, three
+  # runs: the count must be exact every time (a racy collector loses some).
+  for run in 1 2 3; do
+    OCLGRIND_NUM_THREADS=4 "$memheat" run -q --backend oclgrind --all-blocks --keep-trace -o "count$run" -- \
+      "$host" --only countAccesses --items 8192
+    "$checker" count "count$run.mht" 8192
+  done
+  ;;
+heat)
+  # CUTHERMO-style sampling: block 0 only (the default).
+  "$memheat" run -q --backend oclgrind --keep-trace -o pat -- "$host" --only pat --n 16
+  "$checker" heat pat.mht
+  "$memheat" heatmap pat.mht -o maps
+  n=$(ls maps/*.csv | wc -l)
+  [ "$n" -ge 6 ] || { echo "memheat heatmap wrote $n CSV files, expected >= 6"; exit 1; }
+  ;;
+matmul)
+  # The five matrix multiplies, every block, under the plugin: the host
+  # checks results against its CPU reference and fails on a mismatch.
+  "$memheat" run -q --backend oclgrind --all-blocks --keep-trace -o mm -- "$host" --only Multiply --n 32
+  "$memheat" heatmap mm.mht -o maps
+  ls maps/*.csv >/dev/null
+  ;;
+auto)
+  # No --backend: the program links libOpenCL, so memheat picks Oclgrind.
+  "$checker" detect "$host"
+  "$memheat" run -q --keep-trace -o auto -- "$host" --only patHot
+  [ -s auto.mht ] || { echo "no trace written"; exit 1; }
+  "$memheat" info auto.mht | grep -qi oclgrind
+  ;;
+*)
+  echo "unknown mode $mode"; exit 2 ;;
+esac
+echo "e2e $mode: ok"

@@ -1,0 +1,242 @@
+/* make_profile.c -- writes profiles of known content for the report tests and
+ * the report benchmark, through the real pipeline: a trace file (synthetic
+ * shapes, hostile names, or one huge map) and a timing JSON file are written
+ * with the trace and timing writers, then imported with mh_db_import_trace.
+ *
+ *   make_profile synth   OUT.mhdb   all CUTHERMO shapes + a timing pass of them
+ *   make_profile hostile OUT.mhdb   names built to break HTML/JSON/<script>
+ *   make_profile big     OUT.mhdb N one launch, N distinct sectors (no folding)
+ *
+ * The hostile profile's known heat map (global object at 0x1000):
+ *   tag 0x80:      warps 0..7 each read word w   -> words 1 x 8, sector 8
+ *   tags 0x81-83:  warp 0 reads every word       -> words 1 x 8, sector 1 (one row x3)
+ *   tag 0x84:      warps 0..31 read every word   -> words 32 x 8, sector 32 */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memheat/store.h"
+#include "memheat/synth.h"
+#include "memheat/timing.h"
+#include "memheat/trace.h"
+
+#define HOSTILE_KERNEL "</script><script>window.__pwned=1</script>"
+#define HOSTILE_DISPLAY "k<!--x\xe2\x80\xa8y\xe2\x80\xa9&amp;\"q\"'a'</SCRIPT >"
+#define HOSTILE_LABEL "<img src=x onerror=\"window.__pwned=2\">"
+
+static int fail(const mh_err *e) {
+    fprintf(stderr, "make_profile: %s\n", e->msg);
+    return 1;
+}
+
+/* A timing file for the given kernel names: 3 launches each, a device with a
+ * known peak (1 GHz x 256 bit x 2 = 64 GB/s) and copies around them. */
+static int write_timing(const char *path, const char *const *names, int n, mh_err *err) {
+    mh_timing t;
+    mh_timing_init(&t);
+    snprintf(t.producer, sizeof t.producer, "make_profile");
+    mh_timing_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "Test GPU <64 GB/s>");
+    d.cc_major = 9;
+    d.sm_count = 4;
+    d.sm_clock_khz = 1000000;
+    d.mem_clock_khz = 1000000;
+    d.bus_width_bits = 256;
+    d.max_threads_per_sm = 2048;
+    if (mh_timing_add_device(&t, &d) < 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t clock = 1000;
+    mh_timing_copy *c = mh_timing_add_copy(&t);
+    c->kind = MH_COPY_HTOD;
+    c->start_ns = clock;
+    c->end_ns = clock += 50000;
+    c->bytes = 1 << 20;
+    for (int r = 0; r < 3; r++) {
+        for (int i = 0; i < n; i++) {
+            mh_timing_kernel *k = mh_timing_add_kernel(&t, names[i]);
+            if (!k) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            uint64_t dur = 10000u * (uint64_t)(i + 1) + 1000u * (uint64_t)r; /* kernel i: ~(i+1)*10 us */
+            k->start_ns = clock;
+            k->end_ns = clock += dur;
+            k->grid[0] = k->grid[1] = k->grid[2] = 1;
+            k->block[0] = 256;
+            k->block[1] = k->block[2] = 1;
+            k->has_counters = 1;
+            mh_timing_counters_clear(&k->c);
+            /* half of the peak: bytes = 32 B/ns * dur */
+            k->c.dram_read_bytes = 16.0 * (double)dur;
+            k->c.dram_write_bytes = 16.0 * (double)dur;
+            k->c.ld_requests = 1000;
+            k->c.ld_sectors = 4000 * (double)(i + 1);
+            k->c.st_requests = 1000;
+            k->c.st_sectors = 4000;
+            k->c.flops_sp = 10.0 * (double)dur;
+            k->c.flops_dp = 0;
+            k->c.occupancy_pct = 50;
+            k->c.warps_per_sm = 32;
+            clock += 2000;
+        }
+    }
+    c = mh_timing_add_copy(&t);
+    c->kind = MH_COPY_DTOH;
+    c->start_ns = clock;
+    c->end_ns = clock += 40000;
+    c->bytes = 1 << 20;
+    t.counters.requested = 1;
+    snprintf(t.counters.status, sizeof t.counters.status, "ok");
+    mh_timing_sort(&t);
+    int rc = mh_timing_save(&t, NULL, path, err);
+    mh_timing_free(&t);
+    return rc;
+}
+
+static int put_acc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, mh_err *err) {
+    mh_access a;
+    memset(&a, 0, sizeof a);
+    a.addr = addr;
+    a.pc = 0x100;
+    a.launch = 0;
+    a.block = 0;
+    a.seq = seq;
+    a.thread = (uint16_t)thread;
+    a.size = 4;
+    a.flags = MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL);
+    return mh_trace_write_accesses(w, &a, 1, err);
+}
+
+static int write_hostile(const char *path, mh_err *err) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = "make_profile <hostile>";
+    h.command = "prog '</script><!--' \xe2\x80\xa8";
+    h.note = "<b>note</b>";
+    h.device.name = "<i>dev</i>";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, path, &h, NULL, err);
+    if (rc) return rc;
+    mh_launch l;
+    memset(&l, 0, sizeof l);
+    l.id = 0;
+    l.name = HOSTILE_KERNEL;
+    l.display_name = HOSTILE_DISPLAY;
+    l.grid = (mh_dim3){1, 1, 1};
+    l.block = (mh_dim3){1024, 1, 1};
+    l.n_sampled = MH_TRACE_ALL_BLOCKS;
+    mh_alloc a = {.id = 0, .launch = MH_TRACE_NO_LAUNCH, .base = 0x1000, .size = 256,
+                  .space = MH_SPACE_GLOBAL, .label = HOSTILE_LABEL};
+    if ((rc = mh_trace_write_alloc(w, &a, err)) || (rc = mh_trace_write_launch(w, &l, err))) goto out;
+    for (uint32_t wp = 0; wp < 8 && !rc; wp++) rc = put_acc(w, 0x1000 + 4 * wp, wp * 32, 0, err);
+    for (uint32_t s = 1; s <= 3; s++)
+        for (uint32_t wd = 0; wd < 8 && !rc; wd++) rc = put_acc(w, 0x1000 + 32 * s + 4 * wd, wd, s, err);
+    for (uint32_t wp = 0; wp < 32; wp++)
+        for (uint32_t wd = 0; wd < 8 && !rc; wd++) rc = put_acc(w, 0x1000 + 32 * 4 + 4 * wd, wp * 32 + wd, 5, err);
+    if (rc) goto out;
+    mh_kernel_end e = {.launch = 0, .recorded = 8 + 24 + 256, .dropped = 0, .gpu_ns = 0};
+    if ((rc = mh_trace_write_kernel_end(w, &e, err))) goto out;
+    return mh_trace_close(w, err);
+out:
+    mh_trace_abandon(w);
+    return rc;
+}
+
+/* One launch whose global object has n sectors, neighbours never identical. */
+static int write_big(const char *path, uint64_t n, mh_err *err) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = "make_profile big";
+    h.command = "bigmap";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, path, &h, NULL, err);
+    if (rc) return rc;
+    mh_launch l;
+    memset(&l, 0, sizeof l);
+    l.name = l.display_name = "bigmap";
+    l.grid = (mh_dim3){1, 1, 1};
+    l.block = (mh_dim3){1024, 1, 1};
+    l.n_sampled = MH_TRACE_ALL_BLOCKS;
+    mh_alloc a = {.id = 0, .launch = MH_TRACE_NO_LAUNCH, .base = 1ull << 36, .size = n * 32,
+                  .space = MH_SPACE_GLOBAL, .label = "big"};
+    if ((rc = mh_trace_write_alloc(w, &a, err)) || (rc = mh_trace_write_launch(w, &l, err))) goto out;
+    static mh_access buf[8192];
+    size_t k = 0;
+    for (uint64_t s = 0; s < n && !rc; s++) {
+        /* sector s: warp (s % 32) reads word s % 8, warp (s*7 % 32) reads word (s+3) % 8 */
+        uint32_t w1 = (uint32_t)(s % 32), w2 = (uint32_t)((s * 7 + 1) % 32);
+        for (int j = 0; j < 2; j++) {
+            mh_access *x = &buf[k++];
+            memset(x, 0, sizeof *x);
+            x->addr = a.base + s * 32 + 4 * ((s + (uint64_t)j * 3) % 8);
+            x->thread = (uint16_t)((j ? w2 : w1) * 32);
+            x->seq = (uint32_t)s;
+            x->size = 4;
+            x->flags = MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL);
+        }
+        if (k == sizeof buf / sizeof buf[0]) {
+            rc = mh_trace_write_accesses(w, buf, k, err);
+            k = 0;
+        }
+    }
+    if (!rc && k) rc = mh_trace_write_accesses(w, buf, k, err);
+    mh_kernel_end e = {.launch = 0, .recorded = 2 * n};
+    if (!rc) rc = mh_trace_write_kernel_end(w, &e, err);
+    if (rc) goto out;
+    return mh_trace_close(w, err);
+out:
+    mh_trace_abandon(w);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: make_profile synth|hostile|big OUT.mhdb [N]\n");
+        return 2;
+    }
+    const char *mode = argv[1], *out = argv[2];
+    char trace[4200], timing[4200];
+    snprintf(trace, sizeof trace, "%s.mht", out);
+    snprintf(timing, sizeof timing, "%s.timing.json", out);
+    mh_err err = {0};
+    int rc;
+    char *prog_argv[] = {(char *)"./prog", (char *)mode, NULL};
+    mh_db_import_opts io;
+    memset(&io, 0, sizeof io);
+    io.trace_path = trace;
+    io.run.argv = prog_argv;
+    io.run.backend = "synthetic";
+    io.run.memheat_version = "test";
+    io.run.exit_status = 0;
+    if (strcmp(mode, "synth") == 0) {
+        mh_synth_opts so;
+        memset(&so, 0, sizeof so);
+        so.shapes = (1u << MH_SYNTH_SHAPE_COUNT) - 1;
+        so.warps = 8;
+        so.iters = 2;
+        if ((rc = mh_synth_write(trace, &so, &err))) return fail(&err);
+        const char *names[MH_SYNTH_SHAPE_COUNT];
+        for (int i = 0; i < MH_SYNTH_SHAPE_COUNT; i++) names[i] = mh_synth_shape_name((unsigned)i);
+        if ((rc = write_timing(timing, names, MH_SYNTH_SHAPE_COUNT, &err))) return fail(&err);
+        io.timing_path = timing;
+    } else if (strcmp(mode, "hostile") == 0) {
+        if ((rc = write_hostile(trace, &err))) return fail(&err);
+        const char *names[1] = {HOSTILE_KERNEL};
+        if ((rc = write_timing(timing, names, 1, &err))) return fail(&err);
+        io.timing_path = timing;
+        prog_argv[1] = (char *)"</script><!-- \xe2\x80\xa8";
+    } else if (strcmp(mode, "big") == 0 && argc > 3) {
+        if ((rc = write_big(trace, strtoull(argv[3], NULL, 10), &err))) return fail(&err);
+    } else {
+        fprintf(stderr, "make_profile: unknown mode %s\n", mode);
+        return 2;
+    }
+    rc = mh_db_import_trace(out, 1, &io, &err);
+    unlink(trace);
+    if (io.timing_path) unlink(timing);
+    if (rc) return fail(&err);
+    return 0;
+}

@@ -1,0 +1,234 @@
+/* test_timing_json.c -- timing JSON round trip, damaged files, per-name
+ * aggregation (count/total/min/median/max) and the join of a counters pass. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "memheat/timing.h"
+
+static char dir[1024];
+
+static const char *path_of(const char *name) {
+    static char buf[4][1200];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static void write_file(const char *p, const char *text) {
+    FILE *f = fopen(p, "wb");
+    if (!f) {
+        perror(p);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static mh_timing_kernel *kern(mh_timing *t, const char *name, uint32_t corr, uint64_t s, uint64_t e) {
+    mh_timing_kernel *k = mh_timing_add_kernel(t, name);
+    CHECK(k != NULL);
+    k->correlation = corr;
+    k->start_ns = s;
+    k->end_ns = e;
+    k->grid[0] = 4, k->grid[1] = 1, k->grid[2] = 1;
+    k->block[0] = 256, k->block[1] = 1, k->block[2] = 1;
+    return k;
+}
+
+static void test_round_trip(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    snprintf(t.command, sizeof t.command, "./saxpy \"quoted\" arg");
+    mh_timing_device d = {0};
+    d.id = 0;
+    snprintf(d.name, sizeof d.name, "Test GPU");
+    d.cc_major = 9, d.sm_count = 132, d.mem_clock_khz = 2619000, d.bus_width_bits = 5120;
+    d.sm_clock_khz = 1980000, d.l2_bytes = 52428800, d.global_mem_bytes = 85000000000ull;
+    CHECK(mh_timing_add_device(&t, &d) == 0);
+    CHECK(mh_timing_add_device(&t, &d) == 0); /* same id: not added twice */
+    mh_timing_kernel *k = kern(&t, "_Z5saxpyifPfS_", 7, 1000, 2500);
+    k->stream = 13, k->regs = 16, k->dyn_smem = 128;
+    k->has_counters = 1;
+    k->c.dram_read_bytes = 8e6, k->c.dram_write_bytes = 4e6, k->c.occupancy_pct = 87.5;
+    kern(&t, "other", 9, 3000, 3100);
+    mh_timing_copy *c = mh_timing_add_copy(&t);
+    c->kind = MH_COPY_HTOD, c->start_ns = 10, c->end_ns = 900, c->bytes = 4096, c->stream = 7;
+    c = mh_timing_add_copy(&t);
+    c->kind = MH_COPY_MEMSET, c->start_ns = 950, c->end_ns = 960, c->bytes = 64, c->value = 255;
+    t.dropped_records = 3;
+    t.timing_run.ran = 1, t.timing_run.wall_ns = 123456789;
+    t.counters.requested = 1;
+    snprintf(t.counters.status, sizeof t.counters.status, "ok");
+    t.counters.passes = 4;
+
+    mh_err err = {0};
+    CHECK(mh_timing_save(&t, NULL, path_of("rt.json"), &err) == MH_OK);
+    mh_timing u;
+    CHECK(mh_timing_load(&u, path_of("rt.json"), &err) == MH_OK);
+    CHECK(u.ndevices == 1 && strcmp(u.devices[0].name, "Test GPU") == 0);
+    CHECK(u.devices[0].mem_clock_khz == 2619000 && u.devices[0].bus_width_bits == 5120);
+    CHECK(u.devices[0].global_mem_bytes == 85000000000ull);
+    CHECK(strcmp(u.command, t.command) == 0);
+    CHECK(u.nkernels == 2);
+    CHECK(strcmp(u.kernels[0].name, "_Z5saxpyifPfS_") == 0);
+    CHECK(u.kernels[0].start_ns == 1000 && u.kernels[0].end_ns == 2500 && u.kernels[0].stream == 13);
+    CHECK(u.kernels[0].grid[0] == 4 && u.kernels[0].block[0] == 256 && u.kernels[0].regs == 16);
+    CHECK(u.kernels[0].has_counters && u.kernels[0].c.dram_read_bytes == 8e6);
+    CHECK(u.kernels[0].c.occupancy_pct == 87.5);
+    CHECK(isnan(u.kernels[0].c.ld_sectors)); /* not collected stays missing */
+    CHECK(!u.kernels[1].has_counters);
+    CHECK(u.ncopies == 2 && u.copies[0].kind == MH_COPY_HTOD && u.copies[0].bytes == 4096);
+    CHECK(u.copies[1].kind == MH_COPY_MEMSET && u.copies[1].value == 255);
+    CHECK(u.dropped_records == 3 && u.timing_run.ran && u.timing_run.wall_ns == 123456789);
+    CHECK(!u.counters_run.ran);
+    CHECK(strcmp(u.counters.status, "ok") == 0 && u.counters.passes == 4);
+    mh_timing_free(&u);
+    mh_timing_free(&t);
+}
+
+static void expect_load_error(const char *name, const char *text, int code) {
+    const char *p = path_of(name);
+    write_file(p, text);
+    mh_timing t;
+    mh_err err = {0};
+    int rc = mh_timing_load(&t, p, &err);
+    if (rc != code) fprintf(stderr, "%s: got %d (%s), want %d\n", name, rc, err.msg, code);
+    CHECK(rc == code);
+    CHECK(err.msg[0] != '\0' && strchr(err.msg, '\n') == NULL);
+}
+
+static void test_damaged(void) {
+    expect_load_error("empty.json", "", MH_ERR_EMPTY);
+    expect_load_error("garbage.json", "{\"format\": \"memheat-timing\", ", MH_ERR_FORMAT);
+    expect_load_error("other.json", "{\"format\": \"something\", \"version\": 1}", MH_ERR_FORMAT);
+    expect_load_error("future.json",
+                      "{\"format\": \"memheat-timing\", \"version\": 99, \"devices\": [], \"kernels\": [], "
+                      "\"copies\": []}",
+                      MH_ERR_VERSION);
+    expect_load_error("nokernels.json", "{\"format\": \"memheat-timing\", \"version\": 1, \"devices\": []}",
+                      MH_ERR_FORMAT);
+    expect_load_error("backwards.json",
+                      "{\"format\": \"memheat-timing\", \"version\": 1, \"devices\": [], \"copies\": [], "
+                      "\"kernels\": [{\"name\": \"k\", \"start_ns\": 10, \"end_ns\": 5, \"grid\": [1,1,1], "
+                      "\"block\": [1,1,1]}]}",
+                      MH_ERR_FORMAT);
+    expect_load_error("badkind.json",
+                      "{\"format\": \"memheat-timing\", \"version\": 1, \"devices\": [], \"kernels\": [], "
+                      "\"copies\": [{\"kind\": \"sideways\", \"start_ns\": 1, \"end_ns\": 2, \"bytes\": 1}]}",
+                      MH_ERR_FORMAT);
+    expect_load_error("negative.json",
+                      "{\"format\": \"memheat-timing\", \"version\": 1, \"devices\": [], \"copies\": [], "
+                      "\"kernels\": [{\"name\": \"k\", \"start_ns\": -1, \"end_ns\": 5, \"grid\": [1,1,1], "
+                      "\"block\": [1,1,1]}]}",
+                      MH_ERR_FORMAT);
+    mh_timing t;
+    mh_err err = {0};
+    CHECK(mh_timing_load(&t, path_of("does-not-exist.json"), &err) == MH_ERR_IO);
+}
+
+static void test_aggregate(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    /* "a": durations 10, 30, 20 -> median 20; "b": 10, 20, 30, 40 -> median 25 */
+    kern(&t, "a", 1, 0, 10);
+    kern(&t, "b", 2, 100, 110);
+    kern(&t, "a", 3, 200, 230);
+    kern(&t, "b", 4, 300, 320);
+    kern(&t, "a", 5, 400, 420);
+    kern(&t, "b", 6, 500, 530);
+    mh_timing_kernel *k = kern(&t, "b", 7, 600, 640);
+    k->has_counters = 1;
+    k->c.dram_read_bytes = 100, k->c.dram_write_bytes = 60, k->c.occupancy_pct = 50;
+    k = kern(&t, "b", 8, 700, 700); /* zero-length launch */
+    mh_timing_stats *s;
+    size_t n;
+    mh_err err = {0};
+    CHECK(mh_timing_aggregate(&t, &s, &n, &err) == MH_OK);
+    CHECK(n == 2);
+    /* sorted by total: b = 100, a = 60 */
+    CHECK(strcmp(s[0].name, "b") == 0 && s[0].count == 5 && s[0].total_ns == 100);
+    CHECK(s[0].min_ns == 0 && s[0].max_ns == 40 && s[0].median_ns == 20.0);
+    CHECK(s[0].with_counters == 1 && s[0].dram_bytes == 160 && s[0].counted_ns == 40);
+    CHECK(s[0].occupancy_pct == 50);
+    CHECK(strcmp(s[1].name, "a") == 0 && s[1].count == 3 && s[1].total_ns == 60);
+    CHECK(s[1].min_ns == 10 && s[1].max_ns == 30 && s[1].median_ns == 20.0);
+    CHECK(s[1].with_counters == 0 && isnan(s[1].occupancy_pct));
+    free(s);
+    uint64_t v[] = {40, 10, 30, 20};
+    CHECK(mh_timing_median_u64(v, 4) == 25.0);
+    CHECK(mh_timing_median_u64(v, 0) == 0.0);
+    mh_timing_free(&t);
+}
+
+static void test_merge(void) {
+    mh_timing t, c;
+    mh_timing_init(&t);
+    mh_timing_init(&c);
+    /* timing pass: completion order differs from launch order (streams) */
+    kern(&t, "B", 20, 50, 60);
+    kern(&t, "A", 10, 0, 100);
+    kern(&t, "A", 30, 200, 300);
+    /* counters pass: launch order A, B, A with distinct values */
+    const char *names[] = {"A", "B", "A"};
+    for (int i = 0; i < 3; i++) {
+        mh_timing_kernel *k = kern(&c, names[i], (uint32_t)(100 + i), 0, 0);
+        k->has_counters = 1;
+        k->c.dram_read_bytes = 1000.0 * (i + 1);
+    }
+    snprintf(c.counters.status, sizeof c.counters.status, "ok");
+    c.counters.ranges = 3;
+    mh_err err = {0};
+    CHECK(mh_timing_merge_counters(&t, &c, &err) == MH_OK);
+    CHECK(t.counters.matched == 3 && strcmp(t.counters.status, "ok") == 0);
+    CHECK(t.kernels[1].c.dram_read_bytes == 1000.0); /* first A */
+    CHECK(t.kernels[0].c.dram_read_bytes == 2000.0); /* B */
+    CHECK(t.kernels[2].c.dram_read_bytes == 3000.0); /* second A */
+
+    /* a diverging program: the second launch differs -> partial, nothing past it */
+    mh_timing u;
+    mh_timing_init(&u);
+    kern(&u, "A", 1, 0, 10);
+    kern(&u, "C", 2, 20, 30);
+    kern(&u, "A", 3, 40, 50);
+    CHECK(mh_timing_merge_counters(&u, &c, &err) == MH_OK);
+    CHECK(strcmp(u.counters.status, "partial") == 0 && u.counters.matched == 1);
+    CHECK(u.kernels[0].has_counters && !u.kernels[1].has_counters && !u.kernels[2].has_counters);
+    CHECK(strstr(u.counters.message, "differs") != NULL);
+
+    /* a counters pass that failed keeps its status and message */
+    mh_timing f, v;
+    mh_timing_init(&f);
+    mh_timing_init(&v);
+    snprintf(f.counters.status, sizeof f.counters.status, "unavailable");
+    snprintf(f.counters.message, sizeof f.counters.message, "insufficient privileges");
+    kern(&v, "A", 1, 0, 10);
+    CHECK(mh_timing_merge_counters(&v, &f, &err) == MH_OK);
+    CHECK(strcmp(v.counters.status, "unavailable") == 0 && v.counters.matched == 0);
+    mh_timing_free(&t), mh_timing_free(&c), mh_timing_free(&u), mh_timing_free(&f), mh_timing_free(&v);
+}
+
+static void test_sort(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    kern(&t, "late", 1, 500, 600);
+    kern(&t, "early", 2, 100, 200);
+    mh_timing_sort(&t);
+    CHECK(strcmp(t.kernels[0].name, "early") == 0 && t.kernels[0].seq == 0 && t.kernels[1].seq == 1);
+    CHECK(mh_timing_copy_kind_parse("DtoH") == MH_COPY_DTOH && mh_timing_copy_kind_parse("x") == -1);
+    mh_timing_free(&t);
+}
+
+int main(int argc, char **argv) {
+    snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
+    test_round_trip();
+    test_damaged();
+    test_aggregate();
+    test_merge();
+    test_sort();
+    if (mh_failures) fprintf(stderr, "%d check(s) failed\n", mh_failures);
+    return mh_failures ? 1 : 0;
+}
