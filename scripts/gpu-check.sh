@@ -19,7 +19,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 echo "== build ($B)"
 if ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
-        -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 && cmake --build "$B" -j"$(nproc)"; } >"$R/build.log" 2>&1; then
+        -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 &&
+      cmake --build "$B" -j"$(nproc)" --target memheat memheat_cuda ex_cuda_gemm ex_cuda_spmv ex_cuda_gramschmidt \
+        ex_cuda_smem_private ex_cuda_smem_broadcast ex_cuda_coalesced; } >"$R/build.log" 2>&1; then
   tail -30 "$R/build.log"; echo "FAIL build (log: $R/build.log)"; exit 1
 fi
 M=$B/memheat
@@ -32,9 +34,10 @@ fail=0
 run_case() {
   local name=$1 kre=$2; shift 2
   local t0 t1
-  "$@" >"$R/$name.plain.out" 2>"$R/$name.plain.err"; local rc0=$?
+  timeout 120 "$@" >"$R/$name.plain.out" 2>"$R/$name.plain.err"; local rc0=$?
   t0=$(date +%s.%N)
-  "$M" run --no-timing --keep-trace -q -o "$R/$name" -- "$@" >"$R/$name.mh.out" 2>"$R/$name.mh.err"; local rc1=$?
+  timeout 120 "$M" run --no-timing --keep-trace -q -o "$R/$name" -- "$@" >"$R/$name.mh.out" 2>"$R/$name.mh.err"
+  local rc1=$?
   t1=$(date +%s.%N)
   if [ $rc0 -ne 0 ] || [ $rc1 -ne 0 ]; then
     echo "FAIL $name: exit status plain=$rc0 memheat=$rc1 ($(tail -1 "$R/$name.mh.err"))"; fail=1; return
@@ -60,13 +63,13 @@ echo "== examples"
 run_case gemm_v00 'gemm_v00' "$E/gemm" v00 512
 run_case gemm_v01 'gemm_v01' "$E/gemm" v01 512
 run_case spmv 'spmv_csr' "$E/spmv" 65536
-run_case gramschmidt 'gs_kernel3' "$E/gramschmidt" 256
+run_case gramschmidt 'gs_kernel3' "$E/gramschmidt" 128
 run_case smem_private 'smem_private_sum' "$E/smem_private" 1048576
 run_case smem_broadcast 'warp_broadcast_smem' "$E/smem_broadcast" 1048576
 run_case coalesced 'saxpy' "$E/coalesced" 1048576 50
 
 echo "== crash handling: a program that exits with status 3 after its kernels keeps its trace"
-"$M" run --no-timing --keep-trace -q -o "$R/exit3" -- sh -c "$E/spmv 4096 && exit 3" >"$R/exit3.out" 2>&1
+timeout 120 "$M" run --no-timing --keep-trace -q -o "$R/exit3" -- sh -c "$E/spmv 4096 && exit 3" >"$R/exit3.out" 2>&1
 if [ -s "$R/exit3.mht" ] && "$M" info "$R/exit3.mht" >/dev/null 2>&1; then
   echo "PASS exit3: non-zero exit reported, trace readable"
 else

@@ -5,7 +5,12 @@ set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config
   libzstd-dev libsqlite3-dev libjansson-dev libgsl-dev
+  oclgrind liboclgrind-dev llvm-14-dev ocl-icd-opencl-dev opencl-headers
+  chromium
 )
+# HTML report browser tests (tests/report): node + npm, from Debian unless a
+# node with npm is already installed (e.g. NodeSource's nodejs ships npm itself).
+command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

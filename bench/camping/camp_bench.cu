@@ -10,15 +10,19 @@
  *
  * Layout of warp-request g (g = iteration * total_warps + global warp id, so
  * warps that run at the same time touch consecutive g):
- *     offset = (g & row_mask) * pitch + ((g >> row_shift) & chunk_mask) * req
- *              + lane * word                       (req = 32 * word bytes)
+ *     offset = (g & row_mask) * pitch + ((slot * req) & chunk_mask) + lane * word
+ *     slot = g >> row_shift (or i + warp for "walk" layouts), req = 32 * word
  * spread  : rows = 1, chunk = whole buffer        -> plain coalesced stream
- * hot     : rows = 1, chunk = H bytes              -> every warp in one H-byte
- *                                                      window (one L2 slice)
+ * hot:H   : rows = 1, chunk = H bytes, walk       -> every warp in one H-byte
+ *           window; warp w at iteration i uses slot (i + w) of the window, so
+ *           the pattern is the same at every occupancy (the probe's hot_N
+ *           layouts use slot g instead: kept as measured in results/)
  * pitch   : rows = R, pitch = P, chunk = C bytes   -> C bytes of every P-byte row
  *
- * Modes: probe (layout exploration), sweep (model data), validate (kernels).
- * Usage: camp_bench [--mode all|probe|sweep|validate] [--out DIR] [--reps N]
+ * Modes: probe (layout exploration), sweep (model data), validate (kernels);
+ * sweep/validate first pick each op's camped window (hotscan) unless given.
+ * Usage: camp_bench [--mode all|probe,sweep,validate] [--out DIR] [--reps N]
+ *                   [--iters N] [--camped-read L] [--camped-write L]
  */
 #include <cuda_runtime.h>
 
@@ -44,6 +48,9 @@ struct Layout {
     unsigned long long pitch;   /* bytes between rows */
     unsigned row_shift;         /* rows = 1 << row_shift */
     unsigned long long chunk;   /* bytes touched per row (power of two) */
+    unsigned walk;              /* 1: the slot in the chunk is (iteration + warp), so each
+                                 * warp walks the window from its own start whatever the
+                                 * occupancy; 0: the slot follows g (probe's hot_N layouts) */
 };
 
 struct Dev {
@@ -82,10 +89,12 @@ template <> __device__ __forceinline__ int4 make<int4>(unsigned x) {
 /* The micro-benchmark: each warp issues `iters` warp-wide requests of one word
  * per lane.  Reads bypass L1 (ld.global.cg) so that the memory system, not the
  * SM's own cache, serves them, as on the paper's cache-less GT200. */
+/* launch bounds: 2 blocks of 1024 threads must fit (<= 32 registers), or
+ * the 50..64-warp configurations silently lose a block per SM */
 template <typename T, bool WRITE>
-__global__ void access_kernel(char *base, unsigned long long pitch, unsigned row_shift,
-                              unsigned long long chunk_mask, int iters, unsigned *sink,
-                              unsigned sink_flag, unsigned *smid_out) {
+__global__ void __launch_bounds__(1024, 2) access_kernel(char *base, unsigned long long pitch, unsigned row_shift,
+                              unsigned long long chunk_mask, unsigned walk, int iters,
+                              unsigned *sink, unsigned sink_flag, unsigned *smid_out) {
     extern __shared__ char dyn_smem[];
     const unsigned lane = threadIdx.x & 31u;
     const unsigned long long warps_per_block = blockDim.x >> 5;
@@ -99,8 +108,9 @@ __global__ void access_kernel(char *base, unsigned long long pitch, unsigned row
 #pragma unroll 4
     for (int i = 0; i < iters; i++) {
         unsigned long long g = (unsigned long long)i * total_warps + gw;
-        unsigned long long off = (g & row_mask) * pitch +
-                                 (((g >> row_shift) * req) & chunk_mask) + lane * sizeof(T);
+        unsigned long long slot = walk ? (unsigned long long)i + gw : (g >> row_shift);
+        unsigned long long off =
+            (g & row_mask) * pitch + ((slot * req) & chunk_mask) + lane * sizeof(T);
         T *p = reinterpret_cast<T *>(base + off);
         if (WRITE)
             *p = make<T>((unsigned)g ^ lane);
@@ -123,34 +133,18 @@ __global__ void flush_kernel(const int4 *buf, size_t n, unsigned *sink) {
 /* ---- validation kernels: fixed problem size, many waves ------------------ */
 
 /* Camping-free application: y = a*x + y over n floats (2 reads + 1 write of
- * 4-byte words per element, all coalesced streams). */
-__global__ void saxpy_kernel(const float *x, float *y, float a, size_t n) {
+ * 4-byte words per element, all coalesced streams), one element per thread,
+ * so at low occupancy it runs millions of tiny blocks (saxpy_1pt in the CSV). */
+__global__ void __launch_bounds__(1024, 2) saxpy_kernel(const float *x, float *y, float a, size_t n) {
     extern __shared__ char dyn_smem[];
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (n == 0) dyn_smem[0] = 0;
     if (i < n) y[i] = a * x[i] + y[i];
 }
 
-/* Partially camped application: out[i] = in[i] + tab[layout(i/32)], where the
- * table read follows the camped layout; per element: 2 reads (1 spread, 1
- * camped) and 1 spread write, all 4-byte words. */
-__global__ void partial_kernel(const int *in, const char *tab, int *out, size_t n,
-                               unsigned long long pitch, unsigned row_shift,
-                               unsigned long long chunk_mask) {
-    extern __shared__ char dyn_smem[];
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (n == 0) dyn_smem[0] = 0;
-    if (i >= n) return;
-    unsigned long long g = i >> 5, lane = i & 31;
-    unsigned long long row_mask = (1ull << row_shift) - 1ull;
-    unsigned long long off = (g & row_mask) * pitch + (((g >> row_shift) * 128ull) & chunk_mask) +
-                             lane * 4ull;
-    out[i] = in[i] + __ldcg(reinterpret_cast<const int *>(tab + off));
-}
-
 /* Grid-stride versions (one wave of blocks, each thread loops): the usual
  * way memory-bound CUDA code is written. */
-__global__ void saxpy_gs(const float *x, float *y, float a, size_t n) {
+__global__ void __launch_bounds__(1024, 2) saxpy_gs(const float *x, float *y, float a, size_t n) {
     extern __shared__ char dyn_smem[];
     if (n == 0) dyn_smem[0] = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -167,7 +161,7 @@ __device__ __forceinline__ unsigned long long lay_off(unsigned long long i, unsi
 }
 
 /* out[i] = in[i] + tab[camped(i)]: 1 spread + 1 camped read, 1 spread write */
-__global__ void partial_gs(const int *in, const char *tab, int *out, size_t n,
+__global__ void __launch_bounds__(1024, 2) partial_gs(const int *in, const char *tab, int *out, size_t n,
                            unsigned long long pitch, unsigned row_shift,
                            unsigned long long chunk_mask) {
     extern __shared__ char dyn_smem[];
@@ -179,7 +173,7 @@ __global__ void partial_gs(const int *in, const char *tab, int *out, size_t n,
 }
 
 /* out[i] = in[i]; tab[camped(i)] = in[i]: 1 spread read, 1 spread + 1 camped write */
-__global__ void partialw_gs(const int *in, int *out, char *tab, size_t n,
+__global__ void __launch_bounds__(1024, 2) partialw_gs(const int *in, int *out, char *tab, size_t n,
                             unsigned long long pitch, unsigned row_shift,
                             unsigned long long chunk_mask) {
     extern __shared__ char dyn_smem[];
@@ -195,7 +189,7 @@ __global__ void partialw_gs(const int *in, int *out, char *tab, size_t n,
 #define TILE 32
 #define BROWS 8
 /* Naive transpose: coalesced reads, 32-way scattered writes. */
-__global__ void transpose_naive(const float *in, float *out, int n) {
+__global__ void __launch_bounds__(TILE * BROWS, 8) transpose_naive(const float *in, float *out, int n) {
     extern __shared__ char dyn_smem[];
     if (n == 0) dyn_smem[0] = 0;
     int x = blockIdx.x * TILE + threadIdx.x;
@@ -220,7 +214,7 @@ __device__ __forceinline__ void transpose_tile(const float *in, float *out, int 
         out[(size_t)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-__global__ void transpose_coalesced(const float *in, float *out, int n) {
+__global__ void __launch_bounds__(TILE * BROWS, 8) transpose_coalesced(const float *in, float *out, int n) {
     extern __shared__ char dyn_smem[];
     if (n == 0) dyn_smem[0] = 0;
     transpose_tile(in, out, n, blockIdx.x, blockIdx.y);
@@ -228,7 +222,7 @@ __global__ void transpose_coalesced(const float *in, float *out, int n) {
 
 /* Diagonal reordering (square grids): consecutive block ids walk a diagonal
  * of tiles, so concurrently running blocks touch different column bands. */
-__global__ void transpose_diagonal(const float *in, float *out, int n) {
+__global__ void __launch_bounds__(TILE * BROWS, 8) transpose_diagonal(const float *in, float *out, int n) {
     extern __shared__ char dyn_smem[];
     if (n == 0) dyn_smem[0] = 0;
     int by = blockIdx.x;
@@ -275,6 +269,8 @@ template <typename K> static void prepare(K kern, Occ *o) {
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, kern));
     int dyn_max = g_dev.smem_optin - (int)fa.sharedSizeBytes;
+    o->smem -= (int)fa.sharedSizeBytes; /* occ_for sized the block's whole share */
+    if (o->smem < 0) o->smem = 0;
     if (o->smem > dyn_max) o->smem = dyn_max;
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn_max));
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
@@ -354,14 +350,15 @@ static std::vector<float> run_access(Ctx *c, const Layout &L, const Occ &o0, int
     int blocks = g_dev.sms * o.bps;
     unsigned long long chunk_mask = L.chunk - 1;
     CK(cudaMemset(c->smids, 0xff, blocks * sizeof(unsigned)));
-    access_kernel<T, W><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask, 1,
+    access_kernel<T, W><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
+                                                   L.walk, 1,
                                                    c->sink, 0xdeadbeefu, c->smids);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     *placement_bad = placement_errors(c, blocks, o.bps);
     return time_reps(c, [&] {
         access_kernel<T, W><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
-                                                       iters, c->sink, 0xdeadbeefu, nullptr);
+                                                       L.walk, iters, c->sink, 0xdeadbeefu, nullptr);
     });
 }
 
@@ -394,7 +391,7 @@ static void write_header(FILE *f) {
 }
 
 static Layout spread_layout(const Ctx *c) {
-    Layout L = {"spread", 0, 0, 1ull << (log2u(c->buf_bytes + 1) - 1)};
+    Layout L = {"spread", 0, 0, 1ull << (log2u(c->buf_bytes + 1) - 1), 0};
     return L;
 }
 
@@ -407,7 +404,7 @@ static void mode_probe(Ctx *c, FILE *f) {
     const unsigned long long hot[] = {256, 4096, 65536, 1 << 20, 16 << 20};
     for (unsigned long long h : hot) {
         snprintf(names[nn], 48, "hot_%llu", h);
-        Ls.push_back(Layout{names[nn++], 0, 0, h});
+        Ls.push_back(Layout{names[nn++], 0, 0, h, 0});
     }
     for (int k = 10; k <= 24; k++) {
         for (int chunk_k : {9, 12}) {
@@ -417,7 +414,7 @@ static void mode_probe(Ctx *c, FILE *f) {
                 /* rows: as many as fit a 48 GiB window, at most 2^20 */
                 int rs = std::min(20, log2u((c->buf_bytes) / P + 1) - 1);
                 snprintf(names[nn], 48, "pitch_%llu_c%llu", P, 1ull << chunk_k);
-                Ls.push_back(Layout{names[nn++], P, (unsigned)rs, 1ull << chunk_k});
+                Ls.push_back(Layout{names[nn++], P, (unsigned)rs, 1ull << chunk_k, 0});
             }
         }
     }
@@ -493,7 +490,7 @@ static void hotscan(Ctx *c, FILE *f, Layout cam[2]) {
             double score = 0;
             int wi = 0;
             for (int word : {4, 16}) {
-                Layout L = h == 256 ? spread : Layout{"hot", 0, 0, h};
+                Layout L = h == 256 ? spread : Layout{"hot", 0, 0, h, 1};
                 int bad = 0, ach = 0, iters = word == 16 ? 128 : 512;
                 std::vector<float> t = run_any(c, write, word, L, o, iters, &bad, &ach);
                 for (size_t r = 0; r < t.size(); r++)
@@ -515,7 +512,7 @@ static void hotscan(Ctx *c, FILE *f, Layout cam[2]) {
             }
         }
         snprintf(names[write], sizeof names[write], "hot:%llu", best_h);
-        cam[write] = Layout{names[write], 0, 0, best_h};
+        cam[write] = Layout{names[write], 0, 0, best_h, 1};
         snprintf(g_camped_names[write], 64, "%s", names[write]);
     }
     fflush(f);
@@ -601,7 +598,6 @@ static void mode_validate(Ctx *c, FILE *f, const Layout camped[2]) {
         for (int warps = 8; warps <= g_dev.max_warps; warps += 8) {
             Occ o;
             if (!occ_for(warps, TILE * BROWS, &o)) continue;
-            o.smem = std::max(0, o.smem - (int)(TILE * (TILE + 1) * 4));
             prepare(K.k, &o);
             /* correctness: poison, run, compare */
             CK(cudaMemset(b, 0xff, (size_t)N * N * 4));
@@ -641,11 +637,11 @@ static bool parse_layout(const char *s, Layout *L) {
     unsigned long long a = 0, b = 0;
     unsigned r = 0;
     if (sscanf(s, "hot:%llu", &a) == 1) {
-        *L = Layout{strdup(s), 0, 0, a};
+        *L = Layout{strdup(s), 0, 0, a, 1};
         return (a & (a - 1)) == 0 && a >= 512;
     }
     if (sscanf(s, "pitch:%llu:%llu:%u", &a, &b, &r) == 3) {
-        *L = Layout{strdup(s), a, r, b};
+        *L = Layout{strdup(s), a, r, b, 0};
         return (b & (b - 1)) == 0 && b >= 512;
     }
     return false;

@@ -5,7 +5,9 @@
  * the memheat CLI:
  *   camp_tool fit SWEEP.csv MODEL.json
  *   camp_tool band MODEL.json --warps W --time MS --req r4=N,w4=N[,...] [--max-warps N]
- *   camp_tool validate MODEL.json VALIDATE.csv [--best KERNEL] [--json OUT.json]
+ *   camp_tool validate MODEL.json VALIDATE.csv [--json OUT.json]
+ *   camp_tool check MODEL.json SWEEP.csv
+ *   camp_tool calibrate CAMP_BENCH OUTDIR MODELDIR [camp_bench args...]
  * Exit status: 0 ok, 1 usage, 2 failure (one-line message on stderr). */
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +25,9 @@ static int usage(void) {
             "usage: camp_tool fit SWEEP.csv MODEL.json\n"
             "       camp_tool band MODEL.json --warps W --time MS --req r4=N,w4=N,... "
             "[--max-warps N]\n"
-            "       camp_tool validate MODEL.json VALIDATE.csv [--json OUT.json]\n");
+            "       camp_tool validate MODEL.json VALIDATE.csv [--json OUT.json]\n"
+            "       camp_tool check MODEL.json SWEEP.csv   (error on another run's data)\n"
+            "       camp_tool calibrate CAMP_BENCH OUTDIR MODELDIR [camp_bench args...]\n");
     return 1;
 }
 
@@ -191,6 +195,52 @@ static int load_validate(const char *path, kser *ks, int *nk) {
     return 0;
 }
 
+/* Runs the benchmark (sweep mode), fits, saves the per-device model. */
+static int cmd_calibrate(int argc, char **argv) {
+    if (argc < 5) return usage();
+    mh_err e = {0};
+    mh_camp_model m;
+    const char *const *extra = (const char *const *)(argv + 5);
+    if (mh_camp_calibrate(argv[2], argv[3], argv[4], extra, &m, &e)) return fail(&e);
+    char path[4096];
+    if (mh_camp_model_path(argv[4], m.device, path, sizeof path, &e)) return fail(&e);
+    print_model(&m);
+    printf("\nmodel saved to %s\n", path);
+    return 0;
+}
+
+/* Prediction error of a fitted model on another run's sweep (held-out run). */
+static int cmd_check(int argc, char **argv) {
+    if (argc != 4) return usage();
+    mh_err e = {0};
+    mh_camp_model m;
+    mh_camp_data d = {0};
+    if (mh_camp_model_load(&m, argv[2], &e)) return fail(&e);
+    if (mh_camp_data_load_csv(&d, argv[3], &e)) return fail(&e);
+    for (int op = 0; op < 2; op++)
+        for (int lay = 0; lay < 2; lay++) {
+            double *p = malloc(d.n * sizeof *p), *t = malloc(d.n * sizeof *t), mx = 0;
+            int n = 0;
+            for (size_t i = 0; p && t && i < d.n; i++) {
+                const mh_camp_sample *s = &d.s[i];
+                if (s->op != op || s->layout != lay) continue;
+                /* scale to the model's iteration count if the runs differ */
+                p[n] = mh_camp_eq_predict(&m.eq[op][lay], s->word, s->warps) * s->iters /
+                       m.eq[op][lay].iters;
+                t[n] = s->time_ms;
+                double err = fabs(p[n] - t[n]) / t[n];
+                if (err > mx) mx = err;
+                n++;
+            }
+            printf("%s/%s: %d points, geo-mean error %.1f%%, max %.1f%%\n", ops[op], lays[lay], n,
+                   100 * mh_camp_geomean_err(p, t, n), 100 * mx);
+            free(p);
+            free(t);
+        }
+    mh_camp_data_free(&d);
+    return 0;
+}
+
 static int cmd_validate(int argc, char **argv) {
     if (argc < 4) return usage();
     const char *json_out = NULL;
@@ -255,5 +305,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "fit")) return cmd_fit(argc, argv);
     if (!strcmp(argv[1], "band")) return cmd_band(argc, argv);
     if (!strcmp(argv[1], "validate")) return cmd_validate(argc, argv);
+    if (!strcmp(argv[1], "check")) return cmd_check(argc, argv);
+    if (!strcmp(argv[1], "calibrate")) return cmd_calibrate(argc, argv);
     return usage();
 }

@@ -76,7 +76,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--n", type=int, default=1 << 26)
     ap.add_argument("--side", type=int, default=8192)
     ap.add_argument("--ncu", default="ncu")
@@ -88,27 +88,48 @@ def main():
     tool = os.path.join(b, "mh-timing-tool")
     res = {"workload": {"n": a.n, "side": a.side, "reps": a.reps, "runs": a.runs}}
 
-    # warm-up (driver load, page cache), then interleaved plain / timing-pass runs
+    # warm-up (driver load, page cache), then interleaved runs of: the plain
+    # program, the timing pass with kernel times from events (memheat's
+    # default), and with kernel times from CUPTI activity records
     run(prog)
-    plain, timed, outs_plain, outs_timed, ev_plain, ev_timed = [], [], set(), set(), [], []
+    variants = {"plain": None, "events": "events", "activity": "activity"}
+    wall = {v: [] for v in variants}
+    outs = {v: set() for v in variants}
+    evt = {v: [] for v in variants}
     for i in range(a.runs):
-        p, dt = run(prog)
-        plain.append(dt)
-        outs_plain.add(p.stdout)
-        ev_plain.append(p.stderr.strip())
-        env = dict(os.environ, CUDA_INJECTION64_PATH=lib, MEMHEAT_TIMING_OUT=os.path.join(b, f"pass{i}.json"),
-                   MEMHEAT_TIMING_MODE="timing")
-        p, dt = run(prog, env=env)
-        timed.append(dt)
-        outs_timed.add(p.stdout)
-        ev_timed.append(p.stderr.strip())
+        for v, kt in variants.items():
+            env = None
+            if kt:
+                env = dict(os.environ, CUDA_INJECTION64_PATH=lib, MEMHEAT_TIMING_MODE="timing",
+                           MEMHEAT_TIMING_KERNELS=kt, MEMHEAT_TIMING_OUT=os.path.join(b, f"pass_{v}{i}.json"))
+            p, dt = run(prog, env=env)
+            wall[v].append(dt)
+            outs[v].add(p.stdout)
+            line = next((l for l in p.stderr.splitlines() if l.startswith("event-timed")), "")
+            evt[v].append([float(x) for x in line.replace(",", " ").split()[4::2]] if line else [])
+    plain_med = statistics.median(wall["plain"])
     res["overhead"] = {
-        "plain_s": plain, "timing_pass_s": timed,
-        "plain_median_s": statistics.median(plain), "timing_median_s": statistics.median(timed),
-        "ratio": statistics.median(timed) / statistics.median(plain),
-        "outputs_identical": outs_plain == outs_timed and len(outs_plain) == 1,
-        "saxpy_event_plain": ev_plain, "saxpy_event_timed": ev_timed,
+        "wall_s": wall,
+        "median_s": {v: statistics.median(w) for v, w in wall.items()},
+        "ratio": {v: statistics.median(w) / plain_med for v, w in wall.items()},
+        "outputs_identical": len(set().union(*outs.values())) == 1,
+        "program_event_medians_us": {v: [statistics.median(x[k] for x in evt[v] if x) for k in range(3)]
+                                     for v in variants if any(evt[v])},
     }
+    # the pass files: how many kernels each method saw, and their medians
+    per_method = {}
+    for v in ("events", "activity"):
+        with open(os.path.join(b, f"pass_{v}0.json")) as f:
+            j = json.load(f)
+        d = {k: [] for k in KERNELS}
+        for k in j["kernels"]:
+            n = base_name(k["name"])
+            if n:
+                d[n].append(k["end_ns"] - k["start_ns"])
+        per_method[v] = {k: (len(x), statistics.median(x) if x else None) for k, x in d.items()}
+        per_method[v]["dropped_records"] = j.get("dropped_records")
+        per_method[v]["kernel_timing"] = j.get("kernel_timing")
+    res["per_method_run0"] = per_method
 
     # memheat: clean timing pass + counters pass, through mh_run_timing
     full = os.path.join(a.out, "memheat_timing.json")
@@ -147,6 +168,9 @@ def main():
             "ncu_dram_bytes_cache_all": med(ncu_all[k]["dram_bytes"]),
             "ncu_dram_bytes_cache_none": med(ncu_none[k]["dram_bytes"]),
         }
+        act = res["per_method_run0"]["activity"][k][1]
+        r["memheat_activity_time_ns"] = act if act is not None else float("nan")
+        r["activity_diff_pct_vs_none"] = 100 * (r["memheat_activity_time_ns"] / r["ncu_time_ns_cache_none"] - 1)
         r["time_diff_pct_vs_none"] = 100 * (r["memheat_time_ns"] / r["ncu_time_ns_cache_none"] - 1)
         r["time_diff_pct_vs_all"] = 100 * (r["memheat_time_ns"] / r["ncu_time_ns_cache_all"] - 1)
         r["dram_diff_pct_vs_all"] = 100 * (r["memheat_dram_bytes"] / r["ncu_dram_bytes_cache_all"] - 1)
@@ -164,7 +188,7 @@ def main():
         "bytes_diff_pct": 100 * (sx["memheat_dram_bytes"] / blog_bytes - 1),
         "blog_bw_with_memheat_time_GBps": blog_bytes / sx["memheat_time_ns"],
         "memheat_effective_GBps": (mh_saxpy.get("effective_Bps") or float("nan")) / 1e9,
-        "program_event_timed": ev_plain[:1],
+        "program_event_medians_us": res["overhead"]["program_event_medians_us"],
         "analysis_row": mh_saxpy,
     }
     res["devices"] = mj.get("devices")
@@ -173,23 +197,27 @@ def main():
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     md = ["| kernel | launches | memheat median GPU time (ns) | ncu gpu__time_duration median, cache none / all (ns) "
-          "| diff vs none / all | memheat DRAM bytes (median) | ncu dram bytes, cache all / none | diff vs all / none |",
-          "|---|---|---|---|---|---|---|---|"]
+          "| diff vs none / all | CUPTI activity-record time (ns), diff vs none | memheat DRAM bytes (median) | ncu dram bytes, cache all / none | diff vs all / none |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append(f"| {r['kernel']} | {r['launches_memheat']}/{r['launches_ncu']} | {r['memheat_time_ns']:.0f} | "
                   f"{r['ncu_time_ns_cache_none']:.0f} / {r['ncu_time_ns_cache_all']:.0f} | "
                   f"{r['time_diff_pct_vs_none']:+.2f}% / {r['time_diff_pct_vs_all']:+.2f}% | "
+                  f"{r['memheat_activity_time_ns']:.0f}, {r['activity_diff_pct_vs_none']:+.2f}% | "
                   f"{r['memheat_dram_bytes']:.0f} | {r['ncu_dram_bytes_cache_all']:.0f} / "
                   f"{r['ncu_dram_bytes_cache_none']:.0f} | {r['dram_diff_pct_vs_all']:+.3f}% / "
                   f"{r['dram_diff_pct_vs_none']:+.3f}% |")
     o = res["overhead"]
     s = res["saxpy"]
     md.append("")
-    md.append(f"end-to-end: plain median {o['plain_median_s']:.3f} s, under timing pass {o['timing_median_s']:.3f} s, "
-              f"ratio {o['ratio']:.3f}x ({a.runs} interleaved runs each); outputs identical: {o['outputs_identical']}")
+    md.append(f"end-to-end medians ({a.runs} interleaved runs each): " +
+              ", ".join(f"{v} {o['median_s'][v]:.3f} s ({o['ratio'][v]:.3f}x)" for v in o["median_s"]) +
+              f"; outputs identical: {o['outputs_identical']}")
+    md.append(f"program's own event-timed medians (us) copy/saxpy/transpose by variant: {o['program_event_medians_us']}")
+    md.append(f"per method (run 0: launches, median ns): {res['per_method_run0']}")
     md.append(f"SAXPY: blog bytes N*4*3 = {blog_bytes}, memheat DRAM bytes {s['memheat_dram_bytes_median']:.0f} "
               f"({s['bytes_diff_pct']:+.3f}%); blog bandwidth with memheat's time {s['blog_bw_with_memheat_time_GBps']:.1f} GB/s, "
-              f"memheat effective bandwidth {s['memheat_effective_GBps']:.1f} GB/s; program's own: {s['program_event_timed']}")
+              f"memheat effective bandwidth {s['memheat_effective_GBps']:.1f} GB/s")
     md.append(f"memheat counters pass: {res['memheat_counters']}; runs: {res['memheat_runs']}")
     text = "\n".join(md)
     with open(os.path.join(a.out, "results.md"), "w") as f:

@@ -18,7 +18,7 @@
 #include "memheat/patterns.h"
 
 typedef struct mh_analyze_opts {
-    size_t group_budget; /* bytes per grouping buffer (locality, patterns); 0 = 256 MiB */
+    size_t group_budget; /* bytes per grouping buffer (locality, patterns); 0 = 64 MiB */
     int no_locality;     /* skip locality metrics */
     int no_patterns;     /* skip heat maps and pattern detection */
 } mh_analyze_opts;
@@ -38,7 +38,7 @@ typedef struct mh_analyze_result {
     int truncated;        /* the trace ends inside a chunk */
     int complete;         /* END record seen */
     size_t peak_heat, peak_loc, peak_pat;
-    uint64_t evicted_loc, evicted_pat;
+    uint64_t split_loc, split_pat;
 } mh_analyze_result;
 
 /* Runs the whole analysis. On MH_ERR_TRUNCATED the result is filled from the

@@ -41,13 +41,13 @@ typedef struct mh_loc_result {
     mh_loc_metrics m[MH_LOC_COLS]; /* per enum mh_space, then MH_LOC_TOTAL */
     double rel_local;              /* shared-space accesses / all accesses (0 if none) */
     uint64_t unattributed;         /* accesses outside every known object */
-    uint64_t psl_evicted;          /* steps handed over early for the budget: 0 = exact */
+    uint64_t psl_split;            /* steps split by the memory budget (upper bound): 0 = exact */
 } mh_loc_result;
 
 typedef int (*mh_loc_emit_fn)(void *ctx, const mh_loc_result *r, mh_err *err);
 
 typedef struct mh_loc_opts {
-    size_t group_budget;  /* bytes for open logical-time-step groups; 0 = 256 MiB */
+    size_t group_budget;  /* bytes for open logical-time-step groups; 0 = 64 MiB */
     mh_loc_emit_fn emit;
     void *ctx;
 } mh_loc_opts;

@@ -70,7 +70,7 @@ typedef struct mh_pat_finding {
 } mh_pat_finding;
 
 typedef struct mh_pat_opts {
-    size_t group_budget;    /* bytes for open warp-level requests; 0 = 256 MiB */
+    size_t group_budget;    /* bytes for open warp-level requests; 0 = 64 MiB */
 } mh_pat_opts;
 
 typedef struct mh_pat_run mh_pat_run;
@@ -85,7 +85,8 @@ void mh_pat_run_free(mh_pat_run *pr);
 const mh_pat_finding *mh_pat_findings(const mh_pat_run *pr, size_t *n);
 const mh_bank_table *mh_pat_banks(const mh_pat_run *pr);
 size_t mh_pat_run_peak_bytes(const mh_pat_run *pr);
-uint64_t mh_pat_run_evicted(const mh_pat_run *pr);
+/* Warp-level requests split by the memory budget (upper bound): 0 = exact. */
+uint64_t mh_pat_run_split(const mh_pat_run *pr);
 
 const char *mh_pat_kind_name(int kind);  /* "strided", "false_sharing", ... */
 int mh_pat_kind_parse(const char *name); /* -1 if unknown */

@@ -76,6 +76,10 @@ int mh_db_import_timing(mh_db *db, const char *timing_path, mh_err *err);
 /* A JSON document kept verbatim (kind: "timing", "findings", "locality",
  * "camp", ...). Replaces an earlier one of the same kind. */
 int mh_db_put_document(mh_db *db, const char *kind, const char *json, mh_err *err);
+/* A partition-camping band (include/memheat/camp.h) of one kernel, for the
+ * report's CampProf chart. Replaces an earlier band of the same kernel. */
+struct mh_camp_band;
+int mh_db_put_camp(mh_db *db, const char *kernel, const char *device, const struct mh_camp_band *b, mh_err *err);
 /* meta key/value (INSERT OR REPLACE). */
 int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */

@@ -103,6 +103,7 @@ typedef struct mh_timing_run {
 typedef struct mh_timing {
     char producer[64];
     char command[1024];
+    char kernel_timing[16];    /* how kernel times were taken: "events", "activity" (or "none") */
     mh_timing_device *devices;
     size_t ndevices;
     mh_timing_kernel *kernels;

@@ -80,11 +80,11 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     if (hr) res->peak_heat = mh_heat_run_peak_bytes(hr);
     if (lr) {
         res->peak_loc = mh_loc_run_peak_bytes(lr);
-        for (size_t i = 0; i < res->nloc; i++) res->evicted_loc += res->loc[i].r.psl_evicted;
+        for (size_t i = 0; i < res->nloc; i++) res->split_loc += res->loc[i].r.psl_split;
     }
     if (res->pat) {
         res->peak_pat = mh_pat_run_peak_bytes(res->pat);
-        res->evicted_pat = mh_pat_run_evicted(res->pat);
+        res->split_pat = mh_pat_run_split(res->pat);
     }
     mh_heat_run_free(hr);
     mh_loc_run_free(lr);
@@ -135,6 +135,9 @@ static void print_finding(FILE *f, size_t i, const mh_pat_finding *x) {
 int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced) {
     fprintf(f, "memheat analyze: %zu launches, %" PRIu64 " accesses%s\n\n", res->model.nlaunches, res->accesses,
             res->truncated ? " (trace cut short: whole chunks only)" : "");
+    if (res->split_pat)
+        fprintf(f, "note: up to %" PRIu64 " warp requests were split by the memory budget; raise --group-mem\n\n",
+                res->split_pat);
     if (res->pat) {
         size_t n = 0, shown = 0, coalesced = 0;
         const mh_pat_finding *v = mh_pat_findings(res->pat, &n);
@@ -170,9 +173,11 @@ int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings,
     for (size_t i = 0; i < res->nloc; i++) {
         const mh_analyze_loc *l = &res->loc[i];
         const mh_loc_result *r = &l->r;
-        fprintf(f, "\nLocality (AIWC), launch %u %s: relative local memory usage %.4f%s\n", l->launch,
-                kernel_name(res, l->launch), r->rel_local,
-                r->psl_evicted ? " (PSL approximate: steps split by the memory budget)" : "");
+        fprintf(f, "\nLocality (AIWC), launch %u %s: relative local memory usage %.4f\n", l->launch,
+                kernel_name(res, l->launch), r->rel_local);
+        if (r->psl_split)
+            fprintf(f, "  (PSL approximate: up to %" PRIu64 " steps were split by the memory budget; raise --group-mem)\n",
+                    r->psl_split);
         int cols[MH_LOC_COLS], nc = 0;
         for (int c = 0; c < MH_LOC_COLS; c++)
             if (r->m[c].accesses) cols[nc++] = c;
@@ -272,6 +277,8 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     json_object_set_new(root, "launches", json_integer((json_int_t)res->model.nlaunches));
     json_object_set_new(root, "complete", json_boolean(res->complete));
     json_object_set_new(root, "truncated", json_boolean(res->truncated));
+    json_object_set_new(root, "requests_split", json_integer((json_int_t)res->split_pat));
+    json_object_set_new(root, "peak_bytes", json_integer((json_int_t)(res->peak_heat + res->peak_loc + res->peak_pat)));
     json_t *fa = json_array(), *ba = json_array(), *la = json_array();
     if (res->pat) {
         size_t n = 0;
@@ -299,7 +306,7 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
         json_object_set_new(o, "kernel", jstr(kernel_name(res, l->launch)));
         json_object_set_new(o, "rel_local", json_real(l->r.rel_local));
         json_object_set_new(o, "unattributed", json_integer((json_int_t)l->r.unattributed));
-        json_object_set_new(o, "psl_evicted", json_integer((json_int_t)l->r.psl_evicted));
+        json_object_set_new(o, "psl_split", json_integer((json_int_t)l->r.psl_split));
         for (int c = 0; c < MH_LOC_COLS; c++)
             json_object_set_new(sp, c == MH_LOC_TOTAL ? "total" : mh_space_name((unsigned)c), metrics_json(&l->r.m[c]));
         json_object_set_new(o, "spaces", sp);

@@ -17,6 +17,7 @@ typedef struct grp {
     uint32_t hnext;        /* hash chain, or free list when unused */
     uint32_t lprev, lnext; /* LRU list */
     uint32_t used;
+    uint64_t tick;         /* g->clock at the last access */
 } grp;
 
 struct mh_grp {
@@ -30,10 +31,26 @@ struct mh_grp {
     size_t entry_bytes;
     size_t peak;
     size_t budget;
-    uint64_t evicted, done;
+    uint64_t evicted, done, split;
+    uint64_t clock;    /* accesses added so far */
+    uint64_t max_age;  /* groups untouched for this many accesses are handed over */
+    /* Logical time steps handed over early, per stream (launch, block, warp,
+     * space), as sorted disjoint [lo, hi] ranges of seq: LRU hands a
+     * stream's steps over in order, so this stays a range or two each. */
+    struct stream *st;
+    size_t nst, capst;
+    size_t st_bytes;
     mh_grp_done_fn fn;
     void *ctx;
 };
+
+typedef struct stream {
+    uint32_t launch, block;
+    uint16_t warp;
+    uint8_t space, used;
+    uint32_t n, cap; /* ranges */
+    uint32_t *r;     /* 2n: lo, hi */
+} stream;
 
 static int key_eq(const mh_grp_key *a, const mh_grp_key *b) {
     return a->pc == b->pc && a->launch == b->launch && a->block == b->block && a->seq == b->seq &&
@@ -51,7 +68,112 @@ static uint32_t key_hash(const mh_grp_key *k) {
 }
 
 size_t mh_grp_bytes(const mh_grp *g) {
-    return g->entry_bytes + (size_t)g->cappool * sizeof(grp) + (size_t)g->nbuckets * sizeof(uint32_t);
+    return g->st_bytes + g->entry_bytes + (size_t)g->cappool * sizeof(grp) + (size_t)g->nbuckets * sizeof(uint32_t);
+}
+
+/* ---- steps handed over early ---- */
+
+static size_t stream_slot(const mh_grp_key *k, size_t cap) {
+    uint64_t h = ((uint64_t)k->launch << 32 | k->block) * UINT64_C(0x9E3779B97F4A7C15);
+    h ^= ((uint64_t)k->warp << 8 | k->space) * UINT64_C(0xC2B2AE3D27D4EB4F);
+    h ^= h >> 31;
+    return (size_t)h & (cap - 1);
+}
+
+static stream *stream_find(const mh_grp *g, const mh_grp_key *k, int *found) {
+    size_t j = stream_slot(k, g->capst);
+    while (g->st[j].used) {
+        const stream *s = &g->st[j];
+        if (s->launch == k->launch && s->block == k->block && s->warp == k->warp && s->space == k->space) {
+            *found = 1;
+            return &g->st[j];
+        }
+        j = (j + 1) & (g->capst - 1);
+    }
+    *found = 0;
+    return &g->st[j];
+}
+
+static int stream_has(const mh_grp *g, const mh_grp_key *k) {
+    int found;
+    const stream *s = stream_find(g, k, &found);
+    if (!found) return 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (k->seq >= s->r[2 * i] && k->seq <= s->r[2 * i + 1]) return 1;
+    return 0;
+}
+
+static int stream_rehash(mh_grp *g, size_t cap) {
+    stream *old = g->st;
+    size_t oldcap = g->capst;
+    g->st = calloc(cap, sizeof *g->st);
+    if (!g->st) {
+        g->st = old;
+        return MH_ERR_NOMEM;
+    }
+    g->capst = cap;
+    g->st_bytes += (cap - oldcap) * sizeof(stream);
+    for (size_t i = 0; i < oldcap; i++) {
+        if (!old[i].used) continue;
+        mh_grp_key k = {0, old[i].launch, old[i].block, 0, old[i].warp, old[i].space, 0};
+        int found;
+        *stream_find(g, &k, &found) = old[i];
+    }
+    free(old);
+    return MH_OK;
+}
+
+static int stream_note(mh_grp *g, const mh_grp_key *k) {
+    if ((g->nst + 1) * 2 > g->capst && stream_rehash(g, g->capst ? g->capst * 2 : 64) != MH_OK) return MH_ERR_NOMEM;
+    int found;
+    stream *s = stream_find(g, k, &found);
+    if (!found) {
+        memset(s, 0, sizeof *s);
+        s->launch = k->launch;
+        s->block = k->block;
+        s->warp = k->warp;
+        s->space = k->space;
+        s->used = 1;
+        g->nst++;
+    }
+    uint32_t q = k->seq, i = 0;
+    while (i < s->n && s->r[2 * i + 1] + 1 < q) i++; /* first range that ends at or after q - 1 */
+    if (i < s->n && s->r[2 * i] <= q + 1 && q <= s->r[2 * i + 1] + 1) {
+        if (q < s->r[2 * i]) s->r[2 * i] = q;
+        if (q > s->r[2 * i + 1]) s->r[2 * i + 1] = q;
+        if (i + 1 < s->n && s->r[2 * i + 1] + 1 >= s->r[2 * (i + 1)]) { /* merge with the next range */
+            s->r[2 * i + 1] = s->r[2 * (i + 1) + 1];
+            memmove(&s->r[2 * (i + 1)], &s->r[2 * (i + 2)], (s->n - i - 2) * 2 * sizeof *s->r);
+            s->n--;
+        }
+        return MH_OK;
+    }
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 2;
+        uint32_t *r = realloc(s->r, (size_t)cap * 2 * sizeof *r);
+        if (!r) return MH_ERR_NOMEM;
+        g->st_bytes += (size_t)(cap - s->cap) * 2 * sizeof *r;
+        s->r = r;
+        s->cap = cap;
+    }
+    memmove(&s->r[2 * (i + 1)], &s->r[2 * i], (s->n - i) * 2 * sizeof *s->r);
+    s->r[2 * i] = s->r[2 * i + 1] = q;
+    s->n++;
+    return MH_OK;
+}
+
+static void stream_drop_launch(mh_grp *g, uint32_t launch) {
+    if (!g->nst) return;
+    int any = 0;
+    for (size_t i = 0; i < g->capst; i++)
+        if (g->st[i].used && g->st[i].launch == launch) {
+            g->st_bytes -= (size_t)g->st[i].cap * 2 * sizeof(uint32_t);
+            free(g->st[i].r);
+            memset(&g->st[i], 0, sizeof g->st[i]);
+            g->nst--;
+            any = 1;
+        }
+    if (any) stream_rehash(g, g->capst); /* rebuild probe chains */
 }
 
 static void note_peak(mh_grp *g) {
@@ -69,6 +191,7 @@ int mh_grp_new(mh_grp **out, size_t budget, mh_grp_done_fn fn, void *ctx, mh_err
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
     g->budget = budget;
+    g->max_age = UINT64_C(1) << 20;
     g->fn = fn;
     g->ctx = ctx;
     *out = g;
@@ -80,6 +203,8 @@ void mh_grp_free(mh_grp *g) {
     for (uint32_t i = 0; i < g->npool; i++) free(g->pool[i].v);
     free(g->pool);
     free(g->buckets);
+    for (size_t i = 0; i < g->capst; i++) free(g->st[i].r);
+    free(g->st);
     free(g);
 }
 
@@ -174,6 +299,11 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
                 id = g->freelist;
                 g->freelist = g->pool[id - 1].hnext;
             }
+            if (g->nst && stream_has(g, k)) {
+                g->split++;
+                /* a group came back after being handed over by age: wait longer */
+                if (g->max_age < (UINT64_C(1) << 62)) g->max_age *= 2;
+            }
             grp *x = &g->pool[id - 1];
             x->key = *k;
             x->used = 1;
@@ -200,10 +330,23 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
         x->cap = cap;
     }
     x->v[x->n++] = *e;
+    x->tick = ++g->clock;
+    /* Hand over groups nobody touched for max_age accesses: almost always
+     * complete (their block moved on); at most two per call keeps it O(1). */
+    for (int k = 0; k < 2 && g->lru_head && g->lru_head != id; k++) {
+        grp *h = &g->pool[g->lru_head - 1];
+        if (g->clock - h->tick <= g->max_age) break;
+        if (stream_note(g, &h->key) != MH_OK)
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+        int rc = finish(g, g->lru_head, err);
+        if (rc) return rc;
+    }
     if (mh_grp_bytes(g) > g->budget) {
         /* Evict least recently touched groups, never the one just added to. */
         while (mh_grp_bytes(g) > g->budget && g->lru_head && g->lru_head != id) {
             g->evicted++;
+            if (stream_note(g, &g->pool[g->lru_head - 1].key) != MH_OK)
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
             int rc = finish(g, g->lru_head, err);
             if (rc) return rc;
         }
@@ -222,6 +365,7 @@ int mh_grp_flush_launch(mh_grp *g, uint32_t launch, mh_err *err) {
         }
         id = next;
     }
+    stream_drop_launch(g, launch);
     return MH_OK;
 }
 
@@ -234,5 +378,6 @@ int mh_grp_flush_all(mh_grp *g, mh_err *err) {
 }
 
 uint64_t mh_grp_evicted(const mh_grp *g) { return g->evicted; }
+uint64_t mh_grp_split(const mh_grp *g) { return g->split; }
 uint64_t mh_grp_done_count(const mh_grp *g) { return g->done; }
 size_t mh_grp_peak_bytes(const mh_grp *g) { return g->peak; }

@@ -8,11 +8,16 @@
  * until a barrier; the CUDA collector interleaves warps), so groups are
  * buffered here until they are complete and then handed to a callback.
  *
- * A group is complete when its launch ends (mh_grp_flush_launch). Memory is
+ * A group is surely complete when its launch ends (mh_grp_flush_launch).
+ * Before that, a group nobody touched for max_age accesses (initially 2^20,
+ * doubled whenever that proves too early) is handed over, and memory is
  * bounded by a byte budget: when the buffered groups exceed it, the least
- * recently touched groups are handed over early (a later access to the same
- * key then starts a new group). mh_grp_evicted counts those early hand-overs;
- * zero means every group was seen whole, so results are exact. */
+ * recently touched groups are handed over early. Usually such a group was
+ * complete anyway (its block finished long ago); if a later access arrives
+ * for a key handed over early, a new group starts and the group was split.
+ * mh_grp_split counts those (an upper bound: keys handed over early are
+ * remembered in a 1 MiB hash bitset, which can report false hits); zero means
+ * every group was seen whole, so the results are exact. */
 #ifndef MEMHEAT_ANALYSES_GROUPBUF_H
 #define MEMHEAT_ANALYSES_GROUPBUF_H
 
@@ -51,6 +56,7 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
 int mh_grp_flush_launch(mh_grp *g, uint32_t launch, mh_err *err);
 int mh_grp_flush_all(mh_grp *g, mh_err *err);
 uint64_t mh_grp_evicted(const mh_grp *g);
+uint64_t mh_grp_split(const mh_grp *g);
 uint64_t mh_grp_done_count(const mh_grp *g);
 size_t mh_grp_bytes(const mh_grp *g);
 size_t mh_grp_peak_bytes(const mh_grp *g);

@@ -109,7 +109,7 @@ size_t mh_heat_bytes(const mh_heat *h) {
     return sizeof *h + h->cap * sizeof(entry) + h->cappool * sizeof(ovf) + h->ovf_bytes;
 }
 
-static entry *lookup(mh_heat *h, uint64_t tag) {
+static inline entry *lookup(mh_heat *h, uint64_t tag) {
     if (h->last && h->last->tag == tag) return h->last;
     if ((h->count + 1) * 20 > h->cap * 17) { /* load > 85% */
         if (resize(h, h->cap + h->cap / 2) != MH_OK) return NULL;
@@ -204,6 +204,15 @@ static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t
 }
 
 int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp) {
+    /* Fast path: an access inside one 4-byte word by one of the first 32 warps. */
+    if (__builtin_expect(warp < 32 && size - 1 < 4 && (addr & 3) + size <= 4, 1)) {
+        entry *e = lookup(h, addr >> 5);
+        if (!e) return MH_ERR_NOMEM;
+        uint32_t bit = 1u << warp;
+        e->mask[(addr >> 2) & 7] |= bit;
+        e->mask[MH_HEAT_WORDS] |= bit;
+        return MH_OK;
+    }
     if (size == 0) size = 1;
     uint64_t last = addr + size - 1;
     if (last < addr) last = UINT64_MAX; /* wrapped: clamp */

@@ -41,7 +41,7 @@ typedef struct lstate {
     psl_acc *acc;     /* bn rows of MH_LOC_COLS */
     uint64_t acc_space[MH_SPACE_COUNT];
     uint64_t unattributed;
-    uint64_t evicted_at_start;
+    uint64_t split_at_start;
 } lstate;
 
 struct mh_loc_run {
@@ -90,7 +90,7 @@ static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
     s = &lr->ls[lr->nls++];
     memset(s, 0, sizeof *s);
     s->launch = launch;
-    s->evicted_at_start = mh_grp_evicted(lr->grp);
+    s->split_at_start = mh_grp_split(lr->grp);
     return s;
 }
 
@@ -225,7 +225,7 @@ int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh
     if (!lr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     lr->model = m;
     if (o) lr->o = *o;
-    if (!lr->o.group_budget) lr->o.group_budget = (size_t)256 << 20;
+    if (!lr->o.group_budget) lr->o.group_budget = (size_t)64 << 20;
     mh_canon_init(&lr->canon, m);
     int rc = mh_grp_new(&lr->grp, lr->o.group_budget, step_done, lr, err);
     if (rc) {
@@ -269,7 +269,7 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     r.model = lr->model;
     r.launch = mh_model_launch_get(lr->model, s->launch);
     r.unattributed = s->unattributed;
-    r.psl_evicted = mh_grp_evicted(lr->grp) - s->evicted_at_start;
+    r.psl_split = mh_grp_split(lr->grp) - s->split_at_start;
     /* Compact the map into sorted key/count arrays. */
     size_t n = s->n;
     cnt_ent *e = s->t;

@@ -45,8 +45,14 @@ typedef struct hsum {
     uint64_t hot, hot_random, fs, full;
     double hot_cost, fs_cost;
     uint32_t max_word, max_sector;
-    int has_hot, has_fs;
-    mh_heat_row ex_hot, ex_fs;
+    int has_hot, has_fs, has_sparse;
+    mh_heat_row ex_hot, ex_fs, ex_sparse;
+    /* sparse sectors (at most 2 of 8 words used) and the spacing of their
+     * first used words: a Misra-Gries majority over consecutive deltas */
+    uint64_t sparse, sparse_deltas, last_sparse_addr;
+    int64_t delta_cand;
+    uint64_t delta_cnt;
+    double sparse_cost;
     uint64_t obj_start;
 } hsum;
 
@@ -464,9 +470,33 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
         if (wmax > h->max_word) h->max_word = wmax;
         if (ts > h->max_sector) h->max_sector = ts;
         if (touched == MH_HEAT_WORDS && ts == wmax) h->full++;
+        if (touched && touched <= 2) {
+            unsigned w0 = 0;
+            while (!row->word[w0]) w0++;
+            uint64_t addr = row->tag * 32 + 4u * w0;
+            if (h->sparse) {
+                int64_t d = (int64_t)(addr - h->last_sparse_addr);
+                h->sparse_deltas++;
+                if (h->delta_cnt == 0) {
+                    h->delta_cand = d;
+                    h->delta_cnt = 1;
+                } else if (h->delta_cand == d) {
+                    h->delta_cnt++;
+                } else {
+                    h->delta_cnt--;
+                }
+            }
+            h->last_sparse_addr = addr;
+            h->sparse++;
+            h->sparse_cost += (double)ts * (double)(MH_HEAT_WORDS - touched) / MH_HEAT_WORDS;
+            if (!h->has_sparse || ts > h->ex_sparse.sector) {
+                h->ex_sparse = *row;
+                h->has_sparse = 1;
+            }
+        }
         if (wmax >= T) {
             h->hot++;
-            int uniform = touched == MH_HEAT_WORDS && wmin * 2 >= wmax && ts <= 2 * wmax;
+            int uniform = wmin * 2 >= wmax && ts <= 2 * wmax;
             if (!uniform) h->hot_random++;
             h->hot_cost += 0.25 * (double)(ts - 1);
             if (!h->has_hot || ts > h->ex_hot.sector) {
@@ -630,6 +660,32 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                      obj_name(f));
         }
     }
+    /* Strided over time (CUTHERMO Fig. 6(d)): most sectors have one or two of
+     * their words used, at a regular spacing, e.g. a column walked by a loop
+     * while all lanes read the same element. Only when no pc showed a lane
+     * stride already. */
+    int have_strided = 0;
+    for (size_t i = before; i < pr->nf; i++) have_strided |= pr->f[i].kind == MH_PAT_STRIDED;
+    if (!have_strided && !fs && h && h->rows >= 4 && h->sparse * 2 >= h->rows && h->sparse_deltas &&
+        h->delta_cnt * 4 >= h->sparse_deltas && h->delta_cand > 32) {
+        /* Misra-Gries gives a candidate; confirm it by its surviving count */
+        mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, tp ? tp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, tp);
+        set_heat_evidence(f, h, &h->ex_sparse);
+        f->flagged = h->sparse;
+        f->stride = h->delta_cand;
+        f->cost = h->sparse_cost;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu of %llu sectors have at most 2 of 8 words used, %lld bytes apart: %.0f%% of the fetched bytes "
+                 "are never used",
+                 (unsigned long long)h->sparse, (unsigned long long)h->rows, (long long)h->delta_cand,
+                 100.0 * (1.0 - (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS)));
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "%s is walked with a %lld-byte stride: transpose it (or swap the index order) so the elements read "
+                 "together are adjacent, or stage the needed part through shared memory",
+                 obj_name(f), (long long)h->delta_cand);
+    }
     if (h && h->hot && (h->hot * 10 >= h->rows || h->hot >= 4)) {
         int random = h->hot_random * 2 > h->hot || (req && irr * 2 > req);
         mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
@@ -787,7 +843,7 @@ int mh_pat_run_new(mh_pat_run **out, const mh_model *m, const mh_pat_opts *o, mh
     if (!pr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     pr->model = m;
     if (o) pr->o = *o;
-    if (!pr->o.group_budget) pr->o.group_budget = (size_t)256 << 20;
+    if (!pr->o.group_budget) pr->o.group_budget = (size_t)64 << 20;
     mh_canon_init(&pr->canon, m);
     mh_bank_init(&pr->banks);
     int rc = mh_grp_new(&pr->grp, pr->o.group_budget, request_done, pr, err);
@@ -883,4 +939,4 @@ const mh_pat_finding *mh_pat_findings(const mh_pat_run *pr, size_t *n) {
 
 const mh_bank_table *mh_pat_banks(const mh_pat_run *pr) { return &pr->banks; }
 size_t mh_pat_run_peak_bytes(const mh_pat_run *pr) { return pr->peak + pr->banks.cap * sizeof(mh_bank_pc); }
-uint64_t mh_pat_run_evicted(const mh_pat_run *pr) { return mh_grp_evicted(pr->grp); }
+uint64_t mh_pat_run_split(const mh_pat_run *pr) { return mh_grp_split(pr->grp); }

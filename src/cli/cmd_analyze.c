@@ -19,7 +19,7 @@ static void help(FILE *f) {
           "      --json           print JSON on stdout instead of text\n"
           "      --max N          print at most N findings (default 50, 0 = all)\n"
           "      --all            also list well-coalesced objects as findings\n"
-          "      --group-mem MIB  memory budget per grouping buffer (default 256)\n"
+          "      --group-mem MIB  memory budget per grouping buffer (default 64)\n"
           "      --no-locality    skip the locality metrics\n"
           "      --no-patterns    skip pattern detection\n"
           "  -h, --help\n\n"

@@ -35,6 +35,12 @@ char *mh_report_json_for_script(const char *json) {
 
 void mh_report_html_text(FILE *f, const char *s) {
     for (; s && *s; s++) {
+        if ((unsigned char)s[0] == 0xE2 && (unsigned char)s[1] == 0x80 &&
+            ((unsigned char)s[2] == 0xA8 || (unsigned char)s[2] == 0xA9)) {
+            fputs((unsigned char)s[2] == 0xA8 ? "&#x2028;" : "&#x2029;", f); /* line/paragraph separators */
+            s += 2;
+            continue;
+        }
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;

@@ -203,6 +203,13 @@ int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
     int rc = db_alloc(&db, path, err);
     if (rc) return rc;
     int oflags = (flags & MH_DB_WRITABLE) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    /* A writer killed inside a transaction leaves a hot journal; only a
+     * read-write connection may roll it back, so a reader that finds one
+     * (and may write the file) opens read-write. SQLite rolls back on the
+     * first read; nothing else is written. */
+    char journal[4200];
+    snprintf(journal, sizeof journal, "%s-journal", path);
+    if (access(journal, F_OK) == 0 && access(path, W_OK) == 0) oflags = SQLITE_OPEN_READWRITE;
     if (sqlite3_open_v2(path, &db->h, oflags, NULL) != SQLITE_OK) {
         rc = mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", path,
                         db->h ? sqlite3_errmsg(db->h) : "out of memory");

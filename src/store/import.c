@@ -84,7 +84,8 @@ static int emit_loc(void *vctx, const mh_loc_result *r, mh_err *err) {
     import_ctx *c = vctx;
     int rc = mh_db_begin(c->db, err);
     if (rc) return rc;
-    rc = mh_db_put_launch(c->db, r->launch, err) ? err->code : put_loc_tx(c->db, r, err);
+    rc = mh_db_put_launch_in_tx(c->db, r->launch, err);
+    if (!rc) rc = put_loc_tx(c->db, r, err);
     if (!rc) rc = mh_db_commit(c->db, err);
     if (rc) mh_db_rollback(c->db);
     return rc;

@@ -160,7 +160,7 @@ static const char launch_sql[] =
     " warps_per_block, ended, recorded, dropped, gpu_ns)"
     " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)";
 
-static int put_launch_tx(mh_db *db, const mh_model_launch *ml, mh_err *err) {
+int mh_db_put_launch_in_tx(mh_db *db, const mh_model_launch *ml, mh_err *err) {
     sqlite3_stmt *st;
     int rc = mh_db_prepare(db, &st, launch_sql, err);
     if (rc) return rc;
@@ -170,7 +170,7 @@ static int put_launch_tx(mh_db *db, const mh_model_launch *ml, mh_err *err) {
 }
 
 int mh_db_put_launch(mh_db *db, const mh_model_launch *ml, mh_err *err) {
-    MH_DB_TX(db, err, put_launch_tx(db, ml, err));
+    MH_DB_TX(db, err, mh_db_put_launch_in_tx(db, ml, err));
 }
 
 static int put_model_tx(mh_db *db, const mh_model *m, mh_err *err) {

@@ -217,9 +217,9 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         " FROM bank_conflict ORDER BY launch, degree DESC",
                         err)) ||
         (rc = add_array(db, root, "camp",
-                        "SELECT kernel, device, warps AS warps_json, best_ns AS best_ns_json,"
-                        " worst_ns AS worst_ns_json, kernel_ns AS kernel_ns_json, measured_warps,"
-                        " measured_ns, degree FROM camp_band ORDER BY id",
+                        "SELECT kernel, device, warps AS warps_json, best_ms AS best_ms_json,"
+                        " worst_ms AS worst_ms_json, kernel_ms AS kernel_ms_json, measured_warps,"
+                        " measured_ms, degree, band_closed FROM camp_band ORDER BY id",
                         err)) ||
         (rc = add_array(db, root, "dropped", "SELECT launch, count, reason FROM dropped ORDER BY id", err))) {
         json_decref(root);

@@ -65,7 +65,7 @@ const char mh_db_schema_sql[] =
     "CREATE INDEX finding_launch ON finding(launch);\n"
     "CREATE TABLE bank_conflict(launch INTEGER NOT NULL, pc INTEGER NOT NULL, degree REAL,\n"
     "  max_degree INTEGER, accesses INTEGER, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
-    "CREATE TABLE camp_band(id INTEGER PRIMARY KEY, kernel TEXT, device TEXT, warps TEXT,\n"
-    "  best_ns TEXT, worst_ns TEXT, kernel_ns TEXT, measured_warps REAL, measured_ns REAL,\n"
-    "  degree REAL);\n"
+    "CREATE TABLE camp_band(id INTEGER PRIMARY KEY, kernel TEXT NOT NULL, device TEXT, warps TEXT,\n"
+    "  best_ms TEXT, worst_ms TEXT, kernel_ms TEXT, measured_warps REAL, measured_ms REAL,\n"
+    "  degree REAL, band_closed INTEGER);\n"
     "CREATE TABLE document(kind TEXT PRIMARY KEY, json TEXT NOT NULL);\n";

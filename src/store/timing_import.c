@@ -153,7 +153,7 @@ static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh
         double req = s->ld_requests + s->st_requests, sec = s->ld_sectors + s->st_sectors;
         bind_counter(st, 22, h && req > 0, sec / req);
         bind_counter(st, 23, h, r->ai);
-        mh_db_bind_text(st, 24, mh_bw_verdict_name(r->verdict));
+        mh_db_bind_text(st, 24, r->verdict == MH_BW_MEMORY ? "memory" : r->verdict == MH_BW_COMPUTE ? "compute" : NULL);
         rc = mh_db_step_done(db, st, err, "writing kernel statistics");
     }
     sqlite3_finalize(st);

@@ -279,8 +279,11 @@ static void test_validate_protocol(void) {
     for (int i = 0; i < 8; i++) t[i] *= 1.1;
     CHECK(mh_camp_validate_best(&m, &k, w, t, 8, &geo, &mx, &e) == MH_OK);
     NEAR(geo, 0.1 / 1.1, 1e-9);
+    /* 10% faster than best everywhere: below the band, the line is the best
+     * line scaled through the point, so extrapolation is exact */
+    for (int i = 0; i < 8; i++) t[i] = 0.9 * mh_camp_kernel_ms(&m, &k, MH_CAMP_SPREAD, w[i]);
     CHECK(mh_camp_validate_extrap(&m, &k, w, t, 8, &geo, &mx, &e) == MH_OK);
-    CHECK(geo < 2e-6);
+    CHECK(geo < 2e-6 && mx < 1e-9);
     /* halfway in the band at every configuration: extrapolation exact too */
     for (int i = 0; i < 8; i++)
         t[i] = 0.5 * (mh_camp_kernel_ms(&m, &k, 0, w[i]) + mh_camp_kernel_ms(&m, &k, 1, w[i]));
@@ -410,6 +413,48 @@ static void test_bad_input(void) {
     for (size_t i = 0; i < sizeof rm / sizeof rm[0]; i++) unlink(rm[i]);
 }
 
+/* Median time per warp count of one kernel in a camp_bench validate.csv
+ * (kernel,warps,bps,tpb,achieved_bps,r2,r4,r8,r16,w2,w4,w8,w16,rep,time_ms). */
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static int load_kernel(const char *path, const char *name, mh_camp_kernel *k, int *w, double *t) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    static double reps[64][16];
+    int nrep[64] = {0}, n = 0;
+    char line[512];
+    memset(k, 0, sizeof *k);
+    while (fgets(line, sizeof line, f)) {
+        char nm[64];
+        int warps, bps, tpb, ach, rep;
+        double r[4], wr[4], tm;
+        if (sscanf(line, "%63[^,],%d,%d,%d,%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d,%lf", nm, &warps,
+                   &bps, &tpb, &ach, &r[0], &r[1], &r[2], &r[3], &wr[0], &wr[1], &wr[2], &wr[3],
+                   &rep, &tm) != 15 || strcmp(nm, name) || bps != ach)
+            continue;
+        for (int i = 0; i < 4; i++) {
+            k->req[0][i] = r[i];
+            k->req[1][i] = wr[i];
+        }
+        int j;
+        for (j = 0; j < n && w[j] != warps; j++) {}
+        if (j == n) {
+            if (n == 64) continue;
+            w[n++] = warps;
+        }
+        if (nrep[j] < 16) reps[j][nrep[j]++] = tm;
+    }
+    fclose(f);
+    for (int j = 0; j < n; j++) {
+        qsort(reps[j], nrep[j], sizeof(double), cmp_dbl);
+        int m = nrep[j];
+        t[j] = m % 2 ? reps[j][m / 2] : 0.5 * (reps[j][m / 2 - 1] + reps[j][m / 2]);
+    }
+    return n;
+}
+
 /* The real measurements: the model must fit them well and must show the
  * camping that the data contain (hot-spot reads several times slower). */
 static void test_real_data(void) {
@@ -431,9 +476,31 @@ static void test_real_data(void) {
             CHECK(m.eq[op][lay].cv_err < 0.10);
             CHECK(m.eq[op][lay].cv_err <= m.eq[op][lay].cv_by_form[MH_CAMP_FORM_PAPER]);
         }
-    /* camped reads at full occupancy: > 2x the spread cost per request */
-    for (int k = 0; k < 4; k++)
-        CHECK(mh_camp_req_ms(&m, 0, 1, words[k], 64) > 2 * mh_camp_req_ms(&m, 0, 0, words[k], 64));
+    /* camped reads and writes at full occupancy: > 2x the spread cost per request */
+    for (int op = 0; op < 2; op++)
+        for (int k = 0; k < 4; k++)
+            CHECK(mh_camp_req_ms(&m, op, 1, words[k], 64) >
+                  2 * mh_camp_req_ms(&m, op, 0, words[k], 64));
+
+    /* the paper's validation protocol on the measured kernels */
+    int w[64];
+    double t[64];
+    mh_camp_kernel kr;
+    double geo = 1, mx = 1;
+    int n = load_kernel(MH_CAMP_DATA_DIR "/h200/validate.csv", "saxpy_gs", &kr, w, t);
+    CHECK(n >= 40);
+    CHECK(mh_camp_validate_best(&m, &kr, w, t, n, &geo, &mx, &e) == MH_OK);
+    CHECK(geo <= 0.10); /* best line vs a camping-free kernel */
+    n = load_kernel(MH_CAMP_DATA_DIR "/h200/validate.csv", "partial_write_gs", &kr, w, t);
+    CHECK(n >= 40);
+    CHECK(mh_camp_validate_extrap(&m, &kr, w, t, n, &geo, &mx, &e) == MH_OK);
+    CHECK(geo <= 0.10); /* extrapolation from every configuration */
+    /* and that kernel really sits inside the band at full occupancy */
+    kr.warps = w[n - 1];
+    kr.time_ms = t[n - 1];
+    mh_camp_band b;
+    CHECK(mh_camp_band_compute(&m, &kr, &b, &e) == MH_OK);
+    CHECK(b.degree > 0.2 && b.degree < 0.8);
     mh_camp_data_free(&d);
 }
 

@@ -7,6 +7,10 @@
  *   make_profile hostile OUT.mhdb   names built to break HTML/JSON/<script>
  *   make_profile big     OUT.mhdb N one launch, N distinct sectors (no folding)
  *
+ * The synth profile also gets a partition-camping band for "strided" (the
+ * band arithmetic is camp.h's; the lines here are made up: best 1 + w/64 ms,
+ * worst 4x best, measured 2 ms at 32 warps -> degree (2 - 1.5)/(6 - 1.5)).
+ *
  * The hostile profile's known heat map (global object at 0x1000):
  *   tag 0x80:      warps 0..7 each read word w   -> words 1 x 8, sector 8
  *   tags 0x81-83:  warp 0 reads every word       -> words 1 x 8, sector 1 (one row x3)
@@ -16,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "memheat/camp.h"
 #include "memheat/store.h"
 #include "memheat/synth.h"
 #include "memheat/timing.h"
@@ -238,5 +243,24 @@ int main(int argc, char **argv) {
     unlink(trace);
     if (io.timing_path) unlink(timing);
     if (rc) return fail(&err);
+    if (strcmp(mode, "synth") == 0) {
+        mh_camp_band b;
+        memset(&b, 0, sizeof b);
+        b.n = 64;
+        for (int i = 0; i < b.n; i++) {
+            b.warps[i] = i + 1;
+            b.best[i] = 1.0 + (i + 1) / 64.0;
+            b.worst[i] = 4.0 * b.best[i];
+            b.kernel[i] = b.best[i] + (2.0 - 1.5) / (6.0 - 1.5) * (b.worst[i] - b.best[i]);
+        }
+        b.w0 = 32;
+        b.t0 = 2.0;
+        b.degree = (2.0 - 1.5) / (6.0 - 1.5);
+        mh_db *db;
+        if ((rc = mh_db_open(&db, out, MH_DB_WRITABLE, &err))) return fail(&err);
+        rc = mh_db_put_camp(db, "strided", "Test GPU <64 GB/s>", &b, &err);
+        mh_db_close(db);
+        if (rc) return fail(&err);
+    }
     return 0;
 }

@@ -23,6 +23,12 @@
 #include "memheat/trace.h"
 #include "mh_test.h"
 
+/* string value or "" (a missing key fails the comparison, not the test run) */
+static const char *S(json_t *v) {
+    const char *s = json_string_value(v);
+    return s ? s : "";
+}
+
 /* ---- reference heat rows straight from the analyzer ---- */
 typedef struct ref_map {
     uint32_t launch;
@@ -131,14 +137,14 @@ static void test_roundtrip(void) {
     CHECK(s != NULL);
     if (!s) return;
     json_t *meta = json_object_get(s, "meta");
-    CHECK(strcmp(json_string_value(json_object_get(meta, "complete")), "1") == 0);
-    CHECK(strcmp(json_string_value(json_object_get(meta, "trace_complete")), "1") == 0);
-    CHECK(strcmp(json_string_value(json_object_get(meta, "format")), MH_DB_FORMAT) == 0);
+    CHECK(strcmp(S(json_object_get(meta, "complete")), "1") == 0);
+    CHECK(strcmp(S(json_object_get(meta, "trace_complete")), "1") == 0);
+    CHECK(strcmp(S(json_object_get(meta, "format")), MH_DB_FORMAT) == 0);
     json_t *run = json_object_get(s, "run");
     json_t *av = json_object_get(run, "argv");
     CHECK_EQ_U(json_array_size(av), 4);
     for (size_t i = 0; i < 4 && i < json_array_size(av); i++)
-        CHECK(strcmp(json_string_value(json_array_get(av, i)), argv[i]) == 0);
+        CHECK(strcmp(S(json_array_get(av, i)), argv[i]) == 0);
     CHECK_EQ_U(json_integer_value(json_object_get(run, "exit_status")), 3);
     CHECK_EQ_U(json_array_size(json_object_get(s, "launches")), MH_SYNTH_SHAPE_COUNT);
     json_t *maps = json_object_get(s, "heat_maps");
@@ -151,7 +157,7 @@ static void test_roundtrip(void) {
     json_t *m;
     json_array_foreach(maps, i, m) {
         uint32_t launch = (uint32_t)json_integer_value(json_object_get(m, "launch"));
-        const char *space = json_string_value(json_object_get(m, "space"));
+        const char *space = S(json_object_get(m, "space"));
         const ref_map *rm = NULL;
         for (size_t k = 0; k < ref.n; k++)
             if (ref.v[k].launch == launch && strcmp(mh_space_name(ref.v[k].space), space) == 0) rm = &ref.v[k];
@@ -237,7 +243,7 @@ static void test_timing(void) {
     json_t *ks = json_object_get(s, "kernels");
     CHECK_EQ_U(json_array_size(ks), 1);
     json_t *k = json_array_get(ks, 0);
-    CHECK(strcmp(json_string_value(json_object_get(k, "name")), "saxpy") == 0);
+    CHECK(strcmp(S(json_object_get(k, "name")), "saxpy") == 0);
     CHECK_EQ_U(json_integer_value(json_object_get(k, "count")), 3);
     CHECK_EQ_U(json_integer_value(json_object_get(k, "total_ns")), 6000);
     CHECK(fabs(json_number_value(json_object_get(k, "median_ns")) - 2000.0) < 1e-9);
@@ -255,7 +261,7 @@ static void test_timing(void) {
     CHECK(mh_db_import_trace("store_bad_timing.mhdb", 1, &io, &err) != MH_OK);
     CHECK(strstr(err.msg, "store_bad_timing.json") != NULL);
     s = summary_of("store_bad_timing.mhdb");
-    CHECK(s && strcmp(json_string_value(json_object_get(json_object_get(s, "meta"), "complete")), "0") == 0);
+    CHECK(s && strcmp(S(json_object_get(json_object_get(s, "meta"), "complete")), "0") == 0);
     json_decref(s);
 }
 
@@ -389,7 +395,7 @@ static void test_interrupted(void) {
     json_t *s = summary_of("interrupted.mhdb");
     CHECK(s != NULL);
     if (!s) return;
-    CHECK(strcmp(json_string_value(json_object_get(json_object_get(s, "meta"), "complete")), "0") == 0);
+    CHECK(strcmp(S(json_object_get(json_object_get(s, "meta"), "complete")), "0") == 0);
     json_t *maps = json_object_get(s, "heat_maps");
     CHECK_EQ_U(json_array_size(maps), 1);
     CHECK(json_integer_value(json_object_get(json_array_get(maps, 0), "id")) != 99);
@@ -418,8 +424,8 @@ static void test_cut_trace(void) {
     CHECK(s != NULL);
     if (!s) return;
     json_t *meta = json_object_get(s, "meta");
-    CHECK(strcmp(json_string_value(json_object_get(meta, "complete")), "1") == 0);
-    CHECK(strcmp(json_string_value(json_object_get(meta, "trace_complete")), "0") == 0);
+    CHECK(strcmp(S(json_object_get(meta, "complete")), "1") == 0);
+    CHECK(strcmp(S(json_object_get(meta, "trace_complete")), "0") == 0);
     size_t nl = json_array_size(json_object_get(s, "launches"));
     CHECK(nl >= 1 && nl <= MH_SYNTH_SHAPE_COUNT);
     CHECK(json_array_size(json_object_get(s, "heat_maps")) >= 1);

@@ -45,13 +45,15 @@ __kernel void patHot(__global const float *in, __global const float *lut, __glob
 }
 
 /* Shared-memory abuse (thread-private): each work-item parks its own value
- * in __local memory and reads it back; nothing is shared. scratch: words 1 /
- * sector 1 in the local (shared) space. */
+ * in __local memory and reads it back after a barrier; nothing is shared, so
+ * the local memory and the barrier buy nothing. scratch: words 1 / sector 1
+ * in the local (shared) space. */
 __kernel void patSharedAbuse(__global const float *in, __global float *out) {
     __local float scratch[256];
     int lid = get_local_id(0);
     int i = get_global_id(0);
     scratch[lid] = in[i] * 3.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
     out[i] = scratch[lid] - 2.0f;
 }
 

@@ -54,6 +54,7 @@ typedef struct mh_cuda_buf {
     mh_cuda_desc *desc;  /* device */
     mh_access *rec;      /* device, cap records */
     uint32_t *seq;       /* device, seq_slots counters */
+    mh_access *host;     /* drain staging, MH_CUDA_DRAIN_RECORDS records */
     uint64_t cap;
     uint64_t seq_slots;
     CUevent ev[2];       /* kernel start/end, for mh_kernel_end.gpu_ns */
@@ -70,32 +71,40 @@ typedef struct mh_cuda_flight {
     struct mh_cuda_flight *next;
 } mh_cuda_flight;
 
+/* Locking: `mu` guards the host-side state below (writer, lists, counters)
+ * and is never held while calling the Sanitizer or the driver, which take
+ * locks of their own (holding ours across them deadlocked two host threads
+ * launching while a third allocated). `patch_mu` serialises the patching
+ * calls, as the Sanitizer API requires. */
 typedef struct mh_cuda {
     pthread_mutex_t mu;
+    pthread_mutex_t patch_mu;
     int active;                 /* configuration read and callbacks subscribed */
-    mh_collect_cfg cfg;
+    mh_collect_cfg cfg;         /* read-only after InitializeInjection */
     mh_collect_state st;
     Sanitizer_SubscriberHandle sub;
     mh_trace_writer *w;         /* NULL before the first context, after close, or after an error */
     int closed;
     char patch_path[1024];
-    CUcontext patched_ctx[MH_CUDA_MAX_CTX];
+    CUcontext patched_ctx[MH_CUDA_MAX_CTX]; /* under patch_mu */
     int n_patched_ctx;
-    int own_alloc;              /* >0 while we allocate our own buffers */
+    uint64_t modules_patched, patch_failures; /* under patch_mu */
     int use_events;
     uint32_t next_launch;
     uint32_t next_alloc;
     uint64_t buffer_records;
-    uint64_t launches_traced, modules_patched, patch_failures;
+    uint64_t launches_traced;
     mh_cuda_buf *free_bufs;
     mh_cuda_flight *flights;
-    mh_access *host;            /* drain staging, MH_CUDA_DRAIN_RECORDS records */
-    uint32_t ids[MH_COLLECT_MAX_BLOCKS];
 } mh_cuda;
 
-static mh_cuda g_mh = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
+static mh_cuda g_mh = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .patch_mu = PTHREAD_MUTEX_INITIALIZER};
+/* Per host thread: the dynamic shared memory of the launch being made (from
+ * the driver-API callback, read by the launch callback), and whether the
+ * thread is allocating memheat's own buffers (not the program's objects). */
 static _Thread_local uint32_t tl_dyn_smem;
 static _Thread_local int tl_have_dyn_smem;
+static _Thread_local int tl_own_alloc;
 
 static void mh_cuda_warn(const char *fmt, const char *detail) {
     fprintf(stderr, "memheat-cuda: ");
@@ -109,7 +118,7 @@ static const char *mh_cuda_sanstr(SanitizerResult r) {
     return s;
 }
 
-/* Stops tracing after an error in the trace writer; keeps what was written. */
+/* Stops tracing after an error in the trace writer; keeps what was written. Under mu. */
 static void mh_cuda_writer_failed(mh_err *err) {
     mh_cuda_warn("trace writing failed, tracing stops: %s", err->msg);
     if (g_mh.w) mh_trace_abandon(g_mh.w);
@@ -137,10 +146,13 @@ static uint32_t mh_cuda_attr(CUdevice dev, CUdevice_attribute a) {
 }
 
 static void mh_cuda_open_trace(CUdevice dev) {
-    if (g_mh.w || g_mh.closed) return;
+    pthread_mutex_lock(&g_mh.mu);
+    int need = !g_mh.w && !g_mh.closed;
+    pthread_mutex_unlock(&g_mh.mu);
+    if (!need) return;
     char name[256] = "unknown NVIDIA GPU";
     if (cuDeviceGetName(name, sizeof name, dev) != CUDA_SUCCESS) snprintf(name, sizeof name, "unknown NVIDIA GPU");
-    static char command[2048];
+    char command[2048];
     mh_cuda_command_line(command, sizeof command);
     size_t total = 0;
     if (cuDeviceTotalMem(&total, dev) != CUDA_SUCCESS) total = 0;
@@ -171,11 +183,13 @@ static void mh_cuda_open_trace(CUdevice dev) {
         h.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     mh_err err;
     mh_err_clear(&err);
-    if (mh_trace_create(&g_mh.w, g_mh.cfg.trace_path, &h, NULL, &err) != MH_OK) {
+    pthread_mutex_lock(&g_mh.mu);
+    if (!g_mh.w && !g_mh.closed && mh_trace_create(&g_mh.w, g_mh.cfg.trace_path, &h, NULL, &err) != MH_OK) {
         mh_cuda_warn("cannot create the trace: %s", err.msg);
         g_mh.w = NULL;
         g_mh.closed = 1;
     }
+    pthread_mutex_unlock(&g_mh.mu);
 }
 
 /* ---- module patching ---- */
@@ -188,19 +202,19 @@ static int mh_cuda_ctx_has_patches(CUcontext ctx) {
 
 static void mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
     SanitizerResult r;
+    pthread_mutex_lock(&g_mh.patch_mu);
     if (!mh_cuda_ctx_has_patches(ctx)) {
         if (g_mh.n_patched_ctx == MH_CUDA_MAX_CTX) {
-            mh_cuda_warn("more than 64 CUDA contexts%s; later ones are not traced", "");
-            g_mh.patch_failures++;
-            return;
+            if (g_mh.patch_failures++ == 0)
+                mh_cuda_warn("more than 64 CUDA contexts%s; later ones are not traced", "");
+            goto out;
         }
         r = sanitizerAddPatchesFromFile(g_mh.patch_path, ctx);
         if (r != SANITIZER_SUCCESS) {
             char msg[1200];
             snprintf(msg, sizeof msg, "%s (%s)", g_mh.patch_path, mh_cuda_sanstr(r));
-            mh_cuda_warn("cannot load the device patch %s; kernels are not traced", msg);
-            g_mh.patch_failures++;
-            return;
+            if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot load the device patch %s; kernels are not traced", msg);
+            goto out;
         }
         g_mh.patched_ctx[g_mh.n_patched_ctx++] = ctx;
     }
@@ -212,75 +226,94 @@ static void mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
         if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
-        return;
+        goto out;
     }
     g_mh.modules_patched++;
+out:
+    pthread_mutex_unlock(&g_mh.patch_mu);
 }
 
 /* ---- allocations ---- */
 
 static void mh_cuda_on_alloc(const Sanitizer_ResourceMemoryData *m, int async) {
-    if (g_mh.own_alloc || !g_mh.w) return;
+    if (tl_own_alloc) return;
     const char *label = async ? "cudaMallocAsync" : "cudaMalloc";
     if (m->flags & SANITIZER_MEMORY_FLAG_MODULE) label = "__device__ variable";
     else if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) label = "cudaMallocManaged";
     else if (m->flags & SANITIZER_MEMORY_FLAG_CG_RUNTIME) return; /* the runtime's own */
     else if (async && m->memoryPool) label = "memory pool";
-    mh_alloc a = {.id = g_mh.next_alloc++, .launch = MH_TRACE_NO_LAUNCH, .base = m->address, .size = m->size,
-                  .space = MH_SPACE_GLOBAL, .label = label};
-    mh_err err;
-    if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w) {
+        mh_alloc a = {.id = g_mh.next_alloc++, .launch = MH_TRACE_NO_LAUNCH, .base = m->address, .size = m->size,
+                      .space = MH_SPACE_GLOBAL, .label = label};
+        mh_err err;
+        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
+    pthread_mutex_unlock(&g_mh.mu);
 }
 
 static void mh_cuda_on_free(const Sanitizer_ResourceMemoryData *m) {
-    if (g_mh.own_alloc || !g_mh.w) return;
-    mh_free f = {.base = m->address, .space = MH_SPACE_GLOBAL};
-    mh_err err;
-    if (mh_trace_write_free(g_mh.w, &f, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    if (tl_own_alloc) return;
+    pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w) {
+        mh_free f = {.base = m->address, .space = MH_SPACE_GLOBAL};
+        mh_err err;
+        if (mh_trace_write_free(g_mh.w, &f, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
+    pthread_mutex_unlock(&g_mh.mu);
 }
 
-/* ---- record buffers ---- */
+/* ---- record buffers (device calls outside mu) ---- */
 
-static void mh_cuda_buf_release_dev(mh_cuda_buf *b) {
-    g_mh.own_alloc++;
+static void mh_cuda_buf_destroy(mh_cuda_buf *b) {
+    tl_own_alloc++;
     if (b->desc) sanitizerFree(b->ctx, b->desc);
     if (b->rec) sanitizerFree(b->ctx, b->rec);
     if (b->seq) sanitizerFree(b->ctx, b->seq);
-    g_mh.own_alloc--;
+    tl_own_alloc--;
     if (b->have_ev) {
         cuEventDestroy(b->ev[0]);
         cuEventDestroy(b->ev[1]);
     }
-    b->desc = NULL;
-    b->rec = NULL;
-    b->seq = NULL;
-    b->have_ev = 0;
+    free(b->host);
+    free(b);
+}
+
+static void mh_cuda_buf_put(mh_cuda_buf *b) {
+    pthread_mutex_lock(&g_mh.mu);
+    b->next = g_mh.free_bufs;
+    g_mh.free_bufs = b;
+    pthread_mutex_unlock(&g_mh.mu);
 }
 
 /* A buffer of this context with room for `slots` sequence counters. */
 static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
-    mh_cuda_buf **pp = &g_mh.free_bufs, *b = NULL;
-    for (; *pp; pp = &(*pp)->next)
+    mh_cuda_buf **pp, *b = NULL;
+    pthread_mutex_lock(&g_mh.mu);
+    for (pp = &g_mh.free_bufs; *pp; pp = &(*pp)->next)
         if ((*pp)->ctx == ctx) {
             b = *pp;
             *pp = b->next;
             break;
         }
+    uint64_t cap = g_mh.buffer_records;
+    int use_events = g_mh.use_events;
+    pthread_mutex_unlock(&g_mh.mu);
     if (!b) {
         b = calloc(1, sizeof *b);
         if (!b) return NULL;
         b->ctx = ctx;
-        b->cap = g_mh.buffer_records;
-        g_mh.own_alloc++;
-        if (sanitizerAlloc(ctx, (void **)&b->desc, sizeof(mh_cuda_desc)) != SANITIZER_SUCCESS ||
-            sanitizerAlloc(ctx, (void **)&b->rec, (size_t)b->cap * sizeof(mh_access)) != SANITIZER_SUCCESS) {
-            g_mh.own_alloc--;
-            mh_cuda_buf_release_dev(b);
-            free(b);
+        b->cap = cap;
+        b->host = malloc((size_t)MH_CUDA_DRAIN_RECORDS * sizeof(mh_access));
+        tl_own_alloc++;
+        int ok = b->host && sanitizerAlloc(ctx, (void **)&b->desc, sizeof(mh_cuda_desc)) == SANITIZER_SUCCESS &&
+                 sanitizerAlloc(ctx, (void **)&b->rec, (size_t)b->cap * sizeof(mh_access)) == SANITIZER_SUCCESS;
+        tl_own_alloc--;
+        if (!ok) {
+            mh_cuda_buf_destroy(b);
             return NULL;
         }
-        g_mh.own_alloc--;
-        if (g_mh.use_events && cuEventCreate(&b->ev[0], CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+        if (use_events && cuEventCreate(&b->ev[0], CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
             if (cuEventCreate(&b->ev[1], CU_EVENT_DEFAULT) == CUDA_SUCCESS)
                 b->have_ev = 1;
             else
@@ -289,45 +322,52 @@ static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
     }
     b->next = NULL;
     if (b->seq_slots < slots) {
-        g_mh.own_alloc++;
+        tl_own_alloc++;
         if (b->seq) sanitizerFree(ctx, b->seq);
         b->seq = NULL;
         b->seq_slots = 0;
         if (sanitizerAlloc(ctx, (void **)&b->seq, (size_t)slots * sizeof(uint32_t)) == SANITIZER_SUCCESS)
             b->seq_slots = slots;
-        g_mh.own_alloc--;
+        tl_own_alloc--;
         if (!b->seq) {
-            b->next = g_mh.free_bufs;
-            g_mh.free_bufs = b;
+            mh_cuda_buf_put(b);
             return NULL;
         }
     }
     return b;
 }
 
-static void mh_cuda_buf_put(mh_cuda_buf *b) {
-    b->next = g_mh.free_bufs;
-    g_mh.free_bufs = b;
-}
-
 static void mh_cuda_drop_ctx_bufs(CUcontext ctx) {
+    mh_cuda_buf *mine = NULL;
+    pthread_mutex_lock(&g_mh.mu);
     mh_cuda_buf **pp = &g_mh.free_bufs;
     while (*pp) {
         mh_cuda_buf *b = *pp;
         if (b->ctx == ctx) {
             *pp = b->next;
-            mh_cuda_buf_release_dev(b);
-            free(b);
+            b->next = mine;
+            mine = b;
         } else {
             pp = &b->next;
         }
     }
+    mh_err err;
+    if (g_mh.w && mh_trace_flush(g_mh.w, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    pthread_mutex_unlock(&g_mh.mu);
+    while (mine) {
+        mh_cuda_buf *next = mine->next;
+        mh_cuda_buf_destroy(mine);
+        mine = next;
+    }
+    pthread_mutex_lock(&g_mh.patch_mu);
     for (int i = 0; i < g_mh.n_patched_ctx; i++)
         if (g_mh.patched_ctx[i] == ctx) g_mh.patched_ctx[i] = g_mh.patched_ctx[--g_mh.n_patched_ctx];
+    pthread_mutex_unlock(&g_mh.patch_mu);
 }
 
 /* ---- launches ---- */
 
+/* Under mu. */
 static void mh_cuda_write_dropped(uint32_t launch, uint64_t n, const char *why) {
     if (!g_mh.w) return;
     mh_dropped d = {.launch = launch, .count = n, .reason = why};
@@ -335,49 +375,77 @@ static void mh_cuda_write_dropped(uint32_t launch, uint64_t n, const char *why) 
     if (mh_trace_write_dropped(g_mh.w, &d, &err) != MH_OK) mh_cuda_writer_failed(&err);
 }
 
+static void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why) {
+    pthread_mutex_lock(&g_mh.mu);
+    mh_cuda_write_dropped(launch, n, why);
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
 static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
-    uint32_t id = g_mh.next_launch++;
     uint32_t dyn = tl_have_dyn_smem ? tl_dyn_smem : 0;
     tl_have_dyn_smem = 0;
     const void *userdata = NULL;
-    char *display = NULL;
     mh_cuda_buf *buf = NULL;
     mh_cuda_flight *fl = NULL;
+    uint32_t ids[MH_COLLECT_MAX_BLOCKS];
+    char *display = ld->functionName ? mh_cuda_demangle(ld->functionName) : NULL;
 
-    if (!g_mh.w || !ld->functionName) goto untraced;
-    display = mh_cuda_demangle(ld->functionName);
-    if (!mh_collect_want_launch(&g_mh.cfg, &g_mh.st, ld->functionName, display)) goto untraced;
+    pthread_mutex_lock(&g_mh.mu);
+    uint32_t id = g_mh.next_launch++;
+    int want = g_mh.w && ld->functionName &&
+               mh_collect_want_launch(&g_mh.cfg, &g_mh.st, ld->functionName, display);
+    pthread_mutex_unlock(&g_mh.mu);
+    if (!want) goto untraced;
 
     mh_dim3 grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z};
     uint32_t nthreads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z;
     uint64_t total = (uint64_t)grid.x * grid.y * grid.z;
-    uint32_t n = mh_collect_sampled_list(&g_mh.cfg, grid, g_mh.ids, MH_COLLECT_MAX_BLOCKS);
+    uint32_t n = mh_collect_sampled_list(&g_mh.cfg, grid, ids, MH_COLLECT_MAX_BLOCKS);
     uint32_t first, nblocks;
     if (n == MH_TRACE_ALL_BLOCKS) {
         first = 0;
         nblocks = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
     } else {
-        first = n ? g_mh.ids[0] : 0;
+        first = n ? ids[0] : 0;
         nblocks = n;
     }
     if (nblocks == 0 || nthreads == 0) goto untraced;
 
     uint64_t slots = (uint64_t)nblocks * nthreads;
     if (slots > MH_CUDA_MAX_SEQ_SLOTS) {
-        mh_cuda_write_dropped(id, 0, "launch not traced: too many traced threads (use fewer --blocks)");
+        mh_cuda_dropped_locked(id, 0, "launch not traced: too many traced threads (use fewer --blocks)");
         goto untraced;
     }
     buf = mh_cuda_buf_get(ld->context, slots);
     fl = calloc(1, sizeof *fl);
     if (!buf || !fl) {
         if (buf) mh_cuda_buf_put(buf);
-        mh_cuda_write_dropped(id, 0, "launch not traced: cannot allocate the device record buffer");
+        free(fl);
+        mh_cuda_dropped_locked(id, 0, "launch not traced: cannot allocate the device record buffer");
         goto untraced;
     }
 
     int regs = 0, ssmem = 0;
     if (cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ld->function) != CUDA_SUCCESS) regs = 0;
     if (cuFuncGetAttribute(&ssmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ld->function) != CUDA_SUCCESS) ssmem = 0;
+    fl->h = ld->hLaunch;
+    fl->buf = buf;
+    fl->id = id;
+    if (sanitizerGetFunctionPcAndSize(ld->module, ld->functionName, &fl->func_pc, &fl->func_size) !=
+        SANITIZER_SUCCESS)
+        fl->func_pc = fl->func_size = 0;
+
+    mh_cuda_desc d = {.count = 0, .cap = buf->cap, .rec = buf->rec, .seq = buf->seq, .launch = id,
+                      .first = first, .nblocks = nblocks, .nthreads = nthreads};
+    SanitizerResult r = sanitizerMemset(buf->seq, 0, (size_t)slots * sizeof(uint32_t), ld->hStream);
+    if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyHostToDeviceAsync(buf->desc, &d, sizeof d, ld->hStream);
+    if (r != SANITIZER_SUCCESS) {
+        mh_cuda_dropped_locked(id, 0, "launch not traced: cannot set up the device descriptor");
+        mh_cuda_buf_put(buf);
+        free(fl);
+        goto untraced;
+    }
+    if (buf->have_ev) cuEventRecord(buf->ev[0], ld->stream);
 
     mh_launch l = {
         .id = id,
@@ -390,43 +458,33 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         .regs = (uint32_t)(regs > 0 ? regs : 0),
         .stream = (uint64_t)(uintptr_t)ld->stream,
         .n_sampled = n,
-        .sampled = g_mh.ids,
+        .sampled = ids,
     };
     mh_err err;
-    if (mh_trace_write_launch(g_mh.w, &l, &err) != MH_OK) {
+    pthread_mutex_lock(&g_mh.mu);
+    int ok = g_mh.w != NULL;
+    if (ok && mh_trace_write_launch(g_mh.w, &l, &err) != MH_OK) {
         mh_cuda_writer_failed(&err);
-        mh_cuda_buf_put(buf);
-        free(fl);
-        goto untraced;
+        ok = 0;
     }
     uint64_t smem = (uint64_t)l.static_smem + dyn;
-    if (smem) {
+    if (ok && smem) {
         mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = 0, .size = smem,
                       .space = MH_SPACE_SHARED, .label = "shared window"};
         if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
     }
-
-    mh_cuda_desc d = {.count = 0, .cap = buf->cap, .rec = buf->rec, .seq = buf->seq, .launch = id,
-                      .first = first, .nblocks = nblocks, .nthreads = nthreads};
-    SanitizerResult r = sanitizerMemset(buf->seq, 0, (size_t)slots * sizeof(uint32_t), ld->hStream);
-    if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyHostToDeviceAsync(buf->desc, &d, sizeof d, ld->hStream);
-    if (r != SANITIZER_SUCCESS) {
-        mh_cuda_write_dropped(id, 0, "launch not traced: cannot set up the device descriptor");
+    if (ok) {
+        fl->next = g_mh.flights;
+        g_mh.flights = fl;
+        g_mh.launches_traced++;
+    }
+    pthread_mutex_unlock(&g_mh.mu);
+    if (!ok) {
         mh_cuda_buf_put(buf);
         free(fl);
         goto untraced;
     }
-    if (buf->have_ev) cuEventRecord(buf->ev[0], ld->stream);
-    fl->h = ld->hLaunch;
-    fl->buf = buf;
-    fl->id = id;
-    if (sanitizerGetFunctionPcAndSize(ld->module, ld->functionName, &fl->func_pc, &fl->func_size) !=
-        SANITIZER_SUCCESS)
-        fl->func_pc = fl->func_size = 0;
-    fl->next = g_mh.flights;
-    g_mh.flights = fl;
     userdata = buf->desc;
-    g_mh.launches_traced++;
 
 untraced:
     free(display);
@@ -434,13 +492,15 @@ untraced:
 }
 
 static void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
-    mh_cuda_flight **pp = &g_mh.flights, *fl = NULL;
-    for (; *pp; pp = &(*pp)->next)
+    mh_cuda_flight **pp, *fl = NULL;
+    pthread_mutex_lock(&g_mh.mu);
+    for (pp = &g_mh.flights; *pp; pp = &(*pp)->next)
         if ((*pp)->h == ld->hLaunch) {
             fl = *pp;
             *pp = fl->next;
             break;
         }
+    pthread_mutex_unlock(&g_mh.mu);
     if (!fl) return;
     mh_cuda_buf *buf = fl->buf;
     if (buf->have_ev) cuEventRecord(buf->ev[1], ld->stream);
@@ -451,42 +511,45 @@ static void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
     mh_err err;
     if (r != SANITIZER_SUCCESS) {
         /* The kernel faulted or the context is gone: nothing can be read back. */
-        mh_cuda_write_dropped(fl->id, 0, "records lost: the kernel failed before they could be read back");
+        mh_cuda_dropped_locked(fl->id, 0, "records lost: the kernel failed before they could be read back");
     } else {
         uint64_t n = d.count < d.cap ? d.count : d.cap;
-        for (uint64_t off = 0; off < n && g_mh.w; off += MH_CUDA_DRAIN_RECORDS) {
+        for (uint64_t off = 0; off < n; off += MH_CUDA_DRAIN_RECORDS) {
             uint64_t k = n - off < MH_CUDA_DRAIN_RECORDS ? n - off : MH_CUDA_DRAIN_RECORDS;
-            if (sanitizerMemcpyDeviceToHost(g_mh.host, buf->rec + off, (size_t)k * sizeof(mh_access),
+            if (sanitizerMemcpyDeviceToHost(buf->host, buf->rec + off, (size_t)k * sizeof(mh_access),
                                             ld->hStream) != SANITIZER_SUCCESS) {
                 e.dropped += n - off;
-                mh_cuda_write_dropped(fl->id, n - off, "records lost: device-to-host copy failed");
+                mh_cuda_dropped_locked(fl->id, n - off, "records lost: device-to-host copy failed");
                 break;
             }
             if (fl->func_size)
                 for (uint64_t i = 0; i < k; i++)
-                    if (g_mh.host[i].pc >= fl->func_pc && g_mh.host[i].pc < fl->func_pc + fl->func_size)
-                        g_mh.host[i].pc -= fl->func_pc;
-            if (mh_trace_write_accesses(g_mh.w, g_mh.host, (size_t)k, &err) != MH_OK) {
-                mh_cuda_writer_failed(&err);
-                break;
-            }
+                    if (buf->host[i].pc >= fl->func_pc && buf->host[i].pc < fl->func_pc + fl->func_size)
+                        buf->host[i].pc -= fl->func_pc;
+            pthread_mutex_lock(&g_mh.mu);
+            int ok = g_mh.w && mh_trace_write_accesses(g_mh.w, buf->host, (size_t)k, &err) == MH_OK;
+            if (!ok && g_mh.w) mh_cuda_writer_failed(&err);
+            pthread_mutex_unlock(&g_mh.mu);
+            if (!ok) break;
             e.recorded += k;
-        }
-        if (d.count > d.cap) {
-            e.dropped += d.count - d.cap;
-            char why[160];
-            snprintf(why, sizeof why, "device record buffer full (%" PRIu64 " records; raise MEMHEAT_BUFFER_BYTES)",
-                     (uint64_t)d.cap);
-            mh_cuda_write_dropped(fl->id, d.count - d.cap, why);
         }
         float ms = 0;
         if (buf->have_ev && cuEventElapsedTime(&ms, buf->ev[0], buf->ev[1]) == CUDA_SUCCESS && ms > 0)
             e.gpu_ns = (uint64_t)((double)ms * 1e6);
     }
+    pthread_mutex_lock(&g_mh.mu);
+    if (r == SANITIZER_SUCCESS && d.count > d.cap) {
+        e.dropped += d.count - d.cap;
+        char why[160];
+        snprintf(why, sizeof why, "device record buffer full (%" PRIu64 " records; raise --buffer-bytes)",
+                 (uint64_t)d.cap);
+        mh_cuda_write_dropped(fl->id, d.count - d.cap, why);
+    }
     if (g_mh.w) {
         if (mh_trace_write_kernel_end(g_mh.w, &e, &err) != MH_OK || mh_trace_flush(g_mh.w, &err) != MH_OK)
             mh_cuda_writer_failed(&err);
     }
+    pthread_mutex_unlock(&g_mh.mu);
     mh_cuda_buf_put(buf);
     free(fl);
 }
@@ -525,21 +588,14 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
     (void)userdata;
     if (domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
         mh_cuda_on_driver_api(cbid, (const Sanitizer_CallbackData *)cbdata);
-        return;
-    }
-    pthread_mutex_lock(&g_mh.mu);
-    if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+    } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
         switch (cbid) {
         case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED:
             mh_cuda_open_trace(((const Sanitizer_ResourceContextData *)cbdata)->device);
             break;
-        case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
-            CUcontext ctx = ((const Sanitizer_ResourceContextData *)cbdata)->context;
-            mh_cuda_drop_ctx_bufs(ctx);
-            mh_err err;
-            if (g_mh.w && mh_trace_flush(g_mh.w, &err) != MH_OK) mh_cuda_writer_failed(&err);
+        case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+            mh_cuda_drop_ctx_bufs(((const Sanitizer_ResourceContextData *)cbdata)->context);
             break;
-        }
         case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
             const Sanitizer_ResourceModuleData *m = cbdata;
             mh_cuda_patch_module(m->context, m->module);
@@ -564,7 +620,6 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
         else if (cbid == SANITIZER_CBID_LAUNCH_END)
             mh_cuda_launch_end(cbdata);
     }
-    pthread_mutex_unlock(&g_mh.mu);
 }
 
 /* ---- start and end ---- */
@@ -577,8 +632,10 @@ static void mh_cuda_at_exit(void) {
         g_mh.w = NULL;
     }
     g_mh.closed = 1;
-    if (g_mh.patch_failures) mh_cuda_warn("%s", "some modules could not be patched; their kernels are not traced");
     pthread_mutex_unlock(&g_mh.mu);
+    pthread_mutex_lock(&g_mh.patch_mu);
+    if (g_mh.patch_failures) mh_cuda_warn("%s", "some modules could not be patched; their kernels are not traced");
+    pthread_mutex_unlock(&g_mh.patch_mu);
 }
 
 static int mh_cuda_find_patch(void) {
@@ -621,12 +678,6 @@ int InitializeInjection(void) {
     if (g_mh.buffer_records < 1024) g_mh.buffer_records = 1024;
     const char *ev = getenv("MEMHEAT_CUDA_EVENTS");
     g_mh.use_events = !(ev && strcmp(ev, "0") == 0);
-    g_mh.host = malloc((size_t)MH_CUDA_DRAIN_RECORDS * sizeof(mh_access));
-    if (!g_mh.host) {
-        mh_cuda_warn("out of memory%s, nothing is traced", "");
-        pthread_mutex_unlock(&g_mh.mu);
-        return 0;
-    }
     SanitizerResult r = sanitizerSubscribe(&g_mh.sub, mh_cuda_callback, NULL);
     if (r != SANITIZER_SUCCESS) {
         mh_cuda_warn("cannot subscribe to the Compute Sanitizer API (%s); nothing is traced", mh_cuda_sanstr(r));

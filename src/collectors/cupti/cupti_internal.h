@@ -14,10 +14,13 @@
 enum { MH_CUPTI_TIMING = 0, MH_CUPTI_COUNTERS = 1 };
 
 typedef struct mh_cupti_prof mh_cupti_prof; /* counters.c */
+typedef struct mh_cupti_ev mh_cupti_ev;     /* events.c */
 
 typedef struct mh_cupti_ctx {
     pthread_mutex_t lock;        /* guards t, error, oom */
     int mode;                    /* MH_CUPTI_TIMING or MH_CUPTI_COUNTERS */
+    int kernel_events;           /* timing mode: kernel times from events (1) or activity records (0) */
+    mh_cupti_ev *ev;             /* event timing state (events.c) */
     char out_path[1024];         /* MEMHEAT_TIMING_OUT */
     CUpti_SubscriberHandle sub;
     mh_timing t;                 /* what is written at exit */
@@ -38,5 +41,12 @@ void mh_cupti_prof_context_created(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_finish(mh_cupti_ctx *g);
+
+/* events.c (timing mode with kernel_events) */
+void mh_cupti_ev_enter(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb);
+void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb);
+void mh_cupti_ev_untimed(mh_cupti_ctx *g);
+void mh_cupti_ev_context_ending(mh_cupti_ctx *g, CUcontext ctx);
+void mh_cupti_ev_finish(mh_cupti_ctx *g); /* lock held */
 
 #endif

@@ -192,28 +192,32 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         } else if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
             if (G.mode == MH_CUPTI_COUNTERS) mh_cupti_prof_context_ending(&G, rd->context);
             else cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+            if (G.kernel_events) mh_cupti_ev_context_ending(&G, rd->context);
         }
         return;
     }
     const CUpti_CallbackData *cb = data;
-    (void)id;
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
             tl_driver_recorded = 0;
             if (!G.prof && G.mode == MH_CUPTI_COUNTERS && cb->context) mh_cupti_prof_context_created(&G, cb->context);
         } else if (!tl_driver_recorded) {
             const int *rv = cb->functionReturnValue; /* cudaError_t */
-            if (!rv || *rv == 0) record_launch(cb);
+            if (rv && *rv != 0) return;
+            if (G.mode == MH_CUPTI_COUNTERS) record_launch(cb);
+            else mh_cupti_ev_untimed(&G); /* no driver launch seen: no events around it */
         }
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
-        if (!G.prof && G.mode == MH_CUPTI_COUNTERS) mh_cupti_prof_context_created(&G, cb->context);
+        if (G.mode == MH_CUPTI_TIMING) mh_cupti_ev_enter(&G, id, cb);
+        else if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT) {
         const CUresult *rv = cb->functionReturnValue;
-        if (!rv || *rv == CUDA_SUCCESS) record_launch(cb);
+        if (G.mode == MH_CUPTI_TIMING) mh_cupti_ev_exit(&G, id, cb);
+        else if (!rv || *rv == CUDA_SUCCESS) record_launch(cb);
         tl_driver_recorded = 1;
     }
 }
@@ -244,6 +248,7 @@ static void finish(void) {
     else mh_cupti_prof_finish(&G);
     pthread_mutex_lock(&G.lock);
     mh_timing *t = &G.t;
+    if (G.kernel_events) mh_cupti_ev_finish(&G);
     if (G.mode == MH_CUPTI_COUNTERS) {
         mh_timing_counter_info *ci = &t->counters;
         ci->requested = 1;
@@ -278,9 +283,13 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     snprintf(G.out_path, sizeof G.out_path, "%s", out);
     const char *mode = getenv("MEMHEAT_TIMING_MODE");
     G.mode = (mode && strcmp(mode, "counters") == 0) ? MH_CUPTI_COUNTERS : MH_CUPTI_TIMING;
+    const char *kt = getenv("MEMHEAT_TIMING_KERNELS");
+    G.kernel_events = G.mode == MH_CUPTI_TIMING && !(kt && strcmp(kt, "activity") == 0);
     mh_timing_init(&G.t);
     snprintf(G.t.producer, sizeof G.t.producer, "memheat-cupti %s",
              G.mode == MH_CUPTI_COUNTERS ? "counters" : "timing");
+    snprintf(G.t.kernel_timing, sizeof G.t.kernel_timing, "%s",
+             G.mode == MH_CUPTI_COUNTERS ? "none" : G.kernel_events ? "events" : "activity");
     const char *cmd = getenv("MEMHEAT_COMMAND");
     if (cmd) snprintf(G.t.command, sizeof G.t.command, "%s", cmd);
     const char *rng = getenv("MEMHEAT_COUNTER_RANGES");
@@ -298,7 +307,12 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     if (G.mode == MH_CUPTI_TIMING) {
         r = cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
-        if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        if (G.kernel_events) {
+            enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+            enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+        } else if (r == CUPTI_SUCCESS) {
+            r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        }
         if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
         if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
         if (r != CUPTI_SUCCESS) note_error("enabling CUPTI activity records", r);

@@ -240,6 +240,7 @@ int mh_timing_save(const mh_timing *t, struct json_t *analysis, const char *path
     put(root, "version", json_integer(MH_TIMING_VERSION), &bad);
     put(root, "producer", json_string(t->producer), &bad);
     put(root, "command", json_string(t->command), &bad);
+    put(root, "kernel_timing", json_string(t->kernel_timing), &bad);
     put(root, "dropped_records", json_integer((json_int_t)t->dropped_records), &bad);
     if (t->measured_peak_Bps > 0) put(root, "measured_peak_Bps", json_real(t->measured_peak_Bps), &bad);
 
@@ -430,6 +431,7 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
     }
     rd_str(&r, root, "producer", 1, t->producer, sizeof t->producer);
     rd_str(&r, root, "command", 1, t->command, sizeof t->command);
+    rd_str(&r, root, "kernel_timing", 1, t->kernel_timing, sizeof t->kernel_timing);
     t->dropped_records = rd_u64(&r, root, "dropped_records", 1, 0);
     json_t *mp = json_object_get(root, "measured_peak_Bps");
     if (json_is_number(mp)) t->measured_peak_Bps = json_number_value(mp);

@@ -63,6 +63,7 @@ struct mh_ocl {
     int traced;
     uint32_t launch_id, next_launch;
     mh_dim3 groups, local;
+    uint32_t local_bytes;
     char kname[256];
     uint64_t launch_recorded;
     _Atomic uint64_t launch_dropped;
@@ -282,6 +283,7 @@ int mh_ocl_kernel_begin(mh_ocl *o, const mh_ocl_kernel *k) {
     atomic_store(&o->launch_dropped, 0);
     o->groups = k->groups;
     o->local = k->local;
+    o->local_bytes = k->local_bytes;
     snprintf(o->kname, sizeof o->kname, "%s", k->name);
     memset(o->local_vars, 0, sizeof o->local_vars);
     o->local_layout_done = 0;
@@ -349,7 +351,7 @@ void mh_ocl_kernel_ready(mh_ocl *o) {
         uint32_t ids[MH_OCL_SAMPLED_CAP];
         uint32_t n = mh_collect_sampled_list(&o->cfg, o->groups, ids, MH_OCL_SAMPLED_CAP);
         mh_launch l = {.id = o->launch_id, .name = o->kname, .display_name = o->kname,
-                       .grid = o->groups, .block = o->local, .n_sampled = n,
+                       .grid = o->groups, .block = o->local, .static_smem = o->local_bytes, .n_sampled = n,
                        .sampled = n == MH_TRACE_ALL_BLOCKS ? NULL : ids};
         mh_err e;
         if (mh_trace_write_launch(o->w, &l, &e) != MH_OK) fail(o, &e);

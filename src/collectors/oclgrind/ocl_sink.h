@@ -46,7 +46,7 @@ typedef struct mh_ocl_kernel {
     const char *name;
     mh_dim3 groups;       /* number of work-groups per dimension */
     mh_dim3 local;        /* work-group size */
-    uint32_t local_bytes; /* static + dynamic local memory */
+    uint32_t local_bytes; /* all local memory: __local variables and arguments (-> static_smem) */
 } mh_ocl_kernel;
 
 /* Returns 1 when this launch is traced (the shim then reports arguments, pcs

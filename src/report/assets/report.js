@@ -1,9 +1,9 @@
 /* report.js -- the memheat HTML report's page logic (embedded at build time).
  *
- * Reads the profile summary from <script id="mh-data" type="application/json">
- * and each heat map from two base64 blobs (<script id="heat-N-m"> run meta:
- * tag_lo, tag_hi, count, region+1 as uint32; <script id="heat-N-t"> nine
- * temperatures per run as uint16 or uint32). Every string from the profiled
+ * Reads the profile summary from the JSON script element "mh-data" and each
+ * heat map from two base64 script elements: "heat-N-m" holds run meta
+ * (tag_lo, tag_hi, count, region+1 as uint32), "heat-N-t" nine temperatures
+ * per run as uint16 or uint32 (data-width). Every string from the profiled
  * program reaches the page through textContent or setAttribute, never as
  * markup. Heat maps draw on one canvas per map with virtual scrolling, so a
  * map of millions of sectors costs one canvas and a few typed arrays. */
@@ -278,10 +278,10 @@
         s.appendChild(c);
       });
     });
-    var lx = L + 8;
+    var lx = L + 8 + 7 * title.length;
     series.forEach(function (se) {
-      s.appendChild(svg("rect", { x: lx, y: T + 2, width: 10, height: 10, fill: se.color }));
-      var t = svg("text", { x: lx + 14, y: T + 11, text: se.name }); s.appendChild(t); lx += 24 + 7 * se.name.length;
+      s.appendChild(svg("rect", { x: lx, y: 7, width: 10, height: 10, fill: se.color }));
+      var t = svg("text", { x: lx + 14, y: 16, text: se.name }); s.appendChild(t); lx += 24 + 7 * se.name.length;
     });
     return s;
   }
@@ -389,7 +389,7 @@
     return sec;
   }
 
-  var FIND_TITLES = { hot: "Hot spot", random_hot: "Random hot", false_sharing: "False sharing", misaligned: "Misaligned access", strided: "Strided access", smem_abuse: "Shared-memory abuse", coalesced: "Well coalesced", bank_conflict: "Shared-memory bank conflicts" };
+  var FIND_TITLES = { hot_spot: "Hot spot", random_hot: "Random hot spots", false_sharing: "False sharing", misaligned: "Misaligned access", strided: "Strided access", smem_abuse_thread: "Shared-memory abuse (thread-private words)", smem_abuse_warp: "Shared-memory abuse (words shared within one warp)", coalesced: "Well coalesced", bank_conflict: "Shared-memory bank conflicts" };
   function findingBox(f, view) {
     var box = el("div", { cls: "finding" + (f.kind === "coalesced" ? " ok" : (isNum(f.cost) && f.cost < 0.1 ? " sev-low" : "")) });
     var head = el("div");
@@ -576,13 +576,13 @@
     var charts = el("div", { cls: "charts" });
     bands.forEach(function (b) {
       var w = b.warps || [];
-      function pts(arr) { return (arr || []).map(function (v, i) { return [w[i], v / 1e6]; }); }
-      var series = [{ name: "best", color: "#27ae60", pts: pts(b.best_ns), marks: false }, { name: "worst", color: "#c0392b", pts: pts(b.worst_ns), marks: false }];
-      if (b.kernel_ns) series.push({ name: "kernel", color: "#0b5cad", dash: "5 4", pts: pts(b.kernel_ns), marks: false });
-      if (isNum(b.measured_warps) && isNum(b.measured_ns)) series.push({ name: "measured", color: "#000", pts: [[b.measured_warps, b.measured_ns / 1e6]], r: 4 });
+      function pts(arr) { return (arr || []).map(function (v, i) { return [w[i], v]; }); }
+      var series = [{ name: "best", color: "#27ae60", pts: pts(b.best_ms), marks: false }, { name: "worst", color: "#c0392b", pts: pts(b.worst_ms), marks: false }];
+      if (b.kernel_ms) series.push({ name: "kernel", color: "#0b5cad", dash: "5 4", pts: pts(b.kernel_ms), marks: false });
+      if (isNum(b.measured_warps) && isNum(b.measured_ms)) series.push({ name: "measured", color: "#000", pts: [[b.measured_warps, b.measured_ms]], r: 4 });
       var box = el("div");
       box.appendChild(lineChart(b.kernel || "kernel", series, "active warps per SM", "time (ms)", { w: 460, h: 280, y0: 0 }));
-      box.appendChild(el("div", { text: "camping degree " + fmtNum(b.degree, 2) + " (0 = at best, 1 = at worst)" + (b.device ? ", model of " + b.device : "") }));
+      box.appendChild(el("div", { cls: "camp-degree", text: "camping degree " + (b.band_closed ? "\u2014 (band closed: best = worst here)" : fmtNum(b.degree, 2) + " (0 = at best, 1 = at worst)") + (b.device ? ", model of " + b.device : "") }));
       charts.appendChild(box);
     });
     sec.appendChild(charts);
@@ -594,5 +594,6 @@
   [sectionRun(), sectionKernels(), sectionLaunches(), sectionTimeline(), sectionCamp()].forEach(function (s) { if (s) app.appendChild(s); });
   var foot = el("footer", { text: "memheat profile schema " + (meta.schema_version || "?") + ". This page works offline; it loads nothing." });
   document.body.appendChild(foot);
+  window.memheatReport.readyMs = performance.now(); /* page built and first heat map drawn (bench/report) */
   document.body.setAttribute("data-ready", "1");
 })();

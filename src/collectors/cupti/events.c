@@ -1,0 +1,288 @@
+/* events.c -- kernel durations from CUDA events recorded around each launch,
+ * the timing method of seed 003, for the timing pass's "events" kernel mode.
+ *
+ * Why: on GPUs before Blackwell, CUPTI's kernel activity records get their
+ * timestamps through software instrumentation of the kernel, and on an H200
+ * that made many-block memory-bound kernels measurably slower (docs/timing.md).
+ * An event is a stream command: recording one before and one after a launch
+ * leaves the kernel untouched. At the driver's launch callbacks (enter/exit)
+ * this file records a start and an end event on the launch's stream; completed
+ * pairs are resolved lazily (cuEventQuery, never blocking the program) and at
+ * exit. Absolute start times, for the timeline, are offsets from a reference
+ * event per context whose host time (CUPTI's clock) is read once right after
+ * it completes. Memcpy and memset records still come from the Activity API,
+ * which does not instrument kernels.
+ *
+ * State lives in the one process-wide context (cupti_internal.h). */
+#include <cuda.h>
+#include <cupti.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/cupti/cupti_internal.h"
+
+/* A launch whose events are not resolved yet. */
+typedef struct ev_pending {
+    size_t kidx;       /* index into g->t.kernels */
+    CUevent start, end;
+    int ref;           /* index into refs */
+} ev_pending;
+
+typedef struct ev_ref {
+    CUcontext ctx;
+    CUevent ev;
+    uint64_t host_ns;  /* CUPTI timestamp when ev had completed */
+} ev_ref;
+
+struct mh_cupti_ev {
+    ev_pending *pend;
+    size_t npend, cap;
+    CUevent *pool;     /* free events */
+    size_t npool, cappool;
+    ev_ref refs[64];
+    size_t nrefs;
+    uint64_t untimed;  /* launches seen without events (unknown launch API) */
+};
+
+/* The launch being issued on this thread (between enter and exit). */
+static _Thread_local struct {
+    int active;
+    CUevent start;
+    CUstream stream;
+    CUfunction f;
+    unsigned grid[3], block[3], smem;
+} tl_launch;
+
+static mh_cupti_ev *state(mh_cupti_ctx *g) {
+    if (!g->ev) g->ev = calloc(1, sizeof *g->ev);
+    return g->ev;
+}
+
+static CUevent take_event(mh_cupti_ev *s) {
+    if (s->npool) return s->pool[--s->npool];
+    CUevent e = NULL;
+    if (cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) return NULL;
+    return e;
+}
+
+static void give_event(mh_cupti_ev *s, CUevent e) {
+    if (!e) return;
+    if (s->npool == s->cappool) {
+        size_t nc = s->cappool ? s->cappool * 2 : 256;
+        CUevent *p = realloc(s->pool, nc * sizeof *p);
+        if (!p) {
+            cuEventDestroy(e);
+            return;
+        }
+        s->pool = p;
+        s->cappool = nc;
+    }
+    s->pool[s->npool++] = e;
+}
+
+/* Reference event of ctx, made on first use (one synchronization of `stream`
+ * per context, at its first launch). Returns its index or -1. */
+static int ref_of(mh_cupti_ev *s, CUcontext ctx, CUstream stream) {
+    for (size_t i = 0; i < s->nrefs; i++)
+        if (s->refs[i].ctx == ctx) return (int)i;
+    if (s->nrefs == sizeof s->refs / sizeof s->refs[0]) return -1;
+    CUevent e = NULL;
+    if (cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) return -1;
+    if (cuEventRecord(e, stream) != CUDA_SUCCESS || cuEventSynchronize(e) != CUDA_SUCCESS) {
+        cuEventDestroy(e);
+        return -1;
+    }
+    uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    s->refs[s->nrefs] = (ev_ref){ctx, e, now};
+    return (int)s->nrefs++;
+}
+
+/* Fills the launch geometry and stream from the driver call's parameters;
+ * 0 if this launch API is not one memheat times. */
+static int launch_params(CUpti_CallbackId id, const void *params) {
+    switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+        const cuLaunchKernel_params *p = params;
+        tl_launch.f = p->f;
+        tl_launch.grid[0] = p->gridDimX, tl_launch.grid[1] = p->gridDimY, tl_launch.grid[2] = p->gridDimZ;
+        tl_launch.block[0] = p->blockDimX, tl_launch.block[1] = p->blockDimY, tl_launch.block[2] = p->blockDimZ;
+        tl_launch.smem = p->sharedMemBytes;
+        tl_launch.stream = p->hStream;
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+        const cuLaunchCooperativeKernel_params *p = params;
+        tl_launch.f = p->f;
+        tl_launch.grid[0] = p->gridDimX, tl_launch.grid[1] = p->gridDimY, tl_launch.grid[2] = p->gridDimZ;
+        tl_launch.block[0] = p->blockDimX, tl_launch.block[1] = p->blockDimY, tl_launch.block[2] = p->blockDimZ;
+        tl_launch.smem = p->sharedMemBytes;
+        tl_launch.stream = p->hStream;
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+        const cuLaunchKernelEx_params *p = params;
+        if (!p->config) return 0;
+        tl_launch.f = p->f;
+        tl_launch.grid[0] = p->config->gridDimX, tl_launch.grid[1] = p->config->gridDimY,
+        tl_launch.grid[2] = p->config->gridDimZ;
+        tl_launch.block[0] = p->config->blockDimX, tl_launch.block[1] = p->config->blockDimY,
+        tl_launch.block[2] = p->config->blockDimZ;
+        tl_launch.smem = p->config->sharedMemBytes;
+        tl_launch.stream = p->config->hStream;
+        break;
+    }
+    default: return 0;
+    }
+    /* the _ptsz entry points mean the per-thread default stream by NULL */
+    if (!tl_launch.stream && (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                              id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
+                              id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz))
+        tl_launch.stream = CU_STREAM_PER_THREAD;
+    return 1;
+}
+
+/* Resolves pending pairs; with block, waits for all of them. Lock held. */
+static void resolve(mh_cupti_ctx *g, int block) {
+    mh_cupti_ev *s = g->ev;
+    if (!s) return;
+    size_t keep = 0;
+    for (size_t i = 0; i < s->npend; i++) {
+        ev_pending *p = &s->pend[i];
+        CUresult q = block ? cuEventSynchronize(p->end) : cuEventQuery(p->end);
+        if (q == CUDA_ERROR_NOT_READY) {
+            s->pend[keep++] = *p;
+            continue;
+        }
+        float dur = 0, off = 0;
+        mh_timing_kernel *k = &g->t.kernels[p->kidx];
+        if (q == CUDA_SUCCESS && cuEventElapsedTime(&dur, p->start, p->end) == CUDA_SUCCESS &&
+            cuEventElapsedTime(&off, s->refs[p->ref].ev, p->start) == CUDA_SUCCESS) {
+            k->start_ns = s->refs[p->ref].host_ns + (uint64_t)((double)off * 1e6 + 0.5);
+            k->end_ns = k->start_ns + (uint64_t)((double)dur * 1e6 + 0.5);
+        } else {
+            k->name[0] = '\0'; /* marked: dropped when saving (see mh_cupti_ev_finish) */
+            s->untimed++;
+        }
+        give_event(s, p->start);
+        give_event(s, p->end);
+    }
+    s->npend = keep;
+}
+
+void mh_cupti_ev_enter(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb) {
+    tl_launch.active = 0;
+    if (!launch_params(id, cb->functionParams)) return;
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_ev *s = state(g);
+    CUevent e = s ? take_event(s) : NULL;
+    pthread_mutex_unlock(&g->lock);
+    if (!e) return;
+    if (cuEventRecord(e, tl_launch.stream) != CUDA_SUCCESS) {
+        pthread_mutex_lock(&g->lock);
+        give_event(s, e);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    tl_launch.start = e;
+    tl_launch.active = 1;
+}
+
+void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb) {
+    (void)id;
+    if (!tl_launch.active) {
+        pthread_mutex_lock(&g->lock);
+        if (state(g)) g->ev->untimed++;
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    tl_launch.active = 0;
+    const CUresult *rv = cb->functionReturnValue;
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_ev *s = g->ev;
+    if (rv && *rv != CUDA_SUCCESS) { /* the launch failed: nothing ran */
+        give_event(s, tl_launch.start);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    CUevent end = take_event(s);
+    int ref = ref_of(s, cb->context, tl_launch.stream);
+    if (!end || ref < 0 || cuEventRecord(end, tl_launch.stream) != CUDA_SUCCESS) {
+        give_event(s, tl_launch.start);
+        give_event(s, end);
+        s->untimed++;
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    if (s->npend == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 1024;
+        ev_pending *p = realloc(s->pend, nc * sizeof *p);
+        if (!p) {
+            g->oom = 1;
+            give_event(s, tl_launch.start);
+            give_event(s, end);
+            pthread_mutex_unlock(&g->lock);
+            return;
+        }
+        s->pend = p;
+        s->cap = nc;
+    }
+    const char *name = NULL;
+    if (cuFuncGetName(&name, tl_launch.f) != CUDA_SUCCESS || !name) name = cb->symbolName ? cb->symbolName : "?";
+    mh_timing_kernel *k = mh_timing_add_kernel(&g->t, name);
+    if (!k) {
+        g->oom = 1;
+        give_event(s, tl_launch.start);
+        give_event(s, end);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    uint32_t dev = 0, ctx_id = 0, sid = 0;
+    cuptiGetDeviceId(cb->context, &dev);
+    cuptiGetContextId(cb->context, &ctx_id);
+    if (cuptiGetStreamIdEx(cb->context, tl_launch.stream, 0, &sid) != CUPTI_SUCCESS) sid = 0;
+    k->device = dev, k->context = ctx_id, k->stream = sid, k->correlation = cb->correlationId;
+    memcpy(k->grid, tl_launch.grid, sizeof k->grid);
+    memcpy(k->block, tl_launch.block, sizeof k->block);
+    k->dyn_smem = tl_launch.smem;
+    int v = 0;
+    if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, tl_launch.f) == CUDA_SUCCESS) k->regs = (uint32_t)v;
+    if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, tl_launch.f) == CUDA_SUCCESS)
+        k->static_smem = (uint32_t)v;
+    s->pend[s->npend++] = (ev_pending){(size_t)(k - g->t.kernels), tl_launch.start, end, ref};
+    if (s->npend >= 4096) resolve(g, 0); /* completed pairs only: never waits */
+    pthread_mutex_unlock(&g->lock);
+}
+
+void mh_cupti_ev_untimed(mh_cupti_ctx *g) {
+    pthread_mutex_lock(&g->lock);
+    if (state(g)) g->ev->untimed++;
+    pthread_mutex_unlock(&g->lock);
+}
+
+void mh_cupti_ev_context_ending(mh_cupti_ctx *g, CUcontext ctx) {
+    (void)ctx;
+    pthread_mutex_lock(&g->lock);
+    resolve(g, 1);
+    pthread_mutex_unlock(&g->lock);
+}
+
+void mh_cupti_ev_finish(mh_cupti_ctx *g) {
+    mh_cupti_ev *s = g->ev;
+    if (!s) return;
+    resolve(g, 1);
+    /* launches whose events could not be read are removed, and counted */
+    size_t j = 0;
+    for (size_t i = 0; i < g->t.nkernels; i++) {
+        if (g->t.kernels[i].name[0] == '\0') {
+            free(g->t.kernels[i].name);
+            continue;
+        }
+        g->t.kernels[j++] = g->t.kernels[i];
+    }
+    g->t.nkernels = j;
+    g->t.dropped_records += s->untimed + s->npend;
+}

@@ -1,0 +1,78 @@
+/* tbuild.h -- builds small hand-written traces for the analyses tests: a
+ * header, then objects, launches and accesses appended by the test, written
+ * as a real trace file through the trace writer. */
+#ifndef MH_TESTS_ANALYSES_TBUILD_H
+#define MH_TESTS_ANALYSES_TBUILD_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memheat/trace.h"
+
+typedef struct tb {
+    mh_trace_writer *w;
+    char path[256];
+    mh_err err;
+    int ok;
+} tb;
+
+static inline int tb_open(tb *t, const char *name) {
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s/mh_an_%s_%d.mht", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name,
+             (int)getpid());
+    mh_trace_header h = {0};
+    h.producer = "tests/analyses";
+    h.command = "";
+    h.note = "";
+    h.device.name = "test device";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    t->ok = mh_trace_create(&t->w, t->path, &h, NULL, &t->err) == MH_OK;
+    return t->ok;
+}
+
+static inline void tb_alloc(tb *t, uint32_t id, uint32_t launch, uint64_t base, uint64_t size, unsigned space,
+                            const char *label) {
+    mh_alloc a = {id, launch, base, size, (uint8_t)space, label};
+    if (t->ok) t->ok = mh_trace_write_alloc(t->w, &a, &t->err) == MH_OK;
+}
+
+static inline void tb_launch(tb *t, uint32_t id, const char *name, uint32_t grid, uint32_t block) {
+    mh_launch l = {0};
+    l.id = id;
+    l.name = name;
+    l.display_name = name;
+    l.grid = (mh_dim3){grid, 1, 1};
+    l.block = (mh_dim3){block, 1, 1};
+    l.n_sampled = MH_TRACE_ALL_BLOCKS;
+    if (t->ok) t->ok = mh_trace_write_launch(t->w, &l, &t->err) == MH_OK;
+}
+
+static inline void tb_acc(tb *t, uint32_t launch, uint32_t block, uint16_t thread, uint32_t seq, uint64_t addr,
+                          uint8_t size, unsigned kind, unsigned space, uint64_t pc) {
+    mh_access a = {addr, pc, launch, block, seq, thread, size, MH_ACCESS_FLAGS(kind, space)};
+    if (t->ok) t->ok = mh_trace_write_accesses(t->w, &a, 1, &t->err) == MH_OK;
+}
+
+static inline void tb_pcinfo(tb *t, uint64_t pc, const char *fn, const char *file, uint32_t line) {
+    mh_pcinfo p = {pc, fn, file, line};
+    if (t->ok) t->ok = mh_trace_write_pcinfo(t->w, &p, &t->err) == MH_OK;
+}
+
+static inline void tb_end(tb *t, uint32_t launch) {
+    mh_kernel_end e = {launch, 0, 0, 0};
+    if (t->ok) t->ok = mh_trace_write_kernel_end(t->w, &e, &t->err) == MH_OK;
+}
+
+static inline int tb_close(tb *t) {
+    if (!t->w) return 0;
+    int rc = mh_trace_close(t->w, &t->err);
+    t->w = NULL;
+    if (rc != MH_OK) t->ok = 0;
+    if (!t->ok) fprintf(stderr, "trace builder: %s\n", t->err.msg);
+    return t->ok;
+}
+
+#endif

@@ -1,0 +1,252 @@
+/* test_patterns.c -- pattern detection mechanics on hand-written traces: the
+ * stride and source line reported, misalignment of 2-D warps (two 16-lane
+ * rows), false sharing told apart from misalignment when several blocks read
+ * the same data, findings sorted by cost, and a well-coalesced 2-D control
+ * without any finding. The broad shape x parameter grid is in labeled.tsv. */
+#include <string.h>
+
+#include "../mh_test.h"
+#include "memheat/analyze.h"
+#include "tbuild.h"
+
+static size_t kinds_of(const mh_analyze_result *r, const char *label, int *kinds, size_t cap) {
+    size_t n = 0, k = 0;
+    const mh_pat_finding *f = mh_pat_findings(r->pat, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(f[i].label, label) && k < cap) kinds[k++] = f[i].kind;
+    return k;
+}
+
+static const mh_pat_finding *find_kind(const mh_analyze_result *r, const char *label, int kind) {
+    size_t n = 0;
+    const mh_pat_finding *f = mh_pat_findings(r->pat, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(f[i].label, label) && f[i].kind == kind) return &f[i];
+    return NULL;
+}
+
+/* 4 warps, thread t reads X[3 t] (12-byte stride) at pc 0x200 = k.cu:42, and
+ * writes Y[t] coalesced at pc 0x210. */
+static void test_stride_and_source(void) {
+    tb t;
+    CHECK(tb_open(&t, "stride"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 4096, MH_SPACE_GLOBAL, "X");
+    tb_alloc(&t, 1, MH_TRACE_NO_LAUNCH, 0x200000, 4096, MH_SPACE_GLOBAL, "Y");
+    tb_pcinfo(&t, 0x200, "kern", "k.cu", 42);
+    tb_launch(&t, 0, "kern", 1, 128);
+    for (uint16_t th = 0; th < 128; th++) {
+        tb_acc(&t, 0, 0, th, 0, 0x100000 + 12u * th, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x200);
+        tb_acc(&t, 0, 0, th, 1, 0x200000 + 4u * th, 4, MH_KIND_STORE, MH_SPACE_GLOBAL, 0x210);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    const mh_pat_finding *s = find_kind(&res, "X", MH_PAT_STRIDED);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(s->stride == 12);
+        CHECK_EQ_U(s->elem_size, 4);
+        CHECK_EQ_U(s->pc, 0x200);
+        CHECK(s->file && !strcmp(s->file, "k.cu"));
+        CHECK_EQ_U(s->line, 42);
+        CHECK_EQ_U(s->requests, 4);
+        /* 32 lanes x 12 bytes = 384 bytes = 12 sectors; 128 bytes needed = 4 */
+        CHECK_EQ_U(s->req_sectors, 48);
+        CHECK_EQ_U(s->ideal_sectors, 16);
+        CHECK(s->cost == 32.0);
+        CHECK(strstr(s->suggestion, "thread-to-index") != NULL);
+    }
+    int k[8];
+    size_t nk = kinds_of(&res, "Y", k, 8);
+    CHECK_EQ_U(nk, 1);
+    if (nk == 1) CHECK_EQ_U(k[0], MH_PAT_COALESCED);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+/* 2-D block 16 x 16: warp = two rows of 16 floats. Rows of M have a pitch of
+ * 1000 bytes (not a multiple of 32), rows of P a pitch of 1024. M is
+ * misaligned (3 sectors per 64-byte row segment instead of 2), P is a
+ * well-coalesced control. */
+static void test_2d_misaligned_vs_control(void) {
+    tb t;
+    CHECK(tb_open(&t, "twod"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 16 * 1000 + 64, MH_SPACE_GLOBAL, "M");
+    tb_alloc(&t, 1, MH_TRACE_NO_LAUNCH, 0x200000, 16 * 1024, MH_SPACE_GLOBAL, "P");
+    tb_launch(&t, 0, "twod", 1, 256);
+    for (uint16_t th = 0; th < 256; th++) {
+        unsigned x = th % 16, y = th / 16;
+        tb_acc(&t, 0, 0, th, 0, 0x100000 + 1000u * y + 4u * x, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x10);
+        tb_acc(&t, 0, 0, th, 1, 0x200000 + 1024u * y + 4u * x, 4, MH_KIND_STORE, MH_SPACE_GLOBAL, 0x20);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    int k[8];
+    size_t nk = kinds_of(&res, "M", k, 8);
+    CHECK(nk >= 1);
+    int mis = 0, other = 0;
+    for (size_t i = 0; i < nk; i++) {
+        if (k[i] == MH_PAT_MISALIGNED) mis++;
+        else other++;
+    }
+    CHECK_EQ_U(mis, 1);
+    CHECK_EQ_U(other, 0);
+    nk = kinds_of(&res, "P", k, 8);
+    CHECK_EQ_U(nk, 1);
+    if (nk == 1) CHECK_EQ_U(k[0], MH_PAT_COALESCED);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+/* Three blocks read the same misaligned range: each boundary sector has
+ * sector temperature 2x its words (6 vs 3) like false sharing, but the
+ * warps' requests are contiguous: misalignment only. */
+static void test_misaligned_not_false_sharing(void) {
+    tb t;
+    CHECK(tb_open(&t, "misfs"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 8192, MH_SPACE_GLOBAL, "in");
+    tb_launch(&t, 0, "mis", 3, 256);
+    for (uint32_t b = 0; b < 3; b++)
+        for (uint16_t th = 0; th < 256; th++)
+            tb_acc(&t, 0, b, th, 0, 0x100000 + 8 + 4u * th, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x10);
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    CHECK(find_kind(&res, "in", MH_PAT_MISALIGNED) != NULL);
+    CHECK(find_kind(&res, "in", MH_PAT_FALSE_SHARING) == NULL);
+    const mh_pat_finding *m = find_kind(&res, "in", MH_PAT_MISALIGNED);
+    if (m) CHECK_EQ_U(m->requests, 24);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+/* Costs order findings: a heavily strided object before a lightly
+ * misaligned one, whatever the launch order. */
+static void test_sorted_by_cost(void) {
+    tb t;
+    CHECK(tb_open(&t, "order"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 4096 + 64, MH_SPACE_GLOBAL, "light");
+    tb_alloc(&t, 1, MH_TRACE_NO_LAUNCH, 0x400000, 1 << 16, MH_SPACE_GLOBAL, "heavy");
+    tb_launch(&t, 0, "a", 1, 64);
+    for (uint16_t th = 0; th < 64; th++) tb_acc(&t, 0, 0, th, 0, 0x100000 + 4 + 4u * th, 4, 0, 0, 0x10);
+    tb_end(&t, 0);
+    tb_launch(&t, 1, "b", 1, 64);
+    for (uint16_t th = 0; th < 64; th++) tb_acc(&t, 1, 0, th, 0, 0x400000 + 256u * th, 4, 0, 0, 0x20);
+    tb_end(&t, 1);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    size_t n = 0;
+    const mh_pat_finding *f = mh_pat_findings(res.pat, &n);
+    CHECK(n >= 2);
+    if (n >= 2) {
+        CHECK_EQ_U(f[0].kind, MH_PAT_STRIDED);
+        CHECK(!strcmp(f[0].label, "heavy"));
+        CHECK_EQ_U(f[1].kind, MH_PAT_MISALIGNED);
+        CHECK(f[0].cost > f[1].cost);
+    }
+    for (size_t i = 1; i < n; i++) CHECK(f[i - 1].cost >= f[i].cost);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+/* Shared memory: a warp-private exchange (lane 0 writes, its warp reads)
+ * and a thread-private slot array; plus a tile all warps read (no finding). */
+static void test_shared_variants(void) {
+    tb t;
+    CHECK(tb_open(&t, "smem"));
+    tb_alloc(&t, 0, 0, 0, 32, MH_SPACE_SHARED, "bcast");
+    tb_alloc(&t, 1, 0, 64, 1024, MH_SPACE_SHARED, "slots");
+    tb_alloc(&t, 2, 0, 2048, 256, MH_SPACE_SHARED, "tile");
+    tb_launch(&t, 0, "smem", 1, 256);
+    for (uint16_t th = 0; th < 256; th++) {
+        unsigned w = th / 32;
+        if (th % 32 == 0) tb_acc(&t, 0, 0, th, 0, 4u * w, 4, MH_KIND_STORE, MH_SPACE_SHARED, 0x10);
+        tb_acc(&t, 0, 0, th, 1, 4u * w, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
+        tb_acc(&t, 0, 0, th, 2, 64 + 4u * th, 4, MH_KIND_STORE, MH_SPACE_SHARED, 0x30);
+        tb_acc(&t, 0, 0, th, 3, 64 + 4u * th, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x40);
+        tb_acc(&t, 0, 0, th, 4, 2048 + 4u * (th % 64), 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x50);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    int k[8];
+    size_t nk = kinds_of(&res, "bcast", k, 8);
+    CHECK_EQ_U(nk, 1);
+    if (nk == 1) CHECK_EQ_U(k[0], MH_PAT_SMEM_WARP);
+    nk = kinds_of(&res, "slots", k, 8);
+    CHECK_EQ_U(nk, 1);
+    if (nk == 1) CHECK_EQ_U(k[0], MH_PAT_SMEM_THREAD);
+    CHECK_EQ_U(kinds_of(&res, "tile", k, 8), 0);
+    const mh_pat_finding *s = find_kind(&res, "slots", MH_PAT_SMEM_THREAD);
+    if (s) CHECK(strstr(s->suggestion, "register") != NULL);
+    s = find_kind(&res, "bcast", MH_PAT_SMEM_WARP);
+    if (s) CHECK(strstr(s->suggestion, "__shfl_sync") != NULL);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+/* GRAMSCHM kernel3 shape: at step i every lane of every warp reads
+ * q[i*NJ + k] (one broadcast word per row): no lane stride, but only one word
+ * of each sector is ever used, 256 bytes apart, by all 8 warps: strided over
+ * time, and hot. */
+static void test_column_walk(void) {
+    tb t;
+    CHECK(tb_open(&t, "column"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 64 * 64 * 4, MH_SPACE_GLOBAL, "q");
+    tb_launch(&t, 0, "kernel3", 1, 256);
+    for (uint32_t i = 0; i < 64; i++)
+        for (uint16_t th = 0; th < 256; th++)
+            tb_acc(&t, 0, 0, th, i, 0x100000 + 4u * (i * 64 + 5), 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x10);
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    const mh_pat_finding *s = find_kind(&res, "q", MH_PAT_STRIDED);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(s->stride == 256);
+        CHECK_EQ_U(s->flagged, 64);
+        CHECK(s->has_example && s->example.sector == 8);
+    }
+    CHECK(find_kind(&res, "q", MH_PAT_HOT) != NULL);
+    CHECK(find_kind(&res, "q", MH_PAT_RANDOM_HOT) == NULL);
+    CHECK(find_kind(&res, "q", MH_PAT_FALSE_SHARING) == NULL);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+/* The JSON document carries the findings with evidence. */
+static void test_json(void) {
+    tb t;
+    CHECK(tb_open(&t, "json"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 1 << 16, MH_SPACE_GLOBAL, "S");
+    tb_launch(&t, 0, "k", 1, 32);
+    for (uint16_t th = 0; th < 32; th++) tb_acc(&t, 0, 0, th, 0, 0x100000 + 64u * th, 4, 0, 0, 0x10);
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    char out[300];
+    snprintf(out, sizeof out, "%s.json", t.path);
+    CHECK(mh_analyze_write_json(out, &res, NULL) == MH_OK);
+    FILE *f = fopen(out, "r");
+    char buf[1 << 15];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    CHECK(strstr(buf, "\"kind\": \"strided\"") != NULL);
+    CHECK(strstr(buf, "\"stride_bytes\": 64") != NULL);
+    CHECK(strstr(buf, "\"locality\"") != NULL);
+    mh_analyze_free(&res);
+    unlink(out);
+    unlink(t.path);
+}
+
+MH_TEST_MAIN(T(test_stride_and_source), T(test_2d_misaligned_vs_control), T(test_misaligned_not_false_sharing),
+             T(test_sorted_by_cost), T(test_shared_variants), T(test_column_walk), T(test_json))
