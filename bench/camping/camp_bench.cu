@@ -91,10 +91,13 @@ template <> __device__ __forceinline__ int4 make<int4>(unsigned x) {
  * SM's own cache, serves them, as on the paper's cache-less GT200. */
 /* launch bounds: 2 blocks of 1024 threads must fit (<= 32 registers), or
  * the 50..64-warp configurations silently lose a block per SM */
+#define MLP 4 /* requests per warp in flight (reads); iters must be a multiple */
+
 template <typename T, bool WRITE>
 __global__ void __launch_bounds__(1024, 2) access_kernel(char *base, unsigned long long pitch, unsigned row_shift,
                               unsigned long long chunk_mask, unsigned walk, int iters,
-                              unsigned *sink, unsigned sink_flag, unsigned *smid_out) {
+                              unsigned *sink, unsigned sink_flag, unsigned zero,
+                              unsigned *smid_out) {
     extern __shared__ char dyn_smem[];
     const unsigned lane = threadIdx.x & 31u;
     const unsigned long long warps_per_block = blockDim.x >> 5;
@@ -105,17 +108,28 @@ __global__ void __launch_bounds__(1024, 2) access_kernel(char *base, unsigned lo
     if (smid_out && threadIdx.x == 0) smid_out[blockIdx.x] = smid();
     if (sink_flag == 0xfeedbeefu) dyn_smem[threadIdx.x] = 0; /* keeps smem use */
     unsigned acc = 0;
-#pragma unroll 4
-    for (int i = 0; i < iters; i++) {
-        unsigned long long g = (unsigned long long)i * total_warps + gw;
-        unsigned long long slot = walk ? (unsigned long long)i + gw : (g >> row_shift);
-        unsigned long long off =
-            (g & row_mask) * pitch + ((slot * req) & chunk_mask) + lane * sizeof(T);
-        T *p = reinterpret_cast<T *>(base + off);
-        if (WRITE)
-            *p = make<T>((unsigned)g ^ lane);
-        else
-            acc ^= fold<T>(__ldcg(p));
+    /* Groups of MLP requests per warp.  For reads, each group's addresses
+     * depend on the previous group's data (through `zero`, 0 at run time but
+     * unknown to the compiler), so exactly MLP loads are in flight per warp
+     * whatever the compiler does: the latency-bound regime is reproducible. */
+#pragma unroll 1
+    for (int i0 = 0; i0 < iters; i0 += MLP) {
+        const unsigned long long dep = WRITE ? 0ull : (unsigned long long)(acc & zero);
+        unsigned part = 0;
+#pragma unroll
+        for (int u = 0; u < MLP; u++) {
+            const int i = i0 + u;
+            unsigned long long g = (unsigned long long)i * total_warps + gw;
+            unsigned long long slot = walk ? (unsigned long long)i + gw : (g >> row_shift);
+            unsigned long long off = (g & row_mask) * pitch + ((slot * req) & chunk_mask) +
+                                     lane * sizeof(T) + dep;
+            T *p = reinterpret_cast<T *>(base + off);
+            if (WRITE)
+                *p = make<T>((unsigned)g ^ lane);
+            else
+                part ^= fold<T>(__ldcg(p));
+        }
+        acc ^= part;
     }
     if (!WRITE && acc == sink_flag) sink[0] = acc; /* never true in practice */
 }
@@ -351,14 +365,15 @@ static std::vector<float> run_access(Ctx *c, const Layout &L, const Occ &o0, int
     unsigned long long chunk_mask = L.chunk - 1;
     CK(cudaMemset(c->smids, 0xff, blocks * sizeof(unsigned)));
     access_kernel<T, W><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
-                                                   L.walk, 1,
-                                                   c->sink, 0xdeadbeefu, c->smids);
+                                                   L.walk, MLP, c->sink, 0xdeadbeefu, 0u,
+                                                   c->smids);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     *placement_bad = placement_errors(c, blocks, o.bps);
     return time_reps(c, [&] {
         access_kernel<T, W><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
-                                                       L.walk, iters, c->sink, 0xdeadbeefu, nullptr);
+                                                       L.walk, iters, c->sink, 0xdeadbeefu, 0u,
+                                                       nullptr);
     });
 }
 
@@ -684,8 +699,8 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    if (reps < 1 || iters < 1) {
-        fprintf(stderr, "camp_bench: --reps and --iters must be positive\n");
+    if (reps < 1 || iters < MLP || iters % MLP) {
+        fprintf(stderr, "camp_bench: --reps must be positive, --iters a multiple of %d\n", MLP);
         return 1;
     }
     Layout camped[2];

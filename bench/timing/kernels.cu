@@ -6,7 +6,10 @@
  * line, so run.sh can show the output is identical with and without memheat.
  * It also times SAXPY itself with CUDA events, the blog's way, and prints the
  * blog's effective bandwidth N*4*3/t for comparison with memheat's figure.
- * --crash aborts after the first kernel (for the error-path check). */
+ * --crash aborts after the first kernel (for the error-path check).
+ * --pipeline instead runs SAXPY out of pinned host memory in chunks on two
+ * streams (copy in, compute, copy out overlapping), the shape seed 004's model
+ * is about, to check memheat's overlap figures on a real timeline. */
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -52,21 +55,76 @@ __global__ void transpose_kernel(const float *__restrict__ in, float *__restrict
         if (or0 + j < cols && oc < rows) out[(size_t)(or0 + j) * rows + oc] = tile[threadIdx.x][j];
 }
 
+__global__ void tiny_kernel(int *p) {
+    if (threadIdx.x == 0) atomicAdd(p, 1);
+}
+
+/* n back-to-back launches of a one-warp kernel: the worst case for per-launch costs. */
+static int tiny(int n) {
+    int *p, h = 0;
+    CK(cudaMalloc(&p, sizeof *p));
+    CK(cudaMemset(p, 0, sizeof *p));
+    for (int i = 0; i < n; i++) tiny_kernel<<<1, 32>>>(p);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&h, p, sizeof h, cudaMemcpyDeviceToHost));
+    printf("tiny launches %d counted %d %s\n", n, h, h == n ? "ok" : "WRONG");
+    return h == n ? 0 : 1;
+}
+
 static unsigned lcg(unsigned *s) { return *s = *s * 1664525u + 1013904223u; }
+
+/* SAXPY over n elements in `chunks` pieces alternating between two streams. */
+static int pipeline(size_t n, int chunks) {
+    float *hx, *hy, *x, *y;
+    CK(cudaMallocHost(&hx, n * sizeof(float)));
+    CK(cudaMallocHost(&hy, n * sizeof(float)));
+    CK(cudaMalloc(&x, n * sizeof(float)));
+    CK(cudaMalloc(&y, n * sizeof(float)));
+    unsigned s = 7;
+    for (size_t i = 0; i < n; i++) hx[i] = (float)(lcg(&s) >> 8) / 16777216.0f;
+    for (size_t i = 0; i < n; i++) hy[i] = (float)(lcg(&s) >> 8) / 16777216.0f;
+    std::vector<float> y0(hy, hy + n);
+    cudaStream_t st[2];
+    CK(cudaStreamCreate(&st[0]));
+    CK(cudaStreamCreate(&st[1]));
+    size_t per = (n + chunks - 1) / chunks;
+    for (int c = 0; c < chunks; c++) {
+        size_t off = c * per, len = std::min(per, n - off);
+        cudaStream_t q = st[c % 2];
+        CK(cudaMemcpyAsync(x + off, hx + off, len * sizeof(float), cudaMemcpyHostToDevice, q));
+        CK(cudaMemcpyAsync(y + off, hy + off, len * sizeof(float), cudaMemcpyHostToDevice, q));
+        saxpy_kernel<<<(unsigned)((len + 511) / 512), 512, 0, q>>>(len, 2.0f, x + off, y + off);
+        CK(cudaGetLastError());
+        CK(cudaMemcpyAsync(hy + off, y + off, len * sizeof(float), cudaMemcpyDeviceToHost, q));
+    }
+    CK(cudaDeviceSynchronize());
+    int bad = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        bad += fabsf(hy[i] - fmaf(2.0f, hx[i], y0[i])) > 1e-6f;
+        sum += hy[i];
+    }
+    printf("pipeline checksum %.6e n=%zu chunks=%d %s\n", sum, n, chunks, bad ? "WRONG" : "ok");
+    return bad ? 1 : 0;
+}
 
 int main(int argc, char **argv) {
     size_t n = (size_t)1 << 26;
-    int reps = 20, side = 8192, crash = 0;
+    int reps = 20, side = 8192, crash = 0, pipe = 0, ntiny = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--n") && i + 1 < argc) n = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--side") && i + 1 < argc) side = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--crash")) crash = 1;
+        else if (!strcmp(argv[i], "--pipeline")) pipe = 1;
+        else if (!strcmp(argv[i], "--tiny") && i + 1 < argc) ntiny = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: kernels [--n N] [--reps R] [--side S] [--crash]\n");
+            fprintf(stderr, "usage: kernels [--n N] [--reps R] [--side S] [--crash] [--pipeline]\n");
             return 2;
         }
     }
+    if (pipe) return pipeline(n, 16);
+    if (ntiny > 0) return tiny(ntiny);
     size_t nt = (size_t)side * side, bytes = n * sizeof(float), tbytes = nt * sizeof(float);
     std::vector<float> hx(n), hy(n), hm(nt), hout(std::max(n, nt));
     unsigned s = 42;

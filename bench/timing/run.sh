@@ -39,6 +39,32 @@ set +e
 echo "exit status $?" >> "$OUTDIR/crash.txt"
 set -e
 tail -3 "$OUTDIR/crash.txt"
+if [ -f "$B/crash.json" ]; then
+  python3 -c "import json; j = json.load(open('$B/crash.json')); print('kept after the crash:', len(j['kernels']), 'kernel(s), runs', j['runs'])"
+fi
 
 echo "== side by side"
 PYTHONUNBUFFERED=1 python3 bench/timing/compare.py --build "$B" --out "$OUTDIR" "$@"
+
+echo "== overlap: SAXPY pipelined over two streams from pinned memory (timing pass only)"
+"$B/mh-timing-tool" run --no-counters -o "$OUTDIR/pipeline.json" -- "$B/kernels" --pipeline --n 268435456 \
+  | tee "$OUTDIR/pipeline.txt"
+
+echo "== worst case for per-launch cost: 50000 launches of a one-warp kernel (end-to-end, median of 5)"
+python3 - "$B" <<'PY' | tee "$OUTDIR/tiny.txt"
+import os, statistics, subprocess, sys, time
+b = os.path.abspath(sys.argv[1])
+prog = [os.path.join(b, "kernels"), "--tiny", "50000"]
+lib = os.path.join(b, "lib", "memheat", "libmemheat_cupti.so")
+subprocess.run(prog, check=True, stdout=subprocess.DEVNULL)
+t = {"plain": [], "events": [], "activity": []}
+for i in range(5):
+    for v in t:
+        env = None if v == "plain" else dict(os.environ, CUDA_INJECTION64_PATH=lib, MEMHEAT_TIMING_MODE="timing",
+                                             MEMHEAT_TIMING_KERNELS=v, MEMHEAT_TIMING_OUT=os.path.join(b, "tiny.json"))
+        t0 = time.perf_counter()
+        subprocess.run(prog, env=env, check=True, stdout=subprocess.DEVNULL)
+        t[v].append(time.perf_counter() - t0)
+p = statistics.median(t["plain"])
+print({v: (round(statistics.median(x), 4), round(statistics.median(x) / p, 3)) for v, x in t.items()})
+PY

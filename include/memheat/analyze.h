@@ -36,14 +36,16 @@ typedef struct mh_analyze_result {
     size_t nloc, caploc;
     uint64_t accesses;
     int truncated;        /* the trace ends inside a chunk */
+    int partial;          /* reading stopped early (cut or damage): results cover what came before */
     int complete;         /* END record seen */
     size_t peak_heat, peak_loc, peak_pat;
     uint64_t split_loc, split_pat;
 } mh_analyze_result;
 
-/* Runs the whole analysis. On MH_ERR_TRUNCATED the result is filled from the
- * whole chunks before the cut (res->truncated = 1). On other errors the
- * result holds what was analysed before the error; free it either way. */
+/* Runs the whole analysis. When reading stops early (file cut short, damaged
+ * chunk) the error is returned and the result is still complete for the
+ * records before it (res->partial = 1; res->truncated = 1 for a cut). On
+ * other errors the result is unusable; free it either way. */
 int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_result *res, mh_err *err);
 void mh_analyze_free(mh_analyze_result *res);
 

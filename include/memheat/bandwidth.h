@@ -75,6 +75,8 @@ typedef struct mh_bw_report {
     mh_bw_row *rows;
     size_t nrows;
     mh_timing_counter_info counters;
+    uint64_t dropped_records;   /* launches/records the timing pass could not time */
+    char kernel_timing[16];     /* "events" or "activity" */
 } mh_bw_report;
 
 /* Device peaks. 0 when an attribute is unknown. */

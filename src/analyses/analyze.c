@@ -91,6 +91,7 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     mh_trace_close_reader(r);
     if (rc == MH_OK && read_rc != MH_OK) {
         if (read_rc == MH_ERR_TRUNCATED) res->truncated = 1;
+        res->partial = 1;
         if (err) *err = rerr;
         rc = read_rc;
     }
@@ -134,7 +135,8 @@ static void print_finding(FILE *f, size_t i, const mh_pat_finding *x) {
 
 int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced) {
     fprintf(f, "memheat analyze: %zu launches, %" PRIu64 " accesses%s\n\n", res->model.nlaunches, res->accesses,
-            res->truncated ? " (trace cut short: whole chunks only)" : "");
+            res->truncated ? " (trace cut short: whole chunks only)"
+                           : res->partial ? " (reading stopped at a damaged chunk: records before it only)" : "");
     if (res->split_pat)
         fprintf(f, "note: up to %" PRIu64 " warp requests were split by the memory budget; raise --group-mem\n\n",
                 res->split_pat);
@@ -277,6 +279,7 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     json_object_set_new(root, "launches", json_integer((json_int_t)res->model.nlaunches));
     json_object_set_new(root, "complete", json_boolean(res->complete));
     json_object_set_new(root, "truncated", json_boolean(res->truncated));
+    json_object_set_new(root, "partial", json_boolean(res->partial));
     json_object_set_new(root, "requests_split", json_integer((json_int_t)res->split_pat));
     json_object_set_new(root, "peak_bytes", json_integer((json_int_t)(res->peak_heat + res->peak_loc + res->peak_pat)));
     json_t *fa = json_array(), *ba = json_array(), *la = json_array();

@@ -197,6 +197,8 @@ static double ratio(double a, double b) { return (isfinite(a) && isfinite(b) && 
 int mh_bw_analyze(const mh_timing *t, double fused_ns, mh_bw_report *rep, mh_err *err) {
     memset(rep, 0, sizeof *rep);
     rep->counters = t->counters;
+    rep->dropped_records = t->dropped_records;
+    snprintf(rep->kernel_timing, sizeof rep->kernel_timing, "%s", t->kernel_timing);
     rep->devices = calloc(t->ndevices ? t->ndevices : 1, sizeof *rep->devices);
     if (!rep->devices) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < t->ndevices; i++) {
@@ -340,6 +342,8 @@ json_t *mh_bw_report_json(const mh_bw_report *rep) {
     }
     put(root, "devices", devs, &bad);
     put(root, "kernels", rows, &bad);
+    put(root, "kernel_timing", json_string(rep->kernel_timing), &bad);
+    put(root, "dropped_records", json_integer((json_int_t)rep->dropped_records), &bad);
     if (bad) {
         json_decref(root);
         return NULL;
@@ -376,6 +380,10 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
         fprintf(f, "device %u: %s  peak %s GB/s theoretical, %s GB/s measured, %.1f TFLOP/s FP32\n", d->dev.id,
                 d->dev.name, a, b, d->peak_flops_sp / 1e12);
     }
+    if (rep->dropped_records)
+        fprintf(f, "note: %llu kernel launches or records could not be timed (graph launches are not timed with "
+                "event timing; MEMHEAT_TIMING_KERNELS=activity times them)\n",
+                (unsigned long long)rep->dropped_records);
     if (rep->counters.requested && strcmp(rep->counters.status, "ok") != 0)
         fprintf(f, "counters: %s%s%s\n", rep->counters.status[0] ? rep->counters.status : "not collected",
                 rep->counters.message[0] ? ": " : "", rep->counters.message);

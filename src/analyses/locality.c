@@ -189,33 +189,95 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* A complete logical time step of one block: add its entropies. */
+static void sort_u64(uint64_t *v, size_t n) {
+    if (n > 48) {
+        qsort(v, n, sizeof *v, cmp_u64);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) { /* insertion sort: steps are mostly short */
+        uint64_t x = v[i];
+        size_t j = i;
+        while (j && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* Entropy of run counts c[0..n) summing to tot. */
+static double runs_entropy(const uint64_t *c, size_t n, double tot) {
+    if (n <= 1 || tot <= 0) return 0;
+    double acc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i] > 1) acc += (double)c[i] * log2((double)c[i]);
+    double h = log2(tot) - acc / tot;
+    return h < 0 ? 0 : h;
+}
+
+/* A complete logical time step of one block: add its entropies. The sorted
+ * keys are reduced to runs of equal keys once; each further dropped bit
+ * merges neighbouring runs, so the work per level is the number of runs.
+ * Keys of different spaces never merge (the space is in the top bits). */
 static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     mh_loc_run *lr = ctx;
     lstate *s = find_ls(lr, k->launch);
     if (!s || n == 0) return MH_OK;
     psl_acc *row = blk_acc(lr, s, k->block);
     if (!row) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    uint64_t small[256];
-    uint64_t *keys = n <= 256 ? small : malloc(n * sizeof *keys);
+    uint64_t small[512];
+    uint64_t *keys = n <= 256 ? small : malloc(2 * n * sizeof *keys);
     if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t *cnt = keys + (n <= 256 ? 256 : n);
     for (size_t i = 0; i < n; i++) keys[i] = v[i].canon;
-    qsort(keys, n, sizeof *keys, cmp_u64);
-    size_t a = 0;
-    while (a < n) { /* per space: keys of one space are contiguous */
-        unsigned sp = MH_CANON_SPACE(keys[a]);
-        size_t b = a;
-        while (b < n && MH_CANON_SPACE(keys[b]) == sp) b++;
-        psl_acc *p = &row[sp];
-        if (b - a > 1)
-            for (unsigned d = 0; d < MH_LOC_NBITS; d++) p->sum[d] += mh_loc_entropy(keys + a, NULL, b - a, d);
-        p->steps++;
-        a = b;
+    sort_u64(keys, n);
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (nr && keys[nr - 1] == keys[i]) {
+            cnt[nr - 1]++;
+        } else {
+            keys[nr] = keys[i];
+            cnt[nr++] = 1;
+        }
     }
-    psl_acc *t = &row[MH_LOC_TOTAL];
-    if (n > 1)
-        for (unsigned d = 0; d < MH_LOC_NBITS; d++) t->sum[d] += mh_loc_entropy(keys, NULL, n, d);
-    t->steps++;
+    /* per-space segments of the runs (fixed across levels: spaces never merge) */
+    size_t seg_a[MH_SPACE_COUNT + 1], nseg = 0;
+    unsigned seg_sp[MH_SPACE_COUNT];
+    double seg_tot[MH_SPACE_COUNT];
+    for (size_t i = 0; i < nr; i++)
+        if (!i || MH_CANON_SPACE(keys[i]) != MH_CANON_SPACE(keys[i - 1])) {
+            seg_a[nseg] = i;
+            seg_sp[nseg] = MH_CANON_SPACE(keys[i]);
+            seg_tot[nseg] = 0;
+            nseg++;
+        }
+    seg_a[nseg] = nr;
+    for (size_t g = 0; g < nseg; g++)
+        for (size_t i = seg_a[g]; i < seg_a[g + 1]; i++) seg_tot[g] += (double)cnt[i];
+    for (unsigned d = 0; d < MH_LOC_NBITS; d++) {
+        if (d) { /* merge runs whose keys agree after dropping d bits, segment by segment */
+            size_t w = 0;
+            for (size_t g = 0; g < nseg; g++) {
+                size_t a = seg_a[g], b = seg_a[g + 1];
+                seg_a[g] = w;
+                for (size_t i = a; i < b; i++) {
+                    if (w > seg_a[g] && keys[w - 1] >> d == keys[i] >> d) {
+                        cnt[w - 1] += cnt[i];
+                    } else {
+                        keys[w] = keys[i];
+                        cnt[w++] = cnt[i];
+                    }
+                }
+            }
+            seg_a[nseg] = nr = w;
+        }
+        for (size_t g = 0; g < nseg; g++)
+            row[seg_sp[g]].sum[d] += runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g]);
+        row[MH_LOC_TOTAL].sum[d] += runs_entropy(cnt, nr, (double)n);
+        if (nr == nseg) break; /* one run per space: every further level adds 0 */
+    }
+    for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
+    row[MH_LOC_TOTAL].steps++;
     if (keys != small) free(keys);
     return MH_OK;
 }
@@ -236,6 +298,43 @@ int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh
     return MH_OK;
 }
 
+static int cmp_cnt_key(const void *a, const void *b);
+
+/* LSD radix sort of entries by key, 16-bit digits; digits equal in every key
+ * (the space/object bits, usually) are skipped. tmp holds n entries. */
+static void radix_sort_cnt(cnt_ent *v, cnt_ent *tmp, size_t n) {
+    uint64_t all_or = 0, all_and = ~UINT64_C(0);
+    for (size_t i = 0; i < n; i++) {
+        all_or |= v[i].key;
+        all_and &= v[i].key;
+    }
+    uint64_t differ = all_or ^ all_and;
+    static const unsigned R = 1u << 16;
+    size_t *count = malloc(R * sizeof *count);
+    if (!count) { /* fall back to qsort */
+        qsort(v, n, sizeof *v, cmp_cnt_key);
+        return;
+    }
+    cnt_ent *src = v, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 16) {
+        if (!((differ >> shift) & 0xFFFF)) continue;
+        memset(count, 0, R * sizeof *count);
+        for (size_t i = 0; i < n; i++) count[(src[i].key >> shift) & 0xFFFF]++;
+        size_t sum = 0;
+        for (unsigned d = 0; d < R; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[count[(src[i].key >> shift) & 0xFFFF]++] = src[i];
+        cnt_ent *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+    free(count);
+}
+
 static int cmp_cnt_key(const void *a, const void *b) {
     uint64_t x = ((const cnt_ent *)a)->key, y = ((const cnt_ent *)b)->key;
     return x < y ? -1 : x > y;
@@ -252,10 +351,29 @@ static int fill_static(mh_loc_metrics *m, const uint64_t *keys, const uint64_t *
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += cnt[i];
     m->accesses = total;
-    memcpy(scratch, cnt, n * sizeof *cnt);
-    qsort(scratch, n, sizeof *scratch, cmp_u64_desc);
+    /* fewest addresses covering 90%: take counts from the largest down. A
+     * histogram of the counts when they are small, else a sort. */
+    uint64_t maxc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cnt[i] > maxc) maxc = cnt[i];
     uint64_t run = 0, k = 0;
-    while (k < n && run * 10 < total * 9) run += scratch[k++];
+    uint64_t *hist = maxc <= (UINT64_C(1) << 22) ? calloc(maxc + 1, sizeof *hist) : NULL;
+    if (hist) {
+        for (size_t i = 0; i < n; i++) hist[cnt[i]]++;
+        for (uint64_t c = maxc; c > 0 && run * 10 < total * 9; c--) {
+            /* how many addresses of count c are still needed */
+            uint64_t need = total * 9 - run * 10, per = c * 10;
+            uint64_t take = (need + per - 1) / per;
+            if (take > hist[c]) take = hist[c];
+            run += take * c;
+            k += take;
+        }
+        free(hist);
+    } else {
+        memcpy(scratch, cnt, n * sizeof *cnt);
+        qsort(scratch, n, sizeof *scratch, cmp_u64_desc);
+        while (k < n && run * 10 < total * 9) run += scratch[k++];
+    }
     m->footprint90 = k;
     for (unsigned d = 0; d < MH_LOC_NBITS; d++) m->entropy[d] = mh_loc_entropy(keys, cnt, n, d);
     return MH_OK;
@@ -277,9 +395,11 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     for (size_t i = 0; i < s->cap; i++)
         if (e && e[i].key) e[k++] = e[i];
     assert(k == n);
-    if (n) qsort(e, n, sizeof *e, cmp_cnt_key);
     uint64_t *keys = malloc((n ? n : 1) * 3 * sizeof *keys);
     if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (n > 1) { /* radix sort using the key arrays as scratch (2 x 8 bytes x n = 16 x n) */
+        radix_sort_cnt(e, (cnt_ent *)(void *)keys, n);
+    }
     uint64_t *cnt = keys + (n ? n : 1), *scratch = cnt + (n ? n : 1);
     for (size_t i = 0; i < n; i++) {
         keys[i] = e[i].key;

@@ -277,24 +277,30 @@ static int cmp_slot_thread(const void *a, const void *b) {
     return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
+
+/* Insertion sort for the small arrays of one warp request (<= a few hundred
+ * elements, usually 32): cheaper than qsort's indirect calls. */
+#define MH_ISORT(T, v, n, LESS)                       \
+    do {                                              \
+        for (size_t i_ = 1; i_ < (n); i_++) {         \
+            T x_ = (v)[i_];                           \
+            size_t j_ = i_;                           \
+            while (j_ && LESS(x_, (v)[j_ - 1])) {     \
+                (v)[j_] = (v)[j_ - 1];                \
+                j_--;                                 \
+            }                                         \
+            (v)[j_] = x_;                             \
+        }                                             \
+    } while (0)
+#define LT_NUM(a, b) ((a) < (b))
+#define LT_IVL(a, b) ((a).lo < (b).lo)
+#define LT_ENT(a, b) (cmp_slot_thread(&(a), &(b)) < 0)
 
 typedef struct ivl {
     uint64_t lo, hi;
 } ivl;
 
-static int cmp_ivl(const void *a, const void *b) {
-    uint64_t x = ((const ivl *)a)->lo, y = ((const ivl *)b)->lo;
-    return x < y ? -1 : x > y;
-}
 
 /* One warp-level request to one object in global memory (entries sorted by thread). */
 static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const mh_grp_entry *v, size_t n) {
@@ -315,11 +321,11 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
         iv[i].lo = MH_CANON_OFF(v[i].canon);
         iv[i].hi = iv[i].lo + sz;
     }
-    qsort(sec, nsec, sizeof *sec, cmp_u64);
+    MH_ISORT(uint64_t, sec, nsec, LT_NUM);
     uint64_t sectors = 0;
     for (size_t i = 0; i < nsec; i++)
         if (!i || sec[i] != sec[i - 1]) sectors++;
-    qsort(iv, n, sizeof *iv, cmp_ivl);
+    MH_ISORT(ivl, iv, n, LT_IVL);
     uint64_t bytes = 0, cur_lo = iv[0].lo, cur_hi = iv[0].hi;
     for (size_t i = 1; i < n; i++) {
         if (iv[i].lo <= cur_hi) {
@@ -346,7 +352,7 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
     int64_t mode = INT64_MIN;
     size_t modec = 0;
     if (nd) {
-        qsort(d, nd, sizeof *d, cmp_i64);
+        MH_ISORT(int64_t, d, nd, LT_NUM);
         for (size_t i = 0; i < nd;) {
             size_t j = i;
             while (j < nd && d[j] == d[i]) j++;
@@ -417,7 +423,8 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
                            err);
     }
     if (k->space != MH_SPACE_GLOBAL) return MH_OK;
-    qsort(v, n, sizeof *v, cmp_slot_thread);
+    if (n <= 64) MH_ISORT(mh_grp_entry, v, n, LT_ENT);
+    else qsort(v, n, sizeof *v, cmp_slot_thread);
     size_t a = 0;
     while (a < n) {
         size_t b = a;

@@ -23,7 +23,9 @@ static void help(FILE *f) {
           "      --no-locality    skip the locality metrics\n"
           "      --no-patterns    skip pattern detection\n"
           "  -h, --help\n\n"
-          "Exit codes: 0 ok, 1 error, 2 usage, 4 trace cut short (results cover its whole chunks).\n",
+          "A trace cut short or damaged is analysed up to the problem, the results are\n"
+          "printed, then the error. Exit codes: 0 ok, 1 error (damaged input: results\n"
+          "before the damage were printed), 2 usage, 4 trace cut short.\n",
           f);
 }
 
@@ -70,7 +72,7 @@ int mh_cmd_analyze(int argc, char **argv) {
     mh_analyze_result res;
     int rc = mh_analyze_file(argv[optind], &ao, &res, &err);
     int code = MH_EXIT_OK;
-    int usable = rc == MH_OK || rc == MH_ERR_TRUNCATED;
+    int usable = rc == MH_OK || res.partial;
     if (usable) {
         mh_err werr = {0};
         if (json && mh_analyze_write_json("-", &res, &werr) != MH_OK) code = mh_cli_fail_err("analyze", &werr);

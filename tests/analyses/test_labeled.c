@@ -152,7 +152,7 @@ static int traced_run(const label *l, const char *memheat, const char *program, 
     snprintf(trace, sizeof trace, "%s.mht", base);
     struct stat st;
     if (stat(trace, &st) != 0) {
-        snprintf(msg, cap, "memheat run exited %d and left no trace %s", rc, trace);
+        snprintf(msg, cap, "memheat run exited %d and left no trace %.300s", rc, trace);
         return -1;
     }
     if (rc != 0) fprintf(stderr, "note: memheat run exited %d for %s; the trace is analysed anyway\n", rc, l->program);
@@ -252,7 +252,7 @@ int main(int argc, char **argv) {
             int arc = mh_analyze_file(trace, NULL, &res, &err);
             have = arc == MH_OK || arc == MH_ERR_TRUNCATED;
             if (!have) {
-                snprintf(msg, sizeof msg, "analyze: %s", err.msg);
+                snprintf(msg, sizeof msg, "analyze: %.400s", err.msg);
                 mh_analyze_free(&res);
             }
         }

@@ -43,6 +43,7 @@ static void test_round_trip(void) {
     mh_timing t;
     mh_timing_init(&t);
     snprintf(t.command, sizeof t.command, "./saxpy \"quoted\" arg");
+    snprintf(t.kernel_timing, sizeof t.kernel_timing, "events");
     mh_timing_device d = {0};
     d.id = 0;
     snprintf(d.name, sizeof d.name, "Test GPU");
@@ -73,6 +74,7 @@ static void test_round_trip(void) {
     CHECK(u.devices[0].mem_clock_khz == 2619000 && u.devices[0].bus_width_bits == 5120);
     CHECK(u.devices[0].global_mem_bytes == 85000000000ull);
     CHECK(strcmp(u.command, t.command) == 0);
+    CHECK(strcmp(u.kernel_timing, "events") == 0);
     CHECK(u.nkernels == 2);
     CHECK(strcmp(u.kernels[0].name, "_Z5saxpyifPfS_") == 0);
     CHECK(u.kernels[0].start_ns == 1000 && u.kernels[0].end_ns == 2500 && u.kernels[0].stream == 13);

@@ -18,9 +18,11 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collectors/cupti/cupti_internal.h"
 #include "memheat/timing.h"
@@ -225,12 +227,13 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 /* Enables the launch callbacks of one domain: every callback whose name says
  * it launches a kernel (so new launch entry points of later CUDA versions are
  * covered without a list of ids). */
-static void enable_launch_callbacks(CUpti_CallbackDomain dom, uint32_t max_id) {
+static void enable_launch_callbacks(CUpti_CallbackDomain dom, uint32_t max_id, int graphs) {
     for (uint32_t id = 1; id < max_id; id++) {
         const char *name = NULL;
         if (cuptiGetCallbackName(dom, id, &name) != CUPTI_SUCCESS || !name) continue;
         int launch = strstr(name, "LaunchKernel") || strstr(name, "LaunchCooperativeKernel") ||
-                     strcmp(name, "cuLaunchGrid") == 0 || strcmp(name, "cuLaunchGridAsync") == 0;
+                     strcmp(name, "cuLaunchGrid") == 0 || strcmp(name, "cuLaunchGridAsync") == 0 ||
+                     (graphs && strstr(name, "GraphLaunch") && dom == CUPTI_CB_DOMAIN_DRIVER_API);
         if (!launch || strstr(name, "Multi")) continue;
         cuptiEnableCallback(1, G.sub, dom, id);
     }
@@ -267,6 +270,32 @@ static void finish(void) {
     mh_err_clear(&err);
     if (mh_timing_save(t, NULL, G.out_path, &err) != MH_OK) fprintf(stderr, "memheat: %s\n", err.msg);
     pthread_mutex_unlock(&G.lock);
+}
+
+/* ---- a program that dies on a signal ---------------------------------- */
+
+/* Best effort to keep what was collected when the program crashes: write the
+ * file, then die of the same signal. Not async-signal-safe (CUPTI, malloc),
+ * so an alarm ends the process if saving hangs. Installed only where the
+ * program has no handler of its own at the time CUDA starts. */
+static void on_fatal(int sig) {
+    alarm(10);
+    finish();
+    raise(sig); /* SA_RESETHAND put the default action back */
+}
+
+static void catch_fatal_signals(void) {
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 /* ---- entry ------------------------------------------------------------ */
@@ -308,8 +337,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     if (G.mode == MH_CUPTI_TIMING) {
         r = cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
         if (G.kernel_events) {
-            enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-            enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+            /* graph launches run kernels no event brackets: counted as untimed */
+            enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0);
+            enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1);
         } else if (r == CUPTI_SUCCESS) {
             r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         }
@@ -317,9 +347,10 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
         if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
         if (r != CUPTI_SUCCESS) note_error("enabling CUPTI activity records", r);
     } else {
-        enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-        enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+        enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0);
+        enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 0);
     }
     atexit(finish);
+    catch_fatal_signals();
     return 1;
 }

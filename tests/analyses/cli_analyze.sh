@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# cli_analyze.sh -- `memheat analyze` end to end: findings text and JSON on a
+# synthetic trace, and a one-line error with the documented exit code for a
+# wrong flag, a missing file, an empty file, a cut file and a damaged file.
+# usage: cli_analyze.sh MEMHEAT WORKDIR
+set -u
+M=$1; W=$2
+rm -rf "$W"; mkdir -p "$W"
+fail=0
+check() { # name expected-rc actual-rc
+  if [ "$2" != "$3" ]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
+}
+"$M" synth -o "$W/all.mht" --shape all --iters 64 >/dev/null 2>&1
+"$M" analyze "$W/all.mht" -o "$W/all.json" >"$W/all.txt" 2>"$W/all.err"; check analyze 0 $?
+for k in false_sharing strided misaligned hot_spot random_hot smem_abuse_thread smem_abuse_warp; do
+  grep -q "^#[0-9]* *$k " "$W/all.txt" || { echo "FAIL text output lacks $k"; fail=1; }
+  grep -q "\"kind\": \"$k\"" "$W/all.json" || { echo "FAIL JSON lacks $k"; fail=1; }
+done
+grep -q "^Locality (AIWC)" "$W/all.txt" || { echo "FAIL no locality table"; fail=1; }
+"$M" analyze "$W/all.mht" --json >"$W/stdout.json" 2>/dev/null; check json-stdout 0 $?
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['findings'] and d['locality']" "$W/stdout.json" \
+  || { echo "FAIL --json is not the JSON document"; fail=1; }
+"$M" analyze "$W/all.mht" --bogus >/dev/null 2>"$W/e1"; check bad-flag 2 $?
+"$M" analyze "$W/nope.mht" >/dev/null 2>"$W/e2"; check missing-file 1 $?
+: >"$W/empty.mht"; "$M" analyze "$W/empty.mht" >/dev/null 2>"$W/e3"; check empty-file 1 $?
+size=$(stat -c %s "$W/all.mht")
+head -c $((size - 40)) "$W/all.mht" >"$W/cut.mht"
+"$M" analyze "$W/cut.mht" >"$W/cut.txt" 2>"$W/e4"; check cut-file 4 $?
+grep -q "cut short" "$W/cut.txt" || { echo "FAIL cut file: results not printed"; fail=1; }
+cp "$W/all.mht" "$W/flip.mht"
+printf '\377' | dd of="$W/flip.mht" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$M" analyze "$W/flip.mht" >/dev/null 2>"$W/e5"; check damaged-file 1 $?
+for e in e2 e3 e4 e5; do
+  n=$(grep -c "error" "$W/$e"); [ "$n" = 1 ] || { echo "FAIL $e: expected one error line, got $n"; cat "$W/$e"; fail=1; }
+done
+exit $fail
