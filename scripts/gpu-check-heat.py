@@ -83,11 +83,12 @@ def main():
         ok &= check("spmv rowOffsets misaligned", len(found) >= 1,
                     "regions with >=15%% of sectors shared by 2 warps at warp boundaries: %s" % found)
     elif case == "gramschmidt":
-        rows = load(g[0])  # first kernel3 launch (k = 0)
-        strided = lambda w, sec: sorted(w)[-2] == 0 and max(w) == 8 and sec == 8
+        rows = load(g[0])  # first kernel3 launch (k = 0): every active warp reads q[i*n + 0]
+        # n = 128 leaves 4 active warps in the 256-thread block; n >= 256 all 8.
+        strided = lambda w, sec: sorted(w)[-2] == 0 and max(w) == sec and sec >= 4
         reg = regions_matching(rows, strided)
         ok &= check("gramschmidt kernel3 q strided", len(reg) >= 1,
-                    "regions where each sector has one word read by 8 warps and 7 unused: %s" % reg)
+                    "regions where each sector has one word read by all active warps (>= 4) and 7 unused: %s" % reg)
     elif case == "smem_private":
         if not check(case, len(s) >= 1, "%d shared maps" % len(s)):
             return 1

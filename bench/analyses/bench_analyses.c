@@ -4,8 +4,8 @@
  * The trace: 8 blocks of 256 threads (8 warps) issue, in warp-instruction
  * order as a GPU does, per step: a coalesced load of A, a false-sharing store
  * into B, a hot read of a 4 KiB table C, a shared-memory tile store and a
- * tile load (16 x 16 floats, 8-way bank conflict). A and B wrap around
- * 16 MiB, so the distinct addresses stop growing after the first ~10^6
+ * tile load (16 x 16 floats, 8-way bank conflict). A and B wrap around 4 MiB
+ * each, so the distinct addresses stop growing after the first ~5 x 10^6
  * accesses: running with N and 4N shows whether memory follows distinct
  * addresses (it should stay flat) or trace length.
  *
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "memheat/analyze.h"
+#include "memheat/heat.h"
 #include "memheat/trace.h"
 
 static double now(void) {
@@ -30,7 +31,7 @@ static double now(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-#define WRAP (16u << 20)
+#define WRAP (4u << 20)
 
 static void make_batch(mh_access *v, size_t n, uint64_t *next) {
     for (size_t i = 0; i < n; i++) {
@@ -137,6 +138,34 @@ static int run(const char *what, const char *path, uint64_t n, int noloc, int no
     return 0;
 }
 
+/* The heat-map pass alone on the same trace (read + model + heat maps), for
+ * comparison with bench/heat's figure. */
+static int run_heat(const char *path, uint64_t n) {
+    mh_err err = {0};
+    mh_trace_reader *r = NULL;
+    mh_model m;
+    mh_heat_run *hr = NULL;
+    double t0 = now();
+    if (mh_trace_open(&r, path, &err)) goto fail;
+    if (mh_model_init(&m, mh_trace_header_get(r), &err)) goto fail;
+    mh_heat_run_opts ho = {0};
+    if (mh_heat_run_new(&hr, &m, &ho, &err)) goto fail;
+    mh_record rec;
+    while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF)
+        if (mh_model_feed(&m, &rec, &err) || mh_heat_run_feed(hr, &rec, &err)) goto fail;
+    if (mh_heat_run_finish(hr, &err)) goto fail;
+    double dt = now() - t0;
+    printf("%-16s N=%llu  %.2f s  %.2fe6 accesses/s  state peak: heat %.1f MiB\n", "heat maps only",
+           (unsigned long long)n, dt, (double)n / dt / 1e6, mh_heat_run_peak_bytes(hr) / 1048576.0);
+    mh_heat_run_free(hr);
+    mh_model_free(&m);
+    mh_trace_close_reader(r);
+    return 0;
+fail:
+    fprintf(stderr, "bench_analyses: heat pass: %s\n", err.msg);
+    return 1;
+}
+
 int main(int argc, char **argv) {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 10000000ull;
     char tmp[256];
@@ -149,7 +178,8 @@ int main(int argc, char **argv) {
     double t0 = now();
     if (write_trace(path, n)) return 1;
     printf("trace: %llu accesses written in %.2f s (%s)\n", (unsigned long long)n, now() - t0, path);
-    int rc = run("locality only", path, n, 0, 1);
+    int rc = run_heat(path, n);
+    if (!rc) rc = run("locality only", path, n, 0, 1);
     if (!rc) rc = run("patterns only", path, n, 1, 0);
     if (!rc) rc = run("analyze (all)", path, n, 0, 0);
     if (argc <= 2) unlink(path);

@@ -65,10 +65,23 @@ static int cmd_fit(int argc, char **argv) {
     mh_camp_model m;
     if (mh_camp_data_load_csv(&d, argv[2], &e)) return fail(&e);
     int rc = mh_camp_fit(&d, &m, &e);
-    mh_camp_data_free(&d);
-    if (rc) return fail(&e);
-    /* the paper's form, fitted on everything, for the record */
+    if (rc) {
+        mh_camp_data_free(&d);
+        return fail(&e);
+    }
     print_model(&m);
+    /* the paper's eq. (1) on all the data, for comparison with its R2/RMSE */
+    printf("\npaper's equation (1) on all points:\n");
+    for (int op = 0; op < 2; op++)
+        for (int lay = 0; lay < 2; lay++) {
+            mh_camp_eq eq;
+            if (mh_camp_fit_form(&d, op, lay, MH_CAMP_FORM_PAPER, NULL, &eq, &e)) continue;
+            printf("%s/%s: R2=%.4f RMSE=%.4g ms:", ops[op], lays[lay], eq.r2, eq.rmse);
+            for (int i = 0; i < eq.ncoef; i++)
+                printf(" %s=%.4g (t %.1f, p %.2g)", eq.names[i], eq.coef[i], eq.tstat[i], eq.pval[i]);
+            printf("\n");
+        }
+    mh_camp_data_free(&d);
     if (mh_camp_model_save(&m, argv[3], &e)) return fail(&e);
     printf("\nmodel saved to %s\n", argv[3]);
     return 0;

@@ -1,8 +1,10 @@
 /* timing.h -- results of memheat's timing pass: the GPU timeline and counters.
  *
- * The timing pass runs the program with only CUPTI's Activity API loaded
- * (libmemheat_cupti.so), so every kernel, memcpy and memset gets the GPU's own
- * start/end timestamps while the program runs at full speed. An optional
+ * The timing pass runs the program with libmemheat_cupti.so and nothing
+ * instrumented: memcpy and memset records from CUPTI's Activity API, kernel
+ * times from CUDA events around each launch (or CUPTI activity records), so
+ * every kernel, memcpy and memset gets GPU start/end times while the program
+ * runs at full speed. An optional
  * second pass collects per-kernel hardware counters through CUPTI range
  * profiling (kernel replay, serialized), and mh_timing_merge_counters() joins
  * them to the timeline by launch order. The result is one JSON file whose shape

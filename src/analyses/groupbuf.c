@@ -34,9 +34,10 @@ struct mh_grp {
     uint64_t evicted, done, split;
     uint64_t clock;    /* accesses added so far */
     uint64_t max_age;  /* groups untouched for this many accesses are handed over */
-    /* Logical time steps handed over early, per stream (launch, block, warp,
-     * space), as sorted disjoint [lo, hi] ranges of seq: LRU hands a
-     * stream's steps over in order, so this stays a range or two each. */
+    /* Logical time steps handed over early, per stream (launch, block, warp;
+     * not space or pc: a thread's seq counts all its accesses), as sorted
+     * disjoint [lo, hi] ranges of seq: LRU hands a stream's steps over in
+     * order, so this stays a range or two each. */
     struct stream *st;
     size_t nst, capst;
     size_t st_bytes;
@@ -75,7 +76,7 @@ size_t mh_grp_bytes(const mh_grp *g) {
 
 static size_t stream_slot(const mh_grp_key *k, size_t cap) {
     uint64_t h = ((uint64_t)k->launch << 32 | k->block) * UINT64_C(0x9E3779B97F4A7C15);
-    h ^= ((uint64_t)k->warp << 8 | k->space) * UINT64_C(0xC2B2AE3D27D4EB4F);
+    h ^= (uint64_t)k->warp * UINT64_C(0xC2B2AE3D27D4EB4F);
     h ^= h >> 31;
     return (size_t)h & (cap - 1);
 }
@@ -84,7 +85,7 @@ static stream *stream_find(const mh_grp *g, const mh_grp_key *k, int *found) {
     size_t j = stream_slot(k, g->capst);
     while (g->st[j].used) {
         const stream *s = &g->st[j];
-        if (s->launch == k->launch && s->block == k->block && s->warp == k->warp && s->space == k->space) {
+        if (s->launch == k->launch && s->block == k->block && s->warp == k->warp) {
             *found = 1;
             return &g->st[j];
         }

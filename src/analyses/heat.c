@@ -4,8 +4,9 @@
  * bytes: the tag, nine 32-bit warp masks (eight words + the whole sector) for
  * warps 0..31 of the sample, and an index into an overflow pool that holds the
  * warps from 32 up (several sampled blocks, --all-blocks). The table grows by
- * 1.5x at 85% load, so it holds 56..85 bytes per distinct sector. A one-entry
- * cache catches the common case of one warp touching a sector word by word.
+ * 1.5x at 85% load, so it holds 56..85 bytes per distinct sector. A small
+ * direct-mapped cache of entry pointers catches the sectors a warp
+ * instruction and its neighbours touch again, skipping hash and probe.
  * The overflow set of a word is a sorted array of warp ids that turns into a
  * bitmap once it holds more than OVF_SMALL ids. */
 #include "memheat/heat.h"
@@ -17,6 +18,7 @@
 #define EMPTY UINT64_MAX
 #define NSETS (MH_HEAT_WORDS + 1) /* eight words, then the sector */
 #define OVF_SMALL 64u
+#define RECENT 256u /* a warp instruction touches up to 32 sectors; a few in flight fit */
 
 typedef struct entry {
     uint64_t tag;
@@ -42,13 +44,18 @@ struct mh_heat {
     ovf *pool;
     size_t npool, cappool;
     size_t ovf_bytes;
-    entry *last; /* cache: entry of the last sector touched */
+    entry *recent[RECENT]; /* direct-mapped cache of recently touched entries */
 };
 
+/* Home slot of a tag. The eight sectors of one 256-byte block hash together
+ * and take consecutive slots, so a warp's contiguous accesses (and the
+ * runs of new sectors a streaming kernel creates) touch neighbouring cache
+ * lines instead of eight random ones. */
 static inline size_t slot_of(const mh_heat *h, uint64_t tag) {
-    uint64_t x = tag * 0x9E3779B97F4A7C15ull;
+    uint64_t x = (tag >> 3) * 0x9E3779B97F4A7C15ull;
     x ^= x >> 29;
-    return (size_t)(((unsigned __int128)x * h->cap) >> 64);
+    size_t s = (size_t)(((unsigned __int128)x * h->cap) >> 64) + (size_t)(tag & 7);
+    return s < h->cap ? s : s - h->cap;
 }
 
 static int resize(mh_heat *h, size_t cap) {
@@ -66,7 +73,7 @@ static int resize(mh_heat *h, size_t cap) {
         t[j] = old[i];
     }
     free(old);
-    h->last = NULL;
+    memset(h->recent, 0, sizeof h->recent);
     return MH_OK;
 }
 
@@ -102,7 +109,7 @@ void mh_heat_free(mh_heat *h) {
 size_t mh_heat_count(const mh_heat *h) { return h->count; }
 
 void mh_heat_prefetch(const mh_heat *h, uint64_t addr) {
-    __builtin_prefetch(&h->t[slot_of(h, addr >> 5)], 1, 1);
+    __builtin_prefetch(&h->t[slot_of(h, addr >> 5)], 1, 3);
 }
 
 size_t mh_heat_bytes(const mh_heat *h) {
@@ -110,19 +117,20 @@ size_t mh_heat_bytes(const mh_heat *h) {
 }
 
 static inline entry *lookup(mh_heat *h, uint64_t tag) {
-    if (h->last && h->last->tag == tag) return h->last;
+    entry **rc = &h->recent[tag & (RECENT - 1)];
+    if (*rc && (*rc)->tag == tag) return *rc;
     if ((h->count + 1) * 20 > h->cap * 17) { /* load > 85% */
         if (resize(h, h->cap + h->cap / 2) != MH_OK) return NULL;
     }
     size_t j = slot_of(h, tag);
     for (;;) {
         entry *e = &h->t[j];
-        if (e->tag == tag) return h->last = e;
+        if (e->tag == tag) return *rc = e;
         if (e->tag == EMPTY) {
             memset(e, 0, sizeof *e);
             e->tag = tag;
             h->count++;
-            return h->last = e;
+            return *rc = e;
         }
         j = j + 1 == h->cap ? 0 : j + 1;
     }
@@ -235,9 +243,60 @@ int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp) {
     return MH_OK;
 }
 
-static int cmp_row(const void *a, const void *b) {
-    uint64_t x = ((const mh_heat_row *)a)->tag, y = ((const mh_heat_row *)b)->tag;
-    return x < y ? -1 : x > y;
+/* In-place sort of rows by tag: introsort specialised for 48-byte rows.
+ * glibc's qsort is a merge sort that allocates a second copy of the array
+ * and calls a comparator per step; this needs neither. */
+static inline void row_swap(mh_heat_row *a, mh_heat_row *b) {
+    mh_heat_row t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void row_sift(mh_heat_row *v, size_t n, size_t i) {
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && v[c + 1].tag > v[c].tag) c++;
+        if (v[i].tag >= v[c].tag) return;
+        row_swap(&v[i], &v[c]);
+        i = c;
+    }
+}
+
+static void row_sort(mh_heat_row *v, size_t n, int depth) {
+    while (n > 16) {
+        if (depth-- == 0) { /* pathological input: heapsort the rest */
+            for (size_t i = n / 2; i-- > 0;) row_sift(v, n, i);
+            for (size_t i = n; i-- > 1;) {
+                row_swap(&v[0], &v[i]);
+                row_sift(v, i, 0);
+            }
+            return;
+        }
+        size_t m = n / 2;
+        if (v[m].tag < v[0].tag) row_swap(&v[m], &v[0]);
+        if (v[n - 1].tag < v[0].tag) row_swap(&v[n - 1], &v[0]);
+        if (v[n - 1].tag < v[m].tag) row_swap(&v[n - 1], &v[m]);
+        uint64_t pivot = v[m].tag;
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (v[i].tag < pivot) i++;
+            while (v[j].tag > pivot) j--;
+            if (i >= j) break;
+            row_swap(&v[i++], &v[j--]);
+        }
+        /* recurse on the smaller side, loop on the larger */
+        if (j + 1 < n - j - 1) {
+            row_sort(v, j + 1, depth);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            row_sort(v + j + 1, n - j - 1, depth);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && v[k].tag < v[k - 1].tag; k--) row_swap(&v[k], &v[k - 1]);
 }
 
 int mh_heat_take_rows(mh_heat *h, mh_heat_row **rows, size_t *n, mh_err *err) {
@@ -255,14 +314,13 @@ int mh_heat_take_rows(mh_heat *h, mh_heat_row **rows, size_t *n, mh_err *err) {
     }
     assert(k == h->count);
     mh_heat_row *out = (mh_heat_row *)(void *)h->t;
-    qsort(out, k, sizeof *out, cmp_row);
+    row_sort(out, k, 2 * (int)(8 * sizeof(size_t) - (size_t)__builtin_clzl(k | 1)));
     if (k > 0) {
         mh_heat_row *shrunk = realloc(out, k * sizeof *out);
         if (shrunk) out = shrunk;
     }
     h->t = NULL;
     h->cap = h->count = 0;
-    h->last = NULL;
     free_pool(h);
     if (resize(h, 1024) != MH_OK) {
         *rows = out;

@@ -13,14 +13,22 @@
 #include "memheat/trace.h"
 
 typedef struct mh_cuda_desc {
-    unsigned long long count; /* records claimed so far; may pass cap (the rest are dropped) */
-    unsigned long long cap;   /* records that fit in rec[] */
-    mh_access *rec;           /* device buffer of cap records */
-    uint32_t *seq;            /* one sequence counter per traced thread */
-    uint32_t launch;          /* mh_launch.id */
-    uint32_t first;           /* first traced linear block id */
-    uint32_t nblocks;         /* traced blocks from `first` on */
-    uint32_t nthreads;        /* threads per block */
+    unsigned long long t_start; /* %globaltimer (ns) at the earliest warp's block entry */
+    unsigned long long t_end;   /* %globaltimer (ns) at the latest warp's block exit */
+    mh_access *rec;             /* device buffer: per_thread steps x slots records */
+    uint32_t *seq;              /* one sequence counter per traced thread (slots) */
+    uint32_t launch;            /* mh_launch.id */
+    uint32_t first;             /* first traced linear block id */
+    uint32_t nblocks;           /* traced blocks from `first` on */
+    uint32_t nthreads;          /* threads per block */
+    uint32_t slots;             /* traced threads: nblocks * nthreads */
+    uint32_t per_thread;        /* records each traced thread can store */
 } mh_cuda_desc;
+
+/* Record of traced thread `slot` at its sequence number `seq` lives at
+ * rec[seq * slots + slot]: a warp's accesses at one step are adjacent (the
+ * stores coalesce), no atomics are needed, and the host knows from the final
+ * counters exactly which records exist and how many did not fit
+ * (sum over threads of max(0, seq - per_thread)). */
 
 #endif

@@ -44,7 +44,7 @@
 #define MH_CUDA_PRODUCER "memheat-cuda 0.1.0"
 #define MH_CUDA_PATCH_FILE "memheat_cuda_patch.fatbin"
 #define MH_CUDA_MAX_CTX 64
-#define MH_CUDA_DEFAULT_BUFFER (128ull << 20)  /* bytes of records per traced launch */
+#define MH_CUDA_DEFAULT_BUFFER (256ull << 20)  /* bytes of records per traced launch */
 #define MH_CUDA_DRAIN_RECORDS (1u << 17)       /* records copied to the host at a time */
 #define MH_CUDA_MAX_SEQ_SLOTS (64u << 20)      /* traced threads per launch */
 
@@ -54,11 +54,10 @@ typedef struct mh_cuda_buf {
     mh_cuda_desc *desc;  /* device */
     mh_access *rec;      /* device, cap records */
     uint32_t *seq;       /* device, seq_slots counters */
+    uint32_t *host_seq;  /* host copy of the counters */
     mh_access *host;     /* drain staging, MH_CUDA_DRAIN_RECORDS records */
     uint64_t cap;
     uint64_t seq_slots;
-    CUevent ev[2];       /* kernel start/end, for mh_kernel_end.gpu_ns */
-    int have_ev;
     struct mh_cuda_buf *next;
 } mh_cuda_buf;
 
@@ -89,7 +88,6 @@ typedef struct mh_cuda {
     CUcontext patched_ctx[MH_CUDA_MAX_CTX]; /* under patch_mu */
     int n_patched_ctx;
     uint64_t modules_patched, patch_failures; /* under patch_mu */
-    int use_events;
     uint32_t next_launch;
     uint32_t next_alloc;
     uint64_t buffer_records;
@@ -224,6 +222,10 @@ static void mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS, mod, "mh_patch_local")) !=
             SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, "mh_patch_block_enter")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, "mh_patch_block_exit")) !=
+            SANITIZER_SUCCESS ||
         (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
         if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
         goto out;
@@ -271,10 +273,7 @@ static void mh_cuda_buf_destroy(mh_cuda_buf *b) {
     if (b->rec) sanitizerFree(b->ctx, b->rec);
     if (b->seq) sanitizerFree(b->ctx, b->seq);
     tl_own_alloc--;
-    if (b->have_ev) {
-        cuEventDestroy(b->ev[0]);
-        cuEventDestroy(b->ev[1]);
-    }
+    free(b->host_seq);
     free(b->host);
     free(b);
 }
@@ -297,7 +296,6 @@ static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
             break;
         }
     uint64_t cap = g_mh.buffer_records;
-    int use_events = g_mh.use_events;
     pthread_mutex_unlock(&g_mh.mu);
     if (!b) {
         b = calloc(1, sizeof *b);
@@ -313,20 +311,17 @@ static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
             mh_cuda_buf_destroy(b);
             return NULL;
         }
-        if (use_events && cuEventCreate(&b->ev[0], CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
-            if (cuEventCreate(&b->ev[1], CU_EVENT_DEFAULT) == CUDA_SUCCESS)
-                b->have_ev = 1;
-            else
-                cuEventDestroy(b->ev[0]);
-        }
     }
     b->next = NULL;
     if (b->seq_slots < slots) {
         tl_own_alloc++;
         if (b->seq) sanitizerFree(ctx, b->seq);
+        free(b->host_seq);
         b->seq = NULL;
         b->seq_slots = 0;
-        if (sanitizerAlloc(ctx, (void **)&b->seq, (size_t)slots * sizeof(uint32_t)) == SANITIZER_SUCCESS)
+        b->host_seq = malloc((size_t)slots * sizeof(uint32_t));
+        if (b->host_seq &&
+            sanitizerAlloc(ctx, (void **)&b->seq, (size_t)slots * sizeof(uint32_t)) == SANITIZER_SUCCESS)
             b->seq_slots = slots;
         tl_own_alloc--;
         if (!b->seq) {
@@ -435,8 +430,9 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         SANITIZER_SUCCESS)
         fl->func_pc = fl->func_size = 0;
 
-    mh_cuda_desc d = {.count = 0, .cap = buf->cap, .rec = buf->rec, .seq = buf->seq, .launch = id,
-                      .first = first, .nblocks = nblocks, .nthreads = nthreads};
+    mh_cuda_desc d = {.t_start = ~0ull, .t_end = 0, .rec = buf->rec, .seq = buf->seq, .launch = id,
+                      .first = first, .nblocks = nblocks, .nthreads = nthreads, .slots = (uint32_t)slots,
+                      .per_thread = (uint32_t)(buf->cap / slots > UINT32_MAX ? UINT32_MAX : buf->cap / slots)};
     SanitizerResult r = sanitizerMemset(buf->seq, 0, (size_t)slots * sizeof(uint32_t), ld->hStream);
     if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyHostToDeviceAsync(buf->desc, &d, sizeof d, ld->hStream);
     if (r != SANITIZER_SUCCESS) {
@@ -445,7 +441,6 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         free(fl);
         goto untraced;
     }
-    if (buf->have_ev) cuEventRecord(buf->ev[0], ld->stream);
 
     mh_launch l = {
         .id = id,
@@ -503,47 +498,61 @@ static void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
     pthread_mutex_unlock(&g_mh.mu);
     if (!fl) return;
     mh_cuda_buf *buf = fl->buf;
-    if (buf->have_ev) cuEventRecord(buf->ev[1], ld->stream);
     mh_cuda_desc d;
     SanitizerResult r = sanitizerStreamSynchronize(ld->hStream);
     if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyDeviceToHost(&d, buf->desc, sizeof d, ld->hStream);
+    if (r == SANITIZER_SUCCESS)
+        r = sanitizerMemcpyDeviceToHost(buf->host_seq, buf->seq, (size_t)d.slots * sizeof(uint32_t), ld->hStream);
     mh_kernel_end e = {.launch = fl->id, .recorded = 0, .dropped = 0, .gpu_ns = 0};
     mh_err err;
+    uint64_t over = 0;
     if (r != SANITIZER_SUCCESS) {
         /* The kernel faulted or the context is gone: nothing can be read back. */
         mh_cuda_dropped_locked(fl->id, 0, "records lost: the kernel failed before they could be read back");
     } else {
-        uint64_t n = d.count < d.cap ? d.count : d.cap;
+        uint32_t steps = 0;
+        for (uint32_t i = 0; i < d.slots; i++) {
+            uint32_t q = buf->host_seq[i];
+            if (q > d.per_thread) over += q - d.per_thread;
+            if (q > steps) steps = q;
+        }
+        if (steps > d.per_thread) steps = d.per_thread;
+        uint64_t n = (uint64_t)steps * d.slots; /* records in the used rows, holes included */
         for (uint64_t off = 0; off < n; off += MH_CUDA_DRAIN_RECORDS) {
             uint64_t k = n - off < MH_CUDA_DRAIN_RECORDS ? n - off : MH_CUDA_DRAIN_RECORDS;
             if (sanitizerMemcpyDeviceToHost(buf->host, buf->rec + off, (size_t)k * sizeof(mh_access),
                                             ld->hStream) != SANITIZER_SUCCESS) {
-                e.dropped += n - off;
-                mh_cuda_dropped_locked(fl->id, n - off, "records lost: device-to-host copy failed");
+                mh_cuda_dropped_locked(fl->id, 0, "records lost: device-to-host copy failed");
                 break;
             }
-            if (fl->func_size)
-                for (uint64_t i = 0; i < k; i++)
-                    if (buf->host[i].pc >= fl->func_pc && buf->host[i].pc < fl->func_pc + fl->func_size)
-                        buf->host[i].pc -= fl->func_pc;
+            /* Keep the records that exist (step < the thread's final count). */
+            size_t m = 0;
+            for (uint64_t i = 0; i < k; i++) {
+                uint64_t flat = off + i;
+                uint32_t step = (uint32_t)(flat / d.slots), slot = (uint32_t)(flat % d.slots);
+                if (step >= buf->host_seq[slot]) continue;
+                mh_access a = buf->host[i];
+                if (fl->func_size && a.pc >= fl->func_pc && a.pc < fl->func_pc + fl->func_size) a.pc -= fl->func_pc;
+                buf->host[m++] = a;
+            }
+            if (!m) continue;
             pthread_mutex_lock(&g_mh.mu);
-            int ok = g_mh.w && mh_trace_write_accesses(g_mh.w, buf->host, (size_t)k, &err) == MH_OK;
+            int ok = g_mh.w && mh_trace_write_accesses(g_mh.w, buf->host, m, &err) == MH_OK;
             if (!ok && g_mh.w) mh_cuda_writer_failed(&err);
             pthread_mutex_unlock(&g_mh.mu);
             if (!ok) break;
-            e.recorded += k;
+            e.recorded += m;
         }
-        float ms = 0;
-        if (buf->have_ev && cuEventElapsedTime(&ms, buf->ev[0], buf->ev[1]) == CUDA_SUCCESS && ms > 0)
-            e.gpu_ns = (uint64_t)((double)ms * 1e6);
+        if (d.t_end > d.t_start) e.gpu_ns = d.t_end - d.t_start;
     }
     pthread_mutex_lock(&g_mh.mu);
-    if (r == SANITIZER_SUCCESS && d.count > d.cap) {
-        e.dropped += d.count - d.cap;
-        char why[160];
-        snprintf(why, sizeof why, "device record buffer full (%" PRIu64 " records; raise --buffer-bytes)",
-                 (uint64_t)d.cap);
-        mh_cuda_write_dropped(fl->id, d.count - d.cap, why);
+    if (over) {
+        e.dropped += over;
+        char why[200];
+        snprintf(why, sizeof why,
+                 "device record buffer full (%" PRIu32 " records per traced thread; raise --buffer-bytes)",
+                 d.per_thread);
+        mh_cuda_write_dropped(fl->id, over, why);
     }
     if (g_mh.w) {
         if (mh_trace_write_kernel_end(g_mh.w, &e, &err) != MH_OK || mh_trace_flush(g_mh.w, &err) != MH_OK)
@@ -676,8 +685,6 @@ int InitializeInjection(void) {
     uint64_t bytes = g_mh.cfg.buffer_bytes ? g_mh.cfg.buffer_bytes : MH_CUDA_DEFAULT_BUFFER;
     g_mh.buffer_records = bytes / sizeof(mh_access);
     if (g_mh.buffer_records < 1024) g_mh.buffer_records = 1024;
-    const char *ev = getenv("MEMHEAT_CUDA_EVENTS");
-    g_mh.use_events = !(ev && strcmp(ev, "0") == 0);
     SanitizerResult r = sanitizerSubscribe(&g_mh.sub, mh_cuda_callback, NULL);
     if (r != SANITIZER_SUCCESS) {
         mh_cuda_warn("cannot subscribe to the Compute Sanitizer API (%s); nothing is traced", mh_cuda_sanstr(r));

@@ -7,9 +7,10 @@
  * entry points below in every active thread. The fast path matters most: a
  * launch that is not traced passes a NULL descriptor and returns at once; a
  * block that is not sampled returns after one subtraction and compare. A traced
- * thread claims a slot with one atomic add and writes one 32-byte mh_access
- * record; when the buffer is full the claim still counts, so the host knows the
- * exact number dropped. */
+ * thread bumps its own sequence counter and writes one 32-byte mh_access
+ * record at rec[seq * slots + slot] -- no atomics; a record past the thread's
+ * share of the buffer is not written but still counted, so the host knows the
+ * exact number dropped (cuda_dev.h). */
 #include <sanitizer_patching.h>
 #include <stdint.h>
 
@@ -25,9 +26,11 @@ static __device__ __forceinline__ SanitizerPatchResult mh_patch_record(void *ud,
     if (rel >= d->nblocks) return SANITIZER_PATCH_SUCCESS;
 
     uint32_t t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    uint32_t *seqp = d->seq + (size_t)rel * d->nthreads + t;
+    uint32_t slot = rel * d->nthreads + t;
+    uint32_t *seqp = d->seq + slot;
     uint32_t seq = *seqp;
     *seqp = seq + 1;
+    if (seq >= d->per_thread) return SANITIZER_PATCH_SUCCESS; /* counted: the host sees seq > per_thread */
 
     unsigned kind;
     if (flags & SANITIZER_MEMORY_DEVICE_FLAG_ATOMSYS)
@@ -39,9 +42,7 @@ static __device__ __forceinline__ SanitizerPatchResult mh_patch_record(void *ud,
     else
         kind = MH_KIND_LOAD;
 
-    unsigned long long slot = atomicAdd((unsigned long long *)&d->count, 1ull);
-    if (slot >= d->cap) return SANITIZER_PATCH_SUCCESS;
-    mh_access *r = d->rec + slot;
+    mh_access *r = d->rec + (size_t)seq * d->slots + slot;
     r->addr = addr;
     r->pc = pc;
     r->launch = d->launch;
@@ -50,6 +51,33 @@ static __device__ __forceinline__ SanitizerPatchResult mh_patch_record(void *ud,
     r->thread = (uint16_t)t;
     r->size = (uint8_t)size;
     r->flags = MH_ACCESS_FLAGS(kind, space);
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+static __device__ __forceinline__ unsigned long long mh_patch_now(void) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __device__ __forceinline__ int mh_patch_lane0(void) {
+    uint32_t t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return (t & 31u) == 0;
+}
+
+/* Kernel duration of a traced launch: earliest warp start, latest warp end,
+ * over every block (one atomic per warp), from the GPU's global timer. */
+extern "C" __device__ __noinline__ SanitizerPatchResult mh_patch_block_enter(void *ud, uint64_t pc) {
+    (void)pc;
+    mh_cuda_desc *d = (mh_cuda_desc *)ud;
+    if (d != NULL && mh_patch_lane0()) atomicMin(&d->t_start, mh_patch_now());
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult mh_patch_block_exit(void *ud, uint64_t pc) {
+    (void)pc;
+    mh_cuda_desc *d = (mh_cuda_desc *)ud;
+    if (d != NULL && mh_patch_lane0()) atomicMax(&d->t_end, mh_patch_now());
     return SANITIZER_PATCH_SUCCESS;
 }
 
