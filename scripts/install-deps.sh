@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config
-  libzstd-dev libsqlite3-dev libjansson-dev libgsl-dev
+  libzstd-dev libsqlite3-dev sqlite3 libjansson-dev libgsl-dev
   oclgrind liboclgrind-dev llvm-14-dev ocl-icd-opencl-dev opencl-headers
   chromium
 )

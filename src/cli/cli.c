@@ -62,3 +62,11 @@ int mh_cli_color(FILE *f) {
     const char *nc = getenv("NO_COLOR");
     return isatty(fileno(f)) && !(nc && *nc);
 }
+
+int mh_cli_model_dir(char *out, size_t cap) {
+    const char *d = getenv("MEMHEAT_MODEL_DIR");
+    if (d && *d) return (size_t)snprintf(out, cap, "%s", d) < cap ? 0 : -1;
+    const char *home = getenv("HOME");
+    return (size_t)snprintf(out, cap, "%s/.local/share/memheat", home && *home ? home : ".") < cap ? 0 : -1;
+}
+

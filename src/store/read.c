@@ -189,7 +189,7 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
         (rc = add_array(db, root, "kernels",
                         "SELECT id, device, name, count, total_ns, min_ns, median_ns, max_ns, with_counters,"
                         " dram_bytes, bandwidth_Bps, pct_peak, pct_measured_peak, sectors_per_request,"
-                        " intensity, bound, occupancy_pct, warps_per_sm,"
+                        " intensity, bound, occupancy_pct, warps_per_sm, ld_requests, st_requests,"
                         " (SELECT count(*) FROM finding f JOIN launch l ON f.launch = l.id"
                         "   WHERE l.name = kernel.name OR l.display_name = kernel.name) AS findings"
                         " FROM kernel ORDER BY total_ns DESC",
