@@ -76,5 +76,18 @@ else
   echo "FAIL exit3: no readable trace ($(tail -1 "$R/exit3.out"))"; fail=1
 fi
 
+echo "== closed-source library: a cuBLAS kernel under PyTorch (skipped without torch)"
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  timeout 120 "$M" run --no-timing --keep-trace -q --kernel 'gemm|GEMM|cutlass|sm90|xmma' --launch-count 1 \
+    -o "$R/torch" -- python3 bench/overhead/matmul.py 1024 2 >"$R/torch.out" 2>&1
+  "$M" heatmap "$R/torch.mht" --rows 40 --no-color >"$R/torch_heat.txt" 2>&1
+  "$M" info "$R/torch.mht" >"$R/torch_info.txt" 2>&1
+  if grep -q '^checksum' "$R/torch.out" && grep -q 'accesses' "$R/torch_heat.txt"; then
+    echo "PASS torch: $(grep -m1 -o '#[0-9]* [^ ]*' "$R/torch_info.txt") traced, heat map in $R/torch_heat.txt"
+  else
+    echo "FAIL torch: no heat map ($(tail -1 "$R/torch.out"))"; fail=1
+  fi
+fi
+
 if [ $fail -eq 0 ]; then echo "gpu-check: ALL PASS"; else echo "gpu-check: FAILURES"; fi
 exit $fail

@@ -10,6 +10,7 @@
 #                                     as CUTHERMO samples one block)
 #   heatmaps/<name>/launch<ID>_<space>.csv (+ _regions.csv)   heat maps as CSV
 #   heatmaps/<name>.txt               the same maps rendered for a terminal
+#   findings/<name>.txt, .json        patterns with advice + locality metrics (memheat analyze)
 #   report/<name>.html                HTML report, when `memheat report` exists
 #
 # Environment: MH_MAIN_N (matrix order, default 256, the AIWC paper's size),
@@ -38,6 +39,8 @@ maps() { # name
   rm -rf "$OUT/heatmaps/$name"
   "$MEMHEAT" heatmap "$OUT/$name.mht" -o "$OUT/heatmaps/$name"
   "$MEMHEAT" heatmap "$OUT/$name.mht" --no-color --rows 64 > "$OUT/heatmaps/$name.txt"
+  mkdir -p "$OUT/findings"
+  "$MEMHEAT" analyze "$OUT/$name.mht" -o "$OUT/findings/$name.json" > "$OUT/findings/$name.txt"
   if [ "$have_report" = 1 ]; then
     "$MEMHEAT" report "$OUT/$name.mhdb" -o "$OUT/report/$name.html" || echo "main-job: report for $name failed" >&2
   fi

@@ -23,10 +23,9 @@ def main():
         if w not in workloads:
             workloads.append(w)
     modes = ["plain", "memheat", "collector", "memcheck", "ncu"]
-    n = max(len(v) for v in runs.values())
-    print("Median wall time of %d runs per mode (seconds) and ratio to the plain run.\n" % n)
-    print("| workload | plain s | memheat s (x) | collector s (x) | memcheck s (x) | ncu s (x) | traced-kernel GPU time x |")
-    print("|---|---|---|---|---|---|---|")
+    print("Median wall time per mode (seconds) and its ratio to the plain run; runs = runs per mode.\n")
+    print("| workload | runs | plain s | memheat s (x) | collector s (x) | memcheck s (x) | ncu s (x) | traced-kernel GPU time x |")
+    print("|---|---|---|---|---|---|---|---|")
     logs = {m: [] for m in modes}
     for w in workloads:
         med = {m: statistics.median(runs[(w, m)]) for m in modes if (w, m) in runs}
@@ -44,7 +43,8 @@ def main():
             m = re.search(r"total launches (\d+) recorded (\d+) dropped (\d+) gpu_ns (\d+)", open(st).read())
             if m and int(m.group(4)) > 0:
                 gx = "%.2f (%s launches)" % (int(m.group(4)) / 1e6 / statistics.median(gpu_plain[w]), m.group(1))
-        print("| %s | %s | %s |" % (w, " | ".join(cells), gx))
+        nrun = min(len(runs[(w, m)]) for m in modes if (w, m) in runs)
+        print("| %s | %d | %s | %s |" % (w, nrun, " | ".join(cells), gx))
     print()
     for m in modes[1:]:
         if logs[m]:

@@ -50,6 +50,7 @@ typedef struct mh_bw_overlap {
     uint64_t dtoh_exposed_ns;
     uint64_t copy_exposed_ns;   /* union(HtoD, DtoH) minus kernel union */
     uint64_t htod_bytes, dtoh_bytes;
+    uint64_t busy_ns;           /* union of kernels, HtoD and DtoH: what the program takes now */
 } mh_bw_overlap;
 
 /* OpenMPC pipelining model (seed 004). */
@@ -58,6 +59,8 @@ typedef struct mh_bw_pipeline {
     double serial_ns;           /* fused + in + out + compute */
     double pipelined_ns;        /* fused + max(in, out, compute) */
     double speedup;             /* serial / pipelined; 1 when nothing to overlap */
+    double current_ns;          /* busy time of the timeline as it ran (0 = not set) */
+    double remaining;           /* current / pipelined: what pipelining could still gain */
 } mh_bw_pipeline;
 
 typedef struct mh_bw_device {

@@ -5,7 +5,10 @@
  * more entry):
  *   --bandwidth   runs memheat-bwcal (a copy kernel, src/collectors/cupti/bwcal.cu)
  *                 and stores its achieved peak in the calibration file that
- *                 the timing pass reads (include/memheat/bandwidth.h). */
+ *                 the timing pass reads (include/memheat/bandwidth.h).
+ *   --camping     runs memheat-campbench (bench/camping/camp_bench.cu) over
+ *                 every occupancy, fits the camping model (mh_camp_calibrate)
+ *                 and stores it per device for `memheat band`. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "memheat/bandwidth.h"
+#include "memheat/camp.h"
 #include "memheat/run.h"
 
 typedef struct calib_opts {
@@ -22,24 +26,30 @@ typedef struct calib_opts {
     char device[16];    /* --device */
     char bytes[32];     /* --bytes */
     char runs[16];      /* --runs */
+    char model_dir[1024]; /* --model-dir (camping) */
     int quiet;
 } calib_opts;
 
 typedef int (*calib_fn)(const calib_opts *o);
 
 static void help(FILE *f) {
-    fputs("usage: memheat calibrate --bandwidth [options]\n\n"
+    fputs("usage: memheat calibrate --bandwidth | --camping [options]\n\n"
           "Measures the device once and stores the result per device name, for the\n"
           "analyses of `memheat run` to compare against.\n\n"
           "modes:\n"
           "  --bandwidth        achieved device-memory bandwidth of a copy kernel\n"
-          "                     (bytes read + written / median GPU time)\n\n"
+          "                     (bytes read + written / median GPU time)\n"
+          "  --camping          partition-camping micro-benchmarks over all occupancies,\n"
+          "                     fitted into the model `memheat band` uses (a few minutes)\n"
+          "                     stored in --model-dir (default $MEMHEAT_MODEL_DIR, else\n"
+          "                     ~/.local/share/memheat) as camp-<device>.json\n\n"
           "options:\n"
           "  --device N         CUDA device ordinal (default 0)\n"
           "  --bytes B          bytes per buffer (default: max(1 GiB, 16 x L2), at most free/4)\n"
           "  --runs R           timed launches per launch shape (default 30)\n"
           "  -o, --output PATH  calibration file (default $MEMHEAT_CALIBRATION, else\n"
           "                     $XDG_CONFIG_HOME/memheat/calibration.json or ~/.config/...)\n"
+          "  --model-dir DIR    --camping: where the model goes\n"
           "  -q, --quiet        print nothing on success\n"
           "  -h, --help\n", f);
 }
@@ -102,18 +112,52 @@ static int calib_bandwidth(const calib_opts *o) {
     return rc == MH_OK ? MH_EXIT_OK : mh_cli_fail_err("calibrate", &err);
 }
 
+static int calib_camping(const calib_opts *o) {
+    mh_err err = {0};
+    mh_run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    if (mh_cli_self_dir(ro.self_dir, sizeof ro.self_dir) != 0)
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR, "cannot find the memheat executable's directory");
+    char bench[1024], dir[1024], work[1100];
+    if (mh_run_find_file(&ro, "memheat-campbench", bench, sizeof bench, NULL) != MH_OK)
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR,
+                           "memheat-campbench is not installed beside memheat: it is built only with the CUDA toolkit");
+    if (o->model_dir[0]) snprintf(dir, sizeof dir, "%s", o->model_dir);
+    else if (mh_cli_model_dir(dir, sizeof dir) != 0)
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR, "model directory path too long");
+    snprintf(work, sizeof work, "%s/campbench-run", dir);
+    if (o->device[0] && strcmp(o->device, "0") != 0)
+        return mh_cli_fail("calibrate", MH_EXIT_USAGE, "--camping measures device 0 (use CUDA_VISIBLE_DEVICES)");
+    mh_camp_model m;
+    if (!o->quiet) fprintf(stderr, "memheat calibrate: camping benchmarks (%s), a few minutes...\n", bench);
+    if (mh_camp_calibrate(bench, work, dir, NULL, &m, &err) != MH_OK) return mh_cli_fail_err("calibrate", &err);
+    char path[2048];
+    if (mh_camp_model_path(dir, m.device, path, sizeof path, &err) != MH_OK) return mh_cli_fail_err("calibrate", &err);
+    if (!o->quiet) {
+        static const char *const op[2] = {"read", "write"}, *const lay[2] = {"spread", "camped"};
+        printf("camping model for %s -> %s\n", m.device, path);
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++)
+                printf("  %-5s %-6s R2 %.3f  held-out error %.1f%%\n", op[a], lay[b], m.eq[a][b].r2,
+                       100 * m.eq[a][b].cv_err);
+    }
+    return MH_EXIT_OK;
+}
+
 /* The modes: one flag, one function. */
 static const struct calib_mode {
     const char *flag;
     calib_fn fn;
 } modes[] = {
     {"bandwidth", calib_bandwidth},
+    {"camping", calib_camping},
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
 int mh_cmd_calibrate(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"bandwidth", no_argument, 0, 'B'}, {"device", required_argument, 0, 'd'},
+        {"bandwidth", no_argument, 0, 'B'}, {"camping", no_argument, 0, 'C'},
+        {"model-dir", required_argument, 0, 'M'}, {"device", required_argument, 0, 'd'},
         {"bytes", required_argument, 0, 'b'}, {"runs", required_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
@@ -125,6 +169,11 @@ int mh_cmd_calibrate(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'B': want[0] = any = 1; break;
+        case 'C': want[1] = any = 1; break;
+        case 'M':
+            if (snprintf(o.model_dir, sizeof o.model_dir, "%s", optarg) >= (int)sizeof o.model_dir)
+                return mh_cli_fail("calibrate", MH_EXIT_USAGE, "--model-dir path too long");
+            break;
         case 'd':
             if (mh_cli_u64("calibrate", "--device", optarg, 1024, &v)) return MH_EXIT_USAGE;
             snprintf(o.device, sizeof o.device, "%llu", (unsigned long long)v);

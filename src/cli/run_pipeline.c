@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memheat/bandwidth.h"
 #include "memheat/store.h"
 
 static uint64_t now_ns(void) {
@@ -49,6 +50,12 @@ int mh_run_pipeline(const mh_run_opts *o, const mh_pipeline_opts *po, mh_err *er
     }
     int have_trace = access(o->collect.trace_path, R_OK) == 0;
     int have_timing = access(o->timing_path, R_OK) == 0;
+    if (have_timing && !o->quiet) {
+        /* The first answer a user wants: time and bandwidth per kernel against the card. */
+        mh_err perr = {0};
+        if (mh_bw_print_file(stdout, o->timing_path, 0, 20, &perr) != MH_OK)
+            fprintf(stderr, "memheat: warning: timing table: %s\n", perr.msg);
+    }
     if (!have_trace && !have_timing) {
         if (child_rc != MH_OK) {
             *err = child_err;

@@ -96,6 +96,7 @@ static void test_overlap_and_model(void) {
     CHECK(o.htod_ns == 32 && o.dtoh_ns == 10);
     CHECK(o.htod_exposed_ns == 20 && o.dtoh_exposed_ns == 10 && o.copy_exposed_ns == 30);
     CHECK(o.htod_bytes == 4000 && o.dtoh_bytes == 500);
+    CHECK(o.busy_ns == 60); /* [0,60): kernels and copies together; the memset is not counted */
     CHECK(mh_bw_overlap_of(&t, 7, &o, &err) == MH_OK && o.kernel_busy_ns == 0 && o.span_ns == 0);
 
     mh_bw_pipeline p = mh_bw_openmpc(0, 4, 2, 6);
@@ -160,6 +161,9 @@ static void test_analyze(void) {
     /* overlap: HtoD [0,0.5ms) overlaps the first copy kernel [0,1ms) completely */
     CHECK(rep.devices[0].overlap.copy_exposed_ns == 0 && rep.devices[0].overlap.htod_ns == 500000);
     CHECK_NEAR(rep.devices[0].pipeline.compute_ns, 3000100, 1e-12);
+    /* busy: [0,1ms) + [2,3) + [5,6) + [7ms, 7ms+100ns); pipelined = max(0.5 ms, 0, 3.0001 ms) */
+    CHECK(rep.devices[0].overlap.busy_ns == 3000100);
+    CHECK_NEAR(rep.devices[0].pipeline.remaining, 1.0, 1e-12);
 
     json_t *j = mh_bw_report_json(&rep);
     CHECK(j != NULL);

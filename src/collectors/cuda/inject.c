@@ -91,6 +91,7 @@ typedef struct mh_cuda {
     uint32_t next_launch;
     uint32_t next_alloc;
     uint64_t buffer_records;
+    uint32_t smem_reserved;     /* bytes at the start of every block's shared window the system keeps */
     uint64_t launches_traced;
     mh_cuda_buf *free_bufs;
     mh_cuda_flight *flights;
@@ -179,9 +180,11 @@ static void mh_cuda_open_trace(CUdevice dev) {
     struct timespec ts;
     if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
         h.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    uint32_t reserved = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
     mh_err err;
     mh_err_clear(&err);
     pthread_mutex_lock(&g_mh.mu);
+    g_mh.smem_reserved = reserved;
     if (!g_mh.w && !g_mh.closed && mh_trace_create(&g_mh.w, g_mh.cfg.trace_path, &h, NULL, &err) != MH_OK) {
         mh_cuda_warn("cannot create the trace: %s", err.msg);
         g_mh.w = NULL;
@@ -464,7 +467,9 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     }
     uint64_t smem = (uint64_t)l.static_smem + dyn;
     if (ok && smem) {
-        mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = 0, .size = smem,
+        /* The Sanitizer's shared offsets count from the start of the window,
+         * whose first bytes the system reserves (1 KiB on sm_80 and later). */
+        mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = g_mh.smem_reserved, .size = smem,
                       .space = MH_SPACE_SHARED, .label = "shared window"};
         if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
     }

@@ -34,9 +34,24 @@ typedef struct ev_ref {
     uint64_t host_ns;  /* CUPTI timestamp when ev had completed */
 } ev_ref;
 
+/* What a CUfunction's launches share, looked up once per function. */
+typedef struct fn_info {
+    CUfunction f;
+    char *name;
+    uint32_t regs, static_smem;
+} fn_info;
+
+#define FN_SLOTS 4096 /* open addressing; beyond that, looked up every launch */
+
 struct mh_cupti_ev {
     ev_pending *pend;
     size_t npend, cap;
+    size_t next_resolve; /* resolve completed pairs when npend reaches this */
+    fn_info fn[FN_SLOTS];
+    size_t nfn;
+    CUcontext last_ctx;  /* one-entry cache of the stream id */
+    CUstream last_stream;
+    uint32_t last_sid;
     CUevent *pool;     /* free events */
     size_t npool, cappool;
     ev_ref refs[64];
@@ -145,6 +160,41 @@ static int launch_params(CUpti_CallbackId id, const void *params) {
     return 1;
 }
 
+/* Name, registers and static shared memory of f, cached by CUfunction (a
+ * handle the driver could reuse after a module unload: then a stale name is
+ * possible; programs that unload modules mid-run are rare). Lock held. */
+static const fn_info *fn_lookup(mh_cupti_ev *s, CUfunction f, const char *fallback, fn_info *scratch) {
+    size_t h = (size_t)((((uintptr_t)f >> 4) * 0x9e3779b97f4a7c15ull) >> 52) % FN_SLOTS;
+    fn_info *slot = NULL;
+    for (size_t i = 0; i < FN_SLOTS; i++) {
+        fn_info *e = &s->fn[(h + i) % FN_SLOTS];
+        if (!e->name) {
+            slot = e; /* f is not in the table */
+            break;
+        }
+        if (e->f == f) return e;
+    }
+    if (s->nfn >= FN_SLOTS * 3 / 4) slot = NULL; /* keep probes short: stop inserting */
+    const char *name = NULL;
+    if (cuFuncGetName(&name, f) != CUDA_SUCCESS || !name) name = fallback ? fallback : "?";
+    int v = 0;
+    scratch->f = f;
+    scratch->regs = cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS ? (uint32_t)v : 0;
+    scratch->static_smem =
+        cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS ? (uint32_t)v : 0;
+    scratch->name = (char *)name; /* the driver's string: copied by the caller right away */
+    if (slot) {
+        char *kept = strdup(name);
+        if (kept) {
+            *slot = *scratch;
+            slot->name = kept;
+            s->nfn++;
+            return slot;
+        }
+    }
+    return scratch;
+}
+
 /* Resolves pending pairs; with block, waits for all of them. Lock held. */
 static void resolve(mh_cupti_ctx *g, int block) {
     mh_cupti_ev *s = g->ev;
@@ -230,9 +280,9 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_Callback
         s->pend = p;
         s->cap = nc;
     }
-    const char *name = NULL;
-    if (cuFuncGetName(&name, tl_launch.f) != CUDA_SUCCESS || !name) name = cb->symbolName ? cb->symbolName : "?";
-    mh_timing_kernel *k = mh_timing_add_kernel(&g->t, name);
+    fn_info scratch;
+    const fn_info *fi = fn_lookup(s, tl_launch.f, cb->symbolName, &scratch);
+    mh_timing_kernel *k = mh_timing_add_kernel(&g->t, fi->name);
     if (!k) {
         g->oom = 1;
         give_event(s, tl_launch.start);
@@ -240,20 +290,25 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_Callback
         pthread_mutex_unlock(&g->lock);
         return;
     }
-    uint32_t dev = 0, ctx_id = 0, sid = 0;
+    uint32_t dev = 0, ctx_id = 0;
     cuptiGetDeviceId(cb->context, &dev);
     cuptiGetContextId(cb->context, &ctx_id);
-    if (cuptiGetStreamIdEx(cb->context, tl_launch.stream, 0, &sid) != CUPTI_SUCCESS) sid = 0;
-    k->device = dev, k->context = ctx_id, k->stream = sid, k->correlation = cb->correlationId;
+    if (s->last_ctx != cb->context || s->last_stream != tl_launch.stream) {
+        if (cuptiGetStreamIdEx(cb->context, tl_launch.stream, 0, &s->last_sid) != CUPTI_SUCCESS) s->last_sid = 0;
+        s->last_ctx = cb->context;
+        s->last_stream = tl_launch.stream;
+    }
+    k->device = dev, k->context = ctx_id, k->stream = s->last_sid, k->correlation = cb->correlationId;
     memcpy(k->grid, tl_launch.grid, sizeof k->grid);
     memcpy(k->block, tl_launch.block, sizeof k->block);
     k->dyn_smem = tl_launch.smem;
-    int v = 0;
-    if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, tl_launch.f) == CUDA_SUCCESS) k->regs = (uint32_t)v;
-    if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, tl_launch.f) == CUDA_SUCCESS)
-        k->static_smem = (uint32_t)v;
+    k->regs = fi->regs;
+    k->static_smem = fi->static_smem;
     s->pend[s->npend++] = (ev_pending){(size_t)(k - g->t.kernels), tl_launch.start, end, ref};
-    if (s->npend >= 4096) resolve(g, 0); /* completed pairs only: never waits */
+    if (s->npend >= s->next_resolve) { /* completed pairs only, never waits; amortized */
+        resolve(g, 0);
+        s->next_resolve = s->npend + 4096;
+    }
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -285,4 +340,7 @@ void mh_cupti_ev_finish(mh_cupti_ctx *g) {
     }
     g->t.nkernels = j;
     g->t.dropped_records += s->untimed + s->npend;
+    for (size_t i = 0; i < FN_SLOTS; i++) free(s->fn[i].name);
+    memset(s->fn, 0, sizeof s->fn);
+    s->nfn = 0;
 }

@@ -2,10 +2,12 @@
  *
  * Loaded into the profiled program through CUDA_INJECTION64_PATH; CUDA calls
  * InitializeInjection() at cuInit. Two modes, chosen by MEMHEAT_TIMING_MODE:
- *   "timing"   (default) CUPTI Activity API only: every kernel (concurrent kernel
- *              records, which do not serialize launches), memcpy and memset with
- *              the GPU's start/end timestamps. Nothing is replayed, nothing
- *              instrumented: the program runs at its own speed.
+ *   "timing"   (default) nothing instrumented or replayed: memcpy and memset
+ *              records from the Activity API (GPU start/end timestamps), and
+ *              kernel times from CUDA events recorded around each driver
+ *              launch (events.c), or, with MEMHEAT_TIMING_KERNELS=activity,
+ *              from CONCURRENT_KERNEL activity records (which CUPTI gets by
+ *              instrumenting kernels before Blackwell: see docs/timing.md).
  *   "counters" CUPTI range profiling, auto range + kernel replay: each kernel
  *              launch is one range, replayed as many passes as the metrics need
  *              (counters.c). Launch names are taken from launch callbacks.
@@ -337,8 +339,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     if (G.mode == MH_CUPTI_TIMING) {
         r = cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
         if (G.kernel_events) {
-            /* graph launches run kernels no event brackets: counted as untimed */
-            enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0);
+            /* driver launches only (the runtime launches through them; no
+             * runtime callbacks keeps the per-launch cost down); graph
+             * launches run kernels no event brackets: counted as untimed */
             enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1);
         } else if (r == CUPTI_SUCCESS) {
             r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
