@@ -1,8 +1,9 @@
 /* banks.h -- shared-memory bank conflicts of warp-level accesses.
  *
  * A warp-level access is the set of lanes of one warp that executed the same
- * shared-memory instruction at the same logical time step (same launch,
- * block, warp, pc, seq). Its conflict degree is the largest number of
+ * shared-memory instruction together: same launch, block, warp, pc and
+ * occurrence k (the k-th execution of the pc by each lane; lanes that diverged
+ * earlier have different seq values but reconverge on k). Its conflict degree is the largest number of
  * distinct 4-byte words that fall into one of the 32 banks (bank = word % 32);
  * lanes reading the same word are a broadcast and count once. Degree 1 is
  * conflict-free; degree d costs d - 1 extra wavefronts. Statistics are kept
@@ -30,7 +31,7 @@ typedef struct mh_bank_pc {
     uint64_t sum_degree;
     uint32_t max_degree;
     uint64_t extra;         /* sum of (degree - 1): extra wavefronts */
-    uint32_t ex_block, ex_warp, ex_seq; /* an access with the max degree */
+    uint32_t ex_block, ex_warp, ex_occ; /* an access with the max degree: k-th execution of the pc */
 } mh_bank_pc;
 
 typedef struct mh_bank_table {
@@ -43,7 +44,7 @@ typedef struct mh_bank_table {
 void mh_bank_init(mh_bank_table *t);
 void mh_bank_free(mh_bank_table *t);
 int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, unsigned degree, uint32_t block,
-                uint32_t warp, uint32_t seq, mh_err *err);
+                uint32_t warp, uint32_t occ, mh_err *err);
 /* Entry for (launch, pc) or NULL. */
 const mh_bank_pc *mh_bank_get(const mh_bank_table *t, uint32_t launch, uint64_t pc);
 

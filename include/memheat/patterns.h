@@ -6,8 +6,9 @@
  * mh_pat_run recognises them per data object (allocation or shared array) of
  * a launch from (a) the heat map rows of the object and (b) statistics the
  * pattern pass gathers itself over warp-level requests (lanes of one warp at
- * one pc and logical time step): sectors touched versus the sectors the
- * requested bytes need, the dominant lane-to-lane stride, and, for shared
+ * the same execution of one pc: the k-th time each lane ran it, which is how
+ * SIMT reconverges lanes after divergence): sectors touched versus the
+ * sectors the requested bytes need, the dominant lane-to-lane stride, and, for shared
  * memory, which threads and warps share each word and the bank-conflict
  * degree. Thresholds and the cost model are documented in docs/metrics.md.
  *
@@ -39,6 +40,18 @@ enum mh_pat_kind {
     MH_PAT_KIND_COUNT
 };
 
+/* One pc whose evidence was merged into a finding. */
+typedef struct mh_pat_pc {
+    uint64_t pc;
+    double cost;            /* that pc's share of the finding's cost */
+    const char *file;       /* source attribution, NULL if none (model-owned) */
+    uint32_t line;
+} mh_pat_pc;
+
+/* One finding per (launch, space, object, pattern): the per-pc findings of an
+ * object (e.g. 16 unrolled loads, each strided) are merged into one whose
+ * cost is their sum and whose evidence (pc, source, counts, summary) is that
+ * of the costliest pc; pcs lists every pc merged. */
 typedef struct mh_pat_finding {
     int kind;               /* enum mh_pat_kind */
     uint32_t launch;
@@ -46,7 +59,7 @@ typedef struct mh_pat_finding {
     unsigned space;         /* enum mh_space */
     int64_t obj;            /* model object index, -1 = outside every known object */
     const char *label;      /* object label (model-owned) or "" */
-    uint64_t pc;            /* representative pc, 0 = unknown */
+    uint64_t pc;            /* representative (costliest) pc, 0 = unknown */
     const char *file;       /* source attribution of pc, NULL if none */
     uint32_t line;
     const char *function;
@@ -64,7 +77,9 @@ typedef struct mh_pat_finding {
     int has_example;
     mh_heat_row example;    /* a sector showing the pattern */
     uint64_t example_off;   /* its byte offset in the object */
-    double cost;            /* estimated avoidable transactions, sorts findings */
+    double cost;            /* estimated avoidable transactions (sum over pcs), sorts findings */
+    mh_pat_pc *pcs;         /* every pc of the finding, ascending; owned by the run */
+    size_t npcs;            /* 0 when the finding has no pc */
     char summary[256];      /* one line of evidence */
     char suggestion[320];   /* what to change */
 } mh_pat_finding;
@@ -87,6 +102,10 @@ const mh_bank_table *mh_pat_banks(const mh_pat_run *pr);
 size_t mh_pat_run_peak_bytes(const mh_pat_run *pr);
 /* Warp-level requests split by the memory budget (upper bound): 0 = exact. */
 uint64_t mh_pat_run_split(const mh_pat_run *pr);
+
+/* "at 16 pcs: 0x2b0 (k.cu:42), 0x2c0 (k.cu:43), ..." (at most 12 listed) into
+ * buf; "" when the finding has fewer than 2 pcs. Returns strlen(buf). */
+size_t mh_pat_pcs_text(const mh_pat_finding *f, char *buf, size_t cap);
 
 const char *mh_pat_kind_name(int kind);  /* "strided", "false_sharing", ... */
 int mh_pat_kind_parse(const char *name); /* -1 if unknown */

@@ -82,7 +82,7 @@ static int grow(mh_bank_table *t) {
 }
 
 int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, unsigned degree, uint32_t block,
-                uint32_t warp, uint32_t seq, mh_err *err) {
+                uint32_t warp, uint32_t occ, mh_err *err) {
     if ((t->n + 1) * 2 > t->hcap && grow(t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     size_t slot = 0;
     long i = find(t, launch, pc, &slot);
@@ -109,7 +109,7 @@ int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, uns
         e->max_degree = degree;
         e->ex_block = block;
         e->ex_warp = warp;
-        e->ex_seq = seq;
+        e->ex_occ = occ;
     }
     return MH_OK;
 }

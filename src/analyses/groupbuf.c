@@ -34,10 +34,11 @@ struct mh_grp {
     uint64_t evicted, done, split;
     uint64_t clock;    /* accesses added so far */
     uint64_t max_age;  /* groups untouched for this many accesses are handed over */
-    /* Logical time steps handed over early, per stream (launch, block, warp;
-     * not space or pc: a thread's seq counts all its accesses), as sorted
-     * disjoint [lo, hi] ranges of seq: LRU hands a stream's steps over in
-     * order, so this stays a range or two each. */
+    /* Steps handed over early, per stream (launch, block, warp, pc; not
+     * space: locality's seq counts all of a thread's accesses and its keys
+     * have pc 0, while the patterns' step is an occurrence count per pc), as
+     * sorted disjoint [lo, hi] ranges of the step: LRU hands a stream's steps
+     * over in order, so this stays a range or two each. */
     struct stream *st;
     size_t nst, capst;
     size_t st_bytes;
@@ -46,6 +47,7 @@ struct mh_grp {
 };
 
 typedef struct stream {
+    uint64_t pc;
     uint32_t launch, block;
     uint16_t warp;
     uint8_t space, used;
@@ -77,6 +79,7 @@ size_t mh_grp_bytes(const mh_grp *g) {
 static size_t stream_slot(const mh_grp_key *k, size_t cap) {
     uint64_t h = ((uint64_t)k->launch << 32 | k->block) * UINT64_C(0x9E3779B97F4A7C15);
     h ^= (uint64_t)k->warp * UINT64_C(0xC2B2AE3D27D4EB4F);
+    h ^= k->pc * UINT64_C(0x165667B19E3779F9);
     h ^= h >> 31;
     return (size_t)h & (cap - 1);
 }
@@ -85,7 +88,7 @@ static stream *stream_find(const mh_grp *g, const mh_grp_key *k, int *found) {
     size_t j = stream_slot(k, g->capst);
     while (g->st[j].used) {
         const stream *s = &g->st[j];
-        if (s->launch == k->launch && s->block == k->block && s->warp == k->warp) {
+        if (s->launch == k->launch && s->block == k->block && s->warp == k->warp && s->pc == k->pc) {
             *found = 1;
             return &g->st[j];
         }
@@ -116,7 +119,7 @@ static int stream_rehash(mh_grp *g, size_t cap) {
     g->st_bytes += (cap - oldcap) * sizeof(stream);
     for (size_t i = 0; i < oldcap; i++) {
         if (!old[i].used) continue;
-        mh_grp_key k = {0, old[i].launch, old[i].block, 0, old[i].warp, old[i].space, 0};
+        mh_grp_key k = {old[i].pc, old[i].launch, old[i].block, 0, old[i].warp, old[i].space, 0};
         int found;
         *stream_find(g, &k, &found) = old[i];
     }
@@ -130,6 +133,7 @@ static int stream_note(mh_grp *g, const mh_grp_key *k) {
     stream *s = stream_find(g, k, &found);
     if (!found) {
         memset(s, 0, sizeof *s);
+        s->pc = k->pc;
         s->launch = k->launch;
         s->block = k->block;
         s->warp = k->warp;

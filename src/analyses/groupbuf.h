@@ -3,7 +3,8 @@
  * Several analyses look at accesses that happened "at the same time": the
  * parallel spatial locality metric groups a block's accesses by logical time
  * step (block, seq); bank-conflict and coalescing analysis groups a warp's
- * lanes at one instruction (block, warp, pc, seq). A trace does not deliver a
+ * lanes at one execution of one instruction (block, warp, pc, k), where k is
+ * the lane's occurrence count of that pc (occur.h). A trace does not deliver a
  * group contiguously (the Oclgrind collector runs one work-item after another
  * until a barrier; the CUDA collector interleaves warps), so groups are
  * buffered here until they are complete and then handed to a callback.
@@ -15,9 +16,10 @@
  * recently touched groups are handed over early. Usually such a group was
  * complete anyway (its block finished long ago); if a later access arrives
  * for a key handed over early, a new group starts and the group was split.
- * mh_grp_split counts those (an upper bound: keys handed over early are
- * remembered in a 1 MiB hash bitset, which can report false hits); zero means
- * every group was seen whole, so the results are exact. */
+ * mh_grp_split counts those (keys handed over early are remembered as
+ * ranges of steps per (launch, block, warp, pc), so a space that shares a
+ * step with a split one may be counted too: an upper bound); zero means every
+ * group was seen whole, so the results are exact. */
 #ifndef MEMHEAT_ANALYSES_GROUPBUF_H
 #define MEMHEAT_ANALYSES_GROUPBUF_H
 
@@ -30,7 +32,7 @@ typedef struct mh_grp_key {
     uint64_t pc;     /* 0 when the grouping ignores pcs */
     uint32_t launch;
     uint32_t block;
-    uint32_t seq;
+    uint32_t seq;    /* the step: seq (locality) or per-pc occurrence k (patterns) */
     uint16_t warp;   /* UINT16_MAX when the grouping ignores warps */
     uint8_t space;   /* MH_SPACE_COUNT when the grouping ignores spaces */
     uint8_t pad;

@@ -4,12 +4,15 @@
  * Three inputs per launch, all bounded by distinct sectors / words / pcs:
  *  - heat summaries: per object, counts of hot, false-sharing and fully used
  *    sectors, taken from the heat map rows when the heat run emits them;
- *  - request statistics per (space, object, pc): the lanes of one warp at one
- *    pc and logical time step are buffered by a groupbuf, then reduced to
- *    sectors touched, sectors needed, dominant lane stride;
+ *  - request statistics per (space, object, pc): the lanes of one warp at the
+ *    same execution of one pc (per-lane occurrence k of the pc, occur.c; not
+ *    seq, which diverges with control flow) are buffered by a groupbuf, then
+ *    reduced to sectors touched, sectors needed, dominant lane stride;
  *  - shared-memory word owners per (block, word): one thread, one warp, or
  *    several warps; and bank-conflict degrees per pc (banks.c).
- * When the launch ends the three are combined by classify_launch(). */
+ * When the launch ends the three are combined by classify_launch(), and the
+ * findings of one (space, object, pattern) at several pcs are merged into
+ * one (merge_launch()). */
 #include "memheat/patterns.h"
 
 #include <assert.h>
@@ -20,6 +23,7 @@
 
 #include "analyses/canon.h"
 #include "analyses/groupbuf.h"
+#include "analyses/occur.h"
 
 /* ---- per-launch state ---- */
 
@@ -34,7 +38,7 @@ typedef struct pcstat {
     int64_t stride_cand; /* Misra-Gries majority candidate over strided requests */
     uint64_t stride_cnt;
     uint32_t elem_size;
-    uint32_t ex_block, ex_warp, ex_seq;
+    uint32_t ex_block, ex_warp, ex_occ;
     uint64_t ex_off;
 } pcstat;
 
@@ -89,6 +93,7 @@ struct mh_pat_run {
     mh_pat_opts o;
     mh_canon canon;
     mh_grp *grp;
+    mh_occ *occ; /* per-thread per-pc execution counts: the step of a warp request */
     pstate *ps;
     size_t nps, capps;
     mh_pat_finding *f;
@@ -107,7 +112,7 @@ static uint64_t mix64(uint64_t x) {
 }
 
 static void note(mh_pat_run *pr) {
-    size_t b = pr->bytes + mh_grp_bytes(pr->grp);
+    size_t b = pr->bytes + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
     if (b > pr->peak) pr->peak = b;
 }
 
@@ -399,7 +404,7 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
     if (p->requests == 1 || excess) {
         p->ex_block = k->block;
         p->ex_warp = k->warp;
-        p->ex_seq = k->seq;
+        p->ex_occ = k->seq;
         p->ex_off = MH_CANON_OFF(v[0].canon);
     }
     return MH_OK;
@@ -823,9 +828,9 @@ static int classify_launch(mh_pat_run *pr, pstate *s) {
         f->flagged = b->extra;
         f->cost = (double)b->extra;
         snprintf(f->summary, sizeof f->summary,
-                 "%llu warp accesses with conflict degree %.2f on average, %u at most (block %u, warp %u, step %u): "
-                 "%llu extra wavefronts",
-                 (unsigned long long)b->requests, avg, b->max_degree, b->ex_block, b->ex_warp, b->ex_seq,
+                 "%llu warp accesses with conflict degree %.2f on average, %u at most (block %u, warp %u, execution "
+                 "%u of the pc): %llu extra wavefronts",
+                 (unsigned long long)b->requests, avg, b->max_degree, b->ex_block, b->ex_warp, b->ex_occ + 1,
                  (unsigned long long)b->extra);
         snprintf(f->suggestion, sizeof f->suggestion,
                  "lanes hit up to %u different words of one bank in %s: pad the inner dimension by one word (e.g. "
@@ -835,10 +840,96 @@ static int classify_launch(mh_pat_run *pr, pstate *s) {
     return MH_OK;
 }
 
+/* ---- one finding per (launch, space, object, pattern) ---- */
+
+static int cmp_pcref(const void *a, const void *b) {
+    const mh_pat_pc *x = a, *y = b;
+    return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+static int add_pcref(mh_pat_finding *f, uint64_t pc, double cost, const char *file, uint32_t line) {
+    if (!pc) return MH_OK;
+    for (size_t i = 0; i < f->npcs; i++)
+        if (f->pcs[i].pc == pc) { /* same pc twice (cannot happen per kind today): add up */
+            f->pcs[i].cost += cost;
+            return MH_OK;
+        }
+    mh_pat_pc *v = realloc(f->pcs, (f->npcs + 1) * sizeof *v);
+    if (!v) return MH_ERR_NOMEM;
+    f->pcs = v;
+    f->pcs[f->npcs++] = (mh_pat_pc){pc, cost, file, line};
+    return MH_OK;
+}
+
+/* Merges the findings pr->f[before..] of one launch: per (space, object,
+ * kind) one finding remains, with the evidence of its costliest pc, the sum
+ * of the costs and the list of every pc. Order of first appearance is kept
+ * (the final sort is by cost). */
+static int merge_launch(mh_pat_run *pr, size_t before) {
+    size_t out = before;
+    for (size_t i = before; i < pr->nf; i++) {
+        mh_pat_finding g = pr->f[i];
+        size_t m = before;
+        while (m < out && !(pr->f[m].kind == g.kind && pr->f[m].space == g.space && pr->f[m].obj == g.obj)) m++;
+        if (m == out) {
+            g.pcs = NULL;
+            g.npcs = 0;
+            if (add_pcref(&g, g.pc, g.cost, g.file, g.line) != MH_OK) return MH_ERR_NOMEM;
+            pr->f[out++] = g;
+            continue;
+        }
+        mh_pat_finding *f = &pr->f[m];
+        double rep = -1; /* cost of the current representative */
+        for (size_t j = 0; j < f->npcs; j++)
+            if (f->pcs[j].pc == f->pc) rep = f->pcs[j].cost;
+        if (rep < 0) rep = f->cost;
+        if (add_pcref(f, g.pc, g.cost, g.file, g.line) != MH_OK) return MH_ERR_NOMEM;
+        double total = f->cost + g.cost;
+        if (g.cost > rep) { /* the costlier pc becomes the evidence */
+            mh_pat_pc *pcs = f->pcs;
+            size_t npcs = f->npcs;
+            *f = g;
+            f->pcs = pcs;
+            f->npcs = npcs;
+        }
+        f->cost = total;
+    }
+    pr->nf = out;
+    for (size_t i = before; i < out; i++)
+        if (pr->f[i].npcs > 1) qsort(pr->f[i].pcs, pr->f[i].npcs, sizeof *pr->f[i].pcs, cmp_pcref);
+    return MH_OK;
+}
+
+size_t mh_pat_pcs_text(const mh_pat_finding *f, char *buf, size_t cap) {
+    enum { LIST = 12 };
+    if (!cap) return 0;
+    buf[0] = 0;
+    if (f->npcs < 2) return 0;
+    size_t n = 0;
+#define MH_PUT(...)                                                       \
+    do {                                                                  \
+        if (n < cap) {                                                    \
+            int w_ = snprintf(buf + n, cap - n, __VA_ARGS__);             \
+            n = w_ < 0 ? n : (n + (size_t)w_ < cap ? n + (size_t)w_ : cap - 1); \
+        }                                                                 \
+    } while (0)
+    MH_PUT("at %zu pcs:", f->npcs);
+    for (size_t i = 0; i < f->npcs && i < LIST; i++) {
+        MH_PUT("%s 0x%llx", i ? "," : "", (unsigned long long)f->pcs[i].pc);
+        if (f->pcs[i].file) MH_PUT(" (%s:%u)", f->pcs[i].file, f->pcs[i].line);
+    }
+    if (f->npcs > LIST) MH_PUT(", ... (%zu more)", f->npcs - LIST);
+#undef MH_PUT
+    return n;
+}
+
 static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
     int rc = mh_grp_flush_launch(pr->grp, s->launch, err);
     if (rc) return rc;
+    mh_occ_end_launch(pr->occ, s->launch);
+    size_t before = pr->nf;
     rc = classify_launch(pr, s);
+    if (!rc) rc = merge_launch(pr, before);
     free_ps(pr, s);
     return rc ? mh_err_set(err, rc, "out of memory classifying patterns") : MH_OK;
 }
@@ -854,7 +945,9 @@ int mh_pat_run_new(mh_pat_run **out, const mh_model *m, const mh_pat_opts *o, mh
     mh_canon_init(&pr->canon, m);
     mh_bank_init(&pr->banks);
     int rc = mh_grp_new(&pr->grp, pr->o.group_budget, request_done, pr, err);
+    if (!rc) rc = mh_occ_new(&pr->occ, pr->o.group_budget, err);
     if (rc) {
+        mh_grp_free(pr->grp);
         free(pr);
         return rc;
     }
@@ -901,11 +994,14 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
                 if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
                     return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         }
-        uint32_t warp = a->thread / ws;
-        mh_grp_key gk = {a->pc, a->launch, a->block, a->seq, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
+        uint32_t warp = a->thread / ws, occ = 0;
+        /* the lanes' k-th execution of this pc form one warp instruction */
+        int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
+        if (rc) return rc;
+        mh_grp_key gk = {a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
                          (uint8_t)space, 0};
         mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
-        int rc = mh_grp_add(pr->grp, &gk, &ge, err);
+        rc = mh_grp_add(pr->grp, &gk, &ge, err);
         if (rc) return rc;
     }
     note(pr);
@@ -933,7 +1029,9 @@ void mh_pat_run_free(mh_pat_run *pr) {
     if (!pr) return;
     while (pr->nps) free_ps(pr, &pr->ps[0]);
     free(pr->ps);
+    for (size_t i = 0; i < pr->nf; i++) free(pr->f[i].pcs);
     free(pr->f);
+    mh_occ_free(pr->occ);
     mh_bank_free(&pr->banks);
     mh_grp_free(pr->grp);
     free(pr);
@@ -946,4 +1044,6 @@ const mh_pat_finding *mh_pat_findings(const mh_pat_run *pr, size_t *n) {
 
 const mh_bank_table *mh_pat_banks(const mh_pat_run *pr) { return &pr->banks; }
 size_t mh_pat_run_peak_bytes(const mh_pat_run *pr) { return pr->peak + pr->banks.cap * sizeof(mh_bank_pc); }
-uint64_t mh_pat_run_split(const mh_pat_run *pr) { return mh_grp_split(pr->grp); }
+/* requests split by the group buffer, plus blocks whose execution counts
+ * restarted (their later requests may be grouped with the wrong lanes) */
+uint64_t mh_pat_run_split(const mh_pat_run *pr) { return mh_grp_split(pr->grp) + mh_occ_restarts(pr->occ); }

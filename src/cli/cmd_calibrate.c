@@ -9,7 +9,9 @@
  *   --camping     runs memheat-campbench (bench/camping/camp_bench.cu) over
  *                 every occupancy, fits the camping model (mh_camp_calibrate)
  *                 and stores it per device for `memheat band`. */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +114,21 @@ static int calib_bandwidth(const calib_opts *o) {
     return rc == MH_OK ? MH_EXIT_OK : mh_cli_fail_err("calibrate", &err);
 }
 
+/* mkdir -p: the model directory may not exist yet (~/.local/share/memheat). */
+static int make_dirs(const char *path) {
+    char buf[1100];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+            *p = c;
+            if (!c) return 0;
+        }
+    }
+}
+
 static int calib_camping(const calib_opts *o) {
     mh_err err = {0};
     mh_run_opts ro;
@@ -126,6 +143,8 @@ static int calib_camping(const calib_opts *o) {
     else if (mh_cli_model_dir(dir, sizeof dir) != 0)
         return mh_cli_fail("calibrate", MH_EXIT_ERROR, "model directory path too long");
     snprintf(work, sizeof work, "%s/campbench-run", dir);
+    if (make_dirs(work) != 0)
+        return mh_cli_fail("calibrate", MH_EXIT_ERROR, "cannot create %s: %s", work, strerror(errno));
     if (o->device[0] && strcmp(o->device, "0") != 0)
         return mh_cli_fail("calibrate", MH_EXIT_USAGE, "--camping measures device 0 (use CUDA_VISIBLE_DEVICES)");
     mh_camp_model m;

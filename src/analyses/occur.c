@@ -1,0 +1,307 @@
+/* occur.c -- per-thread, per-pc occurrence counters of the blocks in flight
+ * (occur.h).
+ *
+ * One table per (launch, block): open addressing over (thread, pc) -> count.
+ * Blocks live in a pool (free list through hnext), are found through a chained
+ * hash on (launch, block) and ordered least to most recently touched in a
+ * doubly linked list, which drives the age and budget eviction. Index 0 means
+ * "none", so pool slot i is stored as i + 1. Blocks dropped early are
+ * remembered in a small open-addressing set until their launch ends, to count
+ * restarts. */
+#include "analyses/occur.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ent {
+    uint64_t pc;
+    uint32_t count; /* 0 = empty slot */
+    uint16_t thread;
+    uint16_t pad;
+} ent;
+
+typedef struct oblk {
+    uint32_t launch, block;
+    uint64_t tick;         /* clock at the last access */
+    uint32_t hnext;        /* hash chain, or free list when unused */
+    uint32_t lprev, lnext; /* LRU list */
+    uint32_t used;
+    ent *t;
+    uint32_t n, cap;       /* entries, slots (power of two) */
+} oblk;
+
+#define GONE_EMPTY UINT64_MAX
+
+struct mh_occ {
+    oblk *pool;
+    uint32_t npool, cappool, freelist;
+    uint32_t *buckets;
+    uint32_t nbuckets, nblk;
+    uint32_t lru_head, lru_tail, last;
+    size_t bytes, budget;
+    uint64_t clock, max_age, restarts;
+    uint64_t *gone; /* (launch << 32 | block) of blocks dropped early; GONE_EMPTY = free */
+    size_t ngone, capgone;
+};
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= UINT64_C(0xFF51AFD7ED558CCD);
+    x ^= x >> 33;
+    x *= UINT64_C(0xC4CEB9FE1A85EC53);
+    x ^= x >> 33;
+    return x;
+}
+
+static uint32_t blk_hash(uint32_t launch, uint32_t block) {
+    return (uint32_t)mix64((uint64_t)launch << 32 | block);
+}
+
+static size_t ent_slot(uint16_t thread, uint64_t pc, uint32_t cap) {
+    return (size_t)mix64(pc ^ ((uint64_t)thread << 48 | (uint64_t)thread)) & (cap - 1);
+}
+
+int mh_occ_new(mh_occ **out, size_t budget, mh_err *err) {
+    mh_occ *o = calloc(1, sizeof *o);
+    if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    o->nbuckets = 256;
+    o->buckets = calloc(o->nbuckets, sizeof *o->buckets);
+    if (!o->buckets) {
+        free(o);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    o->budget = budget;
+    o->max_age = UINT64_C(1) << 20;
+    *out = o;
+    return MH_OK;
+}
+
+void mh_occ_free(mh_occ *o) {
+    if (!o) return;
+    for (uint32_t i = 0; i < o->npool; i++) free(o->pool[i].t);
+    free(o->pool);
+    free(o->buckets);
+    free(o->gone);
+    free(o);
+}
+
+size_t mh_occ_bytes(const mh_occ *o) {
+    return o->bytes + (size_t)o->cappool * sizeof(oblk) + (size_t)o->nbuckets * sizeof(uint32_t) +
+           o->capgone * sizeof(uint64_t);
+}
+
+uint64_t mh_occ_restarts(const mh_occ *o) { return o->restarts; }
+
+/* ---- blocks dropped early ---- */
+
+static size_t gone_slot(uint64_t key, size_t cap) { return (size_t)mix64(key) & (cap - 1); }
+
+static int gone_has(const mh_occ *o, uint64_t key) {
+    if (!o->ngone) return 0;
+    for (size_t j = gone_slot(key, o->capgone); o->gone[j] != GONE_EMPTY; j = (j + 1) & (o->capgone - 1))
+        if (o->gone[j] == key) return 1;
+    return 0;
+}
+
+static int gone_rebuild(mh_occ *o, size_t cap, uint32_t drop_launch, int drop) {
+    uint64_t *g = malloc(cap * sizeof *g);
+    if (!g) return MH_ERR_NOMEM;
+    for (size_t j = 0; j < cap; j++) g[j] = GONE_EMPTY;
+    size_t n = 0;
+    for (size_t i = 0; i < o->capgone; i++) {
+        uint64_t key = o->gone[i];
+        if (key == GONE_EMPTY || (drop && (uint32_t)(key >> 32) == drop_launch)) continue;
+        size_t j = gone_slot(key, cap);
+        while (g[j] != GONE_EMPTY) j = (j + 1) & (cap - 1);
+        g[j] = key;
+        n++;
+    }
+    free(o->gone);
+    o->gone = g;
+    o->capgone = cap;
+    o->ngone = n;
+    return MH_OK;
+}
+
+static int gone_add(mh_occ *o, uint64_t key) {
+    if (key == GONE_EMPTY) return MH_OK; /* (UINT32_MAX, UINT32_MAX): not remembered */
+    if ((o->ngone + 1) * 2 > o->capgone && gone_rebuild(o, o->capgone ? o->capgone * 2 : 64, 0, 0) != MH_OK)
+        return MH_ERR_NOMEM;
+    size_t j = gone_slot(key, o->capgone);
+    while (o->gone[j] != GONE_EMPTY) {
+        if (o->gone[j] == key) return MH_OK;
+        j = (j + 1) & (o->capgone - 1);
+    }
+    o->gone[j] = key;
+    o->ngone++;
+    return MH_OK;
+}
+
+/* ---- block pool ---- */
+
+static void lru_unlink(mh_occ *o, uint32_t id) {
+    oblk *x = &o->pool[id - 1];
+    if (x->lprev) o->pool[x->lprev - 1].lnext = x->lnext;
+    else o->lru_head = x->lnext;
+    if (x->lnext) o->pool[x->lnext - 1].lprev = x->lprev;
+    else o->lru_tail = x->lprev;
+    x->lprev = x->lnext = 0;
+}
+
+static void lru_push_tail(mh_occ *o, uint32_t id) {
+    oblk *x = &o->pool[id - 1];
+    x->lprev = o->lru_tail;
+    x->lnext = 0;
+    if (o->lru_tail) o->pool[o->lru_tail - 1].lnext = id;
+    else o->lru_head = id;
+    o->lru_tail = id;
+}
+
+static int rehash(mh_occ *o, uint32_t nb) {
+    uint32_t *b = calloc(nb, sizeof *b);
+    if (!b) return MH_ERR_NOMEM;
+    for (uint32_t i = 0; i < o->npool; i++) {
+        oblk *x = &o->pool[i];
+        if (!x->used) continue;
+        uint32_t h = blk_hash(x->launch, x->block) & (nb - 1);
+        x->hnext = b[h];
+        b[h] = i + 1;
+    }
+    free(o->buckets);
+    o->buckets = b;
+    o->nbuckets = nb;
+    return MH_OK;
+}
+
+/* Frees block id's table and returns the slot to the free list. */
+static void release(mh_occ *o, uint32_t id) {
+    oblk *x = &o->pool[id - 1];
+    assert(x->used);
+    uint32_t *pp = &o->buckets[blk_hash(x->launch, x->block) & (o->nbuckets - 1)];
+    while (*pp != id) {
+        assert(*pp);
+        pp = &o->pool[*pp - 1].hnext;
+    }
+    *pp = x->hnext;
+    lru_unlink(o, id);
+    if (o->last == id) o->last = 0;
+    o->bytes -= (size_t)x->cap * sizeof(ent);
+    free(x->t);
+    x->t = NULL;
+    x->n = x->cap = 0;
+    x->used = 0;
+    x->hnext = o->freelist;
+    o->freelist = id;
+    o->nblk--;
+}
+
+/* Drops a block that may still be running: its counters restart if it returns. */
+static int drop_early(mh_occ *o, uint32_t id) {
+    const oblk *x = &o->pool[id - 1];
+    if (gone_add(o, (uint64_t)x->launch << 32 | x->block) != MH_OK) return MH_ERR_NOMEM;
+    release(o, id);
+    return MH_OK;
+}
+
+static uint32_t get_block(mh_occ *o, uint32_t launch, uint32_t block) {
+    if (o->last) {
+        const oblk *x = &o->pool[o->last - 1];
+        if (x->launch == launch && x->block == block) return o->last;
+    }
+    uint32_t h = blk_hash(launch, block) & (o->nbuckets - 1);
+    for (uint32_t id = o->buckets[h]; id; id = o->pool[id - 1].hnext)
+        if (o->pool[id - 1].launch == launch && o->pool[id - 1].block == block) return id;
+    uint32_t id;
+    if (o->freelist) {
+        id = o->freelist;
+        o->freelist = o->pool[id - 1].hnext;
+    } else {
+        if (o->npool == o->cappool) {
+            uint32_t cap = o->cappool ? o->cappool * 2 : 64;
+            oblk *p = realloc(o->pool, (size_t)cap * sizeof *p);
+            if (!p) return 0;
+            o->pool = p;
+            o->cappool = cap;
+        }
+        id = ++o->npool;
+    }
+    oblk *x = &o->pool[id - 1];
+    memset(x, 0, sizeof *x);
+    x->launch = launch;
+    x->block = block;
+    x->used = 1;
+    x->hnext = o->buckets[h];
+    o->buckets[h] = id;
+    lru_push_tail(o, id);
+    o->nblk++;
+    if (gone_has(o, (uint64_t)launch << 32 | block)) {
+        o->restarts++;
+        if (o->max_age < (UINT64_C(1) << 62)) o->max_age *= 2; /* dropped too early: wait longer */
+    }
+    if (o->nblk > o->nbuckets && rehash(o, o->nbuckets * 2) != MH_OK) return 0;
+    return id;
+}
+
+static int table_grow(mh_occ *o, oblk *x) {
+    uint32_t cap = x->cap ? x->cap * 2 : 64;
+    ent *t = calloc(cap, sizeof *t);
+    if (!t) return MH_ERR_NOMEM;
+    for (uint32_t i = 0; i < x->cap; i++) {
+        if (!x->t[i].count) continue;
+        size_t j = ent_slot(x->t[i].thread, x->t[i].pc, cap);
+        while (t[j].count) j = (j + 1) & (cap - 1);
+        t[j] = x->t[i];
+    }
+    o->bytes += (size_t)(cap - x->cap) * sizeof *t;
+    free(x->t);
+    x->t = t;
+    x->cap = cap;
+    return MH_OK;
+}
+
+int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k,
+                mh_err *err) {
+    uint32_t id = get_block(o, launch, block);
+    if (!id) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
+    oblk *x = &o->pool[id - 1];
+    if ((x->n + 1) * 4 > x->cap * 3 && table_grow(o, x) != MH_OK)
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
+    size_t j = ent_slot(thread, pc, x->cap);
+    while (x->t[j].count && !(x->t[j].pc == pc && x->t[j].thread == thread)) j = (j + 1) & (x->cap - 1);
+    ent *e = &x->t[j];
+    if (!e->count) {
+        e->pc = pc;
+        e->thread = thread;
+        x->n++;
+    }
+    *k = e->count;
+    if (e->count < UINT32_MAX) e->count++;
+    x->tick = ++o->clock;
+    if (o->lru_tail != id) {
+        lru_unlink(o, id);
+        lru_push_tail(o, id);
+    }
+    o->last = id;
+    /* blocks nobody touched for max_age accesses have almost surely finished;
+     * at most two per call keeps this O(1) */
+    for (int i = 0; i < 2 && o->lru_head && o->lru_head != id; i++) {
+        if (o->clock - o->pool[o->lru_head - 1].tick <= o->max_age) break;
+        if (drop_early(o, o->lru_head) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    while (mh_occ_bytes(o) > o->budget && o->lru_head && o->lru_head != id)
+        if (drop_early(o, o->lru_head) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return MH_OK;
+}
+
+void mh_occ_end_launch(mh_occ *o, uint32_t launch) {
+    uint32_t id = o->lru_head;
+    while (id) {
+        uint32_t next = o->pool[id - 1].lnext;
+        if (o->pool[id - 1].launch == launch) release(o, id);
+        id = next;
+    }
+    /* rebuilding in place cannot fail for lack of memory unless malloc does;
+     * then the stale keys stay, which only over-counts restarts */
+    if (o->ngone) (void)gone_rebuild(o, o->capgone, launch, 1);
+}
