@@ -3,6 +3,7 @@
 target_sources(memheat_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/canon.c
   ${CMAKE_CURRENT_LIST_DIR}/groupbuf.c
+  ${CMAKE_CURRENT_LIST_DIR}/occur.c
   ${CMAKE_CURRENT_LIST_DIR}/locality.c
   ${CMAKE_CURRENT_LIST_DIR}/banks.c
   ${CMAKE_CURRENT_LIST_DIR}/patterns.c

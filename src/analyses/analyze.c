@@ -121,6 +121,8 @@ static void print_finding(FILE *f, size_t i, const mh_pat_finding *x) {
     if (x->file) fprintf(f, " %s:%u", x->file, x->line);
     fputc('\n', f);
     fprintf(f, "     %s\n", x->summary);
+    char pcs[1024];
+    if (mh_pat_pcs_text(x, pcs, sizeof pcs)) fprintf(f, "     %s; figures above: pc 0x%" PRIx64 ", the costliest\n", pcs, x->pc);
     if (x->sectors && x->space == MH_SPACE_GLOBAL)
         fprintf(f, "     heat: %" PRIu64 " sectors, hottest word %u warps, hottest sector %u warps\n", x->sectors,
                 x->max_word_temp, x->max_sector_temp);
@@ -218,6 +220,18 @@ static json_t *finding_json(const mh_pat_finding *x) {
     json_object_set_new(o, "object", json_integer(x->obj));
     json_object_set_new(o, "label", jstr(x->label));
     json_object_set_new(o, "pc", json_integer((json_int_t)x->pc));
+    json_t *pa = json_array();
+    for (size_t i = 0; i < x->npcs; i++) {
+        json_t *p = json_object();
+        json_object_set_new(p, "pc", json_integer((json_int_t)x->pcs[i].pc));
+        json_object_set_new(p, "cost", json_real(x->pcs[i].cost));
+        if (x->pcs[i].file) {
+            json_object_set_new(p, "file", jstr(x->pcs[i].file));
+            json_object_set_new(p, "line", json_integer(x->pcs[i].line));
+        }
+        json_array_append_new(pa, p);
+    }
+    json_object_set_new(o, "pcs", pa);
     if (x->file) {
         json_t *s = json_object();
         json_object_set_new(s, "file", jstr(x->file));

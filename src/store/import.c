@@ -125,7 +125,13 @@ static int put_findings_tx(mh_db *db, const mh_pat_run *pr, mh_err *err) {
         if (f[i].pc) mh_db_bind_u64(st, 11, f[i].pc);
         mh_db_bind_text(st, 12, f[i].file);
         if (f[i].file) sqlite3_bind_int64(st, 13, f[i].line);
-        mh_db_bind_text(st, 14, f[i].summary);
+        char ev[sizeof f[i].summary + 1024]; /* one line: the summary, then every pc merged into the finding */
+        size_t nev = (size_t)snprintf(ev, sizeof ev, "%s", f[i].summary);
+        if (f[i].npcs > 1 && nev + 2 < sizeof ev) {
+            memcpy(ev + nev, "; ", 3);
+            mh_pat_pcs_text(&f[i], ev + nev + 2, sizeof ev - nev - 2);
+        }
+        mh_db_bind_text(st, 14, ev);
         mh_db_bind_text(st, 15, f[i].suggestion);
         rc = mh_db_step_done(db, st, err, "writing a finding");
     }
