@@ -122,7 +122,8 @@ static void print_finding(FILE *f, size_t i, const mh_pat_finding *x) {
     fputc('\n', f);
     fprintf(f, "     %s\n", x->summary);
     char pcs[1024];
-    if (mh_pat_pcs_text(x, pcs, sizeof pcs)) fprintf(f, "     %s; figures above: pc 0x%" PRIx64 ", the costliest\n", pcs, x->pc);
+    if (mh_pat_pcs_text(x, pcs, sizeof pcs))
+        fprintf(f, "     %s; figures above: pc 0x%" PRIx64 ", the costliest\n", pcs, x->pc);
     if (x->sectors && x->space == MH_SPACE_GLOBAL)
         fprintf(f, "     heat: %" PRIu64 " sectors, hottest word %u warps, hottest sector %u warps\n", x->sectors,
                 x->max_word_temp, x->max_sector_temp);

@@ -20,6 +20,21 @@ grep -q "^Locality (AIWC)" "$W/all.txt" || { echo "FAIL no locality table"; fail
 "$M" analyze "$W/all.mht" --json >"$W/stdout.json" 2>/dev/null; check json-stdout 0 $?
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['findings'] and d['locality']" "$W/stdout.json" \
   || { echo "FAIL --json is not the JSON document"; fail=1; }
+# one finding per (launch, space, object, kind); each lists its pcs, the costliest (pc) among them
+python3 - "$W/stdout.json" <<'PY' || { echo "FAIL findings not merged per object and pattern"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = [(f["launch"], f["space"], f["object"], f["kind"]) for f in d["findings"]]
+assert len(keys) == len(set(keys)), "duplicate findings"
+for f in d["findings"]:
+    pcs = [p["pc"] for p in f["pcs"]]
+    assert pcs == sorted(pcs), "pcs not ascending"
+    if f["pc"]:
+        assert f["pc"] in pcs, "pc missing from pcs"
+        best = max(f["pcs"], key=lambda p: p["cost"])
+        assert abs(best["cost"] - next(p["cost"] for p in f["pcs"] if p["pc"] == f["pc"])) < 1e-9
+        assert abs(sum(p["cost"] for p in f["pcs"]) - f["cost"]) < 1e-6 * max(1.0, f["cost"]), "cost != sum"
+PY
 "$M" analyze "$W/all.mht" --bogus >/dev/null 2>"$W/e1"; check bad-flag 2 $?
 "$M" analyze "$W/nope.mht" >/dev/null 2>"$W/e2"; check missing-file 1 $?
 : >"$W/empty.mht"; "$M" analyze "$W/empty.mht" >/dev/null 2>"$W/e3"; check empty-file 1 $?

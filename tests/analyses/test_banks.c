@@ -102,4 +102,53 @@ static void test_trace_per_pc(void) {
     unlink(t.path);
 }
 
-MH_TEST_MAIN(T(test_degree_by_hand), T(test_table), T(test_trace_per_pc))
+/* Lane t runs a loop t times (one global load per iteration), so every lane
+ * reaches the shared store at pc 0x30 with a different seq; the store writes
+ * tile[t][0] of a [32][32] tile: one warp access with all 32 lanes in bank 0,
+ * degree 32. Grouping by seq made it 32 one-lane accesses of degree 1 and hid
+ * the conflict. A second conflicting pc (0x40, degree 2) on the same tile is
+ * merged into the same finding. */
+static void test_divergent_conflict(void) {
+    tb t;
+    CHECK(tb_open(&t, "bankdiv"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 4096, MH_SPACE_GLOBAL, "X");
+    tb_alloc(&t, 1, 0, 0, 4096, MH_SPACE_SHARED, "tile");
+    tb_launch(&t, 0, "diverge", 1, 32);
+    for (uint16_t th = 0; th < 32; th++) {
+        uint32_t seq = 0;
+        for (uint32_t i = 0; i < th; i++)
+            tb_acc(&t, 0, 0, th, seq++, 0x100000 + 4u * i, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x10);
+        tb_acc(&t, 0, 0, th, seq++, 128u * th, 4, MH_KIND_STORE, MH_SPACE_SHARED, 0x30);
+        tb_acc(&t, 0, 0, th, seq++, 8u * th, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x40);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    const mh_bank_table *bt = res.pat ? mh_pat_banks(res.pat) : NULL;
+    const mh_bank_pc *c = bt ? mh_bank_get(bt, 0, 0x30) : NULL, *d = bt ? mh_bank_get(bt, 0, 0x40) : NULL;
+    CHECK(c && d);
+    if (c && d) {
+        CHECK_EQ_U(c->requests, 1);
+        CHECK_EQ_U(c->max_degree, 32);
+        CHECK_EQ_U(c->extra, 31);
+        CHECK_EQ_U(d->requests, 1);
+        CHECK_EQ_U(d->max_degree, 2);
+    }
+    size_t n = 0, conflicts = 0;
+    const mh_pat_finding *f = res.pat ? mh_pat_findings(res.pat, &n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].kind != MH_PAT_BANK_CONFLICT) continue;
+        conflicts++;
+        CHECK_EQ_U(f[i].pc, 0x30);
+        CHECK_EQ_U(f[i].degree_max, 32);
+        CHECK(f[i].cost == 31.0 + 1.0);
+        CHECK_EQ_U(f[i].npcs, 2);
+        if (f[i].npcs == 2) CHECK(f[i].pcs[0].pc == 0x30 && f[i].pcs[1].pc == 0x40);
+    }
+    CHECK_EQ_U(conflicts, 1);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+MH_TEST_MAIN(T(test_degree_by_hand), T(test_table), T(test_trace_per_pc), T(test_divergent_conflict))

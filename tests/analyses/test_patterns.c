@@ -1,11 +1,15 @@
 /* test_patterns.c -- pattern detection mechanics on hand-written traces: the
  * stride and source line reported, misalignment of 2-D warps (two 16-lane
  * rows), false sharing told apart from misalignment when several blocks read
- * the same data, findings sorted by cost, and a well-coalesced 2-D control
- * without any finding. The broad shape x parameter grid is in labeled.tsv. */
+ * the same data, findings sorted by cost, a well-coalesced 2-D control
+ * without any finding, a store after divergent loops grouped into whole warp
+ * requests, and the findings of several pcs of one object merged into one.
+ * The broad shape x parameter grid is in labeled.tsv. */
+#include <jansson.h>
 #include <string.h>
 
 #include "../mh_test.h"
+#include "analyses/occur.h"
 #include "memheat/analyze.h"
 #include "tbuild.h"
 
@@ -248,5 +252,171 @@ static void test_json(void) {
     unlink(t.path);
 }
 
+/* spmv_csr shape: lane t of each of 2 warps runs a loop t % 5 times (a
+ * broadcast load of X[i] per iteration at pc 0x100), then every lane stores
+ * Y[t] at pc 0x200. The store has a different seq in lanes with different
+ * trip counts, yet it is one warp instruction per warp (SIMT reconverges the
+ * lanes on their first execution of pc 0x200): 2 requests of 4 sectors,
+ * coalesced. Grouping by seq split it into partial requests (lanes 5 apart,
+ * 20-byte gaps) that looked misaligned. Threads are written one after the
+ * other, as the Oclgrind collector does, and in reverse order of warps. */
+static void test_divergent_store_coalesced(void) {
+    tb t;
+    CHECK(tb_open(&t, "diverge"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 4096, MH_SPACE_GLOBAL, "X");
+    tb_alloc(&t, 1, MH_TRACE_NO_LAUNCH, 0x200000, 4096, MH_SPACE_GLOBAL, "Y");
+    tb_launch(&t, 0, "spmv", 1, 64);
+    for (int th = 63; th >= 0; th--) {
+        uint32_t seq = 0;
+        for (uint32_t i = 0; i < (uint32_t)th % 5; i++)
+            tb_acc(&t, 0, 0, (uint16_t)th, seq++, 0x100000 + 4u * i, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x100);
+        tb_acc(&t, 0, 0, (uint16_t)th, seq, 0x200000 + 4u * (uint32_t)th, 4, MH_KIND_STORE, MH_SPACE_GLOBAL, 0x200);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    int k[8];
+    size_t nk = kinds_of(&res, "Y", k, 8);
+    CHECK_EQ_U(nk, 1);
+    if (nk == 1) CHECK_EQ_U(k[0], MH_PAT_COALESCED);
+    CHECK(find_kind(&res, "Y", MH_PAT_MISALIGNED) == NULL);
+    const mh_pat_finding *c = find_kind(&res, "Y", MH_PAT_COALESCED);
+    if (c) {
+        CHECK_EQ_U(c->requests, 2);
+        CHECK_EQ_U(c->req_sectors, 8);
+        CHECK_EQ_U(c->ideal_sectors, 8);
+    }
+    CHECK_EQ_U(res.split_pat, 0);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+/* gemm_v00 shape: one object read by 16 unrolled loads (pcs 0x2b0, 0x2c0,
+ * ...), every one strided. pc 0x2c0 has lanes 64 bytes apart (28 extra
+ * sectors per request), the others 12 bytes (8 extra). One strided finding
+ * for the object, not 16: cost = the sum, evidence of pc 0x2c0 (the
+ * costliest), every pc listed with its source line, in the text and JSON. */
+static void test_merged_pcs(void) {
+    tb t;
+    CHECK(tb_open(&t, "merge"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 1 << 16, MH_SPACE_GLOBAL, "A");
+    for (uint32_t u = 0; u < 16; u++) tb_pcinfo(&t, 0x2b0 + 16u * u, "gemm", "gemm.cu", 30 + u);
+    tb_launch(&t, 0, "gemm_v00", 1, 32);
+    for (uint16_t th = 0; th < 32; th++)
+        for (uint32_t u = 0; u < 16; u++) {
+            uint64_t pc = 0x2b0 + 16u * u;
+            uint32_t stride = pc == 0x2c0 ? 64 : 12;
+            tb_acc(&t, 0, 0, th, u, 0x100000 + 2048u * u + stride * th, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, pc);
+        }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    size_t n = 0, strided = 0;
+    const mh_pat_finding *f = mh_pat_findings(res.pat, &n);
+    for (size_t i = 0; i < n; i++) strided += f[i].kind == MH_PAT_STRIDED && !strcmp(f[i].label, "A");
+    CHECK_EQ_U(strided, 1);
+    const mh_pat_finding *s = find_kind(&res, "A", MH_PAT_STRIDED);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK_EQ_U(s->pc, 0x2c0);
+        CHECK(s->stride == 64);
+        CHECK_EQ_U(s->line, 31);
+        CHECK(s->cost == 28.0 + 15 * 8.0);
+        CHECK_EQ_U(s->requests, 1); /* evidence of the costliest pc */
+        CHECK_EQ_U(s->npcs, 16);
+        for (size_t i = 0; i < s->npcs && i < 16; i++) {
+            CHECK_EQ_U(s->pcs[i].pc, 0x2b0 + 16u * i);
+            CHECK_EQ_U(s->pcs[i].line, 30 + i);
+            CHECK(s->pcs[i].cost == (s->pcs[i].pc == 0x2c0 ? 28.0 : 8.0));
+        }
+        char txt[1024];
+        CHECK(mh_pat_pcs_text(s, txt, sizeof txt) > 0);
+        const char *head = "at 16 pcs: 0x2b0 (gemm.cu:30), 0x2c0 (gemm.cu:31),";
+        CHECK(strncmp(txt, head, strlen(head)) == 0);
+        CHECK(strstr(txt, "(4 more)") != NULL); /* 12 listed */
+        char tiny[20];
+        CHECK(mh_pat_pcs_text(s, tiny, sizeof tiny) == strlen(tiny));
+    }
+    char out[300];
+    snprintf(out, sizeof out, "%s.txt", t.path);
+    FILE *tf = fopen(out, "w+");
+    CHECK(tf != NULL);
+    if (tf) {
+        CHECK(mh_analyze_print(tf, &res, 0, 0) == MH_OK);
+        rewind(tf);
+        char buf[1 << 14];
+        size_t m = fread(buf, 1, sizeof buf - 1, tf);
+        buf[m] = 0;
+        fclose(tf);
+        CHECK(strstr(buf, "at 16 pcs: 0x2b0") != NULL);
+        unlink(out);
+    }
+    snprintf(out, sizeof out, "%s.json", t.path);
+    CHECK(mh_analyze_write_json(out, &res, NULL) == MH_OK);
+    json_error_t je;
+    json_t *doc = json_load_file(out, 0, &je);
+    CHECK(doc != NULL);
+    json_t *fa = json_object_get(doc, "findings");
+    size_t nj = 0;
+    for (size_t i = 0; i < json_array_size(fa); i++) {
+        json_t *x = json_array_get(fa, i);
+        if (strcmp(json_string_value(json_object_get(x, "kind")), "strided")) continue;
+        nj++;
+        CHECK_EQ_U(json_integer_value(json_object_get(x, "pc")), 0x2c0);
+        json_t *pcs = json_object_get(x, "pcs");
+        CHECK_EQ_U(json_array_size(pcs), 16);
+        json_t *p1 = json_array_get(pcs, 1);
+        CHECK_EQ_U(json_integer_value(json_object_get(p1, "pc")), 0x2c0);
+        CHECK_EQ_U(json_integer_value(json_object_get(p1, "line")), 31);
+        CHECK(!strcmp(json_string_value(json_object_get(p1, "file")), "gemm.cu"));
+    }
+    CHECK_EQ_U(nj, 1);
+    json_decref(doc);
+    mh_analyze_free(&res);
+    unlink(out);
+    unlink(t.path);
+}
+
+/* The execution counters themselves: per (launch, block, thread, pc); a
+ * block dropped for the budget restarts at 0 and is counted; a launch's end
+ * frees its tables. */
+static void test_occur_counts(void) {
+    mh_occ *o = NULL;
+    CHECK(mh_occ_new(&o, 8192, NULL) == MH_OK);
+    if (!o) return;
+    uint32_t k = 99;
+    for (uint32_t i = 0; i < 3; i++) {
+        CHECK(mh_occ_next(o, 1, 0, 5, 0x10, &k, NULL) == MH_OK);
+        CHECK_EQ_U(k, i);
+    }
+    CHECK(mh_occ_next(o, 1, 0, 5, 0x20, &k, NULL) == MH_OK); /* another pc */
+    CHECK_EQ_U(k, 0);
+    CHECK(mh_occ_next(o, 1, 0, 6, 0x10, &k, NULL) == MH_OK); /* another thread */
+    CHECK_EQ_U(k, 0);
+    CHECK(mh_occ_next(o, 2, 0, 5, 0x10, &k, NULL) == MH_OK); /* another launch */
+    CHECK_EQ_U(k, 0);
+    CHECK(mh_occ_next(o, 1, 0, 5, 0x10, &k, NULL) == MH_OK);
+    CHECK_EQ_U(k, 3);
+    size_t base = mh_occ_bytes(o);
+    CHECK_EQ_U(mh_occ_restarts(o), 0);
+    /* 16 more blocks of 40 (thread, pc) pairs each: over the 8 KiB budget */
+    for (uint32_t b = 1; b <= 16; b++)
+        for (uint16_t th = 0; th < 40; th++) CHECK(mh_occ_next(o, 1, b, th, 0x10, &k, NULL) == MH_OK);
+    CHECK(mh_occ_bytes(o) <= 8192 + 40 * 16 * 2);
+    CHECK(mh_occ_next(o, 1, 0, 5, 0x10, &k, NULL) == MH_OK); /* block 0 was dropped: restarts */
+    CHECK_EQ_U(k, 0);
+    CHECK_EQ_U(mh_occ_restarts(o), 1);
+    mh_occ_end_launch(o, 1);
+    mh_occ_end_launch(o, 2);
+    CHECK(mh_occ_bytes(o) <= base + 1024); /* only the pool and the index remain */
+    CHECK(mh_occ_next(o, 1, 0, 5, 0x10, &k, NULL) == MH_OK);
+    CHECK_EQ_U(k, 0);
+    CHECK_EQ_U(mh_occ_restarts(o), 1); /* a new launch with the same id is no restart */
+    mh_occ_free(o);
+}
+
 MH_TEST_MAIN(T(test_stride_and_source), T(test_2d_misaligned_vs_control), T(test_misaligned_not_false_sharing),
-             T(test_sorted_by_cost), T(test_shared_variants), T(test_column_walk), T(test_json))
+             T(test_sorted_by_cost), T(test_shared_variants), T(test_column_walk), T(test_json),
+             T(test_divergent_store_coalesced), T(test_merged_pcs), T(test_occur_counts))
