@@ -16,6 +16,7 @@
 
 #include "analyses/canon.h"
 #include "analyses/groupbuf.h"
+#include "util/hash.h"
 
 typedef struct cnt_ent {
     uint64_t key; /* 0 = empty (canonical keys are never 0) */
@@ -53,15 +54,6 @@ struct mh_loc_run {
     size_t nls, capls;
     size_t bytes, peak;
 };
-
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= UINT64_C(0xFF51AFD7ED558CCD);
-    x ^= x >> 33;
-    x *= UINT64_C(0xC4CEB9FE1A85EC53);
-    x ^= x >> 33;
-    return x;
-}
 
 static void note_bytes(mh_loc_run *lr) {
     size_t b = lr->bytes + mh_grp_bytes(lr->grp);
@@ -109,7 +101,7 @@ static int cnt_grow(mh_loc_run *lr, lstate *s) {
     if (!t) return MH_ERR_NOMEM;
     for (size_t i = 0; i < s->cap; i++) {
         if (!s->t[i].key) continue;
-        size_t j = mix64(s->t[i].key) & (cap - 1);
+        size_t j = mh_mix64(s->t[i].key) & (cap - 1);
         while (t[j].key) j = (j + 1) & (cap - 1);
         t[j] = s->t[i];
     }
@@ -122,7 +114,7 @@ static int cnt_grow(mh_loc_run *lr, lstate *s) {
 
 static int cnt_add(mh_loc_run *lr, lstate *s, uint64_t key) {
     if ((s->n + 1) * 4 > s->cap * 3 && cnt_grow(lr, s) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = mix64(key) & (s->cap - 1);
+    size_t j = mh_mix64(key) & (s->cap - 1);
     while (s->t[j].key && s->t[j].key != key) j = (j + 1) & (s->cap - 1);
     if (!s->t[j].key) {
         s->t[j].key = key;
@@ -145,7 +137,7 @@ static psl_acc *blk_acc(mh_loc_run *lr, lstate *s, uint32_t block) {
         }
         for (size_t i = 0; i < s->bcap; i++) {
             if (!s->bt[i].idx) continue;
-            size_t j = mix64(s->bt[i].block) & (cap - 1);
+            size_t j = mh_mix64(s->bt[i].block) & (cap - 1);
             while (bt[j].idx) j = (j + 1) & (cap - 1);
             bt[j] = s->bt[i];
         }
@@ -155,7 +147,7 @@ static psl_acc *blk_acc(mh_loc_run *lr, lstate *s, uint32_t block) {
         s->acc = acc;
         s->bcap = cap;
     }
-    size_t j = mix64(block) & (s->bcap - 1);
+    size_t j = mh_mix64(block) & (s->bcap - 1);
     while (s->bt[j].idx && s->bt[j].block != block) j = (j + 1) & (s->bcap - 1);
     if (!s->bt[j].idx) {
         s->bt[j].block = block;

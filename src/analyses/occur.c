@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
+
 typedef struct ent {
     uint64_t pc;
     uint32_t count; /* 0 = empty slot */
@@ -45,21 +47,12 @@ struct mh_occ {
     size_t ngone, capgone;
 };
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= UINT64_C(0xFF51AFD7ED558CCD);
-    x ^= x >> 33;
-    x *= UINT64_C(0xC4CEB9FE1A85EC53);
-    x ^= x >> 33;
-    return x;
-}
-
 static uint32_t blk_hash(uint32_t launch, uint32_t block) {
-    return (uint32_t)mix64((uint64_t)launch << 32 | block);
+    return (uint32_t)mh_mix64((uint64_t)launch << 32 | block);
 }
 
 static size_t ent_slot(uint16_t thread, uint64_t pc, uint32_t cap) {
-    return (size_t)mix64(pc ^ ((uint64_t)thread << 48 | (uint64_t)thread)) & (cap - 1);
+    return (size_t)mh_mix64(pc ^ ((uint64_t)thread << 48 | (uint64_t)thread)) & (cap - 1);
 }
 
 int mh_occ_new(mh_occ **out, size_t budget, mh_err *err) {
@@ -95,7 +88,7 @@ uint64_t mh_occ_restarts(const mh_occ *o) { return o->restarts; }
 
 /* ---- blocks dropped early ---- */
 
-static size_t gone_slot(uint64_t key, size_t cap) { return (size_t)mix64(key) & (cap - 1); }
+static size_t gone_slot(uint64_t key, size_t cap) { return (size_t)mh_mix64(key) & (cap - 1); }
 
 static int gone_has(const mh_occ *o, uint64_t key) {
     if (!o->ngone) return 0;

@@ -24,6 +24,7 @@
 #include "analyses/canon.h"
 #include "analyses/groupbuf.h"
 #include "analyses/occur.h"
+#include "util/hash.h"
 
 /* ---- per-launch state ---- */
 
@@ -102,15 +103,6 @@ struct mh_pat_run {
     size_t bytes, peak;
 };
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= UINT64_C(0xFF51AFD7ED558CCD);
-    x ^= x >> 33;
-    x *= UINT64_C(0xC4CEB9FE1A85EC53);
-    x ^= x >> 33;
-    return x;
-}
-
 static void note(mh_pat_run *pr) {
     size_t b = pr->bytes + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
     if (b > pr->peak) pr->peak = b;
@@ -161,7 +153,7 @@ static void free_ps(mh_pat_run *pr, pstate *s) {
 }
 
 static size_t pc_slot(unsigned space, int64_t obj, uint64_t pc, size_t cap) {
-    return (size_t)mix64(pc ^ ((uint64_t)obj << 8) ^ space) & (cap - 1);
+    return (size_t)mh_mix64(pc ^ ((uint64_t)obj << 8) ^ space) & (cap - 1);
 }
 
 static pcstat *get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, uint64_t pc) {
@@ -245,7 +237,7 @@ static int owner_grow(mh_pat_run *pr, pstate *s) {
     if (!t) return MH_ERR_NOMEM;
     for (size_t i = 0; i < s->capown; i++) {
         if (!s->ow[i].word) continue;
-        size_t j = mix64(s->ow[i].word ^ ((uint64_t)s->ow[i].block << 20)) & (cap - 1);
+        size_t j = mh_mix64(s->ow[i].word ^ ((uint64_t)s->ow[i].block << 20)) & (cap - 1);
         while (t[j].word) j = (j + 1) & (cap - 1);
         t[j] = s->ow[i];
     }
@@ -258,7 +250,7 @@ static int owner_grow(mh_pat_run *pr, pstate *s) {
 
 static int owner_add(mh_pat_run *pr, pstate *s, uint64_t word, uint32_t block, uint16_t thread, uint32_t ws) {
     if ((s->nown + 1) * 4 > s->capown * 3 && owner_grow(pr, s) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = mix64(word ^ ((uint64_t)block << 20)) & (s->capown - 1);
+    size_t j = mh_mix64(word ^ ((uint64_t)block << 20)) & (s->capown - 1);
     while (s->ow[j].word && !(s->ow[j].word == word && s->ow[j].block == block)) j = (j + 1) & (s->capown - 1);
     owner *o = &s->ow[j];
     if (!o->word) {

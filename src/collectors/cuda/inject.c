@@ -65,21 +65,35 @@ typedef struct mh_cuda_buf {
 typedef struct mh_cuda_flight {
     Sanitizer_LaunchHandle h;
     mh_cuda_buf *buf;
+    CUcontext ctx;
+    CUmodule mod;
     uint32_t id;
     uint64_t func_pc, func_size;
     struct mh_cuda_flight *next;
 } mh_cuda_flight;
 
+/* A module that has had a launch selected for tracing (patching state). */
+typedef struct mh_cuda_module {
+    CUcontext ctx;
+    CUmodule mod;
+    int patched;       /* instrumented now */
+    int unpatched;     /* was instrumented and the patch removed (or removal failed): never again */
+    int failed;        /* patching failed: its launches are not traced */
+    uint32_t inflight; /* traced launches of it between LAUNCH_BEGIN and LAUNCH_END */
+} mh_cuda_module;
+
 /* Locking: `mu` guards the host-side state below (writer, lists, counters)
  * and is never held while calling the Sanitizer or the driver, which take
  * locks of their own (holding ours across them deadlocked two host threads
  * launching while a third allocated). `patch_mu` serialises the patching
- * calls, as the Sanitizer API requires. */
+ * calls, as the Sanitizer API requires, and guards the module table; the two
+ * are never held together. */
 typedef struct mh_cuda {
     pthread_mutex_t mu;
     pthread_mutex_t patch_mu;
     int active;                 /* configuration read and callbacks subscribed */
     mh_collect_cfg cfg;         /* read-only after InitializeInjection */
+    int eager_patch;            /* every launch is selected: patch modules at load (read-only after init) */
     mh_collect_state st;
     Sanitizer_SubscriberHandle sub;
     mh_trace_writer *w;         /* NULL before the first context, after close, or after an error */
@@ -88,11 +102,15 @@ typedef struct mh_cuda {
     CUcontext patched_ctx[MH_CUDA_MAX_CTX]; /* under patch_mu */
     int n_patched_ctx;
     uint64_t modules_patched, patch_failures; /* under patch_mu */
+    uint64_t modules_unpatched, unpatch_failures; /* under patch_mu */
+    mh_cuda_module *mods;       /* under patch_mu: modules selected at least once */
+    size_t n_mods, cap_mods;
     uint32_t next_launch;
     uint32_t next_alloc;
     uint64_t buffer_records;
     uint32_t smem_reserved;     /* bytes at the start of every block's shared window the system keeps */
     uint64_t launches_traced;
+    uint64_t selected_open;     /* launches selected for tracing whose LAUNCH_END has not run yet */
     mh_cuda_buf *free_bufs;
     mh_cuda_flight *flights;
 } mh_cuda;
@@ -104,6 +122,9 @@ static mh_cuda g_mh = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .patch_mu =
 static _Thread_local uint32_t tl_dyn_smem;
 static _Thread_local int tl_have_dyn_smem;
 static _Thread_local int tl_own_alloc;
+/* Set while this thread holds patch_mu inside a patching call (callbacks the
+ * Sanitizer makes from there must not take patch_mu again). */
+static _Thread_local int tl_in_patch;
 
 static void mh_cuda_warn(const char *fmt, const char *detail) {
     fprintf(stderr, "memheat-cuda: ");
@@ -193,29 +214,45 @@ static void mh_cuda_open_trace(CUdevice dev) {
     pthread_mutex_unlock(&g_mh.mu);
 }
 
-/* ---- module patching ---- */
+/* ---- module patching (lazy) ----
+ *
+ * A module is patched only when a launch of it is selected for tracing, at
+ * that launch's LAUNCH_BEGIN, before the launch is queued; launches of modules
+ * never selected run the original code and cost nothing. `inflight` counts the
+ * traced launches of a module between their BEGIN and END (taken under
+ * patch_mu in the same step as the patch check, so a module is never unpatched
+ * under a traced launch). When no later launch can be traced (--launch-count
+ * reached, or the trace closed), every patched module with no traced launch in
+ * flight is unpatched (sanitizerUnpatchModule) and later launches run the
+ * original code again. A module is never re-patched after an unpatch: that
+ * only happens once no launch can be selected any more. */
 
-static int mh_cuda_ctx_has_patches(CUcontext ctx) {
-    for (int i = 0; i < g_mh.n_patched_ctx; i++)
-        if (g_mh.patched_ctx[i] == ctx) return 1;
-    return 0;
+static mh_cuda_module *mh_cuda_module_find(CUcontext ctx, CUmodule mod) {
+    for (size_t i = 0; i < g_mh.n_mods; i++)
+        if (g_mh.mods[i].mod == mod && (!ctx || g_mh.mods[i].ctx == ctx)) return &g_mh.mods[i];
+    return NULL;
 }
 
-static void mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
+/* Loads the patch into ctx once and instruments mod. Under patch_mu. 0 on success. */
+static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
     SanitizerResult r;
-    pthread_mutex_lock(&g_mh.patch_mu);
-    if (!mh_cuda_ctx_has_patches(ctx)) {
+    int found = 0;
+    for (int i = 0; i < g_mh.n_patched_ctx; i++)
+        if (g_mh.patched_ctx[i] == ctx) found = 1;
+    if (!found) {
         if (g_mh.n_patched_ctx == MH_CUDA_MAX_CTX) {
             if (g_mh.patch_failures++ == 0)
                 mh_cuda_warn("more than 64 CUDA contexts%s; later ones are not traced", "");
-            goto out;
+            return -1;
         }
+        tl_own_alloc++;
         r = sanitizerAddPatchesFromFile(g_mh.patch_path, ctx);
+        tl_own_alloc--;
         if (r != SANITIZER_SUCCESS) {
             char msg[1200];
             snprintf(msg, sizeof msg, "%s (%s)", g_mh.patch_path, mh_cuda_sanstr(r));
             if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot load the device patch %s; kernels are not traced", msg);
-            goto out;
+            return -1;
         }
         g_mh.patched_ctx[g_mh.n_patched_ctx++] = ctx;
     }
@@ -231,11 +268,114 @@ static void mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
         if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
-        goto out;
+        return -1;
     }
     g_mh.modules_patched++;
+    return 0;
+}
+
+/* For a launch selected for tracing (launch != 0): patches its module if
+ * needed and counts the launch in flight; 0 on success (release it with
+ * mh_cuda_module_release). With launch == 0 (eager mode, at module load):
+ * patches only. */
+static int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch) {
+    int rc = -1;
+    if (tl_in_patch) return -1; /* the Sanitizer's own module, from inside a patching call */
+    pthread_mutex_lock(&g_mh.patch_mu);
+    tl_in_patch++;
+    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    if (!m) {
+        if (g_mh.n_mods == g_mh.cap_mods) {
+            size_t cap = g_mh.cap_mods ? 2 * g_mh.cap_mods : 16;
+            mh_cuda_module *grown = realloc(g_mh.mods, cap * sizeof *grown);
+            if (!grown) goto out;
+            g_mh.mods = grown;
+            g_mh.cap_mods = cap;
+        }
+        m = &g_mh.mods[g_mh.n_mods++];
+        *m = (mh_cuda_module){.ctx = ctx, .mod = mod};
+    }
+    if (m->failed || m->unpatched) goto out;
+    if (!m->patched) {
+        if (mh_cuda_patch_module(ctx, mod) != 0) {
+            m->failed = 1;
+            goto out;
+        }
+        m->patched = 1;
+    }
+    if (launch) m->inflight++;
+    rc = 0;
 out:
+    tl_in_patch--;
     pthread_mutex_unlock(&g_mh.patch_mu);
+    return rc;
+}
+
+/* Unpatches every patched module with no traced launch in flight. Under patch_mu. */
+static void mh_cuda_unpatch_idle(void) {
+    for (size_t i = 0; i < g_mh.n_mods; i++) {
+        mh_cuda_module *m = &g_mh.mods[i];
+        if (!m->patched || m->inflight) continue;
+        SanitizerResult r = sanitizerUnpatchModule(m->mod);
+        if (r != SANITIZER_SUCCESS) {
+            if (g_mh.unpatch_failures++ == 0)
+                mh_cuda_warn("cannot unpatch a module (%s); its later launches keep the patched code",
+                             mh_cuda_sanstr(r));
+            m->unpatched = 1; /* do not try again; stays patched */
+            continue;
+        }
+        m->patched = 0;
+        m->unpatched = 1;
+        g_mh.modules_unpatched++;
+    }
+}
+
+/* A traced launch of mod ended (or was not set up after all). `done`: no later
+ * launch can be traced, so idle modules lose their patch. */
+static void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int done) {
+    pthread_mutex_lock(&g_mh.patch_mu);
+    tl_in_patch++;
+    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    if (m && m->inflight) m->inflight--;
+    if (done) mh_cuda_unpatch_idle();
+    tl_in_patch--;
+    pthread_mutex_unlock(&g_mh.patch_mu);
+}
+
+/* An untraced launch: if no launch can be traced any more, drop idle patches
+ * (covers modules whose traced launch was still in flight when the last
+ * selected launch ended). */
+static void mh_cuda_module_untraced(int done) {
+    if (!done) return;
+    pthread_mutex_lock(&g_mh.patch_mu);
+    tl_in_patch++;
+    int any = 0;
+    for (size_t i = 0; i < g_mh.n_mods; i++)
+        if (g_mh.mods[i].patched && !g_mh.mods[i].inflight) any = 1;
+    if (any) mh_cuda_unpatch_idle();
+    tl_in_patch--;
+    pthread_mutex_unlock(&g_mh.patch_mu);
+}
+
+/* The module is being unloaded (or its context destroyed: mod NULL, all of ctx). */
+static void mh_cuda_module_forget(CUcontext ctx, CUmodule mod) {
+    if (tl_in_patch) return; /* the Sanitizer's own modules, from inside a patching call */
+    pthread_mutex_lock(&g_mh.patch_mu);
+    for (size_t i = 0; i < g_mh.n_mods;) {
+        mh_cuda_module *m = &g_mh.mods[i];
+        if ((mod && m->mod == mod && (!ctx || m->ctx == ctx)) || (!mod && m->ctx == ctx))
+            *m = g_mh.mods[--g_mh.n_mods];
+        else
+            i++;
+    }
+    pthread_mutex_unlock(&g_mh.patch_mu);
+}
+
+/* Under mu: no later launch can be selected for tracing and every selected
+ * one has ended, so patches can go. */
+static int mh_cuda_no_more_launches(void) {
+    return (!g_mh.w || (g_mh.cfg.launch_count && g_mh.st.traced >= g_mh.cfg.launch_count)) &&
+           g_mh.selected_open == 0;
 }
 
 /* ---- allocations ---- */
@@ -361,6 +501,7 @@ static void mh_cuda_drop_ctx_bufs(CUcontext ctx) {
     for (int i = 0; i < g_mh.n_patched_ctx; i++)
         if (g_mh.patched_ctx[i] == ctx) g_mh.patched_ctx[i] = g_mh.patched_ctx[--g_mh.n_patched_ctx];
     pthread_mutex_unlock(&g_mh.patch_mu);
+    mh_cuda_module_forget(ctx, NULL);
 }
 
 /* ---- launches ---- */
@@ -388,12 +529,26 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     uint32_t ids[MH_COLLECT_MAX_BLOCKS];
     char *display = ld->functionName ? mh_cuda_demangle(ld->functionName) : NULL;
 
+    int acquired = 0;
+
     pthread_mutex_lock(&g_mh.mu);
     uint32_t id = g_mh.next_launch++;
     int want = g_mh.w && ld->functionName &&
                mh_collect_want_launch(&g_mh.cfg, &g_mh.st, ld->functionName, display);
+    if (want) g_mh.selected_open++;
+    int done = mh_cuda_no_more_launches();
     pthread_mutex_unlock(&g_mh.mu);
-    if (!want) goto untraced;
+    if (!want) {
+        mh_cuda_module_untraced(done);
+        goto untraced;
+    }
+    /* Patch the module before this launch is queued (lazily: only modules
+     * with a selected launch are ever patched). */
+    if (mh_cuda_module_acquire(ld->context, ld->module, 1) != 0) {
+        mh_cuda_dropped_locked(id, 0, "launch not traced: its module could not be patched");
+        goto untraced;
+    }
+    acquired = 1;
 
     mh_dim3 grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z};
     uint32_t nthreads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z;
@@ -428,6 +583,8 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     if (cuFuncGetAttribute(&ssmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ld->function) != CUDA_SUCCESS) ssmem = 0;
     fl->h = ld->hLaunch;
     fl->buf = buf;
+    fl->ctx = ld->context;
+    fl->mod = ld->module;
     fl->id = id;
     if (sanitizerGetFunctionPcAndSize(ld->module, ld->functionName, &fl->func_pc, &fl->func_size) !=
         SANITIZER_SUCCESS)
@@ -489,6 +646,14 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
 untraced:
     free(display);
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
+    if (want && !userdata) { /* selected, but not traced after all */
+        pthread_mutex_lock(&g_mh.mu);
+        g_mh.selected_open--;
+        done = mh_cuda_no_more_launches();
+        pthread_mutex_unlock(&g_mh.mu);
+        if (acquired) mh_cuda_module_release(ld->context, ld->module, done);
+        else mh_cuda_module_untraced(done);
+    }
 }
 
 static void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
@@ -563,8 +728,12 @@ static void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
         if (mh_trace_write_kernel_end(g_mh.w, &e, &err) != MH_OK || mh_trace_flush(g_mh.w, &err) != MH_OK)
             mh_cuda_writer_failed(&err);
     }
+    g_mh.selected_open--;
+    int done = mh_cuda_no_more_launches();
     pthread_mutex_unlock(&g_mh.mu);
     mh_cuda_buf_put(buf);
+    /* The kernel has finished (stream synchronised above): its module may lose its patch. */
+    mh_cuda_module_release(fl->ctx, fl->mod, done);
     free(fl);
 }
 
@@ -610,9 +779,20 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
         case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
             mh_cuda_drop_ctx_bufs(((const Sanitizer_ResourceContextData *)cbdata)->context);
             break;
-        case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
+        case SANITIZER_CBID_RESOURCE_MODULE_LOADED:
+            /* Every launch traced (no --kernel/--launch-skip/--launch-count):
+             * nothing to gain from waiting, patch at load as before. */
+            if (g_mh.eager_patch) {
+                const Sanitizer_ResourceModuleData *m = cbdata;
+                (void)mh_cuda_module_acquire(m->context, m->module, 0);
+            }
+            break;
+        case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
+            /* Modules are patched lazily, at their first traced launch
+             * (mh_cuda_module_acquire); an unloaded one is forgotten, as its
+             * handle may be reused. */
             const Sanitizer_ResourceModuleData *m = cbdata;
-            mh_cuda_patch_module(m->context, m->module);
+            mh_cuda_module_forget(m->context, m->module);
             break;
         }
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
@@ -689,6 +869,7 @@ int InitializeInjection(void) {
     }
     uint64_t bytes = g_mh.cfg.buffer_bytes ? g_mh.cfg.buffer_bytes : MH_CUDA_DEFAULT_BUFFER;
     g_mh.buffer_records = bytes / sizeof(mh_access);
+    g_mh.eager_patch = !g_mh.cfg.have_regex && g_mh.cfg.launch_skip == 0 && g_mh.cfg.launch_count == 0;
     if (g_mh.buffer_records < 1024) g_mh.buffer_records = 1024;
     SanitizerResult r = sanitizerSubscribe(&g_mh.sub, mh_cuda_callback, NULL);
     if (r != SANITIZER_SUCCESS) {
