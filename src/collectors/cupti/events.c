@@ -113,6 +113,20 @@ static int ref_of(mh_cupti_ev *s, CUcontext ctx, CUstream stream) {
     return (int)s->nrefs++;
 }
 
+/* Copies f and the launch geometry from any struct with cuLaunchKernel's
+ * field names (the params of the plain and cooperative launches, and the
+ * CUlaunchConfig of cuLaunchKernelEx). */
+#define TAKE_LAUNCH(func, c)                                                    \
+    do {                                                                        \
+        tl_launch.f = (func);                                                   \
+        tl_launch.grid[0] = (c)->gridDimX, tl_launch.grid[1] = (c)->gridDimY;   \
+        tl_launch.grid[2] = (c)->gridDimZ;                                      \
+        tl_launch.block[0] = (c)->blockDimX, tl_launch.block[1] = (c)->blockDimY; \
+        tl_launch.block[2] = (c)->blockDimZ;                                    \
+        tl_launch.smem = (c)->sharedMemBytes;                                   \
+        tl_launch.stream = (c)->hStream;                                        \
+    } while (0)
+
 /* Fills the launch geometry and stream from the driver call's parameters;
  * 0 if this launch API is not one memheat times. */
 static int launch_params(CUpti_CallbackId id, const void *params) {
@@ -120,34 +134,20 @@ static int launch_params(CUpti_CallbackId id, const void *params) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
         const cuLaunchKernel_params *p = params;
-        tl_launch.f = p->f;
-        tl_launch.grid[0] = p->gridDimX, tl_launch.grid[1] = p->gridDimY, tl_launch.grid[2] = p->gridDimZ;
-        tl_launch.block[0] = p->blockDimX, tl_launch.block[1] = p->blockDimY, tl_launch.block[2] = p->blockDimZ;
-        tl_launch.smem = p->sharedMemBytes;
-        tl_launch.stream = p->hStream;
+        TAKE_LAUNCH(p->f, p);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
         const cuLaunchCooperativeKernel_params *p = params;
-        tl_launch.f = p->f;
-        tl_launch.grid[0] = p->gridDimX, tl_launch.grid[1] = p->gridDimY, tl_launch.grid[2] = p->gridDimZ;
-        tl_launch.block[0] = p->blockDimX, tl_launch.block[1] = p->blockDimY, tl_launch.block[2] = p->blockDimZ;
-        tl_launch.smem = p->sharedMemBytes;
-        tl_launch.stream = p->hStream;
+        TAKE_LAUNCH(p->f, p);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
         const cuLaunchKernelEx_params *p = params;
         if (!p->config) return 0;
-        tl_launch.f = p->f;
-        tl_launch.grid[0] = p->config->gridDimX, tl_launch.grid[1] = p->config->gridDimY,
-        tl_launch.grid[2] = p->config->gridDimZ;
-        tl_launch.block[0] = p->config->blockDimX, tl_launch.block[1] = p->config->blockDimY,
-        tl_launch.block[2] = p->config->blockDimZ;
-        tl_launch.smem = p->config->sharedMemBytes;
-        tl_launch.stream = p->config->hStream;
+        TAKE_LAUNCH(p->f, p->config);
         break;
     }
     default: return 0;
