@@ -22,7 +22,7 @@
  * Modes: probe (layout exploration), sweep (model data), validate (kernels);
  * sweep/validate first pick each op's camped window (hotscan) unless given.
  * Usage: camp_bench [--mode all|probe,sweep,validate] [--out DIR] [--reps N]
- *                   [--iters N] [--camped-read L] [--camped-write L]
+ *                   [--iters N] [--camped-read L] [--camped-write L] [--mlp N]
  */
 #include <cuda_runtime.h>
 
@@ -91,9 +91,11 @@ template <> __device__ __forceinline__ int4 make<int4>(unsigned x) {
  * SM's own cache, serves them, as on the paper's cache-less GT200. */
 /* launch bounds: 2 blocks of 1024 threads must fit (<= 32 registers), or
  * the 50..64-warp configurations silently lose a block per SM */
-#define MLP 4 /* requests per warp in flight (reads); iters must be a multiple */
+/* MLP = read requests per warp in flight (1, 2, 4 or 8: --mlp; iters must be
+ * a multiple of 8).  Writes do not wait, so for them it is only an unroll. */
+#define MLP_MAX 8
 
-template <typename T, bool WRITE>
+template <typename T, bool WRITE, int MLP>
 __global__ void __launch_bounds__(1024, 2) access_kernel(char *base, unsigned long long pitch, unsigned row_shift,
                               unsigned long long chunk_mask, unsigned walk, int iters,
                               unsigned *sink, unsigned sink_flag, unsigned zero,
@@ -248,6 +250,7 @@ __global__ void __launch_bounds__(TILE * BROWS, 8) transpose_diagonal(const floa
 
 static Dev g_dev; /* filled once in main; read-only afterwards */
 static char g_camped_names[2][64] = {"", ""}; /* [op] chosen camped patterns */
+static int g_mlp = 4; /* read requests per warp in flight (--mlp) */
 
 struct Occ {
     int warps, bps, tpb, smem, achieved;
@@ -356,22 +359,38 @@ static int placement_errors(Ctx *c, int blocks, int bps) {
 }
 
 template <typename T, bool W>
-static std::vector<float> run_access(Ctx *c, const Layout &L, const Occ &o0, int iters,
+static std::vector<float> run_access_mlp(Ctx *c, const Layout &L, const Occ &o0, int iters,
+                                         int *placement_bad, int *achieved);
+
+/* The read kernel is instantiated per loads-in-flight value; writes use 4. */
+template <typename T, bool W>
+static std::vector<float> run_access(Ctx *c, const Layout &L, const Occ &o, int iters,
                                      int *placement_bad, int *achieved) {
+    switch (W ? 4 : g_mlp) {
+    case 1: return run_access_mlp<T, W, 1>(c, L, o, iters, placement_bad, achieved);
+    case 2: return run_access_mlp<T, W, 2>(c, L, o, iters, placement_bad, achieved);
+    case 8: return run_access_mlp<T, W, 8>(c, L, o, iters, placement_bad, achieved);
+    default: return run_access_mlp<T, W, 4>(c, L, o, iters, placement_bad, achieved);
+    }
+}
+
+template <typename T, bool W, int M>
+static std::vector<float> run_access_mlp(Ctx *c, const Layout &L, const Occ &o0, int iters,
+                                         int *placement_bad, int *achieved) {
     Occ o = o0;
-    prepare(access_kernel<T, W>, &o);
+    prepare(access_kernel<T, W, M>, &o);
     *achieved = o.achieved;
     int blocks = g_dev.sms * o.bps;
     unsigned long long chunk_mask = L.chunk - 1;
     CK(cudaMemset(c->smids, 0xff, blocks * sizeof(unsigned)));
-    access_kernel<T, W><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
-                                                   L.walk, MLP, c->sink, 0xdeadbeefu, 0u,
+    access_kernel<T, W, M><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
+                                                   L.walk, MLP_MAX, c->sink, 0xdeadbeefu, 0u,
                                                    c->smids);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     *placement_bad = placement_errors(c, blocks, o.bps);
     return time_reps(c, [&] {
-        access_kernel<T, W><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
+        access_kernel<T, W, M><<<blocks, o.tpb, o.smem>>>(c->buf, L.pitch, L.row_shift, chunk_mask,
                                                        L.walk, iters, c->sink, 0xdeadbeefu, 0u,
                                                        nullptr);
     });
@@ -400,6 +419,7 @@ static bool layout_fits(const Ctx *c, const Layout &L) {
 static void write_header(FILE *f) {
     fprintf(f, "# device=%s;sms=%d;max_warps=%d;l2_bytes=%zu;smem_per_sm=%d", g_dev.name,
             g_dev.sms, g_dev.max_warps, g_dev.l2, g_dev.smem_sm);
+    fprintf(f, ";mlp=%d", g_mlp);
     if (g_camped_names[0][0])
         fprintf(f, ";camped_read=%s;camped_write=%s", g_camped_names[0], g_camped_names[1]);
     fprintf(f, "\n");
@@ -692,15 +712,18 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--camped-read") && i + 1 < argc) cam_arg[0] = argv[++i];
         else if (!strcmp(argv[i], "--camped-write") && i + 1 < argc) cam_arg[1] = argv[++i];
+        else if (!strcmp(argv[i], "--mlp") && i + 1 < argc) g_mlp = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: camp_bench [--mode all|probe,sweep,validate] [--out DIR] "
-                            "[--reps N] [--iters N] [--camped-read L] [--camped-write L]\n"
+                            "[--reps N] [--iters N] [--camped-read L] [--camped-write L] [--mlp 1|2|4|8]\n"
                             "  L = auto | hot:BYTES | pitch:PITCH:CHUNK:LOG2ROWS\n");
             return 1;
         }
     }
-    if (reps < 1 || iters < MLP || iters % MLP) {
-        fprintf(stderr, "camp_bench: --reps must be positive, --iters a multiple of %d\n", MLP);
+    if (reps < 1 || iters < MLP_MAX || iters % MLP_MAX || (g_mlp & (g_mlp - 1)) || g_mlp < 1 ||
+        g_mlp > MLP_MAX) {
+        fprintf(stderr, "camp_bench: --reps must be positive, --iters a multiple of %d, --mlp 1, 2, 4 or 8\n",
+                MLP_MAX);
         return 1;
     }
     Layout camped[2];

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/split/run.sh -- GPU benchmark of the split runtime (issue 9).
 # Run on the GPU machine from the repo root:  bench/split/run.sh [quick|full|multi]
-# Builds bench/split (standalone: runtime + tests + examples) unless
-# build-splitbench/ already holds binaries, runs the CPU tests, then:
+# Builds bench/split (standalone: runtime + tests + examples; incremental),
+# runs the CPU tests, then:
 #  full : each example, pinned host memory, default sizes, 5 runs
 #         (plain vs pipelined vs serial, medians, ideal vs achieved);
 #         each example with a device budget >= 4x smaller than its data;
@@ -18,10 +18,8 @@ say() { echo "$@" | tee -a "$log"; }
 run() { say "\$ $*"; "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || say "EXIT $rc"; }
 
 B=build-splitbench
-if [ ! -x $B/examples/split/split_vecadd ]; then
-  cmake -S bench/split -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release >>"$log" 2>&1 && ninja -C $B >>"$log" 2>&1 \
-    || { say "build failed"; tail -30 "$log"; exit 1; }
-fi
+cmake -S bench/split -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release >>"$log" 2>&1 && ninja -C $B >>"$log" 2>&1 \
+  || { say "build failed"; tail -30 "$log"; exit 1; }
 X=$B/examples/split
 say "# $(date -u) host=$(hostname) mode=$mode"
 nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.current,pcie.link.width.current,clocks.sm --format=csv 2>&1 | tee -a "$log"
@@ -50,17 +48,17 @@ if [ "$mode" = full ]; then
   cap=$(( avail * 1024 * 80 / 100 ))
   if [ "$need" -lt "$cap" ]; then
     n=$(( need / 12 ))
-    run $X/split_vecadd --pageable --n $n --runs 1 --no-plain --no-serial
+    run $X/split_vecadd --pageable --n $n --runs 1 --no-plain --no-serial --no-cold
   else
     say "SKIP out-of-card run: need $need bytes > 80% of available host memory ($cap)"
   fi
 fi
 if [ "$mode" = multi ]; then
   ng=$(nvidia-smi -L | wc -l)
-  MC_PATHS=65536 run $X/split_montecarlo --n 4e6 --runs 5 --devices 1 --no-plain --no-serial
-  MC_PATHS=65536 run $X/split_montecarlo --n 4e6 --runs 5 --devices "$ng" --no-plain --no-serial
-  run $X/split_vecadd --runs 3 --devices 1 --no-plain --no-serial
-  run $X/split_vecadd --runs 3 --devices "$ng" --no-plain --no-serial
+  MC_PATHS=65536 run $X/split_montecarlo --n 4e6 --runs 5 --devices 1 --no-plain --no-serial --no-cold
+  MC_PATHS=65536 run $X/split_montecarlo --n 4e6 --runs 5 --devices "$ng" --no-plain --no-serial --no-cold
+  run $X/split_vecadd --runs 3 --devices 1 --no-plain --no-serial --no-cold
+  run $X/split_vecadd --runs 3 --devices "$ng" --no-plain --no-serial --no-cold
 fi
 say "==== summary"
 grep -E '^RESULT|CHECK FAILED|^EXIT|^SKIP' "$log"

@@ -124,6 +124,60 @@ static int run_plain(ex_app *a, double *sec, double stage[3]) {
     return bad;
 }
 
+/* PCIe ceiling as this host sees it: host->device alone, device->host
+ * alone, and both at once on two streams (pinned, 256 MiB each way, median
+ * of 3). The model assumes the two directions do not slow each other. */
+static void copy_probe(void) {
+    const size_t B = (size_t)256 << 20;
+    void *h[2] = {0}, *d[2] = {0};
+    cudaStream_t s[2] = {0};
+    cudaEvent_t e[6];
+    int ok = 1;
+    for (int i = 0; i < 2; i++) {
+        ok &= cudaMallocHost(&h[i], B) == cudaSuccess && cudaMalloc(&d[i], B) == cudaSuccess &&
+              cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking) == cudaSuccess;
+        if (ok) memset(h[i], i + 1, B);
+    }
+    for (int i = 0; i < 6; i++) ok &= cudaEventCreate(&e[i]) == cudaSuccess;
+    double t[3][3];
+    for (int r = 0; ok && r < 3; r++) {
+        for (int m = 0; m < 3; m++) { /* 0: h2d, 1: d2h, 2: both */
+            cudaDeviceSynchronize();
+            cudaEventRecord(e[0], s[0]);
+            cudaStreamWaitEvent(s[1], e[0], 0);
+            if (m != 1) cudaMemcpyAsync(d[0], h[0], B, cudaMemcpyHostToDevice, s[0]);
+            if (m != 0) cudaMemcpyAsync(h[1], d[1], B, cudaMemcpyDeviceToHost, s[1]);
+            cudaEventRecord(e[1], s[0]);
+            cudaEventRecord(e[2], s[1]);
+            cudaDeviceSynchronize();
+            float a = 0, b = 0;
+            cudaEventElapsedTime(&a, e[0], e[1]);
+            cudaEventElapsedTime(&b, e[0], e[2]);
+            t[m][r] = m == 0 ? a : m == 1 ? b : (a > b ? a : b);
+        }
+    }
+    if (ok && cudaGetLastError() == cudaSuccess) {
+        double med[3];
+        for (int m = 0; m < 3; m++) {
+            double *v = t[m];
+            med[m] = v[0] > v[1] ? (v[1] > v[2] ? v[1] : (v[0] > v[2] ? v[2] : v[0]))
+                                 : (v[0] > v[2] ? v[0] : (v[1] > v[2] ? v[2] : v[1]));
+        }
+        printf("# copy engines (pinned, 256 MiB, median of 3): h2d %.1f GB/s, d2h %.1f GB/s, "
+               "both at once %.1f GB/s each way (%.2f ms vs %.2f ms for the larger alone)\n",
+               B / med[0] / 1e6, B / med[1] / 1e6, B / med[2] / 1e6, med[2], med[0] > med[1] ? med[0] : med[1]);
+    } else {
+        printf("# copy engines: probe failed\n");
+    }
+    for (int i = 0; i < 6; i++) cudaEventDestroy(e[i]);
+    for (int i = 0; i < 2; i++) {
+        if (s[i]) cudaStreamDestroy(s[i]);
+        cudaFree(d[i]);
+        cudaFreeHost(h[i]);
+    }
+    cudaGetLastError();
+}
+
 typedef struct poison_job {
     ex_app *a;
 } poison_job;
@@ -156,11 +210,12 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int run_split(ex_app *a, const mh_split_opts *o, mh_split_report *r) {
+/* ctx NULL: mh_split_run (resources made and released in the call) */
+static int run_split(ex_app *a, mh_split_ctx *ctx, const mh_split_opts *o, mh_split_report *r) {
     mh_split_loop L = {a->n, a->bufs, a->n_bufs, a->fused, a->n_fused, a->kernel, a};
     mh_err err;
     mh_err_clear(&err);
-    int rc = mh_split_run(&L, o, r, &err);
+    int rc = ctx ? mh_split_run_ctx(ctx, &L, o, r, &err) : mh_split_run(&L, o, r, &err);
     if (rc) fprintf(stderr, "error: mh_split_run (%s): %s\n", mh_status_name(rc), err.msg);
     return rc;
 }
@@ -169,13 +224,14 @@ static int run_split(ex_app *a, const mh_split_opts *o, mh_split_report *r) {
 
 int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_app *), void (*teardown)(ex_app *)) {
     size_t n = default_n, budget_mb = 0, split = 0;
-    int runs = 5, pinned = 1, ndev = 0, do_plain = 1, do_serial = 1, streams = 0;
+    int runs = 5, pinned = 1, ndev = 0, do_plain = 1, do_serial = 1, do_cold = 1, streams = 0;
     uint64_t seed = (uint64_t)time(NULL);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(s, "--pageable")) pinned = 0;
         else if (!strcmp(s, "--no-plain")) do_plain = 0;
         else if (!strcmp(s, "--no-serial")) do_serial = 0;
+        else if (!strcmp(s, "--no-cold")) do_cold = 0;
         else if (v && !strcmp(s, "--n")) n = (size_t)strtod(v, NULL), i++;
         else if (v && !strcmp(s, "--runs")) runs = atoi(v), i++;
         else if (v && !strcmp(s, "--budget-mb")) budget_mb = (size_t)atoll(v), i++;
@@ -234,14 +290,22 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
            budget_mb ? "set" : "free", runs, (unsigned long long)seed, t_setup);
     if (budget_mb) printf("# data / budget = %.2f\n", (double)(bytes + fbytes) / (double)(budget_mb << 20));
 
+    if (pinned) copy_probe();
     int fail = 0;
-    mh_split_report r, rs[MAX_RUNS], rp[MAX_RUNS];
-    /* warm-up (module load, first allocations), checked */
+    mh_split_report r, rs[MAX_RUNS], rp[MAX_RUNS], rcold;
+    mh_split_ctx *ctx = NULL;
+    mh_err cerr;
+    if (mh_split_ctx_open(&ctx, &cerr)) {
+        fprintf(stderr, "error: %s\n", cerr.msg);
+        teardown(a);
+        return 1;
+    }
+    /* warm-up (module load, the context's allocations), checked */
     ex_par_for(n, poison_range, a);
-    if (run_split(a, &o, &r)) fail = 1;
+    if (run_split(a, ctx, &o, &r)) fail = 1;
     else fail |= verify(a, "warm-up");
-    double tp[MAX_RUNS], tpl[MAX_RUNS], tse[MAX_RUNS], stpl[MAX_RUNS][3];
-    int npl = 0, nse = 0, npi = 0;
+    double tp[MAX_RUNS], tpc[MAX_RUNS], tpl[MAX_RUNS], tse[MAX_RUNS], stpl[MAX_RUNS][3];
+    int npl = 0, nse = 0, npi = 0, npc = 0;
     for (int k = 0; !fail && k < runs; k++) {
         if (do_plain) {
             ex_par_for(n, poison_range, a);
@@ -252,15 +316,22 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
         }
         ex_par_for(n, poison_range, a);
         o.mode = MH_SPLIT_PIPELINED;
-        if (run_split(a, &o, &rp[npi])) { fail = 1; break; }
+        if (run_split(a, ctx, &o, &rp[npi])) { fail = 1; break; }
         fail |= verify(a, "pipelined");
         tp[npi] = rp[npi].t_total;
         npi++;
+        /* the same without a context: allocations inside the timed call */
+        if (do_cold) {
+            ex_par_for(n, poison_range, a);
+            if (run_split(a, NULL, &o, &rcold)) { fail = 1; break; }
+            fail |= verify(a, "pipelined, no context");
+            tpc[npc++] = rcold.t_total;
+        }
         if (do_serial) {
             ex_par_for(n, poison_range, a);
             o.mode = MH_SPLIT_SERIAL;
             o.split_iters = split ? split : rp[npi - 1].split_iters; /* same splits, no overlap */
-            if (run_split(a, &o, &rs[nse])) { fail = 1; break; }
+            if (run_split(a, ctx, &o, &rs[nse])) { fail = 1; break; }
             o.split_iters = split;
             fail |= verify(a, "serial");
             tse[nse] = rs[nse].t_total;
@@ -281,7 +352,10 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
         }
         double cpl[MAX_RUNS];
         memcpy(cpl, tpl, sizeof(double) * (size_t)(npl ? npl : 1));
-        double mpl = median(cpl, npl), mp = median(tp, npi), ms = NAN, ideal_plain = NAN;
+        double tpk[MAX_RUNS];
+        memcpy(tpk, tp, sizeof(double) * (size_t)npi);
+        double mpl = median(cpl, npl), mp = median(tpk, npi), mpc = median(tpc, npc), ms = NAN,
+               ideal_plain = NAN;
         if (npl) {
             /* the seed's model on the plain version's own stages (median run) */
             int best = 0;
@@ -306,17 +380,21 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
         }
         double ideal = nse ? mh_split_ideal_speedup(fi, ci, co, cc) : NAN;
         double ach_plain = npl ? mpl / mp : NAN, ach_serial = nse ? ms / mp : NAN;
+        double ach_cold = npl ? mpl / mpc : NAN;
         printf("RESULT example=%s n=%zu data_gb=%.3f host=%s devices=%d plain_ms=%.2f serial_ms=%.2f "
-               "pipelined_ms=%.2f ideal_plain=%.3f achieved_vs_plain=%.3f frac_plain=%.3f "
+               "pipelined_ms=%.2f pipelined_nocontext_ms=%.2f ideal_plain=%.3f achieved_vs_plain=%.3f "
+               "frac_plain=%.3f frac_plain_nocontext=%.3f "
                "ideal_serial=%.3f achieved_vs_serial=%.3f frac_serial=%.3f split=%zu kind=%s tune_ms=%.2f "
                "tune_overhead_ms=%.2f runs=%d check=ok\n",
                a->name, n, bytes / 1e9, pinned ? "pinned" : "pageable", ndev, mpl * 1e3, ms * 1e3, mp * 1e3,
-               ideal_plain, ach_plain, ach_plain / ideal_plain, ideal, ach_serial, ach_serial / ideal,
+               mpc * 1e3, ideal_plain, ach_plain, ach_plain / ideal_plain, ach_cold / ideal_plain, ideal,
+               ach_serial, ach_serial / ideal,
                rp[0].split_iters,
                mh_split_kind_name(rp[0].kind), rp[0].t_tune * 1e3, rp[0].tune_overhead * 1e3, npi);
     } else {
         printf("RESULT example=%s n=%zu check=FAILED\n", a->name, n);
     }
+    mh_split_ctx_close(ctx);
     teardown(a);
     return fail;
 }

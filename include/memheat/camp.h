@@ -51,6 +51,7 @@ typedef struct mh_camp_data {
     int sms, max_warps;
     long long l2_bytes;
     char camped_layout[2][64]; /* [op]: header keys camped_read / camped_write */
+    int mlp;                   /* read requests per warp in flight (header key mlp; 0 = not given) */
 } mh_camp_data;
 
 typedef struct mh_camp_eq {
@@ -73,6 +74,7 @@ typedef struct mh_camp_model {
     int sms, max_warps;
     long long l2_bytes;
     char camped_layout[2][64];   /* [op]: what the camped benchmark did */
+    int mlp;                     /* read requests per warp in flight in the benchmark (0 = unknown) */
     mh_camp_eq eq[2][2];         /* [op][layout] */
 } mh_camp_model;
 

@@ -11,7 +11,12 @@
  *
  * The caller describes the loop with mh_split_loop and calls mh_split_run.
  * Host buffers may be pageable (the runtime stages them through pinned
- * memory) or pinned (cudaMallocHost / cudaHostRegister; copied directly). */
+ * memory) or pinned (cudaMallocHost / cudaHostRegister; copied directly).
+ *
+ * A loop that runs many times (a time step, a solver iteration) can keep the
+ * runtime's streams, events, device buffers and pinned staging between runs
+ * in an mh_split_ctx (mh_split_run_ctx); mh_split_run makes and releases
+ * them on every call. */
 #ifndef MEMHEAT_SPLIT_H
 #define MEMHEAT_SPLIT_H
 
@@ -113,7 +118,8 @@ typedef struct mh_split_report {
     size_t staging_bytes; /* pinned host staging allocated per device */
     /* Times in seconds. t_in/t_out include host staging copies. */
     double t_total;       /* wall time of mh_split_run */
-    double t_setup;       /* allocations, streams (before the first copy) */
+    double t_setup;       /* allocations, streams (before the first copy);
+                             ~0 when a context already holds them */
     double t_fused;       /* fused copy-in (slowest device) */
     double t_in, t_compute, t_out; /* stage totals per device (mean over devices):
                                SERIAL: measured on every split; PIPELINED: rates
@@ -139,6 +145,23 @@ void mh_split_opts_init(mh_split_opts *opts);
  * host output buffers may hold the results of splits that completed. */
 int mh_split_run(const mh_split_loop *loop, const mh_split_opts *opts,
                  mh_split_report *report, mh_err *err);
+
+/* A context: per device, the streams, events, one device arena and one
+ * pinned staging arena, grown on demand and kept between runs (the default
+ * budget counts the arena as free). One run at a time per context. */
+typedef struct mh_split_ctx mh_split_ctx;
+
+/* Open an empty context (allocates nothing on any device). */
+int mh_split_ctx_open(mh_split_ctx **ctx, mh_err *err);
+
+/* Release everything the context holds; NULL is allowed. */
+void mh_split_ctx_close(mh_split_ctx *ctx);
+
+/* mh_split_run reusing ctx's resources (and growing them when the loop needs
+ * more). On error the context stays valid; close it if CUDA reported a
+ * sticky error. MH_ERR_ARG when ctx is in use by another thread's run. */
+int mh_split_run_ctx(mh_split_ctx *ctx, const mh_split_loop *loop, const mh_split_opts *opts,
+                     mh_split_report *report, mh_err *err);
 
 /* The seed's achievable-speedup model. */
 double mh_split_ideal_speedup(double t_fused, double t_in, double t_out, double t_compute);

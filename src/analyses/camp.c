@@ -107,6 +107,7 @@ static void parse_header(mh_camp_data *d, const char *line) {
         else if (!strcmp(tok, "sms")) d->sms = atoi(v);
         else if (!strcmp(tok, "max_warps")) d->max_warps = atoi(v);
         else if (!strcmp(tok, "l2_bytes")) d->l2_bytes = atoll(v);
+        else if (!strcmp(tok, "mlp")) d->mlp = atoi(v);
         else if (!strcmp(tok, "camped_read"))
             snprintf(d->camped_layout[0], sizeof d->camped_layout[0], "%s", v);
         else if (!strcmp(tok, "camped_write"))
@@ -601,6 +602,7 @@ int mh_camp_fit(const mh_camp_data *d, mh_camp_model *m, mh_err *err) {
     m->sms = d->sms;
     m->max_warps = d->max_warps;
     m->l2_bytes = d->l2_bytes;
+    m->mlp = d->mlp;
     for (int op = 0; op < 2; op++)
         snprintf(m->camped_layout[op], sizeof m->camped_layout[op], "%s", d->camped_layout[op]);
     if (m->max_warps <= 0 || m->max_warps > MH_CAMP_MAXWARPS)
@@ -817,6 +819,7 @@ int mh_camp_model_save(const mh_camp_model *m, const char *path, mh_err *err) {
     json_object_set_new(root, "sms", json_integer(m->sms));
     json_object_set_new(root, "max_warps", json_integer(m->max_warps));
     json_object_set_new(root, "l2_bytes", json_integer(m->l2_bytes));
+    json_object_set_new(root, "bench_mlp", json_integer(m->mlp));
     json_object_set_new(root, "camped_read", json_string(m->camped_layout[0]));
     json_object_set_new(root, "camped_write", json_string(m->camped_layout[1]));
     for (int op = 0; op < 2; op++)
@@ -886,6 +889,7 @@ int mh_camp_model_load(mh_camp_model *m, const char *path, mh_err *err) {
     m->sms = (int)json_integer_value(json_object_get(root, "sms"));
     m->max_warps = (int)json_integer_value(json_object_get(root, "max_warps"));
     m->l2_bytes = json_integer_value(json_object_get(root, "l2_bytes"));
+    m->mlp = (int)json_integer_value(json_object_get(root, "bench_mlp")); /* 0 when absent */
     const char *cr = json_string_value(json_object_get(root, "camped_read"));
     const char *cw = json_string_value(json_object_get(root, "camped_write"));
     snprintf(m->camped_layout[0], sizeof m->camped_layout[0], "%s", cr ? cr : "");

@@ -148,12 +148,23 @@ static int c_after_launch(void *ctx, mh_err *err) {
     return cu(cudaGetLastError(), err, "kernel launch");
 }
 
+static const mh_split_backend cuda_backend = {
+    NULL,           c_device_count,   c_device_info,  c_set_device,   c_dev_alloc,
+    c_dev_free,     c_host_alloc,     c_host_free,    c_is_pinned,    c_stream_create,
+    c_stream_destroy, c_stream_sync,  c_event_create, c_event_destroy, c_event_record,
+    c_event_sync,   c_event_elapsed,  c_copy_h2d,     c_copy_d2h,     c_after_launch,
+};
+
 int mh_split_run(const mh_split_loop *loop, const mh_split_opts *opts, mh_split_report *report, mh_err *err) {
-    const mh_split_backend be = {
-        NULL,           c_device_count,   c_device_info,  c_set_device,   c_dev_alloc,
-        c_dev_free,     c_host_alloc,     c_host_free,    c_is_pinned,    c_stream_create,
-        c_stream_destroy, c_stream_sync,  c_event_create, c_event_destroy, c_event_record,
-        c_event_sync,   c_event_elapsed,  c_copy_h2d,     c_copy_d2h,     c_after_launch,
-    };
-    return mh_split_exec(&be, loop, opts, report, err);
+    return mh_split_exec(&cuda_backend, loop, opts, report, err);
+}
+
+int mh_split_ctx_open(mh_split_ctx **ctx, mh_err *err) {
+    *ctx = mh_split_ctx_new(&cuda_backend);
+    return *ctx ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "split: out of host memory");
+}
+
+int mh_split_run_ctx(mh_split_ctx *ctx, const mh_split_loop *loop, const mh_split_opts *opts,
+                     mh_split_report *report, mh_err *err) {
+    return mh_split_exec_ctx(ctx, loop, opts, report, err);
 }

@@ -7,6 +7,10 @@
  * split size is tuned, a few splits of each candidate size follow, pipelined,
  * and the size with the best steady-state rate processes the rest.
  *
+ * Streams, events and memory come from a context (mh_split_ctx): per device
+ * one device arena and one pinned arena that the slots' buffers are carved
+ * from, kept between runs when the caller holds the context.
+ *
  * It drives the device only through mh_split_backend, so the CPU tests run
  * this exact code over a fake device. */
 #include <assert.h>
@@ -80,10 +84,11 @@ typedef struct shared {
 } shared;
 
 typedef struct slot {
-    void *stream;
+    void *stream; /* the context's; not owned */
     void *ev[4]; /* before copy-in, after copy-in, after kernel, after copy-out */
-    void **dbuf;  /* per splittable buffer */
-    void **stage; /* per splittable buffer; NULL when the host buffer is pinned */
+    void **dbuf;  /* per splittable buffer, carved from the device arena */
+    void **stage; /* per splittable buffer, carved from the pinned arena;
+                     NULL when the host buffer is pinned */
     size_t b, e;
     int busy;
     int tag; /* trial candidate index, -1 otherwise */
@@ -96,7 +101,8 @@ typedef struct worker {
     shared *sh;
     int dev;
     int mode, nslots, tune, host_threads, ndev;
-    size_t fixed, alloc_iters, lo, hi, wave;
+    size_t fixed, alloc_iters, lo, hi, wave, budget;
+    mh_split_devres *res; /* the context's resources for this device */
     const int *staged;
     slot *slots;
     void **dfused;
@@ -267,89 +273,184 @@ static int drain(worker *w) {
     return MH_OK;
 }
 
+static size_t align_up(size_t v) { return (v + MH_SPLIT_ALIGN - 1) & ~(MH_SPLIT_ALIGN - 1); }
+
+/* Make the context's arena at *p at least `need` bytes (and not over `cap`,
+ * so a smaller budget than an earlier run's is honoured). */
+static int arena_fit(worker *w, void **p, size_t *have, size_t need, size_t cap, int pinned) {
+    const mh_split_backend *be = w->be;
+    if (*p && *have >= need && *have <= cap) return MH_OK;
+    if (*p) {
+        if (pinned) be->host_free(be->ctx, *p);
+        else be->dev_free(be->ctx, *p);
+        *p = NULL;
+        *have = 0;
+    }
+    if (need == 0) return MH_OK;
+    int rc = pinned ? be->host_alloc(be->ctx, p, need, &w->err) : be->dev_alloc(be->ctx, p, need, &w->err);
+    if (rc) {
+        *p = NULL;
+        return rc;
+    }
+    *have = need;
+    return MH_OK;
+}
+
 static int setup(worker *w) {
     const mh_split_backend *be = w->be;
     const mh_split_loop *L = w->loop;
+    mh_split_devres *res = w->res;
     int rc;
     w->slots = calloc((size_t)w->nslots, sizeof *w->slots);
     if (!w->slots) return mh_err_set(&w->err, MH_ERR_NOMEM, "split: out of host memory");
     if (L->n_fused > 0 && !(w->dfused = calloc((size_t)L->n_fused, sizeof *w->dfused)))
         return mh_err_set(&w->err, MH_ERR_NOMEM, "split: out of host memory");
+    /* streams and events the context lacks (a failed earlier creation left
+     * NULL entries only) */
+    for (int k = res->nslots; k < w->nslots; k++) {
+        if (!res->stream[k] && (rc = be->stream_create(be->ctx, &res->stream[k], &w->err))) return rc;
+        for (int j = 0; j < 4; j++)
+            if (!res->ev[k][j] && (rc = be->event_create(be->ctx, &res->ev[k][j], &w->err))) return rc;
+        res->nslots = k + 1;
+    }
+    if (!res->ev_ref && (rc = be->event_create(be->ctx, &res->ev_ref, &w->err))) return rc;
+    w->ev_ref = res->ev_ref;
+    size_t dneed = 0, hneed = 0;
+    for (int i = 0; i < L->n_split; i++) {
+        size_t bytes = align_up(w->alloc_iters * L->split[i].bytes_per_iter) * (size_t)w->nslots;
+        dneed += bytes;
+        if (w->staged[i]) hneed += bytes;
+    }
+    for (int i = 0; i < L->n_fused; i++) dneed += align_up(L->fused[i].bytes);
+    if ((rc = arena_fit(w, &res->darena, &res->dbytes, dneed, w->budget, 0))) return rc;
+    if ((rc = arena_fit(w, &res->harena, &res->hbytes, hneed, SIZE_MAX, 1))) return rc;
+    w->dev_bytes = dneed;
+    w->staging_bytes = hneed;
+    char *d = res->darena, *h = res->harena;
     for (int k = 0; k < w->nslots; k++) {
         slot *sl = &w->slots[k];
         size_t nb = L->n_split > 0 ? (size_t)L->n_split : 1;
         if (!(sl->dbuf = calloc(nb, sizeof *sl->dbuf)) || !(sl->stage = calloc(nb, sizeof *sl->stage)))
             return mh_err_set(&w->err, MH_ERR_NOMEM, "split: out of host memory");
-        if ((rc = be->stream_create(be->ctx, &sl->stream, &w->err))) return rc;
-        for (int j = 0; j < 4; j++)
-            if ((rc = be->event_create(be->ctx, &sl->ev[j], &w->err))) return rc;
+        sl->stream = res->stream[k];
+        for (int j = 0; j < 4; j++) sl->ev[j] = res->ev[k][j];
         for (int i = 0; i < L->n_split; i++) {
-            size_t bytes = w->alloc_iters * L->split[i].bytes_per_iter;
-            if ((rc = be->dev_alloc(be->ctx, &sl->dbuf[i], bytes, &w->err))) return rc;
-            w->dev_bytes += bytes;
+            size_t bytes = align_up(w->alloc_iters * L->split[i].bytes_per_iter);
+            sl->dbuf[i] = d;
+            d += bytes;
             if (w->staged[i]) {
-                if ((rc = be->host_alloc(be->ctx, &sl->stage[i], bytes, &w->err))) return rc;
-                w->staging_bytes += bytes;
+                sl->stage[i] = h;
+                h += bytes;
             }
         }
     }
-    if ((rc = be->event_create(be->ctx, &w->ev_ref, &w->err))) return rc;
     for (int i = 0; i < L->n_fused; i++) {
-        if ((rc = be->dev_alloc(be->ctx, &w->dfused[i], L->fused[i].bytes, &w->err))) return rc;
-        w->dev_bytes += L->fused[i].bytes;
+        w->dfused[i] = d;
+        d += align_up(L->fused[i].bytes);
     }
+    assert(d == (char *)res->darena + dneed || dneed == 0);
     return MH_OK;
 }
 
+/* The run's host-side state; the context keeps streams, events and arenas.
+ * Nothing may still use the buffers when the context is reused: sync. */
 static void teardown(worker *w) {
     const mh_split_backend *be = w->be;
-    const mh_split_loop *L = w->loop;
     mh_err ignore;
     if (w->slots) {
         for (int k = 0; k < w->nslots; k++) {
             slot *sl = &w->slots[k];
-            if (sl->stream) be->stream_sync(be->ctx, sl->stream, &ignore); /* nothing may still use the buffers */
-            for (int i = 0; sl->dbuf && i < L->n_split; i++)
-                if (sl->dbuf[i]) be->dev_free(be->ctx, sl->dbuf[i]);
-            for (int i = 0; sl->stage && i < L->n_split; i++)
-                if (sl->stage[i]) be->host_free(be->ctx, sl->stage[i]);
-            for (int j = 0; j < 4; j++)
-                if (sl->ev[j]) be->event_destroy(be->ctx, sl->ev[j]);
-            if (sl->stream) be->stream_destroy(be->ctx, sl->stream);
+            if (sl->stream) be->stream_sync(be->ctx, sl->stream, &ignore);
             free(sl->dbuf);
             free(sl->stage);
         }
         free(w->slots);
         w->slots = NULL;
     }
-    for (int i = 0; w->dfused && i < L->n_fused; i++)
-        if (w->dfused[i]) be->dev_free(be->ctx, w->dfused[i]);
     free(w->dfused);
     w->dfused = NULL;
-    if (w->ev_ref) be->event_destroy(be->ctx, w->ev_ref);
-    w->ev_ref = NULL;
+}
+
+/* Release one device's resources (the device must be current). */
+static void devres_release(const mh_split_backend *be, mh_split_devres *r) {
+    mh_err ignore;
+    for (int k = 0; k < MH_SPLIT_MAX_SLOTS; k++)
+        if (r->stream[k]) be->stream_sync(be->ctx, r->stream[k], &ignore);
+    if (r->darena) be->dev_free(be->ctx, r->darena);
+    if (r->harena) be->host_free(be->ctx, r->harena);
+    for (int k = 0; k < MH_SPLIT_MAX_SLOTS; k++) {
+        for (int j = 0; j < 4; j++)
+            if (r->ev[k][j]) be->event_destroy(be->ctx, r->ev[k][j]);
+        if (r->stream[k]) be->stream_destroy(be->ctx, r->stream[k]);
+    }
+    if (r->ev_ref) be->event_destroy(be->ctx, r->ev_ref);
+    memset(r, 0, sizeof *r);
+}
+
+mh_split_ctx *mh_split_ctx_new(const mh_split_backend *be) {
+    mh_split_ctx *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->be = be;
+    pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void mh_split_ctx_close(mh_split_ctx *c) {
+    if (!c) return;
+    assert(!c->busy);
+    mh_err ignore;
+    for (int d = 0; d < c->ndev; d++) {
+        mh_split_devres *r = &c->res[d];
+        if (!r->nslots && !r->darena && !r->harena && !r->ev_ref && !r->stream[0]) continue;
+        c->be->set_device(c->be->ctx, d, &ignore);
+        devres_release(c->be, r);
+    }
+    free(c->res);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
 }
 
 static size_t clampz(size_t v, size_t lo, size_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+static int slots_hold_trials(const worker *w) {
+    for (int k = 0; k < w->nslots; k++)
+        if (w->slots[k].busy && w->slots[k].tag >= 0) return 1;
+    return 0;
+}
+
+static void trial_rates(worker *w) {
+    for (int j = 0; j < w->ncand; j++) {
+        double span = w->last_done[j] - w->first_done[j];
+        w->cand_rate[j] = (w->done_count[j] >= 2 && span > 0)
+                              ? (double)(w->cand_iters[j] - w->first_iters[j]) / span : 0;
+    }
+}
+
 /* Try each candidate on nslots+2 real splits, pipelined; keep the one with
- * the least predicted time (steady rate plus fill/drain) for the rest. */
+ * the least predicted time (steady rate plus fill/drain) for the rest. The
+ * pipeline is not drained after the trials: while the last trial splits are
+ * still in flight, further splits go out at the best size measured so far
+ * (the largest candidate until one is measured), so the copy engines never
+ * wait for the decision. */
 static int tune(worker *w, size_t probe, double t_start, size_t *chosen) {
     int rc, per = w->nslots + 2;
     w->kind = mh_split_classify(w->r_in, w->r_out, w->r_c);
     w->ncand = mh_split_candidates(w->kind, w->lo, w->hi, w->wave, w->cand, MH_SPLIT_MAX_CANDIDATES);
     w->ncand = mh_split_fit_trials(w->cand, w->ncand, w->sh->n, w->ndev, per);
     size_t b, e;
-    /* largest first: the drain below then waits on the smallest splits */
+    /* largest first: the splits still in flight at the decision are the smallest */
     for (int j = w->ncand - 1; j >= 0; j--)
         for (int r = 0; r < per && take(w, w->cand[j], &b, &e); r++)
             if ((rc = issue(w, b, e, j))) return rc;
-    if ((rc = drain(w))) return rc;
-    for (int j = 0; j < w->ncand; j++) {
-        double span = w->last_done[j] - w->first_done[j];
-        w->cand_rate[j] = (w->done_count[j] >= 2 && span > 0)
-                              ? (double)(w->cand_iters[j] - w->first_iters[j]) / span : 0;
+    while (slots_hold_trials(w)) {
+        trial_rates(w);
+        int lead = mh_split_pick_best(w->cand_rate, w->ncand);
+        size_t want = lead >= 0 ? w->cand[lead] : (w->ncand ? w->cand[w->ncand - 1] : probe);
+        if (!take_ex(w, want, 1, &b, &e)) break;
+        if ((rc = issue(w, b, e, -1))) return rc; /* completes that slot's earlier split */
     }
+    if (slots_hold_trials(w) && (rc = drain(w))) return rc; /* loop ended inside the trials */
+    trial_rates(w);
     double mx = w->r_in > w->r_out ? w->r_in : w->r_out;
     if (w->r_c > mx) mx = w->r_c;
     size_t left = w->sh->n - w->sh->next; /* racy read: an estimate is enough */
@@ -420,8 +521,9 @@ static void *worker_main(void *arg) {
 
 void mh_split_opts_init(mh_split_opts *opts) { memset(opts, 0, sizeof *opts); }
 
-int mh_split_exec(const mh_split_backend *be, const mh_split_loop *loop, const mh_split_opts *opts_in,
-                  mh_split_report *report, mh_err *err) {
+static int exec_run(mh_split_ctx *ctx, const mh_split_loop *loop, const mh_split_opts *opts_in,
+                    mh_split_report *report, mh_err *err) {
+    const mh_split_backend *be = ctx->be;
     double t_begin = now_s();
     mh_split_opts opts;
     mh_split_report rep;
@@ -444,23 +546,38 @@ int mh_split_exec(const mh_split_backend *be, const mh_split_loop *loop, const m
     if ((rc = be->device_count(be->ctx, &count, err))) return rc;
     if (count <= 0) return mh_err_set(err, MH_ERR_DEP, "split: no CUDA device is visible");
     int ndev = opts.n_devices > 0 ? opts.n_devices : count;
-    for (int i = 0; i < opts.n_devices; i++)
+    for (int i = 0; i < opts.n_devices; i++) {
         if (opts.devices[i] < 0 || opts.devices[i] >= count)
             return mh_err_set(err, MH_ERR_ARG, "split: device %d does not exist (%d visible)", opts.devices[i],
                               count);
+        for (int k = 0; k < i; k++)
+            if (opts.devices[k] == opts.devices[i])
+                return mh_err_set(err, MH_ERR_ARG, "split: device %d is listed twice", opts.devices[i]);
+    }
+    if (ctx->ndev < count) {
+        mh_split_devres *r = realloc(ctx->res, (size_t)count * sizeof *r);
+        if (!r) return mh_err_set(err, MH_ERR_NOMEM, "split: out of host memory");
+        memset(r + ctx->ndev, 0, (size_t)(count - ctx->ndev) * sizeof *r);
+        ctx->res = r;
+        ctx->ndev = count;
+    }
 
     size_t budget = opts.budget_bytes, wave = opts.wave_iters;
     for (int i = 0; i < ndev; i++) {
         int dev = opts.n_devices > 0 ? opts.devices[i] : i;
         size_t fb = 0, wv = 0;
         if ((rc = be->device_info(be->ctx, dev, &fb, &wv, err))) return rc;
+        fb += ctx->res[dev].dbytes; /* the context's own arena is ours to reuse */
         fb -= fb / 20;
         if (!opts.budget_bytes && (i == 0 || fb < budget)) budget = fb;
         if (!opts.wave_iters && i == 0) wave = wv;
     }
     if (wave == 0) wave = 1;
     size_t iter_bytes = mh_split_iter_bytes(loop), fused = mh_split_fused_bytes(loop), budget_iters;
-    if ((rc = mh_split_budget_iters(budget, opts.reserve_bytes, fused, iter_bytes, nslots, &budget_iters, err)))
+    /* buffers start at MH_SPLIT_ALIGN inside the arena: keep room for the padding */
+    size_t pad = ((size_t)nslots * (size_t)loop->n_split + (size_t)loop->n_fused) * MH_SPLIT_ALIGN;
+    size_t reserve = opts.reserve_bytes > SIZE_MAX - pad ? SIZE_MAX : opts.reserve_bytes + pad;
+    if ((rc = mh_split_budget_iters(budget, reserve, fused, iter_bytes, nslots, &budget_iters, err)))
         return rc;
 
     int *staged = calloc(loop->n_split > 0 ? (size_t)loop->n_split : 1, sizeof *staged);
@@ -487,7 +604,7 @@ int mh_split_exec(const mh_split_backend *be, const mh_split_loop *loop, const m
             free(tid);
             return mh_err_set(err, MH_ERR_NOMEM,
                               "split: split of %zu iterations needs %zu device bytes on each device, budget is %zu",
-                              fixed, mh_split_device_bytes(fused, iter_bytes, nslots, fixed), budget);
+                              fixed, mh_split_device_bytes(fused, iter_bytes, nslots, fixed) + pad, budget);
         }
         if (fixed > loop->n_iters) fixed = loop->n_iters;
         hi = lo = fixed;
@@ -515,6 +632,8 @@ int mh_split_exec(const mh_split_backend *be, const mh_split_loop *loop, const m
         w->lo = lo;
         w->hi = hi;
         w->wave = wave;
+        w->budget = budget;
+        w->res = &ctx->res[w->dev];
         w->staged = staged;
         if (pthread_create(&tid[i], NULL, worker_main, w) != 0) {
             mh_err_set(&w->err, MH_ERR_INTERNAL, "split: cannot start the thread for device %d", w->dev);
@@ -566,5 +685,29 @@ int mh_split_exec(const mh_split_backend *be, const mh_split_loop *loop, const m
     free(staged);
     free(ws);
     free(tid);
+    return rc;
+}
+
+int mh_split_exec_ctx(mh_split_ctx *ctx, const mh_split_loop *loop, const mh_split_opts *opts,
+                      mh_split_report *report, mh_err *err) {
+    if (!ctx) return mh_err_set(err, MH_ERR_ARG, "split: context is NULL");
+    pthread_mutex_lock(&ctx->mu);
+    int busy = ctx->busy;
+    ctx->busy = 1;
+    pthread_mutex_unlock(&ctx->mu);
+    if (busy) return mh_err_set(err, MH_ERR_ARG, "split: the context is in use by another run");
+    int rc = exec_run(ctx, loop, opts, report, err);
+    pthread_mutex_lock(&ctx->mu);
+    ctx->busy = 0;
+    pthread_mutex_unlock(&ctx->mu);
+    return rc;
+}
+
+int mh_split_exec(const mh_split_backend *be, const mh_split_loop *loop, const mh_split_opts *opts,
+                  mh_split_report *report, mh_err *err) {
+    mh_split_ctx *ctx = mh_split_ctx_new(be);
+    if (!ctx) return mh_err_set(err, MH_ERR_NOMEM, "split: out of host memory");
+    int rc = mh_split_exec_ctx(ctx, loop, opts, report, err);
+    mh_split_ctx_close(ctx);
     return rc;
 }

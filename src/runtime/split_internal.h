@@ -7,6 +7,7 @@
 #ifndef MEMHEAT_SPLIT_INTERNAL_H
 #define MEMHEAT_SPLIT_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "memheat/split.h"
@@ -17,6 +18,8 @@
 #define MH_SPLIT_DEFAULT_STAGING ((size_t)96 << 20)
 #define MH_SPLIT_MIN_SPLITS_PER_DEV 32 /* tuned sizes leave >= this many splits */
 #define MH_SPLIT_PAR_COPY_MIN ((size_t)4 << 20)
+#define MH_SPLIT_MAX_SLOTS 64           /* nstreams limit */
+#define MH_SPLIT_ALIGN ((size_t)256)    /* buffers carved from an arena start here */
 
 /* Check the loop description; MH_ERR_ARG with a message naming the field. */
 int mh_split_validate(const mh_split_loop *loop, const mh_split_opts *opts, mh_err *err);
@@ -107,7 +110,34 @@ typedef struct mh_split_backend {
     int (*after_launch)(void *ctx, mh_err *err); /* launch error check */
 } mh_split_backend;
 
-/* The scheduler: mh_split_run over a given backend. */
+/* What a context keeps for one device between runs. */
+typedef struct mh_split_devres {
+    int nslots;                          /* streams/events created so far */
+    void *stream[MH_SPLIT_MAX_SLOTS];
+    void *ev[MH_SPLIT_MAX_SLOTS][4];
+    void *ev_ref;
+    void *darena;                        /* device arena, dbytes long */
+    size_t dbytes;
+    void *harena;                        /* pinned staging arena, hbytes long */
+    size_t hbytes;
+} mh_split_devres;
+
+struct mh_split_ctx {
+    const mh_split_backend *be;
+    int ndev;                 /* entries in res (indexed by device ordinal) */
+    mh_split_devres *res;
+    int busy;                 /* a run is using it */
+    pthread_mutex_t mu;
+};
+
+/* A context over a backend (be must outlive it). NULL when out of memory. */
+mh_split_ctx *mh_split_ctx_new(const mh_split_backend *be);
+
+/* The scheduler over ctx's backend and resources. */
+int mh_split_exec_ctx(mh_split_ctx *ctx, const mh_split_loop *loop, const mh_split_opts *opts,
+                      mh_split_report *report, mh_err *err);
+
+/* The same with a context made and released inside the call. */
 int mh_split_exec(const mh_split_backend *be, const mh_split_loop *loop,
                   const mh_split_opts *opts, mh_split_report *report, mh_err *err);
 

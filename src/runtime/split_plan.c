@@ -30,9 +30,9 @@ int mh_split_validate(const mh_split_loop *loop, const mh_split_opts *opts, mh_e
     if (opts) {
         if (opts->mode != MH_SPLIT_PIPELINED && opts->mode != MH_SPLIT_SERIAL)
             return mh_err_set(err, MH_ERR_ARG, "split: unknown mode %d", opts->mode);
-        if (opts->nstreams == 1 || opts->nstreams < 0)
-            return mh_err_set(err, MH_ERR_ARG, "split: nstreams=%d (need >= 2, or 0 for the default)",
-                              opts->nstreams);
+        if (opts->nstreams == 1 || opts->nstreams < 0 || opts->nstreams > MH_SPLIT_MAX_SLOTS)
+            return mh_err_set(err, MH_ERR_ARG, "split: nstreams=%d (need 2..%d, or 0 for the default)",
+                              opts->nstreams, MH_SPLIT_MAX_SLOTS);
         if (opts->n_devices < 0 || (opts->n_devices > 0 && !opts->devices))
             return mh_err_set(err, MH_ERR_ARG, "split: n_devices=%d with devices=%p", opts->n_devices,
                               (const void *)opts->devices);

@@ -276,6 +276,71 @@ static void test_empty_and_args(void) {
     fake_destroy(&f);
 }
 
+/* A context keeps streams, events and arenas between runs: the second run
+ * creates nothing, a larger loop grows the arena, a smaller budget shrinks
+ * it, closing releases everything; a context in use is refused. */
+static void test_context_reuse(void) {
+    fake_dev f;
+    fake_init(&f, 2, 1 << 20, 64);
+    mh_split_backend be = fake_backend(&f);
+    mh_split_ctx *ctx = mh_split_ctx_new(&be);
+    CHECK(ctx != NULL);
+    job j;
+    job_init(&j, 30000);
+    mh_split_loop L = make_loop(&j);
+    mh_split_opts o;
+    mh_split_opts_init(&o);
+    o.split_iters = 500;
+    mh_split_report r;
+    mh_err err;
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_Z(job_bad(&j), 0);
+    long live1 = f.live;
+    size_t dev1 = f.dev_live;
+    CHECK(live1 > 0);                 /* kept: 2 devices x (3 streams + 13 events + arena) */
+    CHECK(dev1 == 2 * r.device_bytes); /* two arenas of exactly what the run used */
+    long calls1 = f.calls;
+    job_free(&j);
+    job_init(&j, 30000);
+    L = make_loop(&j);
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK(f.live == live1 && f.dev_live == dev1); /* nothing new */
+    CHECK(f.calls > calls1);
+    /* larger splits: the arenas grow (replaced, not added) */
+    o.split_iters = 2000;
+    job_free(&j);
+    job_init(&j, 30000);
+    L = make_loop(&j);
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK(f.live == live1 && f.dev_live > dev1);
+    CHECK(f.dev_live == 2 * r.device_bytes);
+    /* a budget below the arena: the run honours it */
+    o.split_iters = 100;
+    o.budget_bytes = 16 << 10;
+    job_free(&j);
+    job_init(&j, 30000);
+    L = make_loop(&j);
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK(f.dev_live <= 2 * (size_t)(16 << 10));
+    /* in use by another run */
+    ctx->busy = 1;
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_ERR_ARG);
+    CHECK(strstr(err.msg, "in use") != NULL);
+    ctx->busy = 0;
+    /* a device listed twice would share one device's resources */
+    int twice[2] = {1, 1};
+    o.devices = twice;
+    o.n_devices = 2;
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_ERR_ARG);
+    mh_split_ctx_close(ctx);
+    CHECK(f.live == 0 && f.dev_live == 0);
+    job_free(&j);
+    fake_destroy(&f);
+}
+
 static void test_injected_failures(void) {
     injected_failures(0);
     injected_failures(1);
@@ -288,6 +353,7 @@ int main(void) {
     test_serial_mode();
     test_callback_error();
     test_injected_failures();
+    test_context_reuse();
     test_empty_and_args();
     CHECK_DONE();
 }
