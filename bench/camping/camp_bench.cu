@@ -250,7 +250,7 @@ __global__ void __launch_bounds__(TILE * BROWS, 8) transpose_diagonal(const floa
 
 static Dev g_dev; /* filled once in main; read-only afterwards */
 static char g_camped_names[2][64] = {"", ""}; /* [op] chosen camped patterns */
-static int g_mlp = 4; /* read requests per warp in flight (--mlp) */
+static int g_mlp = 2; /* read requests per warp in flight (--mlp; 2 = a grid-stride loop reading two arrays) */
 
 struct Occ {
     int warps, bps, tpb, smem, achieved;
