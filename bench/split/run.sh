@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/split/run.sh -- GPU benchmark of the split runtime (issue 9).
-# Run on the GPU machine from the repo root:  bench/split/run.sh [quick|full|multi]
+# Run on the GPU machine from the repo root:  bench/split/run.sh [quick|full|variants|multi]
 # Builds bench/split (standalone: runtime + tests + examples; incremental),
 # runs the CPU tests, then:
 #  full : each example, pinned host memory, default sizes, 5 runs
@@ -8,6 +8,7 @@
 #         each example with a device budget >= 4x smaller than its data;
 #         vecadd with pageable memory (pinned staging path);
 #         vecadd larger than the card's memory (pageable, if host RAM allows).
+#  variants: Black-Scholes and vecadd at fixed split sizes and with 4 streams.
 #  multi: Monte Carlo (compute-intensive) on 1 GPU and on all GPUs.
 # Every line of output goes to ${OUT:-.}/split_bench.log; RESULT lines last.
 set -uo pipefail
@@ -52,6 +53,13 @@ if [ "$mode" = full ]; then
   else
     say "SKIP out-of-card run: need $need bytes > 80% of available host memory ($cap)"
   fi
+fi
+if [ "$mode" = variants ]; then
+  # what the copy-bound examples lose: fixed split sizes (no tuning), more streams
+  for ex in blackscholes vecadd; do
+    for sp in 1048576 4194304 8388608; do run $X/split_$ex --runs 5 --split $sp --no-serial --no-cold; done
+    run $X/split_$ex --runs 5 --streams 4 --no-serial --no-cold
+  done
 fi
 if [ "$mode" = multi ]; then
   ng=$(nvidia-smi -L | wc -l)

@@ -271,8 +271,10 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
         return 1;
     }
     double t_setup = now_s() - t0;
-    size_t bytes = 0, fbytes = 0;
+    size_t bytes = 0, fbytes = 0, in_bytes = 0;
     for (int i = 0; i < a->n_bufs; i++) bytes += n * a->bufs[i].bytes_per_iter;
+    for (int i = 0; i < a->n_bufs; i++)
+        if (a->bufs[i].dir & MH_SPLIT_IN) in_bytes += n * a->bufs[i].bytes_per_iter;
     for (int i = 0; i < a->n_fused; i++) fbytes += a->fused[i].bytes;
     size_t dfree = 0, dtotal = 0;
     cudaMemGetInfo(&dfree, &dtotal);
@@ -342,10 +344,12 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
         for (int k = 0; k < npi; k++) {
             mh_split_report *q = &rp[k];
             printf("# pipelined run %d: %.2f ms split=%zu (%s) splits=%zu tune=%.2f ms overhead=%.2f ms "
-                   "setup=%.2f ms model-ideal=%.3f model-achieved=%.3f dev=%.1f MB staging=%.1f MB\n",
+                   "setup=%.2f ms model-ideal=%.3f model-achieved=%.3f dev=%.1f MB staging=%.1f MB "
+                   "copy-in window=%.2f ms (%.1f GB/s) drain=%.2f ms\n",
                    k, q->t_total * 1e3, q->split_iters, mh_split_kind_name(q->kind), q->n_splits, q->t_tune * 1e3,
                    q->tune_overhead * 1e3, q->t_setup * 1e3, q->ideal_speedup, q->achieved_speedup,
-                   q->device_bytes / 1e6, q->staging_bytes / 1e6);
+                   q->device_bytes / 1e6, q->staging_bytes / 1e6, q->t_in_span * 1e3,
+                   q->t_in_span > 0 ? in_bytes / q->t_in_span / 1e9 : 0.0, q->t_drain * 1e3);
             if (k == 0)
                 for (int j = 0; j < q->n_candidates; j++)
                     printf("#   candidate %zu: %.3g iter/s\n", q->candidates[j], q->cand_rate[j]);

@@ -128,6 +128,10 @@ typedef struct mh_split_report {
     double t_tune;        /* wall time of probe + candidate trials */
     double tune_overhead; /* t_tune minus the time the best size would have
                              taken for the same iterations (>= 0) */
+    double t_in_span;     /* device time from the first split's copy-in being
+                             queued to the last copy-in done (slowest device):
+                             the copy-in engine's window */
+    double t_drain;       /* last copy-in done to last copy-out done */
     int n_candidates;
     size_t candidates[MH_SPLIT_MAX_CANDIDATES];
     double cand_rate[MH_SPLIT_MAX_CANDIDATES]; /* iterations / s measured */

@@ -114,6 +114,8 @@ typedef struct worker {
     double t_setup, t_fused, t_in, t_c, t_out, t_host, t_tune, tune_over;
     double r_in, r_c, r_out; /* seconds per iteration, probe split */
     double last_stage[3];    /* in, compute, out of the last completed split */
+    double in_first, in_last, out_last; /* device timeline (s after ev_ref): first
+                                copy-in queued, last copy-in done, last copy-out done */
     size_t iters, nsplits, split_final, dev_bytes, staging_bytes;
     int kind, ncand;
     size_t cand[MH_SPLIT_MAX_CANDIDATES];
@@ -179,6 +181,12 @@ static int complete(worker *w, slot *sl) {
     if ((rc = be->event_elapsed(be->ctx, sl->ev[1], sl->ev[2], &e_c, &w->err))) return rc;
     if ((rc = be->event_elapsed(be->ctx, sl->ev[2], sl->ev[3], &e_out, &w->err))) return rc;
     if ((rc = be->event_elapsed(be->ctx, w->ev_ref, sl->ev[3], &done, &w->err))) return rc;
+    double in0 = 0, in1 = 0;
+    if ((rc = be->event_elapsed(be->ctx, w->ev_ref, sl->ev[0], &in0, &w->err))) return rc;
+    if ((rc = be->event_elapsed(be->ctx, w->ev_ref, sl->ev[1], &in1, &w->err))) return rc;
+    if (w->nsplits == 0 || in0 < w->in_first) w->in_first = in0;
+    if (in1 > w->in_last) w->in_last = in1;
+    if (done > w->out_last) w->out_last = done;
     size_t it = sl->e - sl->b;
     if (w->mode == MH_SPLIT_SERIAL) {
         w->t_in += e_in + sl->t_pack;
@@ -673,6 +681,8 @@ static int exec_run(mh_split_ctx *ctx, const mh_split_loop *loop, const mh_split
             rep.t_compute += w->t_c / ndev;
             rep.t_out += w->t_out / ndev;
             rep.t_stage_host += w->t_host / ndev;
+            if (w->in_last - w->in_first > rep.t_in_span) rep.t_in_span = w->in_last - w->in_first;
+            if (w->out_last - w->in_last > rep.t_drain) rep.t_drain = w->out_last - w->in_last;
         }
         if (done != loop->n_iters)
             rc = mh_err_set(err, MH_ERR_INTERNAL, "split: %zu of %zu iterations ran", done, loop->n_iters);

@@ -106,6 +106,8 @@ static void test_fixed_remainder(void) {
     CHECK(f.h2d_bytes == 1003 * 8 + 4);
     CHECK(f.d2h_bytes == 1003 * 8);
     CHECK(r.ideal_speedup >= 1.0 && r.ideal_speedup <= 3.0);
+    CHECK(r.t_in_span > 0 && r.t_in_span <= r.t_total);
+    CHECK(r.t_drain >= 0 && r.t_drain <= r.t_total);
     job_free(&j);
     fake_destroy(&f);
 }
