@@ -33,6 +33,7 @@ if [ "$mode" = full ] || [ "$mode" = quick ]; then
   run $X/split_scalarprod --runs $R
   run $X/split_blackscholes --runs $R
   MC_PATHS=2048 run $X/split_montecarlo --runs $R
+  run $X/split_blackscholes --runs $R --streams 4 --no-serial --no-cold
   # data >= 4x the device budget (budget in MiB)
   run $X/split_vecadd --runs 3 --budget-mb 512 --no-plain
   run $X/split_scalarprod --runs 3 --budget-mb 256 --no-plain
