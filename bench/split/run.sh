@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/split/run.sh -- GPU benchmark of the split runtime (issue 9).
-# Run on the GPU machine from the repo root:  bench/split/run.sh [quick|full|variants|multi]
+# Run on the GPU machine from the repo root:  bench/split/run.sh [quick|full|variants|pageable|multi]
 # Builds bench/split (standalone: runtime + tests + examples; incremental),
 # runs the CPU tests, then:
 #  full : each example, pinned host memory, default sizes, 5 runs
@@ -9,6 +9,7 @@
 #         vecadd with pageable memory (pinned staging path);
 #         vecadd larger than the card's memory (pageable, if host RAM allows).
 #  variants: Black-Scholes and vecadd at fixed split sizes and with 4 streams.
+#  pageable: vecadd from pageable memory with 8 and 16 staging threads.
 #  multi: Monte Carlo (compute-intensive) on 1 GPU and on all GPUs.
 # Every line of output goes to ${OUT:-.}/split_bench.log; RESULT lines last.
 set -uo pipefail
@@ -54,6 +55,11 @@ if [ "$mode" = full ]; then
   else
     say "SKIP out-of-card run: need $need bytes > 80% of available host memory ($cap)"
   fi
+fi
+if [ "$mode" = pageable ]; then
+  # the staging copy threads: default (8) and 16 (the hosts have 16 cores)
+  run $X/split_vecadd --runs 5 --pageable
+  run $X/split_vecadd --runs 5 --pageable --host-threads 16 --no-serial --no-cold
 fi
 if [ "$mode" = variants ]; then
   # what the copy-bound examples lose: fixed split sizes (no tuning), more streams

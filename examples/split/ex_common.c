@@ -231,7 +231,7 @@ static int run_split(ex_app *a, mh_split_ctx *ctx, const mh_split_opts *o, mh_sp
 
 int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_app *), void (*teardown)(ex_app *)) {
     size_t n = default_n, budget_mb = 0, split = 0;
-    int runs = 5, pinned = 1, ndev = 0, do_plain = 1, do_serial = 1, do_cold = 1, streams = 0;
+    int runs = 5, pinned = 1, ndev = 0, do_plain = 1, do_serial = 1, do_cold = 1, streams = 0, hthreads = 0;
     uint64_t seed = (uint64_t)time(NULL);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -245,6 +245,7 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
         else if (v && !strcmp(s, "--split")) split = (size_t)strtod(v, NULL), i++;
         else if (v && !strcmp(s, "--devices")) ndev = atoi(v), i++;
         else if (v && !strcmp(s, "--streams")) streams = atoi(v), i++;
+        else if (v && !strcmp(s, "--host-threads")) hthreads = atoi(v), i++;
         else if (v && !strcmp(s, "--seed")) seed = (uint64_t)strtoull(v, NULL, 0), i++;
         else {
             fprintf(stderr, "%s: unknown or incomplete option '%s'\n", argv[0], s);
@@ -294,6 +295,7 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
     o.devices = devs;
     o.n_devices = ndev;
     o.nstreams = streams;
+    o.host_threads = hthreads;
     printf("# %s: n=%zu data=%.3f GB fused=%zu B host=%s devices=%d budget=%s runs=%d seed=%llu init=%.1fs\n",
            a->name, n, bytes / 1e9, fbytes, pinned ? "pinned" : "pageable", ndev,
            budget_mb ? "set" : "free", runs, (unsigned long long)seed, t_setup);

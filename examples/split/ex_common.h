@@ -39,7 +39,7 @@ double ex_unif(uint64_t seed, uint64_t stream, uint64_t i);
 int ex_cuda_ok(int e, const char *what);
 
 /* Parse args (--n, --runs, --budget-mb, --pageable, --split, --devices,
- * --no-plain, --no-serial, --no-cold, --seed, --streams), call setup(app, n) which
+ * --no-plain, --no-serial, --no-cold, --seed, --streams, --host-threads), call setup(app, n) which
  * allocates and fills app, then run/time/check. Returns the exit status. */
 int ex_main(int argc, char **argv, ex_app *app, size_t default_n, int (*setup)(ex_app *a),
             void (*teardown)(ex_app *a));

@@ -94,7 +94,8 @@ typedef struct mh_split_opts {
     int n_devices;
     size_t wave_iters;      /* iterations one full GPU wave holds (the seed's
                                MaxThreads); 0: SMs * max threads per SM */
-    int host_threads;       /* threads for pageable staging copies; 0: 4 */
+    int host_threads;       /* threads for pageable staging copies (the
+                               caller's included, kept in the context); 0: 8 */
 } mh_split_opts;
 
 enum mh_split_kind {

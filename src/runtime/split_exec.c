@@ -22,54 +22,11 @@
 
 #include "split_internal.h"
 
-#define MAX_HOST_THREADS 64
 
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ---- parallel host copy (pageable <-> pinned staging) ------------------- */
-
-typedef struct pcopy_part {
-    char *dst;
-    const char *src;
-    size_t n;
-} pcopy_part;
-
-static void *pcopy_main(void *arg) {
-    pcopy_part *p = arg;
-    memcpy(p->dst, p->src, p->n);
-    return NULL;
-}
-
-static void pcopy(void *dst, const void *src, size_t n, int nthreads) {
-    if (nthreads > MAX_HOST_THREADS) nthreads = MAX_HOST_THREADS;
-    if (nthreads <= 1 || n < MH_SPLIT_PAR_COPY_MIN) {
-        memcpy(dst, src, n);
-        return;
-    }
-    size_t chunk = (n + (size_t)nthreads - 1) / (size_t)nthreads;
-    chunk = (chunk + 4095) & ~(size_t)4095;
-    pcopy_part part[MAX_HOST_THREADS];
-    pthread_t tid[MAX_HOST_THREADS];
-    int started[MAX_HOST_THREADS];
-    int np = 0;
-    for (size_t off = 0; off < n; off += chunk, np++) {
-        part[np].dst = (char *)dst + off;
-        part[np].src = (const char *)src + off;
-        part[np].n = n - off < chunk ? n - off : chunk;
-    }
-    for (int i = 1; i < np; i++)
-        started[i] = pthread_create(&tid[i], NULL, pcopy_main, &part[i]) == 0;
-    pcopy_main(&part[0]);
-    for (int i = 1; i < np; i++) {
-        if (started[i])
-            pthread_join(tid[i], NULL);
-        else
-            pcopy_main(&part[i]); /* could not start a thread: do it here */
-    }
 }
 
 /* ---- state -------------------------------------------------------------- */
@@ -172,8 +129,8 @@ static int complete(worker *w, slot *sl) {
     for (int i = 0; i < L->n_split; i++) {
         const mh_split_buf *B = &L->split[i];
         if (has_out(B->dir) && sl->stage[i])
-            pcopy((char *)B->host + sl->b * B->bytes_per_iter, sl->stage[i],
-                  (sl->e - sl->b) * B->bytes_per_iter, w->host_threads);
+            mh_split_pool_copy(w->res->pool, (char *)B->host + sl->b * B->bytes_per_iter, sl->stage[i],
+                               (sl->e - sl->b) * B->bytes_per_iter);
     }
     double t_unpack = now_s() - t0;
     double e_in, e_c, e_out, done;
@@ -229,8 +186,8 @@ static int issue(worker *w, size_t b, size_t e, int tag) {
     for (int i = 0; i < L->n_split; i++) {
         const mh_split_buf *B = &L->split[i];
         if (has_in(B->dir) && sl->stage[i])
-            pcopy(sl->stage[i], (const char *)B->host + b * B->bytes_per_iter,
-                  (e - b) * B->bytes_per_iter, w->host_threads);
+            mh_split_pool_copy(w->res->pool, sl->stage[i], (const char *)B->host + b * B->bytes_per_iter,
+                               (e - b) * B->bytes_per_iter);
     }
     sl->t_pack = now_s() - t0;
     if ((rc = be->event_record(be->ctx, sl->ev[0], sl->stream, &w->err))) return rc;
@@ -334,6 +291,11 @@ static int setup(worker *w) {
     if ((rc = arena_fit(w, &res->harena, &res->hbytes, hneed, SIZE_MAX, 1))) return rc;
     w->dev_bytes = dneed;
     w->staging_bytes = hneed;
+    /* staging copy threads: the caller copies too, so host_threads - 1 more */
+    if (hneed && w->host_threads > 1 && mh_split_pool_threads(res->pool) != w->host_threads - 1) {
+        mh_split_pool_free(res->pool);
+        res->pool = mh_split_pool_new(w->host_threads - 1); /* NULL: plain memcpy */
+    }
     char *d = res->darena, *h = res->harena;
     for (int k = 0; k < w->nslots; k++) {
         slot *sl = &w->slots[k];
@@ -392,6 +354,7 @@ static void devres_release(const mh_split_backend *be, mh_split_devres *r) {
         if (r->stream[k]) be->stream_destroy(be->ctx, r->stream[k]);
     }
     if (r->ev_ref) be->event_destroy(be->ctx, r->ev_ref);
+    mh_split_pool_free(r->pool);
     memset(r, 0, sizeof *r);
 }
 
@@ -409,7 +372,7 @@ void mh_split_ctx_close(mh_split_ctx *c) {
     mh_err ignore;
     for (int d = 0; d < c->ndev; d++) {
         mh_split_devres *r = &c->res[d];
-        if (!r->nslots && !r->darena && !r->harena && !r->ev_ref && !r->stream[0]) continue;
+        if (!r->nslots && !r->darena && !r->harena && !r->ev_ref && !r->stream[0] && !r->pool) continue;
         c->be->set_device(c->be->ctx, d, &ignore);
         devres_release(c->be, r);
     }

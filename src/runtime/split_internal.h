@@ -110,6 +110,19 @@ typedef struct mh_split_backend {
     int (*after_launch)(void *ctx, mh_err *err); /* launch error check */
 } mh_split_backend;
 
+/* ---- staging copy threads (split_pool.c) -------------------------------- */
+
+typedef struct mh_split_pool mh_split_pool;
+
+/* Start nthreads copy threads; NULL when none could be started (then copy
+ * with memcpy). */
+mh_split_pool *mh_split_pool_new(int nthreads);
+void mh_split_pool_free(mh_split_pool *p);
+int mh_split_pool_threads(const mh_split_pool *p);
+/* memcpy split over the pool's threads and the caller; p may be NULL, and
+ * copies under MH_SPLIT_PAR_COPY_MIN are done by the caller alone. */
+void mh_split_pool_copy(mh_split_pool *p, void *dst, const void *src, size_t n);
+
 /* What a context keeps for one device between runs. */
 typedef struct mh_split_devres {
     int nslots;                          /* streams/events created so far */
@@ -120,6 +133,7 @@ typedef struct mh_split_devres {
     size_t dbytes;
     void *harena;                        /* pinned staging arena, hbytes long */
     size_t hbytes;
+    mh_split_pool *pool;                 /* staging copy threads (pageable buffers) */
 } mh_split_devres;
 
 struct mh_split_ctx {

@@ -36,8 +36,8 @@ int mh_split_validate(const mh_split_loop *loop, const mh_split_opts *opts, mh_e
         if (opts->n_devices < 0 || (opts->n_devices > 0 && !opts->devices))
             return mh_err_set(err, MH_ERR_ARG, "split: n_devices=%d with devices=%p", opts->n_devices,
                               (const void *)opts->devices);
-        if (opts->host_threads < 0)
-            return mh_err_set(err, MH_ERR_ARG, "split: host_threads=%d", opts->host_threads);
+        if (opts->host_threads < 0 || opts->host_threads > 256)
+            return mh_err_set(err, MH_ERR_ARG, "split: host_threads=%d (want 0..256)", opts->host_threads);
     }
     return MH_OK;
 }

@@ -343,6 +343,61 @@ static void test_context_reuse(void) {
     fake_destroy(&f);
 }
 
+/* The staging copy threads: every byte of copies above and below the
+ * parallel threshold, with and without a pool. */
+static void test_pool_copy(void) {
+    size_t n = (size_t)21 << 20; /* not a multiple of the part size */
+    unsigned char *src = malloc(n), *dst = malloc(n);
+    for (size_t i = 0; i < n; i++) src[i] = (unsigned char)(i * 131u + (i >> 13));
+    mh_split_pool *p = mh_split_pool_new(3);
+    CHECK(p != NULL && mh_split_pool_threads(p) == 3);
+    size_t sizes[4] = {n, n - 4097, MH_SPLIT_PAR_COPY_MIN, 1000};
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < 4; k++) {
+            memset(dst, 0, n);
+            mh_split_pool_copy(round == 2 ? NULL : p, dst, src + 7, sizes[k] - 7);
+            CHECK(memcmp(dst, src + 7, sizes[k] - 7) == 0);
+            CHECK(dst[sizes[k] - 7] == 0); /* nothing past the end */
+        }
+    mh_split_pool_free(p);
+    CHECK(mh_split_pool_new(0) == NULL);
+    free(src);
+    free(dst);
+}
+
+/* Pageable buffers large enough for the copy threads, run twice through one
+ * context (the pool is kept), then closed. */
+static void test_staged_large(void) {
+    fake_dev f;
+    fake_init(&f, 1, (size_t)1 << 30, 1 << 16);
+    mh_split_backend be = fake_backend(&f);
+    mh_split_ctx *ctx = mh_split_ctx_new(&be);
+    job j;
+    job_init(&j, (size_t)6 << 20); /* 24 MiB per buffer, splits of 2 Mi iterations = 8 MiB copies */
+    mh_split_loop L = make_loop(&j);
+    mh_split_opts o;
+    mh_split_opts_init(&o);
+    o.split_iters = (size_t)2 << 20;
+    o.host_threads = 4;
+    mh_split_report r;
+    mh_err err;
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK(r.staging_bytes > 0);
+    CHECK(ctx->res[0].pool != NULL && mh_split_pool_threads(ctx->res[0].pool) == 3);
+    mh_split_pool *kept = ctx->res[0].pool;
+    job_free(&j);
+    job_init(&j, (size_t)6 << 20);
+    L = make_loop(&j);
+    CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK(ctx->res[0].pool == kept);
+    mh_split_ctx_close(ctx);
+    CHECK(f.live == 0);
+    job_free(&j);
+    fake_destroy(&f);
+}
+
 static void test_injected_failures(void) {
     injected_failures(0);
     injected_failures(1);
@@ -356,6 +411,8 @@ int main(void) {
     test_callback_error();
     test_injected_failures();
     test_context_reuse();
+    test_pool_copy();
+    test_staged_large();
     test_empty_and_args();
     CHECK_DONE();
 }
