@@ -124,6 +124,25 @@ static int run_plain(ex_app *a, double *sec, double stage[3]) {
     return bad;
 }
 
+static int cmp_d(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double median(double *v, int n) {
+    if (n <= 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* index of the run whose value is nearest m (the median run) */
+static int nearest(const double *v, int n, double m) {
+    int best = 0;
+    for (int k = 1; k < n; k++)
+        if (fabs(v[k] - m) < fabs(v[best] - m)) best = k;
+    return best;
+}
+
 /* PCIe ceiling as this host sees it: host->device alone, device->host
  * alone, and both at once on two streams (pinned, 256 MiB each way, median
  * of 3). The model assumes the two directions do not slow each other. */
@@ -162,11 +181,7 @@ static void copy_probe(copy_rates *cr) {
     }
     if (ok && cudaGetLastError() == cudaSuccess) {
         double med[3];
-        for (int m = 0; m < 3; m++) {
-            double *v = t[m];
-            med[m] = v[0] > v[1] ? (v[1] > v[2] ? v[1] : (v[0] > v[2] ? v[2] : v[0]))
-                                 : (v[0] > v[2] ? v[0] : (v[1] > v[2] ? v[2] : v[1]));
-        }
+        for (int m = 0; m < 3; m++) med[m] = median(t[m], 3);
         cr->h2d = B / med[0] * 1e3;
         cr->d2h = B / med[1] * 1e3;
         cr->both = B / med[2] * 1e3;
@@ -206,16 +221,6 @@ static int verify(ex_app *a, const char *what) {
     return 0;
 }
 
-static int cmp_d(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-static double median(double *v, int n) {
-    if (n <= 0) return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* ctx NULL: mh_split_run (resources made and released in the call) */
 static int run_split(ex_app *a, mh_split_ctx *ctx, const mh_split_opts *o, mh_split_report *r) {
@@ -372,9 +377,7 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
                ideal_plain = NAN;
         if (npl) {
             /* the seed's model on the plain version's own stages (median run) */
-            int best = 0;
-            for (int k = 1; k < npl; k++)
-                if (fabs(tpl[k] - mpl) < fabs(tpl[best] - mpl)) best = k;
+            int best = nearest(tpl, npl, mpl);
             ideal_plain = mh_split_ideal_speedup(0, stpl[best][0], stpl[best][2], stpl[best][1]);
             printf("# plain stages (run %d): in=%.2f compute=%.2f out=%.2f ms\n", best, stpl[best][0] * 1e3,
                    stpl[best][1] * 1e3, stpl[best][2] * 1e3);
@@ -385,9 +388,7 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
             double copy[MAX_RUNS];
             memcpy(copy, tse, sizeof(double) * (size_t)nse);
             ms = median(copy, nse);
-            int best = 0;
-            for (int k = 1; k < nse; k++)
-                if (fabs(tse[k] - ms) < fabs(tse[best] - ms)) best = k;
+            int best = nearest(tse, nse, ms);
             fi = rs[best].t_fused, ci = rs[best].t_in, co = rs[best].t_out, cc = rs[best].t_compute;
             printf("# serial stages (run %d): fused=%.2f in=%.2f compute=%.2f out=%.2f ms (host staging %.2f)\n",
                    best, fi * 1e3, ci * 1e3, cc * 1e3, co * 1e3, rs[best].t_stage_host * 1e3);
@@ -406,10 +407,7 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
                 if (a->bufs[i].dir & MH_SPLIT_OUT) out_bytes += n * a->bufs[i].bytes_per_iter;
             double I = (double)in_bytes, O = (double)out_bytes;
             double tc = O <= I ? O / cr.both + (I - O) / cr.h2d : I / cr.both + (O - I) / cr.d2h;
-            int best = 0;
-            for (int k = 1; k < npl; k++)
-                if (fabs(tpl[k] - mpl) < fabs(tpl[best] - mpl)) best = k;
-            double tcomp = stpl[best][1];
+            double tcomp = stpl[nearest(tpl, npl, mpl)][1];
             floor_ms = 1e3 * (tc > tcomp ? tc : tcomp);
             frac_duplex = (mpl / mp) / (mpl * 1e3 / floor_ms);
             printf("# copy floor with both directions sharing the link: %.2f ms (ideal %.3f instead of %.3f)\n",
