@@ -36,7 +36,8 @@ run_case() {
   local t0 t1
   timeout 120 "$@" >"$R/$name.plain.out" 2>"$R/$name.plain.err"; local rc0=$?
   t0=$(date +%s.%N)
-  timeout 120 "$M" run --no-timing --keep-trace -q -o "$R/$name" -- "$@" >"$R/$name.mh.out" 2>"$R/$name.mh.err"
+  # shellcheck disable=SC2086  # RUN_OPTS: extra `memheat run` options for one case
+  timeout 120 "$M" run --no-timing --keep-trace -q ${RUN_OPTS:-} -o "$R/$name" -- "$@" >"$R/$name.mh.out" 2>"$R/$name.mh.err"
   local rc1=$?
   t1=$(date +%s.%N)
   if [ $rc0 -ne 0 ] || [ $rc1 -ne 0 ]; then
@@ -66,7 +67,11 @@ run_case spmv 'spmv_csr' "$E/spmv" 65536
 run_case gramschmidt 'gs_kernel3' "$E/gramschmidt" 128
 run_case smem_private 'smem_private_sum' "$E/smem_private" 1048576
 run_case smem_broadcast 'warp_broadcast_smem' "$E/smem_broadcast" 1048576
-run_case coalesced 'saxpy' "$E/coalesced" 1048576 50
+# Every launch traced from two host threads (eager patching), then the default
+# policy (first launch per configuration: lazy patching and unpatching while
+# the other thread launches the same module).
+RUN_OPTS="--launch-policy all" run_case coalesced 'saxpy' "$E/coalesced" 1048576 50
+run_case coalesced_config 'saxpy' "$E/coalesced" 1048576 50
 
 echo "== crash handling: a program that exits with status 3 after its kernels keeps its trace"
 timeout 120 "$M" run --no-timing --keep-trace -q -o "$R/exit3" -- sh -c "$E/spmv 4096 && exit 3" >"$R/exit3.out" 2>&1

@@ -10,12 +10,35 @@
 #define MEMHEAT_COLLECT_H
 
 #include <regex.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "memheat/err.h"
 #include "memheat/trace.h"
 
 #define MH_COLLECT_MAX_BLOCKS 4096
+
+/* Which matching launches (after --kernel and --launch-skip) are traced.
+ * CONFIG traces the first launch of each distinct configuration (function,
+ * grid, block, dynamic shared memory): a training step repeats the same few
+ * dozen configurations thousands of times, and a heat map of a repeat adds
+ * nothing. Every launch is still counted (mh_collect_state.configs). */
+enum mh_launch_policy {
+    MH_LAUNCH_CONFIG = 0, /* "config" (default) */
+    MH_LAUNCH_ALL = 1,    /* "all" */
+    MH_LAUNCH_EVERY = 2   /* "every:N" */
+};
+
+/* One launch configuration and how often it ran: what the trace's
+ * MH_REC_LAUNCH_STATS records carry. */
+typedef struct mh_collect_config {
+    uint64_t hash;
+    char *name;         /* mangled name (owned) */
+    mh_dim3 grid, block;
+    uint32_t dyn_smem;
+    uint64_t launches;  /* launches of this configuration seen */
+    uint64_t traced;    /* of which traced */
+} mh_collect_config;
 
 typedef struct mh_collect_cfg {
     char trace_path[1024];  /* MEMHEAT_TRACE: where the collector writes */
@@ -26,17 +49,33 @@ typedef struct mh_collect_cfg {
     char kernel_regex[512]; /* MEMHEAT_KERNEL: POSIX extended regex on mangled or demangled name; "" = all */
     uint64_t launch_skip;   /* MEMHEAT_LAUNCH_SKIP: matching launches to skip first */
     uint64_t launch_count;  /* MEMHEAT_LAUNCH_COUNT: matching launches to trace, 0 = unlimited */
+    int launch_policy;      /* MEMHEAT_LAUNCH_POLICY: enum mh_launch_policy (default: first per configuration) */
+    uint64_t launch_every;  /* MH_LAUNCH_EVERY: trace every N-th matching launch (N >= 1) */
     uint32_t warp_size;     /* MEMHEAT_WARP_SIZE: synthetic warp size for simulators (default 32) */
     uint64_t buffer_bytes;  /* MEMHEAT_BUFFER_BYTES: collector's device/host buffer, 0 = default */
     int have_regex;
     regex_t regex;          /* compiled kernel_regex (valid when have_regex) */
 } mh_collect_cfg;
 
-/* Launch-selection state: counts matching launches across the run. */
+/* Launch-selection state: counts matching launches across the run and every
+ * launch per configuration (open-addressing table; zero-initialise, free with
+ * mh_collect_state_free). */
 typedef struct mh_collect_state {
     uint64_t matched; /* launches whose name matched so far */
     uint64_t traced;  /* launches selected for tracing so far */
+    uint64_t launches; /* every launch seen */
+    mh_collect_config *configs; /* table of cap slots, n used (name == NULL: empty) */
+    size_t nconfigs, capconfigs;
+    int oom;          /* a configuration could not be recorded (counts then incomplete) */
 } mh_collect_state;
+
+/* What one launch is, for selection. */
+typedef struct mh_collect_launch {
+    const char *name;    /* mangled */
+    const char *display; /* demangled, or NULL */
+    mh_dim3 grid, block;
+    uint32_t dyn_smem;
+} mh_collect_launch;
 
 void mh_collect_cfg_init(mh_collect_cfg *cfg);
 /* Parses "x" (linear id; *is3d = 0) or "x,y,z" (*is3d = 1). */
@@ -49,9 +88,21 @@ int mh_collect_cfg_to_env(const mh_collect_cfg *cfg, mh_err *err);
 /* Reads MEMHEAT_* variables (unset ones keep their defaults) and finishes cfg. */
 int mh_collect_cfg_from_env(mh_collect_cfg *cfg, mh_err *err);
 
-/* Decides whether this launch is traced; updates st. display may be NULL. */
-int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, const char *name,
-                           const char *display);
+/* Counts this launch under its configuration and decides whether it is
+ * traced; updates st. */
+int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, const mh_collect_launch *l);
+/* Undoes the "traced" count of the last selected launch of l's configuration
+ * (the collector could not trace it after all); a later launch of the same
+ * configuration may then be selected. */
+void mh_collect_unselect(const mh_collect_cfg *cfg, mh_collect_state *st, const mh_collect_launch *l);
+/* 1 while a later launch may still be selected (always, under "config" and
+ * "every", until --launch-count is reached). */
+int mh_collect_more_possible(const mh_collect_cfg *cfg, const mh_collect_state *st);
+void mh_collect_state_free(mh_collect_state *st);
+/* Parses "config", "all" or "every:N" into cfg. */
+int mh_collect_parse_policy(const char *s, mh_collect_cfg *cfg, mh_err *err);
+/* The policy as text ("config", "all", "every:N"); buf of >= 32 bytes. */
+const char *mh_collect_policy_text(const mh_collect_cfg *cfg, char *buf, size_t cap);
 /* Linear id of the first sampled block for a grid (clamped to the grid). */
 uint32_t mh_collect_first_block(const mh_collect_cfg *cfg, mh_dim3 grid);
 /* 1 if linear block id b of this grid is sampled. */

@@ -38,6 +38,8 @@ typedef struct mh_model {
     uint64_t dropped_total; /* sum of DROPPED records and kernel-end drops */
     mh_pcinfo *pcs;         /* source attribution records */
     size_t npcs, cappcs;
+    mh_launch_stats *stats; /* launches per configuration (names owned); none in older traces */
+    size_t nstats, capstats;
 } mh_model;
 
 int mh_model_init(mh_model *m, const mh_trace_header *h, mh_err *err);

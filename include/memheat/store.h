@@ -23,7 +23,7 @@
 #include "memheat/model.h"
 #include "memheat/trace.h"
 
-#define MH_DB_SCHEMA_VERSION 1
+#define MH_DB_SCHEMA_VERSION 2 /* 2: launch_config; version-1 profiles are read as they are */
 #define MH_DB_APPLICATION_ID 0x4D485046 /* "MHPF": PRAGMA application_id */
 #define MH_DB_FORMAT "memheat-profile"  /* meta.format */
 

@@ -127,6 +127,17 @@ typedef struct mh_pcinfo {
     uint32_t line;
 } mh_pcinfo;
 
+/* How often one launch configuration ran and how many of its launches were
+ * traced (the launch policy samples the rest out; those are not "dropped").
+ * Written once per configuration when the collector closes the trace. */
+typedef struct mh_launch_stats {
+    const char *name;  /* mangled */
+    mh_dim3 grid, block;
+    uint32_t dyn_smem;
+    uint64_t launches; /* every launch of this configuration */
+    uint64_t traced;   /* of which traced */
+} mh_launch_stats;
+
 enum mh_rec_type {
     MH_REC_EOF = 0,      /* reader: no more records */
     MH_REC_HEADER = 1,   /* internal: first record of the file */
@@ -137,7 +148,8 @@ enum mh_rec_type {
     MH_REC_KERNEL_END = 6,
     MH_REC_DROPPED = 7,
     MH_REC_PCINFO = 8,
-    MH_REC_END = 9       /* clean end of trace, written by mh_trace_close */
+    MH_REC_END = 9,      /* clean end of trace, written by mh_trace_close */
+    MH_REC_LAUNCH_STATS = 10
 };
 
 typedef struct mh_record {
@@ -153,6 +165,7 @@ typedef struct mh_record {
         mh_kernel_end kernel_end;
         mh_dropped dropped;
         mh_pcinfo pcinfo;
+        mh_launch_stats launch_stats;
     } u;
 } mh_record;
 
@@ -173,6 +186,7 @@ int mh_trace_write_accesses(mh_trace_writer *w, const mh_access *v, size_t n, mh
 int mh_trace_write_kernel_end(mh_trace_writer *w, const mh_kernel_end *e, mh_err *err);
 int mh_trace_write_dropped(mh_trace_writer *w, const mh_dropped *d, mh_err *err);
 int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *p, mh_err *err);
+int mh_trace_write_launch_stats(mh_trace_writer *w, const mh_launch_stats *s, mh_err *err);
 /* Ends the current chunk and writes it out, so a later crash loses nothing before. */
 int mh_trace_flush(mh_trace_writer *w, mh_err *err);
 /* Writes the END record, flushes and closes; frees w in every case. */

@@ -51,9 +51,11 @@ void mh_model_free(mh_model *m) {
         free((char *)m->pcs[i].function);
         free((char *)m->pcs[i].file);
     }
+    for (size_t i = 0; i < m->nstats; i++) free((char *)m->stats[i].name);
     free(m->launches);
     free(m->objs);
     free(m->pcs);
+    free(m->stats);
     free((char *)m->hdr.producer);
     free((char *)m->hdr.command);
     free((char *)m->hdr.note);
@@ -137,6 +139,16 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
         p->file = dup_str(rec->u.pcinfo.file);
         if (!p->function || !p->file) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         m->npcs++;
+        return MH_OK;
+    }
+    case MH_REC_LAUNCH_STATS: {
+        if (!grow((void **)&m->stats, &m->capstats, m->nstats + 1, sizeof *m->stats))
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        mh_launch_stats *ls = &m->stats[m->nstats];
+        *ls = rec->u.launch_stats;
+        ls->name = dup_str(rec->u.launch_stats.name);
+        if (!ls->name) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        m->nstats++;
         return MH_OK;
     }
     default:

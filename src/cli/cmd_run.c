@@ -32,6 +32,9 @@ static void help(FILE *f) {
           "      --all-blocks       trace every block (whole-kernel metrics; slow)\n"
           "      --kernel REGEX     trace launches whose mangled or demangled name matches\n"
           "      --launch-skip N    skip the first N matching launches\n"
+          "      --launch-policy P  which matching launches are traced: config (default: the\n"
+          "                         first of each kernel/grid/block/shared-memory configuration;\n"
+          "                         every launch is still counted), all, or every:N\n"
           "      --launch-count N   trace at most N matching launches (default all)\n"
           "      --warp-size N      warp size for OpenCL, which has no warps (default 32)\n"
           "      --buffer-bytes N   collector's access buffer size\n"
@@ -57,14 +60,15 @@ static int pick_name(const char *program, char *out, size_t cap) {
 }
 
 int mh_cmd_run(int argc, char **argv) {
-    enum { O_KEEP = 256, O_BACKEND, O_BLOCK, O_BLOCKS, O_ALL, O_KERNEL, O_SKIP, O_COUNT, O_WARP, O_BUF,
+    enum { O_KEEP = 256, O_BACKEND, O_BLOCK, O_BLOCKS, O_ALL, O_KERNEL, O_SKIP, O_COUNT, O_POLICY, O_WARP, O_BUF,
            O_NOTRACE, O_NOTIMING, O_NOCOUNTERS };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"keep-trace", no_argument, 0, O_KEEP},
         {"backend", required_argument, 0, O_BACKEND}, {"block", required_argument, 0, O_BLOCK},
         {"blocks", required_argument, 0, O_BLOCKS}, {"all-blocks", no_argument, 0, O_ALL},
         {"kernel", required_argument, 0, O_KERNEL}, {"launch-skip", required_argument, 0, O_SKIP},
-        {"launch-count", required_argument, 0, O_COUNT}, {"warp-size", required_argument, 0, O_WARP},
+        {"launch-count", required_argument, 0, O_COUNT},
+        {"launch-policy", required_argument, 0, O_POLICY}, {"warp-size", required_argument, 0, O_WARP},
         {"buffer-bytes", required_argument, 0, O_BUF}, {"no-trace", no_argument, 0, O_NOTRACE},
         {"no-timing", no_argument, 0, O_NOTIMING}, {"no-counters", no_argument, 0, O_NOCOUNTERS},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -104,6 +108,9 @@ int mh_cmd_run(int argc, char **argv) {
             break;
         case O_COUNT:
             if ((code = mh_cli_u64("run", "--launch-count", optarg, UINT64_MAX, &o.collect.launch_count))) return code;
+            break;
+        case O_POLICY:
+            if (mh_collect_parse_policy(optarg, &o.collect, &err) != MH_OK) return mh_cli_fail_err("run", &err);
             break;
         case O_WARP:
             if ((code = mh_cli_u64("run", "--warp-size", optarg, 1024, &v))) return code;

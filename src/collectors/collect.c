@@ -11,10 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
+
 void mh_collect_cfg_init(mh_collect_cfg *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->nblocks = 1;
     cfg->warp_size = 32;
+    cfg->launch_policy = MH_LAUNCH_CONFIG;
+    cfg->launch_every = 1;
 }
 
 static int parse_u64(const char *s, uint64_t *out) {
@@ -94,6 +98,8 @@ int mh_collect_cfg_to_env(const mh_collect_cfg *cfg, mh_err *err) {
     rc |= setenv("MEMHEAT_LAUNCH_SKIP", v, 1);
     snprintf(v, sizeof v, "%" PRIu64, cfg->launch_count);
     rc |= setenv("MEMHEAT_LAUNCH_COUNT", v, 1);
+    char pol[32];
+    rc |= setenv("MEMHEAT_LAUNCH_POLICY", mh_collect_policy_text(cfg, pol, sizeof pol), 1);
     snprintf(v, sizeof v, "%u", cfg->warp_size);
     rc |= setenv("MEMHEAT_WARP_SIZE", v, 1);
     snprintf(v, sizeof v, "%" PRIu64, cfg->buffer_bytes);
@@ -129,20 +135,130 @@ int mh_collect_cfg_from_env(mh_collect_cfg *cfg, mh_err *err) {
     cfg->all_blocks = (int)all;
     cfg->warp_size = (uint32_t)ws;
     if ((s = getenv("MEMHEAT_KERNEL"))) snprintf(cfg->kernel_regex, sizeof cfg->kernel_regex, "%s", s);
+    if ((s = getenv("MEMHEAT_LAUNCH_POLICY")) && *s && mh_collect_parse_policy(s, cfg, err) != MH_OK)
+        return MH_ERR_ARG;
     return mh_collect_cfg_finish(cfg, err);
 }
 
-int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, const char *name, const char *display) {
+int mh_collect_parse_policy(const char *s, mh_collect_cfg *cfg, mh_err *err) {
+    uint64_t n;
+    if (!strcmp(s, "config")) {
+        cfg->launch_policy = MH_LAUNCH_CONFIG;
+    } else if (!strcmp(s, "all")) {
+        cfg->launch_policy = MH_LAUNCH_ALL;
+    } else if (!strncmp(s, "every:", 6) && parse_u64(s + 6, &n) && n >= 1) {
+        cfg->launch_policy = MH_LAUNCH_EVERY;
+        cfg->launch_every = n;
+    } else {
+        return mh_err_set(err, MH_ERR_ARG, "bad launch policy '%s': expected config, all or every:N (N >= 1)", s);
+    }
+    return MH_OK;
+}
+
+const char *mh_collect_policy_text(const mh_collect_cfg *cfg, char *buf, size_t cap) {
+    switch (cfg->launch_policy) {
+    case MH_LAUNCH_ALL: snprintf(buf, cap, "all"); break;
+    case MH_LAUNCH_EVERY: snprintf(buf, cap, "every:%" PRIu64, cfg->launch_every); break;
+    default: snprintf(buf, cap, "config"); break;
+    }
+    return buf;
+}
+
+/* ---- configurations: an open-addressing table keyed by a hash of the
+ * mangled name, grid, block and dynamic shared memory ---- */
+
+static uint64_t config_hash(const mh_collect_launch *l) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (const unsigned char *p = (const unsigned char *)(l->name ? l->name : ""); *p; p++) h = (h ^ *p) * 0x100000001B3ull;
+    uint32_t v[7] = {l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z, l->dyn_smem};
+    for (int i = 0; i < 7; i++) h = mh_mix64(h ^ v[i]);
+    return h;
+}
+
+static int config_same(const mh_collect_config *c, uint64_t h, const mh_collect_launch *l) {
+    return c->hash == h && c->grid.x == l->grid.x && c->grid.y == l->grid.y && c->grid.z == l->grid.z &&
+           c->block.x == l->block.x && c->block.y == l->block.y && c->block.z == l->block.z &&
+           c->dyn_smem == l->dyn_smem && !strcmp(c->name, l->name ? l->name : "");
+}
+
+static mh_collect_config *config_slot(mh_collect_config *tab, size_t cap, uint64_t h, const mh_collect_launch *l) {
+    size_t i = (size_t)h & (cap - 1);
+    while (tab[i].name && !config_same(&tab[i], h, l)) i = (i + 1) & (cap - 1);
+    return &tab[i];
+}
+
+/* The configuration of l, added with zero counts if new; NULL when out of memory. */
+static mh_collect_config *config_get(mh_collect_state *st, const mh_collect_launch *l) {
+    uint64_t h = config_hash(l);
+    if ((st->nconfigs + 1) * 2 > st->capconfigs) {
+        size_t cap = st->capconfigs ? st->capconfigs * 2 : 64;
+        mh_collect_config *tab = calloc(cap, sizeof *tab);
+        if (!tab) return NULL;
+        for (size_t i = 0; i < st->capconfigs; i++)
+            if (st->configs[i].name) {
+                const mh_collect_config *o = &st->configs[i];
+                mh_collect_launch k = {o->name, NULL, o->grid, o->block, o->dyn_smem};
+                *config_slot(tab, cap, o->hash, &k) = *o;
+            }
+        free(st->configs);
+        st->configs = tab;
+        st->capconfigs = cap;
+    }
+    mh_collect_config *c = config_slot(st->configs, st->capconfigs, h, l);
+    if (!c->name) {
+        char *name = strdup(l->name ? l->name : "");
+        if (!name) return NULL;
+        *c = (mh_collect_config){.hash = h, .name = name, .grid = l->grid, .block = l->block, .dyn_smem = l->dyn_smem};
+        st->nconfigs++;
+    }
+    return c;
+}
+
+void mh_collect_state_free(mh_collect_state *st) {
+    for (size_t i = 0; i < st->capconfigs; i++) free(st->configs[i].name);
+    free(st->configs);
+    memset(st, 0, sizeof *st);
+}
+
+int mh_collect_more_possible(const mh_collect_cfg *cfg, const mh_collect_state *st) {
+    return !(cfg->launch_count && st->traced >= cfg->launch_count);
+}
+
+int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, const mh_collect_launch *l) {
+    st->launches++;
+    mh_collect_config *c = config_get(st, l);
+    if (c) c->launches++;
+    else st->oom = 1;
     if (cfg->have_regex) {
-        int hit = name && regexec(&cfg->regex, name, 0, NULL, 0) == 0;
-        if (!hit && display) hit = regexec(&cfg->regex, display, 0, NULL, 0) == 0;
+        int hit = l->name && regexec(&cfg->regex, l->name, 0, NULL, 0) == 0;
+        if (!hit && l->display) hit = regexec(&cfg->regex, l->display, 0, NULL, 0) == 0;
         if (!hit) return 0;
     }
     uint64_t k = st->matched++;
     if (k < cfg->launch_skip) return 0;
-    if (cfg->launch_count && st->traced >= cfg->launch_count) return 0;
+    if (!mh_collect_more_possible(cfg, st)) return 0;
+    switch (cfg->launch_policy) {
+    case MH_LAUNCH_CONFIG:
+        /* Unknown configuration (table full): traced, so nothing is missed. */
+        if (c && c->traced) return 0;
+        break;
+    case MH_LAUNCH_EVERY:
+        if ((k - cfg->launch_skip) % cfg->launch_every) return 0;
+        break;
+    default:
+        break;
+    }
+    if (c) c->traced++;
     st->traced++;
     return 1;
+}
+
+void mh_collect_unselect(const mh_collect_cfg *cfg, mh_collect_state *st, const mh_collect_launch *l) {
+    (void)cfg;
+    if (st->traced) st->traced--;
+    if (!st->capconfigs) return;
+    mh_collect_config *c = config_slot(st->configs, st->capconfigs, config_hash(l), l);
+    if (c->name && c->traced) c->traced--;
 }
 
 uint32_t mh_collect_first_block(const mh_collect_cfg *cfg, mh_dim3 grid) {

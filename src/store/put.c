@@ -210,6 +210,22 @@ static int put_model_tx(mh_db *db, const mh_model *m, mh_err *err) {
     }
     sqlite3_finalize(st);
     if (rc) return rc;
+    rc = mh_db_prepare(db, &st,
+                       "INSERT INTO launch_config(name, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
+                       " dyn_smem, launches, traced) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+                       err);
+    if (rc) return rc;
+    for (size_t i = 0; i < m->nstats && !rc; i++) {
+        const mh_launch_stats *ls = &m->stats[i];
+        uint32_t f[7] = {ls->grid.x, ls->grid.y, ls->grid.z, ls->block.x, ls->block.y, ls->block.z, ls->dyn_smem};
+        mh_db_bind_text(st, 1, ls->name);
+        for (int k = 0; k < 7; k++) sqlite3_bind_int64(st, 2 + k, f[k]);
+        mh_db_bind_u64(st, 9, ls->launches);
+        mh_db_bind_u64(st, 10, ls->traced);
+        rc = mh_db_step_done(db, st, err, "writing launch statistics");
+    }
+    sqlite3_finalize(st);
+    if (rc) return rc;
     char total[32];
     snprintf(total, sizeof total, "%llu", (unsigned long long)m->dropped_total);
     return mh_db_set_meta(db, "dropped_total", total, err);

@@ -326,6 +326,20 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         rec->u.pcinfo.function = cstr(&c, &s);
         rec->u.pcinfo.file = cstr(&c, &s);
         break;
+    case MH_REC_LAUNCH_STATS: {
+        mh_launch_stats *ls = &rec->u.launch_stats;
+        uint32_t f[8];
+        for (int i = 0; i < 8; i++) f[i] = c32(&c);
+        ls->grid = (mh_dim3){f[0], f[1], f[2]};
+        ls->block = (mh_dim3){f[3], f[4], f[5]};
+        ls->dyn_smem = f[6];
+        ls->launches = c64(&c);
+        ls->traced = c64(&c);
+        ls->name = cstr(&c, &s);
+        if (!c.bad && ls->traced > ls->launches)
+            return fail(r, MH_ERR_FORMAT, err, "launch statistics trace more launches than ran");
+        break;
+    }
     default:
         return fail(r, MH_ERR_FORMAT, err, "unknown record type");
     }

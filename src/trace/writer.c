@@ -272,6 +272,18 @@ int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *pi, mh_err *err) 
     return after_record(w, err);
 }
 
+int mh_trace_write_launch_stats(mh_trace_writer *w, const mh_launch_stats *ls, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_LAUNCH_STATS, 48 + str_bytes(ls->name), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    uint32_t f[7] = {ls->grid.x, ls->grid.y, ls->grid.z, ls->block.x, ls->block.y, ls->block.z, ls->dyn_smem};
+    for (int i = 0; i < 7; i++) mh_put32(p + 4 * i, f[i]);
+    mh_put32(p + 28, 0);
+    mh_put64(p + 32, ls->launches);
+    mh_put64(p + 40, ls->traced);
+    put_str(p + 48, ls->name);
+    return after_record(w, err);
+}
+
 uint64_t mh_trace_written_accesses(const mh_trace_writer *w) { return w->accesses; }
 
 void mh_trace_abandon(mh_trace_writer *w) {

@@ -48,25 +48,120 @@ static void test_env_roundtrip(void) {
     unsetenv("MEMHEAT_BLOCKS");
 }
 
+/* A launch of `name` with a 1-D grid of g blocks of 128 threads. */
+static mh_collect_launch L(const char *name, const char *display, uint32_t g) {
+    return (mh_collect_launch){name, display, {g, 1, 1}, {128, 1, 1}, 0};
+}
+
 static void test_want_launch(void) {
     mh_collect_cfg c;
     mh_collect_cfg_init(&c);
+    c.launch_policy = MH_LAUNCH_ALL;
     snprintf(c.kernel_regex, sizeof c.kernel_regex, "^gemm");
     c.launch_skip = 1;
     c.launch_count = 2;
     CHECK(mh_collect_cfg_finish(&c, NULL) == MH_OK);
     mh_collect_state st = {0};
-    CHECK(!mh_collect_want_launch(&c, &st, "_Z4gemmv", "gemm()")); /* matched, skipped */
-    CHECK(!mh_collect_want_launch(&c, &st, "_Z4axpyv", "axpy()")); /* no match */
-    CHECK(mh_collect_want_launch(&c, &st, "_Z4gemmv", "gemm()"));  /* demangled name matches */
-    CHECK(mh_collect_want_launch(&c, &st, "gemm_v2", NULL));       /* mangled name matches */
-    CHECK(!mh_collect_want_launch(&c, &st, "gemm_v3", NULL));      /* count reached */
+    mh_collect_launch a = L("_Z4gemmv", "gemm()", 4), b = L("_Z4axpyv", "axpy()", 4);
+    mh_collect_launch g2 = L("gemm_v2", NULL, 4), g3 = L("gemm_v3", NULL, 4);
+    CHECK(!mh_collect_want_launch(&c, &st, &a));  /* matched, skipped */
+    CHECK(!mh_collect_want_launch(&c, &st, &b));  /* no match */
+    CHECK(mh_collect_want_launch(&c, &st, &a));   /* demangled name matches */
+    CHECK(mh_collect_want_launch(&c, &st, &g2));  /* mangled name matches */
+    CHECK(!mh_collect_want_launch(&c, &st, &g3)); /* count reached */
+    CHECK(!mh_collect_more_possible(&c, &st));
     CHECK_EQ_U(st.traced, 2);
+    CHECK_EQ_U(st.launches, 5);
+    CHECK_EQ_U(st.nconfigs, 4); /* gemm, axpy, gemm_v2, gemm_v3 */
+    mh_collect_state_free(&st);
     mh_collect_cfg_free(&c);
     mh_err err = {0};
     mh_collect_cfg_init(&c);
     snprintf(c.kernel_regex, sizeof c.kernel_regex, "([");
     CHECK(mh_collect_cfg_finish(&c, &err) == MH_ERR_ARG);
+}
+
+/* Default policy: the first launch of each (name, grid, block, dynamic shared
+ * memory) is traced, every launch counted per configuration. */
+static void test_policy_config(void) {
+    mh_collect_cfg c;
+    mh_collect_cfg_init(&c);
+    CHECK(c.launch_policy == MH_LAUNCH_CONFIG);
+    CHECK(mh_collect_cfg_finish(&c, NULL) == MH_OK);
+    mh_collect_state st = {0};
+    mh_collect_launch k4 = L("k", NULL, 4), k8 = L("k", NULL, 8), j4 = L("j", NULL, 4);
+    mh_collect_launch k4s = k4;
+    k4s.dyn_smem = 1024;
+    int traced = 0;
+    for (int i = 0; i < 100; i++) {
+        traced += mh_collect_want_launch(&c, &st, &k4);
+        traced += mh_collect_want_launch(&c, &st, &k8);
+        traced += mh_collect_want_launch(&c, &st, &j4);
+        traced += mh_collect_want_launch(&c, &st, &k4s);
+    }
+    CHECK_EQ_U(traced, 4);
+    CHECK_EQ_U(st.launches, 400);
+    CHECK_EQ_U(st.nconfigs, 4);
+    uint64_t sum = 0, tr = 0;
+    for (size_t i = 0; i < st.capconfigs; i++)
+        if (st.configs[i].name) {
+            CHECK_EQ_U(st.configs[i].launches, 100);
+            CHECK_EQ_U(st.configs[i].traced, 1);
+            sum += st.configs[i].launches;
+            tr += st.configs[i].traced;
+        }
+    CHECK_EQ_U(sum, 400);
+    CHECK_EQ_U(tr, 4);
+    /* a launch the collector could not trace after all: the next one of its configuration is taken */
+    mh_collect_launch n = L("new", NULL, 2);
+    CHECK(mh_collect_want_launch(&c, &st, &n));
+    mh_collect_unselect(&c, &st, &n);
+    CHECK(mh_collect_want_launch(&c, &st, &n));
+    CHECK(!mh_collect_want_launch(&c, &st, &n));
+    /* many configurations: the table grows and keeps every count */
+    char name[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof name, "k%d", i % 500);
+        mh_collect_launch x = L(name, NULL, 1);
+        CHECK(mh_collect_want_launch(&c, &st, &x) == (i < 500));
+    }
+    CHECK_EQ_U(st.nconfigs, 505);
+    mh_collect_state_free(&st);
+    mh_collect_cfg_free(&c);
+}
+
+static void test_policy_every(void) {
+    mh_collect_cfg c;
+    mh_collect_cfg_init(&c);
+    mh_err err = {0};
+    CHECK(mh_collect_parse_policy("every:3", &c, NULL) == MH_OK);
+    CHECK(c.launch_policy == MH_LAUNCH_EVERY && c.launch_every == 3);
+    char buf[32];
+    CHECK(!strcmp(mh_collect_policy_text(&c, buf, sizeof buf), "every:3"));
+    CHECK(mh_collect_parse_policy("every:0", &c, &err) == MH_ERR_ARG);
+    CHECK(strstr(err.msg, "every:0") != NULL);
+    CHECK(mh_collect_parse_policy("some", &c, NULL) == MH_ERR_ARG);
+    CHECK(mh_collect_parse_policy("all", &c, NULL) == MH_OK && c.launch_policy == MH_LAUNCH_ALL);
+    CHECK(mh_collect_parse_policy("every:2", &c, NULL) == MH_OK);
+    c.launch_skip = 1;
+    CHECK(mh_collect_cfg_finish(&c, NULL) == MH_OK);
+    mh_collect_state st = {0};
+    mh_collect_launch k = L("k", NULL, 4);
+    int got[7];
+    for (int i = 0; i < 7; i++) got[i] = mh_collect_want_launch(&c, &st, &k);
+    /* skip 1, then every second of the rest: launches 1, 3, 5 */
+    CHECK(!got[0] && got[1] && !got[2] && got[3] && !got[4] && got[5] && !got[6]);
+    /* the policy travels through the environment */
+    CHECK(mh_collect_cfg_to_env(&c, NULL) == MH_OK);
+    mh_collect_cfg d;
+    CHECK(mh_collect_cfg_from_env(&d, NULL) == MH_OK);
+    CHECK(d.launch_policy == MH_LAUNCH_EVERY && d.launch_every == 2);
+    setenv("MEMHEAT_LAUNCH_POLICY", "sometimes", 1);
+    CHECK(mh_collect_cfg_from_env(&d, &err) == MH_ERR_ARG);
+    unsetenv("MEMHEAT_LAUNCH_POLICY");
+    mh_collect_cfg_free(&d);
+    mh_collect_state_free(&st);
+    mh_collect_cfg_free(&c);
 }
 
 static void test_blocks(void) {
@@ -92,4 +187,5 @@ static void test_blocks(void) {
     CHECK(mh_collect_block_sampled(&c, grid, 5));
 }
 
-MH_TEST_MAIN(T(test_parse_block), T(test_env_roundtrip), T(test_want_launch), T(test_blocks))
+MH_TEST_MAIN(T(test_parse_block), T(test_env_roundtrip), T(test_want_launch), T(test_policy_config),
+             T(test_policy_every), T(test_blocks))

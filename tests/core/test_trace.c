@@ -308,6 +308,34 @@ static void test_unclosed_writer(void) {
     CHECK(!c.complete);
 }
 
+static void test_launch_stats(void) {
+    /* Per-configuration launch counts survive the round trip; counts that
+     * trace more launches than ran are refused as malformed. */
+    const char *p = tmp("stats.mht");
+    mh_err err = {0};
+    mh_trace_header h = {.producer = "t", .command = "", .note = "",
+                         .device = {.name = "d", .warp_size = 32, .sector_size = 32}};
+    mh_trace_writer *w;
+    CHECK(mh_trace_create(&w, p, &h, NULL, &err) == MH_OK);
+    mh_launch_stats a = {.name = "_Z4gemmv", .grid = {4, 2, 1}, .block = {128, 1, 1}, .dyn_smem = 96,
+                         .launches = 2767, .traced = 1};
+    mh_launch_stats b = {.name = "bad", .grid = {1, 1, 1}, .block = {1, 1, 1}, .launches = 1, .traced = 2};
+    CHECK(mh_trace_write_launch_stats(w, &a, &err) == MH_OK);
+    CHECK(mh_trace_write_launch_stats(w, &b, &err) == MH_OK);
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    mh_trace_reader *r;
+    CHECK(mh_trace_open(&r, p, &err) == MH_OK);
+    mh_record rec;
+    CHECK(mh_trace_next(r, &rec, &err) == MH_OK);
+    CHECK(rec.type == MH_REC_LAUNCH_STATS);
+    const mh_launch_stats *g = &rec.u.launch_stats;
+    CHECK(!strcmp(g->name, "_Z4gemmv") && g->grid.x == 4 && g->grid.y == 2 && g->block.x == 128);
+    CHECK(g->dyn_smem == 96 && g->launches == 2767 && g->traced == 1);
+    CHECK(mh_trace_next(r, &rec, &err) == MH_ERR_FORMAT);
+    CHECK(strstr(err.msg, "more launches than ran") != NULL);
+    mh_trace_close_reader(r);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mh-test-trace-%d", (int)getpid());
     char cmd[300];
@@ -315,7 +343,7 @@ int main(void) {
     if (system(cmd) != 0) return 1;
     static const mh_test_case cases[] = {T(test_roundtrip), T(test_fields), T(test_truncated), T(test_flipped),
                                          T(test_bad_magic_version_empty), T(test_big_batch_spans_chunks),
-                                         T(test_unclosed_writer)};
+                                         T(test_unclosed_writer), T(test_launch_stats)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;

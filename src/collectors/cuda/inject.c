@@ -77,7 +77,8 @@ typedef struct mh_cuda_module {
     CUcontext ctx;
     CUmodule mod;
     int patched;       /* instrumented now */
-    int unpatched;     /* was instrumented and the patch removed (or removal failed): never again */
+    int stuck;         /* removing the patch failed: it stays patched */
+    int unpatching;    /* chosen by mh_cuda_unpatch_idle, patch being removed */
     int failed;        /* patching failed: its launches are not traced */
     uint32_t inflight; /* traced launches of it between LAUNCH_BEGIN and LAUNCH_END */
 } mh_cuda_module;
@@ -86,14 +87,17 @@ typedef struct mh_cuda_module {
  * and is never held while calling the Sanitizer or the driver, which take
  * locks of their own (holding ours across them deadlocked two host threads
  * launching while a third allocated). `patch_mu` serialises the patching
- * calls, as the Sanitizer API requires, and guards the module table; the two
+ * calls, as the Sanitizer API requires; launch callbacks only try it (see
+ * "module patching" below). `mod_mu` guards the module table. mu and patch_mu
  * are never held together. */
 typedef struct mh_cuda {
     pthread_mutex_t mu;
     pthread_mutex_t patch_mu;
+    pthread_mutex_t mod_mu;     /* the module table (mods); never held across a Sanitizer call */
     int active;                 /* configuration read and callbacks subscribed */
     mh_collect_cfg cfg;         /* read-only after InitializeInjection */
     int eager_patch;            /* every launch is selected: patch modules at load (read-only after init) */
+    int keep_patched;           /* MEMHEAT_CUDA_KEEP_PATCHED=1: never unpatch (for measuring the cost) */
     mh_collect_state st;
     Sanitizer_SubscriberHandle sub;
     mh_trace_writer *w;         /* NULL before the first context, after close, or after an error */
@@ -103,19 +107,22 @@ typedef struct mh_cuda {
     int n_patched_ctx;
     uint64_t modules_patched, patch_failures; /* under patch_mu */
     uint64_t modules_unpatched, unpatch_failures; /* under patch_mu */
-    mh_cuda_module *mods;       /* under patch_mu: modules selected at least once */
+    mh_cuda_module *mods;       /* under mod_mu: modules selected at least once */
     size_t n_mods, cap_mods;
     uint32_t next_launch;
     uint32_t next_alloc;
     uint64_t buffer_records;
     uint32_t smem_reserved;     /* bytes at the start of every block's shared window the system keeps */
     uint64_t launches_traced;
+    /* how launches were decided (printed at exit with MEMHEAT_CUDA_DEBUG=1) */
+    uint64_t dbg_entry_unknown, dbg_entry_used, dbg_name_differs, dbg_module_differs;
     uint64_t selected_open;     /* launches selected for tracing whose LAUNCH_END has not run yet */
     mh_cuda_buf *free_bufs;
     mh_cuda_flight *flights;
 } mh_cuda;
 
-static mh_cuda g_mh = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .patch_mu = PTHREAD_MUTEX_INITIALIZER};
+static mh_cuda g_mh = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .patch_mu = PTHREAD_MUTEX_INITIALIZER,
+                     .mod_mu = PTHREAD_MUTEX_INITIALIZER};
 /* Per host thread: the dynamic shared memory of the launch being made (from
  * the driver-API callback, read by the launch callback), and whether the
  * thread is allocating memheat's own buffers (not the program's objects). */
@@ -219,13 +226,20 @@ static void mh_cuda_open_trace(CUdevice dev) {
  * A module is patched only when a launch of it is selected for tracing, at
  * that launch's LAUNCH_BEGIN, before the launch is queued; launches of modules
  * never selected run the original code and cost nothing. `inflight` counts the
- * traced launches of a module between their BEGIN and END (taken under
- * patch_mu in the same step as the patch check, so a module is never unpatched
- * under a traced launch). When no later launch can be traced (--launch-count
- * reached, or the trace closed), every patched module with no traced launch in
- * flight is unpatched (sanitizerUnpatchModule) and later launches run the
- * original code again. A module is never re-patched after an unpatch: that
- * only happens once no launch can be selected any more. */
+ * traced launches of a module between their BEGIN and END. Once a module has
+ * no traced launch in flight its patch is removed (sanitizerUnpatchModule), so
+ * the untraced launches that follow -- the thousands of repeats the launch
+ * policy samples out -- run the original code at full speed; a later selected
+ * launch patches it again.
+ *
+ * No launch callback ever waits for patch_mu: a patching call made while
+ * another host thread is inside its own launch callback of the same context
+ * can need that thread to leave the driver first, so waiting for patch_mu there
+ * deadlocked two threads launching one module. A launch callback only tries
+ * the lock: a selected launch that finds another thread patching is simply not
+ * traced (the next launch of its configuration is selected instead), and an
+ * unpatch that finds the lock taken is left to the next launch. The module
+ * table has its own short lock, mod_mu, never held across a Sanitizer call. */
 
 static mh_cuda_module *mh_cuda_module_find(CUcontext ctx, CUmodule mod) {
     for (size_t i = 0; i < g_mh.n_mods; i++)
@@ -233,7 +247,24 @@ static mh_cuda_module *mh_cuda_module_find(CUcontext ctx, CUmodule mod) {
     return NULL;
 }
 
-/* Loads the patch into ctx once and instruments mod. Under patch_mu. 0 on success. */
+/* Under mod_mu: the module's entry, added if new; NULL when out of memory. */
+static mh_cuda_module *mh_cuda_module_get(CUcontext ctx, CUmodule mod) {
+    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    if (m) return m;
+    if (g_mh.n_mods == g_mh.cap_mods) {
+        size_t cap = g_mh.cap_mods ? 2 * g_mh.cap_mods : 16;
+        mh_cuda_module *grown = realloc(g_mh.mods, cap * sizeof *grown);
+        if (!grown) return NULL;
+        g_mh.mods = grown;
+        g_mh.cap_mods = cap;
+    }
+    m = &g_mh.mods[g_mh.n_mods++];
+    *m = (mh_cuda_module){.ctx = ctx, .mod = mod};
+    return m;
+}
+
+/* Loads the patch into ctx once and instruments mod. Under patch_mu (which
+ * also guards patched_ctx). 0 on success. */
 static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
     SanitizerResult r;
     int found = 0;
@@ -274,93 +305,127 @@ static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
     return 0;
 }
 
+enum { MH_ACQ_OK = 0, MH_ACQ_FAILED = -1, MH_ACQ_BUSY = -2 };
+
 /* For a launch selected for tracing (launch != 0): patches its module if
- * needed and counts the launch in flight; 0 on success (release it with
- * mh_cuda_module_release). With launch == 0 (eager mode, at module load):
- * patches only. */
+ * needed and counts the launch in flight (release it with
+ * mh_cuda_module_release). MH_ACQ_BUSY when another thread holds patch_mu
+ * (never waited for from a launch callback), MH_ACQ_FAILED when the module
+ * cannot be patched. With launch == 0 (eager mode, at module load, outside any
+ * launch): waits for the lock and patches only. */
 static int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch) {
-    int rc = -1;
-    if (tl_in_patch) return -1; /* the Sanitizer's own module, from inside a patching call */
-    pthread_mutex_lock(&g_mh.patch_mu);
+    if (tl_in_patch) return MH_ACQ_FAILED; /* the Sanitizer's own module, from inside a patching call */
+    if (launch) {
+        if (pthread_mutex_trylock(&g_mh.patch_mu) != 0) return MH_ACQ_BUSY;
+    } else {
+        pthread_mutex_lock(&g_mh.patch_mu);
+    }
     tl_in_patch++;
-    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
-    if (!m) {
-        if (g_mh.n_mods == g_mh.cap_mods) {
-            size_t cap = g_mh.cap_mods ? 2 * g_mh.cap_mods : 16;
-            mh_cuda_module *grown = realloc(g_mh.mods, cap * sizeof *grown);
-            if (!grown) goto out;
-            g_mh.mods = grown;
-            g_mh.cap_mods = cap;
+    int rc = MH_ACQ_OK, need = 0;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    mh_cuda_module *m = mh_cuda_module_get(ctx, mod);
+    if (!m || m->failed) rc = MH_ACQ_FAILED;
+    else need = !m->patched;
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    int failed = rc == MH_ACQ_OK && need && mh_cuda_patch_module(ctx, mod) != 0;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    m = mh_cuda_module_find(ctx, mod); /* the table may have moved (forget) */
+    if (rc == MH_ACQ_OK) {
+        if (!m || failed) {
+            if (m) m->failed = 1;
+            rc = MH_ACQ_FAILED;
+        } else {
+            m->patched = 1;
+            if (launch) m->inflight++;
         }
-        m = &g_mh.mods[g_mh.n_mods++];
-        *m = (mh_cuda_module){.ctx = ctx, .mod = mod};
     }
-    if (m->failed || m->unpatched) goto out;
-    if (!m->patched) {
-        if (mh_cuda_patch_module(ctx, mod) != 0) {
-            m->failed = 1;
-            goto out;
-        }
-        m->patched = 1;
-    }
-    if (launch) m->inflight++;
-    rc = 0;
-out:
+    pthread_mutex_unlock(&g_mh.mod_mu);
     tl_in_patch--;
     pthread_mutex_unlock(&g_mh.patch_mu);
     return rc;
 }
 
-/* Unpatches every patched module with no traced launch in flight. Under patch_mu. */
+/* From a launch callback, where nothing may be patched: counts a traced
+ * launch in flight if its module is patched already (MH_ACQ_OK), else
+ * MH_ACQ_BUSY. */
+static int mh_cuda_module_acquire_patched(CUcontext ctx, CUmodule mod) {
+    int rc = MH_ACQ_BUSY;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    if (m && m->patched && !m->unpatching) {
+        m->inflight++;
+        rc = MH_ACQ_OK;
+    }
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    return rc;
+}
+
+/* Unpatches every patched module with no traced launch in flight, if no
+ * other thread is patching (else the next launch does it). */
 static void mh_cuda_unpatch_idle(void) {
-    for (size_t i = 0; i < g_mh.n_mods; i++) {
-        mh_cuda_module *m = &g_mh.mods[i];
-        if (!m->patched || m->inflight) continue;
-        SanitizerResult r = sanitizerUnpatchModule(m->mod);
+    if (tl_in_patch || pthread_mutex_trylock(&g_mh.patch_mu) != 0) return;
+    tl_in_patch++;
+    for (;;) {
+        CUcontext ctx = NULL;
+        CUmodule mod = NULL;
+        pthread_mutex_lock(&g_mh.mod_mu);
+        for (size_t i = 0; i < g_mh.n_mods && !mod; i++) {
+            mh_cuda_module *m = &g_mh.mods[i];
+            if (m->patched && !m->inflight && !m->stuck) {
+                ctx = m->ctx;
+                mod = m->mod;
+                m->unpatching = 1;
+            }
+        }
+        pthread_mutex_unlock(&g_mh.mod_mu);
+        if (!mod) break;
+        /* Only the holder of patch_mu patches or unpatches, and launches of
+         * this module can only become traced through patch_mu: unpatching
+         * now is safe although mod_mu is released. */
+        SanitizerResult r = sanitizerUnpatchModule(mod);
+        pthread_mutex_lock(&g_mh.mod_mu);
+        mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+        if (m) m->unpatching = 0;
         if (r != SANITIZER_SUCCESS) {
             if (g_mh.unpatch_failures++ == 0)
                 mh_cuda_warn("cannot unpatch a module (%s); its later launches keep the patched code",
                              mh_cuda_sanstr(r));
-            m->unpatched = 1; /* do not try again; stays patched */
-            continue;
+            if (m) m->stuck = 1; /* do not try again; stays patched */
+        } else {
+                if (m) m->patched = 0;
+            g_mh.modules_unpatched++;
         }
-        m->patched = 0;
-        m->unpatched = 1;
-        g_mh.modules_unpatched++;
+        pthread_mutex_unlock(&g_mh.mod_mu);
     }
+    tl_in_patch--;
+    pthread_mutex_unlock(&g_mh.patch_mu);
 }
 
-/* A traced launch of mod ended (or was not set up after all). `done`: no later
- * launch can be traced, so idle modules lose their patch. */
-static void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int done) {
-    pthread_mutex_lock(&g_mh.patch_mu);
-    tl_in_patch++;
+/* A traced launch of mod ended (or was not set up after all). `unpatch`:
+ * idle modules lose their patch now. */
+static void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int unpatch) {
+    pthread_mutex_lock(&g_mh.mod_mu);
     mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
     if (m && m->inflight) m->inflight--;
-    if (done) mh_cuda_unpatch_idle();
-    tl_in_patch--;
-    pthread_mutex_unlock(&g_mh.patch_mu);
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    if (unpatch) mh_cuda_unpatch_idle();
 }
 
-/* An untraced launch: if no launch can be traced any more, drop idle patches
- * (covers modules whose traced launch was still in flight when the last
- * selected launch ended). */
-static void mh_cuda_module_untraced(int done) {
-    if (!done) return;
-    pthread_mutex_lock(&g_mh.patch_mu);
-    tl_in_patch++;
+/* An untraced launch: idle patches go before it runs, where allowed. */
+static void mh_cuda_module_untraced(int unpatch) {
+    if (!unpatch) return;
     int any = 0;
-    for (size_t i = 0; i < g_mh.n_mods; i++)
-        if (g_mh.mods[i].patched && !g_mh.mods[i].inflight) any = 1;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    for (size_t i = 0; i < g_mh.n_mods && !any; i++)
+        if (g_mh.mods[i].patched && !g_mh.mods[i].inflight && !g_mh.mods[i].stuck) any = 1;
+    pthread_mutex_unlock(&g_mh.mod_mu);
     if (any) mh_cuda_unpatch_idle();
-    tl_in_patch--;
-    pthread_mutex_unlock(&g_mh.patch_mu);
 }
 
 /* The module is being unloaded (or its context destroyed: mod NULL, all of ctx). */
 static void mh_cuda_module_forget(CUcontext ctx, CUmodule mod) {
     if (tl_in_patch) return; /* the Sanitizer's own modules, from inside a patching call */
-    pthread_mutex_lock(&g_mh.patch_mu);
+    pthread_mutex_lock(&g_mh.mod_mu);
     for (size_t i = 0; i < g_mh.n_mods;) {
         mh_cuda_module *m = &g_mh.mods[i];
         if ((mod && m->mod == mod && (!ctx || m->ctx == ctx)) || (!mod && m->ctx == ctx))
@@ -368,14 +433,15 @@ static void mh_cuda_module_forget(CUcontext ctx, CUmodule mod) {
         else
             i++;
     }
-    pthread_mutex_unlock(&g_mh.patch_mu);
+    pthread_mutex_unlock(&g_mh.mod_mu);
 }
 
-/* Under mu: no later launch can be selected for tracing and every selected
- * one has ended, so patches can go. */
+/* Under mu: idle patches can go now. Always, unless patches are kept or
+ * every launch is traced anyway (eager mode). */
 static int mh_cuda_no_more_launches(void) {
-    return (!g_mh.w || (g_mh.cfg.launch_count && g_mh.st.traced >= g_mh.cfg.launch_count)) &&
-           g_mh.selected_open == 0;
+    if (g_mh.keep_patched) return 0;
+    if (g_mh.eager_patch && g_mh.w) return 0;
+    return 1;
 }
 
 /* ---- allocations ---- */
@@ -520,6 +586,117 @@ static void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why)
     pthread_mutex_unlock(&g_mh.mu);
 }
 
+/* ---- selection ----
+ *
+ * Patching from inside a launch callback deadlocks: the driver holds a lock
+ * of the context there that sanitizerAddPatchesFromFile and
+ * sanitizerPatchModule need for writing, and a second host thread asking for
+ * the same lock (cuEventCreate, say) froze both (seen with cuda-gdb on an
+ * H100). So a launch is selected, and its module patched, at the entry of the
+ * driver's launch call (cuLaunchKernel and its variants), before the driver
+ * takes its locks; idle patches are removed there too. The decision waits in
+ * tl_pend for the launch callbacks. A launch that reaches LAUNCH_BEGIN without
+ * such a decision (another launch API) is decided there, and traced only if
+ * its module is patched already. */
+
+typedef struct mh_cuda_pending {
+    int valid;          /* a decision for this thread's launch in progress */
+    int want;           /* selected, and its module acquired */
+    CUcontext ctx;
+    CUmodule mod;
+    mh_collect_launch key; /* key.name and key.display owned */
+} mh_cuda_pending;
+
+static _Thread_local mh_cuda_pending tl_pend;
+
+static void mh_cuda_pending_clear(void) {
+    free((char *)tl_pend.key.name);
+    free((char *)tl_pend.key.display);
+    memset(&tl_pend, 0, sizeof tl_pend);
+}
+
+/* Counts the launch and decides whether it is traced; a selected launch has
+ * its module acquired (patched when may_patch, else only if patched already).
+ * Returns 1 when the launch is to be traced. */
+static int mh_cuda_select(const mh_collect_launch *key, CUcontext ctx, CUmodule mod, int may_patch, uint32_t id) {
+    pthread_mutex_lock(&g_mh.mu);
+    int want = g_mh.w && mh_collect_want_launch(&g_mh.cfg, &g_mh.st, key);
+    if (want) g_mh.selected_open++;
+    int unpatch = mh_cuda_no_more_launches();
+    pthread_mutex_unlock(&g_mh.mu);
+    int acq = MH_ACQ_BUSY, keep = 0;
+    if (want) {
+        acq = may_patch ? mh_cuda_module_acquire(ctx, mod, 1) : mh_cuda_module_acquire_patched(ctx, mod);
+        if (acq == MH_ACQ_FAILED) {
+            mh_cuda_dropped_locked(id, 0, "launch not traced: its module could not be patched");
+            keep = 1; /* its module never will be: no retry with the next launch */
+        }
+        if (acq != MH_ACQ_OK) {
+            pthread_mutex_lock(&g_mh.mu);
+            if (!keep) mh_collect_unselect(&g_mh.cfg, &g_mh.st, key);
+            g_mh.selected_open--;
+            pthread_mutex_unlock(&g_mh.mu);
+        }
+    }
+    /* Idle modules lose their patch before this launch runs (its own module,
+     * if traced, is held by its count in flight). */
+    if (may_patch) mh_cuda_module_untraced(unpatch);
+    return want && acq == MH_ACQ_OK;
+}
+
+/* Driver-API entry of a launch: the decision, patching included. */
+static void mh_cuda_decide_at_entry(CUfunction f, mh_dim3 grid, mh_dim3 block, uint32_t dyn) {
+    mh_cuda_pending_clear();
+    const char *name = NULL;
+    CUmodule mod = NULL;
+    CUcontext ctx = NULL;
+    /* The runtime launches through context-independent CUkernel handles (cast
+     * to CUfunction): resolve one to the current context's function first. */
+    CUfunction g = NULL;
+    if (f && cuFuncGetName(&name, f) != CUDA_SUCCESS && cuKernelGetFunction(&g, (CUkernel)f) == CUDA_SUCCESS && g)
+        f = g;
+    name = NULL;
+    if (!f || cuFuncGetName(&name, f) != CUDA_SUCCESS || !name || cuFuncGetModule(&mod, f) != CUDA_SUCCESS ||
+        cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) {
+        __atomic_add_fetch(&g_mh.dbg_entry_unknown, 1, __ATOMIC_RELAXED);
+        return; /* decided at LAUNCH_BEGIN */
+    }
+    tl_pend.key.name = strdup(name);
+    tl_pend.key.display = mh_cuda_demangle(name);
+    if (!tl_pend.key.name) {
+        mh_cuda_pending_clear();
+        return;
+    }
+    tl_pend.key.grid = grid;
+    tl_pend.key.block = block;
+    tl_pend.key.dyn_smem = dyn;
+    tl_pend.ctx = ctx;
+    tl_pend.mod = mod;
+    pthread_mutex_lock(&g_mh.mu);
+    uint32_t id = g_mh.next_launch; /* for a drop notice only */
+    pthread_mutex_unlock(&g_mh.mu);
+    tl_pend.want = mh_cuda_select(&tl_pend.key, ctx, mod, 1, id);
+    tl_pend.valid = 1;
+}
+
+static int acq_mod_differs(CUcontext ctx, CUmodule mod, const Sanitizer_LaunchData *ld) {
+    return ctx != ld->context || mod != ld->module;
+}
+
+/* Driver-API exit: a decision that no launch callback took (the launch
+ * failed before it was made) is undone. */
+static void mh_cuda_undo_at_exit(void) {
+    if (!tl_pend.valid) return;
+    if (tl_pend.want) {
+        pthread_mutex_lock(&g_mh.mu);
+        mh_collect_unselect(&g_mh.cfg, &g_mh.st, &tl_pend.key);
+        g_mh.selected_open--;
+        pthread_mutex_unlock(&g_mh.mu);
+        mh_cuda_module_release(tl_pend.ctx, tl_pend.mod, 0);
+    }
+    mh_cuda_pending_clear();
+}
+
 static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     uint32_t dyn = tl_have_dyn_smem ? tl_dyn_smem : 0;
     tl_have_dyn_smem = 0;
@@ -529,26 +706,30 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     uint32_t ids[MH_COLLECT_MAX_BLOCKS];
     char *display = ld->functionName ? mh_cuda_demangle(ld->functionName) : NULL;
 
-    int acquired = 0;
-
+    mh_collect_launch key = {.name = ld->functionName ? ld->functionName : "?", .display = display,
+                             .grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z},
+                             .block = {ld->blockDim_x, ld->blockDim_y, ld->blockDim_z}, .dyn_smem = dyn};
     pthread_mutex_lock(&g_mh.mu);
     uint32_t id = g_mh.next_launch++;
-    int want = g_mh.w && ld->functionName &&
-               mh_collect_want_launch(&g_mh.cfg, &g_mh.st, ld->functionName, display);
-    if (want) g_mh.selected_open++;
-    int done = mh_cuda_no_more_launches();
     pthread_mutex_unlock(&g_mh.mu);
-    if (!want) {
-        mh_cuda_module_untraced(done);
-        goto untraced;
+    int want;
+    CUcontext acq_ctx = ld->context;
+    CUmodule acq_mod = ld->module;
+    if (tl_pend.valid && ld->functionName && !strcmp(tl_pend.key.name, ld->functionName)) {
+        want = tl_pend.want; /* decided (and patched) at the driver call's entry */
+        __atomic_add_fetch(&g_mh.dbg_entry_used, 1, __ATOMIC_RELAXED);
+        if (want && acq_mod_differs(tl_pend.ctx, tl_pend.mod, ld))
+            __atomic_add_fetch(&g_mh.dbg_module_differs, 1, __ATOMIC_RELAXED);
+        acq_ctx = tl_pend.ctx;
+        acq_mod = tl_pend.mod;
+        tl_pend.want = 0;
+        mh_cuda_pending_clear();
+    } else {
+        if (tl_pend.valid) __atomic_add_fetch(&g_mh.dbg_name_differs, 1, __ATOMIC_RELAXED);
+        mh_cuda_undo_at_exit();
+        want = ld->functionName && mh_cuda_select(&key, ld->context, ld->module, 0, id);
     }
-    /* Patch the module before this launch is queued (lazily: only modules
-     * with a selected launch are ever patched). */
-    if (mh_cuda_module_acquire(ld->context, ld->module, 1) != 0) {
-        mh_cuda_dropped_locked(id, 0, "launch not traced: its module could not be patched");
-        goto untraced;
-    }
-    acquired = 1;
+    if (!want) goto untraced;
 
     mh_dim3 grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z};
     uint32_t nthreads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z;
@@ -583,8 +764,8 @@ static void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     if (cuFuncGetAttribute(&ssmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ld->function) != CUDA_SUCCESS) ssmem = 0;
     fl->h = ld->hLaunch;
     fl->buf = buf;
-    fl->ctx = ld->context;
-    fl->mod = ld->module;
+    fl->ctx = acq_ctx;
+    fl->mod = acq_mod;
     fl->id = id;
     if (sanitizerGetFunctionPcAndSize(ld->module, ld->functionName, &fl->func_pc, &fl->func_size) !=
         SANITIZER_SUCCESS)
@@ -648,11 +829,10 @@ untraced:
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
     if (want && !userdata) { /* selected, but not traced after all */
         pthread_mutex_lock(&g_mh.mu);
+        mh_collect_unselect(&g_mh.cfg, &g_mh.st, &key);
         g_mh.selected_open--;
-        done = mh_cuda_no_more_launches();
         pthread_mutex_unlock(&g_mh.mu);
-        if (acquired) mh_cuda_module_release(ld->context, ld->module, done);
-        else mh_cuda_module_untraced(done);
+        mh_cuda_module_release(acq_ctx, acq_mod, 0);
     }
 }
 
@@ -729,41 +909,63 @@ static void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
             mh_cuda_writer_failed(&err);
     }
     g_mh.selected_open--;
-    int done = mh_cuda_no_more_launches();
     pthread_mutex_unlock(&g_mh.mu);
     mh_cuda_buf_put(buf);
-    /* The kernel has finished (stream synchronised above): its module may lose its patch. */
-    mh_cuda_module_release(fl->ctx, fl->mod, done);
+    /* The kernel has finished (stream synchronised above): its module may
+     * lose its patch, at the next launch's entry (never from a launch callback). */
+    mh_cuda_module_release(fl->ctx, fl->mod, 0);
     free(fl);
 }
 
 /* ---- callback dispatch ---- */
 
 static void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb) {
-    if (cb->callbackSite != SANITIZER_API_ENTER || !cb->functionParams) return;
+    if (!cb->functionParams) return;
+    if (cb->callbackSite == SANITIZER_API_EXIT) {
+        mh_cuda_undo_at_exit();
+        return;
+    }
+    if (cb->callbackSite != SANITIZER_API_ENTER) return;
+    CUfunction f = NULL;
+    mh_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
     switch (cbid) {
     case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
-    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
-        tl_dyn_smem = ((const cuLaunchKernel_params *)cb->functionParams)->sharedMemBytes;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: {
+        const cuLaunchKernel_params *p = cb->functionParams;
+        f = p->f;
+        grid = (mh_dim3){p->gridDimX, p->gridDimY, p->gridDimZ};
+        block = (mh_dim3){p->blockDimX, p->blockDimY, p->blockDimZ};
+        tl_dyn_smem = p->sharedMemBytes;
         tl_have_dyn_smem = 1;
         break;
+    }
     case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
-    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
-        tl_dyn_smem = ((const cuLaunchCooperativeKernel_params *)cb->functionParams)->sharedMemBytes;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
+        const cuLaunchCooperativeKernel_params *p = cb->functionParams;
+        f = p->f;
+        grid = (mh_dim3){p->gridDimX, p->gridDimY, p->gridDimZ};
+        block = (mh_dim3){p->blockDimX, p->blockDimY, p->blockDimZ};
+        tl_dyn_smem = p->sharedMemBytes;
         tl_have_dyn_smem = 1;
         break;
+    }
     case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
     case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
-        const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)cb->functionParams)->config;
-        if (c) {
-            tl_dyn_smem = c->sharedMemBytes;
-            tl_have_dyn_smem = 1;
-        }
+        const cuLaunchKernelEx_params *p = cb->functionParams;
+        const CUlaunchConfig *c = p->config;
+        if (!c) return;
+        f = p->f;
+        grid = (mh_dim3){c->gridDimX, c->gridDimY, c->gridDimZ};
+        block = (mh_dim3){c->blockDimX, c->blockDimY, c->blockDimZ};
+        tl_dyn_smem = c->sharedMemBytes;
+        tl_have_dyn_smem = 1;
         break;
     }
     default:
-        break;
+        return;
     }
+    if (g_mh.eager_patch) return; /* every launch traced, modules patched at load: nothing to decide early */
+    mh_cuda_decide_at_entry(f, grid, block, tl_dyn_smem);
 }
 
 static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
@@ -818,8 +1020,31 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
 
 /* ---- start and end ---- */
 
+/* Under mu: one MH_REC_LAUNCH_STATS record per configuration seen. */
+static void mh_cuda_write_launch_stats(void) {
+    mh_err err;
+    const mh_collect_state *st = &g_mh.st;
+    for (size_t i = 0; i < st->capconfigs && g_mh.w; i++) {
+        const mh_collect_config *c = &st->configs[i];
+        if (!c->name) continue;
+        mh_launch_stats ls = {.name = c->name, .grid = c->grid, .block = c->block, .dyn_smem = c->dyn_smem,
+                              .launches = c->launches, .traced = c->traced};
+        if (mh_trace_write_launch_stats(g_mh.w, &ls, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
+    if (st->oom) mh_cuda_write_dropped(MH_TRACE_NO_LAUNCH, 0, "launch counts incomplete: out of memory");
+}
+
 static void mh_cuda_at_exit(void) {
+    const char *dbg = getenv("MEMHEAT_CUDA_DEBUG");
+    if (dbg && *dbg == '1')
+        fprintf(stderr,
+                "memheat-cuda: decisions: at entry %" PRIu64 ", entry without function info %" PRIu64
+                ", name differs at begin %" PRIu64 ", module differs %" PRIu64 "; modules patched %" PRIu64
+                ", unpatched %" PRIu64 "\n",
+                g_mh.dbg_entry_used, g_mh.dbg_entry_unknown, g_mh.dbg_name_differs, g_mh.dbg_module_differs,
+                g_mh.modules_patched, g_mh.modules_unpatched);
     pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w) mh_cuda_write_launch_stats();
     if (g_mh.w) {
         mh_err err;
         if (mh_trace_close(g_mh.w, &err) != MH_OK) mh_cuda_warn("closing the trace failed: %s", err.msg);
@@ -848,6 +1073,23 @@ static int mh_cuda_find_patch(void) {
     return stat(g_mh.patch_path, &sb) == 0 ? 0 : -1;
 }
 
+/* One run for trace and timing: with MEMHEAT_TIMING_LIB set (by `memheat
+ * run`), the timing collector (libmemheat_cupti.so) is loaded into this
+ * process too and started as the driver would start it, so the program runs
+ * once instead of once per pass. */
+static void mh_cuda_load_timing(void) {
+    const char *lib = getenv("MEMHEAT_TIMING_LIB");
+    if (!lib || !*lib) return;
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    int (*init)(void) = NULL;
+    if (h) *(void **)&init = dlsym(h, "InitializeInjection");
+    if (!init) {
+        mh_cuda_warn("cannot load the timing collector, kernel times are missing: %s", h ? lib : dlerror());
+        return;
+    }
+    if (!init()) mh_cuda_warn("the timing collector %s did not start; kernel times are missing", lib);
+}
+
 /* Called by the CUDA driver when it loads this library (CUDA_INJECTION64_PATH). */
 int InitializeInjection(void) {
     pthread_mutex_lock(&g_mh.mu);
@@ -869,7 +1111,10 @@ int InitializeInjection(void) {
     }
     uint64_t bytes = g_mh.cfg.buffer_bytes ? g_mh.cfg.buffer_bytes : MH_CUDA_DEFAULT_BUFFER;
     g_mh.buffer_records = bytes / sizeof(mh_access);
-    g_mh.eager_patch = !g_mh.cfg.have_regex && g_mh.cfg.launch_skip == 0 && g_mh.cfg.launch_count == 0;
+    g_mh.eager_patch = g_mh.cfg.launch_policy == MH_LAUNCH_ALL && !g_mh.cfg.have_regex &&
+                       g_mh.cfg.launch_skip == 0 && g_mh.cfg.launch_count == 0;
+    const char *kp = getenv("MEMHEAT_CUDA_KEEP_PATCHED");
+    g_mh.keep_patched = kp && *kp == '1';
     if (g_mh.buffer_records < 1024) g_mh.buffer_records = 1024;
     SanitizerResult r = sanitizerSubscribe(&g_mh.sub, mh_cuda_callback, NULL);
     if (r != SANITIZER_SUCCESS) {
@@ -889,5 +1134,6 @@ int InitializeInjection(void) {
     atexit(mh_cuda_at_exit);
     g_mh.active = 1;
     pthread_mutex_unlock(&g_mh.mu);
+    mh_cuda_load_timing();
     return 1;
 }

@@ -212,6 +212,14 @@ int mh_ocl_close(mh_ocl *o, mh_err *err) {
             if (mh_trace_write_dropped(o->w, &dr, &e) != MH_OK) fail(o, &e);
         }
     }
+    for (size_t i = 0; i < o->sel.capconfigs && o->w && !failed(o); i++) {
+        const mh_collect_config *c = &o->sel.configs[i];
+        if (!c->name) continue;
+        mh_launch_stats ls = {.name = c->name, .grid = c->grid, .block = c->block, .dyn_smem = c->dyn_smem,
+                              .launches = c->launches, .traced = c->traced};
+        mh_err e;
+        if (mh_trace_write_launch_stats(o->w, &ls, &e) != MH_OK) fail(o, &e);
+    }
     if (o->w && !failed(o)) {
         mh_err e;
         if (mh_trace_close(o->w, &e) != MH_OK) fail(o, &e);
@@ -230,6 +238,7 @@ int mh_ocl_close(mh_ocl *o, mh_err *err) {
     free(o->bufs);
     free(o->pcs);
     mh_collect_cfg_free(&o->cfg);
+    mh_collect_state_free(&o->sel);
     pthread_mutex_destroy(&o->mu);
     free(o);
     return rc;
@@ -288,7 +297,8 @@ int mh_ocl_kernel_begin(mh_ocl *o, const mh_ocl_kernel *k) {
     memset(o->local_vars, 0, sizeof o->local_vars);
     o->local_layout_done = 0;
     o->local_window_end = 0;
-    o->traced = !failed(o) && mh_collect_want_launch(&o->cfg, &o->sel, k->name, NULL);
+    mh_collect_launch key = {.name = k->name, .grid = k->groups, .block = k->local, .dyn_smem = k->local_bytes};
+    o->traced = !failed(o) && mh_collect_want_launch(&o->cfg, &o->sel, &key);
     if (o->traced) o->launch_id = o->next_launch++;
     int t = o->traced;
     pthread_mutex_unlock(&o->mu);
