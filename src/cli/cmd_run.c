@@ -137,6 +137,7 @@ int mh_cmd_run(int argc, char **argv) {
     }
     if (optind >= argc) return mh_cli_fail("run", MH_EXIT_USAGE, "no program given (memheat run [options] -- PROGRAM)");
     if (!o.trace && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--no-trace and --no-timing leave nothing to do");
+    if (o.counters > 0 && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--counters needs the timing (drop --no-timing)");
     if (mh_collect_cfg_finish(&o.collect, &err) != MH_OK) return mh_cli_fail_err("run", &err);
     o.argv = argv + optind;
     if (mh_cli_self_dir(o.self_dir, sizeof o.self_dir) != 0)
