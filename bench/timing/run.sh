@@ -17,10 +17,11 @@ CF="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror -Iinclude -I
 LJ="-L$SR/lib/x86_64-linux-gnu -ljansson -Wl,-rpath,$SR/lib/x86_64-linux-gnu"
 echo "== build"
 gcc $CF -Isrc/collectors/cupti/compat -fPIC -fvisibility=hidden -shared -o "$B/lib/memheat/libmemheat_cupti.so" \
-  src/collectors/cupti/inject.c src/collectors/cupti/events.c src/collectors/cupti/counters.c src/collectors/cupti/timing.c src/util/err.c \
+  src/collectors/cupti/inject.c src/collectors/cupti/events.c src/collectors/cupti/counters.c src/timing/timing.c src/util/err.c \
   -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib64/stubs -lcupti -lcuda $LJ -Wl,-rpath,/usr/local/cuda/lib64 -lpthread -lm
-gcc $CF -o "$B/mh-timing-tool" bench/timing/timing_tool.c src/cli/spawn.c src/collectors/cupti/run_timing.c \
-  src/collectors/cupti/timing.c src/analyses/bandwidth.c src/util/err.c $LJ -lm
+gcc $CF -o "$B/mh-timing-tool" bench/timing/timing_tool.c src/run/backends.c src/run/cmd.c src/run/cuda.c \
+  src/run/cupti.c src/run/detect_opencl.c src/run/find.c src/run/oclgrind.c src/run/spawn.c src/collectors/collect.c \
+  src/timing/timing.c src/timing/merge.c src/analyses/bandwidth.c src/util/err.c $LJ -lm
 nvcc -O3 -arch=sm_90 -o "$B/lib/memheat/memheat-bwcal" src/collectors/cupti/bwcal.cu
 nvcc -O3 -arch=sm_90 -o "$B/kernels" bench/timing/kernels.cu
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw \

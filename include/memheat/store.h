@@ -73,6 +73,17 @@ int mh_db_put_heat(mh_db *db, const mh_heat_result *r, int64_t *map_id, mh_err *
  * statistics with bandwidth and bound verdicts, overlap; the file itself is
  * kept in the document table under "timing". */
 int mh_db_import_timing(mh_db *db, const char *timing_path, mh_err *err);
+/* The same from a timing already loaded and analysed (memheat run reads the
+ * file once): report = mh_bw_analyze(timing) or NULL (then analysed here),
+ * json = the file's text kept as the "timing" document (NULL: none kept). */
+struct mh_timing;
+struct mh_bw_report;
+typedef struct mh_db_timing_in {
+    const struct mh_timing *timing;
+    const struct mh_bw_report *report;
+    const char *json;
+} mh_db_timing_in;
+int mh_db_import_timing_loaded(mh_db *db, const mh_db_timing_in *in, mh_err *err);
 /* A JSON document kept verbatim (kind: "timing", "findings", "locality",
  * "camp", ...). Replaces an earlier one of the same kind. */
 int mh_db_put_document(mh_db *db, const char *kind, const char *json, mh_err *err);
@@ -89,6 +100,7 @@ int mh_db_finish(mh_db *db, mh_err *err);
 typedef struct mh_db_import_opts {
     const char *trace_path;   /* traced pass output, NULL/"" = none */
     const char *timing_path;  /* timing pass output, NULL/"" = none */
+    const mh_db_timing_in *timing; /* or the timing already loaded (wins over timing_path) */
     mh_db_run_info run;       /* run.trace_path is set by the caller when --keep-trace */
     mh_db_progress_fn progress;
     void *progress_ctx;

@@ -1,4 +1,5 @@
-/* timing.h -- results of memheat's timing pass: the GPU timeline and counters.
+/* timing.h -- the timing file format (src/timing/, docs/timing.md), a module
+ * of its own beside the trace format: the GPU timeline and counters.
  *
  * The timing pass runs the program with libmemheat_cupti.so and nothing
  * instrumented: memcpy and memset records from CUPTI's Activity API, kernel
@@ -155,12 +156,19 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err);
  * jansson object (struct json_t *, borrowed) stored under "analysis". */
 struct json_t;
 int mh_timing_save(const mh_timing *t, struct json_t *analysis, const char *path, mh_err *err);
+/* The same; *text (when text is non-NULL) receives the file's contents,
+ * malloc'd, so that a caller need not read the file back. */
+int mh_timing_save_text(const mh_timing *t, struct json_t *analysis, const char *path, char **text, mh_err *err);
 
-/* Joins the counters of `ctr` (a counters pass, kernels in launch order) to the
- * kernels of `t` (the clean timing pass) by launch order per device: the i-th
- * kernel of t on a device gets the i-th of ctr when the names agree. Launches
- * whose names disagree stop the join (the programs diverged): status becomes
- * "partial". Updates t->counters. */
+/* Joins the counters of `ctr` (a counters pass) to the kernels of `t` (the
+ * timeline), per device (src/timing/merge.c). When ctr has a record for every
+ * launch, by launch order: the i-th kernel of t gets the i-th of ctr when the
+ * names agree; launches whose names disagree stop the join (the programs
+ * diverged): status becomes "partial". When ctr has fewer records (it profiled
+ * the first launch of each configuration), by configuration: a record goes to
+ * every launch of t with the same (name, grid, block, dyn_smem) (the name
+ * alone when the records carry no grid); launches left without a record make
+ * the status "partial". Updates t->counters. */
 int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err);
 
 /* Aggregates kernels by (device, name), sorted by total time, largest first.

@@ -1,10 +1,11 @@
 /* cmd_run.c -- `memheat run [options] -- PROGRAM [ARGS]`: profile a program.
  *
- * Parses the sampling and pass options into an mh_run_opts, picks the back end
- * (CUDA, or Oclgrind for an OpenCL host), runs the timing pass and the traced
- * pass, and names the outputs after the profile name (-o NAME, or the first
- * free memheat_<program>_<N> as ncu does with report<N>). A program that fails
- * still leaves what was collected; memheat then exits with code 3. */
+ * Parses the sampling and pass options into an mh_run_opts, names the outputs
+ * after the profile name (-o NAME, or the first free memheat_<program>_<N> as
+ * ncu does with report<N>) and hands over to the run layer (src/run/,
+ * include/memheat/run.h), which picks the back end, runs the program and
+ * builds the profile. A program that fails still leaves what was collected;
+ * memheat then exits with code 3. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -12,21 +13,21 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/run_pipeline.h"
 #include "memheat/run.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat run [options] -- PROGRAM [ARGS...]\n\n"
-          "Runs PROGRAM (unmodified) under memheat: an un-instrumented timing pass\n"
-          "(CUDA: kernel/copy times and hardware counters) and a traced pass that\n"
-          "records the memory accesses of sampled blocks, then builds the profile.\n\n"
+          "Runs PROGRAM (unmodified) under memheat and builds the profile. By default a\n"
+          "CUDA program runs ONCE: the trace of the sampled blocks and the kernel/copy\n"
+          "times are collected in the same run. OpenCL programs run under Oclgrind\n"
+          "(traced, not timed).\n\n"
           "output:\n"
           "  -o, --output NAME      profile name (default memheat_<program>_<N>): NAME.mhdb,\n"
           "                         NAME.mht (trace, kept with --keep-trace), NAME.timing.json\n"
           "      --keep-trace       keep the raw trace next to the profile\n"
           "back end:\n"
           "      --backend B        auto (default), cuda, or oclgrind (OpenCL under the simulator)\n"
-          "sampling (traced pass):\n"
+          "sampling (traced run):\n"
           "      --block B          block to trace: linear id or x,y,z (default 0)\n"
           "      --blocks N         trace N consecutive blocks from --block (default 1)\n"
           "      --all-blocks       trace every block (whole-kernel metrics; slow)\n"
@@ -38,10 +39,15 @@ static void help(FILE *f) {
           "      --launch-count N   trace at most N matching launches (default all)\n"
           "      --warp-size N      warp size for OpenCL, which has no warps (default 32)\n"
           "      --buffer-bytes N   collector's access buffer size\n"
-          "passes:\n"
-          "      --no-trace         timing pass only\n"
-          "      --no-timing        traced pass only\n"
-          "      --no-counters      timing pass without hardware counters\n"
+          "passes (CUDA):\n"
+          "      --passes separate  default: an un-instrumented timing run, then the traced run\n"
+          "      --passes one       one run, traced and timed in the same process (today the\n"
+          "                         CUPTI timer cannot subscribe beside the Compute Sanitizer:\n"
+          "                         kernel times are then missing; docs/cuda-collector.md)\n"
+          "      --counters         add a hardware-counters run (kernel replay: slow)\n"
+          "      --no-counters      no hardware-counters run (the default)\n"
+          "      --no-trace         timing only (its own un-instrumented run)\n"
+          "      --no-timing        trace only\n"
           "  -q, --quiet\n"
           "  -h, --help\n", f);
 }
@@ -61,7 +67,7 @@ static int pick_name(const char *program, char *out, size_t cap) {
 
 int mh_cmd_run(int argc, char **argv) {
     enum { O_KEEP = 256, O_BACKEND, O_BLOCK, O_BLOCKS, O_ALL, O_KERNEL, O_SKIP, O_COUNT, O_POLICY, O_WARP, O_BUF,
-           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS };
+           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS, O_COUNTERS, O_PASSES };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"keep-trace", no_argument, 0, O_KEEP},
         {"backend", required_argument, 0, O_BACKEND}, {"block", required_argument, 0, O_BLOCK},
@@ -71,12 +77,14 @@ int mh_cmd_run(int argc, char **argv) {
         {"launch-policy", required_argument, 0, O_POLICY}, {"warp-size", required_argument, 0, O_WARP},
         {"buffer-bytes", required_argument, 0, O_BUF}, {"no-trace", no_argument, 0, O_NOTRACE},
         {"no-timing", no_argument, 0, O_NOTIMING}, {"no-counters", no_argument, 0, O_NOCOUNTERS},
+        {"counters", no_argument, 0, O_COUNTERS}, {"passes", required_argument, 0, O_PASSES},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     mh_run_opts o;
     memset(&o, 0, sizeof o);
     mh_collect_cfg_init(&o.collect);
-    o.trace = o.timing = o.counters = 1;
-    mh_pipeline_opts po = {0};
+    o.trace = o.timing = 1;
+    o.counters = 0;                /* hardware counters only with --counters (kernel replay) */
+    o.passes = MH_PASSES_SEPARATE; /* one pass loses the kernel times: see docs/cuda-collector.md */
     const char *name = NULL;
     uint64_t v;
     int opt, code;
@@ -86,12 +94,16 @@ int mh_cmd_run(int argc, char **argv) {
     while ((opt = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': name = optarg; break;
-        case O_KEEP: po.keep_trace = 1; break;
+        case O_KEEP: o.keep_trace = 1; break;
         case O_BACKEND:
-            if (!strcmp(optarg, "auto")) o.backend = MH_BACKEND_AUTO;
-            else if (!strcmp(optarg, "cuda")) o.backend = MH_BACKEND_CUDA;
-            else if (!strcmp(optarg, "oclgrind")) o.backend = MH_BACKEND_OCLGRIND;
-            else return mh_cli_fail("run", MH_EXIT_USAGE, "unknown --backend '%s' (auto, cuda, oclgrind)", optarg);
+            if (strcmp(optarg, "auto") != 0 && !mh_run_backend_pick(optarg, NULL, &err))
+                return mh_cli_fail("run", MH_EXIT_USAGE, "%s", err.msg);
+            o.backend = optarg;
+            break;
+        case O_PASSES:
+            if (!strcmp(optarg, "one")) o.passes = MH_PASSES_ONE;
+            else if (!strcmp(optarg, "separate")) o.passes = MH_PASSES_SEPARATE;
+            else return mh_cli_fail("run", MH_EXIT_USAGE, "unknown --passes '%s' (one, separate)", optarg);
             break;
         case O_BLOCK:
             if (mh_collect_parse_block(optarg, &o.collect.block, &o.collect.block_3d, &err) != MH_OK)
@@ -122,6 +134,7 @@ int mh_cmd_run(int argc, char **argv) {
         case O_NOTRACE: o.trace = 0; break;
         case O_NOTIMING: o.timing = 0; break;
         case O_NOCOUNTERS: o.counters = 0; break;
+        case O_COUNTERS: o.counters = 1; break;
         case 'q': o.quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
         default: help(stderr); return MH_EXIT_USAGE;
@@ -129,6 +142,7 @@ int mh_cmd_run(int argc, char **argv) {
     }
     if (optind >= argc) return mh_cli_fail("run", MH_EXIT_USAGE, "no program given (memheat run [options] -- PROGRAM)");
     if (!o.trace && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--no-trace and --no-timing leave nothing to do");
+    if (o.counters > 0 && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--counters needs the timing (drop --no-timing)");
     if (mh_collect_cfg_finish(&o.collect, &err) != MH_OK) return mh_cli_fail_err("run", &err);
     o.argv = argv + optind;
     if (mh_cli_self_dir(o.self_dir, sizeof o.self_dir) != 0)
@@ -144,11 +158,8 @@ int mh_cmd_run(int argc, char **argv) {
     }
     snprintf(o.collect.trace_path, sizeof o.collect.trace_path, "%s.mht", base);
     snprintf(o.timing_path, sizeof o.timing_path, "%s.timing.json", base);
-    snprintf(po.profile_path, sizeof po.profile_path, "%s.mhdb", base);
-    if (o.backend == MH_BACKEND_AUTO)
-        o.backend = mh_run_is_opencl_host(o.argv[0]) ? MH_BACKEND_OCLGRIND : MH_BACKEND_CUDA;
-    if (o.backend == MH_BACKEND_OCLGRIND) o.timing = 0; /* a simulator has no GPU clock to time */
-    int rc = mh_run_pipeline(&o, &po, &err);
+    snprintf(o.profile_path, sizeof o.profile_path, "%s.mhdb", base);
+    int rc = mh_run_pipeline(&o, &err);
     mh_collect_cfg_free(&o.collect);
     if (rc != MH_OK) return mh_cli_fail_err("run", &err);
     return MH_EXIT_OK;

@@ -268,7 +268,10 @@ int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
         }
         if (rc) return mh_err_wrap(err, "importing trace %s", o->trace_path);
     }
-    if (o->timing_path && o->timing_path[0]) {
+    if (o->timing) {
+        rc = mh_db_import_timing_loaded(db, o->timing, err);
+        if (rc) return rc;
+    } else if (o->timing_path && o->timing_path[0]) {
         rc = mh_db_import_timing(db, o->timing_path, err);
         if (rc) return rc;
     }

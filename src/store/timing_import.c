@@ -1,4 +1,4 @@
-/* timing_import.c -- the timing pass's results into the profile: devices,
+/* timing_import.c -- the timing results into the profile: devices,
  * every kernel and copy of the timeline, per-kernel-name statistics with
  * bandwidth and bound verdicts (mh_bw_analyze) and the overlap model.
  *
@@ -210,6 +210,40 @@ static char *slurp(const char *path, mh_err *err) {
     return b;
 }
 
+/* One transaction: the timeline, the statistics and the document. */
+static int put_all(mh_db *db, const mh_timing *t, const mh_bw_report *rep, const char *text, mh_err *err) {
+    int rc = mh_db_begin(db, err);
+    if (rc) return rc;
+    rc = put_timing(db, t, rep, err);
+    if (!rc && text) {
+        sqlite3_stmt *st;
+        rc = mh_db_prepare(db, &st, "INSERT OR REPLACE INTO document(kind, json) VALUES('timing', ?1)", err);
+        if (!rc) {
+            mh_db_bind_text(st, 1, text);
+            rc = mh_db_step_done(db, st, err, "keeping the timing document");
+            sqlite3_finalize(st);
+        }
+    }
+    if (!rc) rc = mh_db_commit(db, err);
+    if (rc) mh_db_rollback(db);
+    return rc;
+}
+
+int mh_db_import_timing_loaded(mh_db *db, const mh_db_timing_in *in, mh_err *err) {
+    mh_bw_report own;
+    memset(&own, 0, sizeof own);
+    const mh_bw_report *rep = in->report;
+    int rc = MH_OK;
+    if (!rep) {
+        rc = mh_bw_analyze(in->timing, 0.0, &own, err);
+        rep = &own;
+    }
+    if (!rc) rc = put_all(db, in->timing, rep, in->json, err);
+    if (!in->report) mh_bw_report_free(&own);
+    if (rc) mh_err_wrap(err, "importing timing");
+    return rc;
+}
+
 int mh_db_import_timing(mh_db *db, const char *path, mh_err *err) {
     mh_timing t;
     mh_timing_init(&t);
@@ -223,21 +257,7 @@ int mh_db_import_timing(mh_db *db, const char *path, mh_err *err) {
     rc = mh_bw_analyze(&t, 0.0, &rep, err);
     char *text = rc ? NULL : slurp(path, err);
     if (!rc && !text) rc = err ? err->code : MH_ERR_IO;
-    if (!rc) rc = mh_db_begin(db, err);
-    if (!rc) {
-        rc = put_timing(db, &t, &rep, err);
-        if (!rc) {
-            sqlite3_stmt *st;
-            rc = mh_db_prepare(db, &st, "INSERT OR REPLACE INTO document(kind, json) VALUES('timing', ?1)", err);
-            if (!rc) {
-                mh_db_bind_text(st, 1, text);
-                rc = mh_db_step_done(db, st, err, "keeping the timing document");
-                sqlite3_finalize(st);
-            }
-        }
-        if (!rc) rc = mh_db_commit(db, err);
-        if (rc) mh_db_rollback(db);
-    }
+    if (!rc) rc = put_all(db, &t, &rep, text, err);
     free(text);
     mh_bw_report_free(&rep);
     mh_timing_free(&t);

@@ -40,6 +40,13 @@ expect_code "bad number" 2 "$MH" heatmap "$T/s.mht" --launch x7
 one_error_line "bad number"
 expect_code "run without program" 2 "$MH" run --
 one_error_line "run without program"
+"$MH" run --help | grep -q -- "--passes separate" && ok "run --help describes the passes" || bad "run --help passes"
+expect_code "run bad --passes" 2 "$MH" run --passes twice -- true
+one_error_line "run bad --passes"
+expect_code "run timer as --backend" 2 "$MH" run --backend cupti -- true
+one_error_line "run timer as --backend"
+expect_code "run --counters --no-timing" 2 "$MH" run --counters --no-timing -- true
+one_error_line "run --counters --no-timing"
 
 # Damaged traces: a clear single error line and a non-zero exit.
 : >"$T/empty.mht"

@@ -1,5 +1,6 @@
 /* test_timing_json.c -- timing JSON round trip, damaged files, per-name
- * aggregation (count/total/min/median/max) and the join of a counters pass. */
+ * aggregation (count/total/min/median/max) and the join of a counters pass
+ * (by launch order, and by configuration). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,60 @@ static void test_merge(void) {
     mh_timing_free(&t), mh_timing_free(&c), mh_timing_free(&u), mh_timing_free(&f), mh_timing_free(&v);
 }
 
+/* One-pass mode's counters run profiles the first launch of each
+ * (name, grid, block, dyn_smem): the join gives a record to every launch of
+ * its configuration, from synthetic timing JSON files. */
+#define K(name, corr, grid, smem, extra)                                                                   \
+    "{\"name\":\"" name "\",\"device\":0,\"correlation\":" #corr ",\"start_ns\":" #corr "000,\"end_ns\":" #corr \
+    "500,\"grid\":[" #grid ",1,1],\"block\":[128,1,1],\"dyn_smem\":" #smem extra "}"
+#define HEAD "{\"format\":\"memheat-timing\",\"version\":1,\"devices\":[{\"id\":0,\"name\":\"G\"}],\"copies\":[],"
+
+static void test_merge_by_config(void) {
+    const char *timeline = HEAD "\"kernels\":[" K("A", 1, 4, 0, "") "," K("A", 2, 8, 0, "") "," K("B", 3, 4, 0, "") ","
+        K("A", 4, 4, 0, "") "," K("A", 5, 8, 0, "") "," K("A", 6, 4, 64, "") "," K("B", 7, 4, 0, "") "]}";
+    const char *sampled = HEAD "\"counters\":{\"requested\":true,\"status\":\"ok\",\"ranges\":4},\"kernels\":["
+        K("A", 11, 4, 0, ",\"counters\":{\"dram_read_bytes\":100}") ","
+        K("A", 12, 8, 0, ",\"counters\":{\"dram_read_bytes\":200}") ","
+        K("B", 13, 4, 0, ",\"counters\":{\"dram_read_bytes\":300}") "]}";
+    write_file(path_of("cfg_timeline.json"), timeline);
+    write_file(path_of("cfg_counters.json"), sampled);
+    mh_timing t, c;
+    mh_err err = {0};
+    CHECK(mh_timing_load(&t, path_of("cfg_timeline.json"), &err) == MH_OK);
+    CHECK(mh_timing_load(&c, path_of("cfg_counters.json"), &err) == MH_OK);
+    CHECK(c.nkernels == 3 && c.kernels[0].has_counters);
+    CHECK(mh_timing_merge_counters(&t, &c, &err) == MH_OK);
+    /* launches in correlation order: A4 A8 B4 A4 A8 A4(smem 64) B4 */
+    const double want[7] = {100, 200, 300, 100, 200, NAN, 300};
+    for (size_t i = 0; i < 7; i++) {
+        const mh_timing_kernel *k = NULL;
+        for (size_t j = 0; j < t.nkernels; j++)
+            if (t.kernels[j].correlation == i + 1) k = &t.kernels[j];
+        CHECK(k != NULL);
+        if (!k) continue;
+        if (isnan(want[i])) CHECK(!k->has_counters); /* dyn_smem differs: another configuration */
+        else CHECK(k->has_counters && k->c.dram_read_bytes == want[i]);
+    }
+    CHECK(t.counters.matched == 6 && strcmp(t.counters.status, "partial") == 0);
+    CHECK(strstr(t.counters.message, "1 of 7 launches") != NULL);
+    mh_timing_free(&t);
+    mh_timing_free(&c);
+
+    /* records without a configuration (grid 0) join by name */
+    const char *named = HEAD "\"counters\":{\"status\":\"ok\"},\"kernels\":["
+        "{\"name\":\"A\",\"correlation\":1,\"start_ns\":0,\"end_ns\":0,\"grid\":[0,0,0],\"block\":[0,0,0],\"counters\":{\"dram_read_bytes\":7}},"
+        "{\"name\":\"B\",\"correlation\":2,\"start_ns\":0,\"end_ns\":0,\"grid\":[0,0,0],\"block\":[0,0,0],\"counters\":{\"dram_read_bytes\":9}}]}";
+    write_file(path_of("cfg_named.json"), named);
+    CHECK(mh_timing_load(&t, path_of("cfg_timeline.json"), &err) == MH_OK);
+    CHECK(mh_timing_load(&c, path_of("cfg_named.json"), &err) == MH_OK);
+    CHECK(mh_timing_merge_counters(&t, &c, &err) == MH_OK);
+    CHECK(t.counters.matched == 7 && strcmp(t.counters.status, "ok") == 0);
+    for (size_t j = 0; j < t.nkernels; j++)
+        CHECK(t.kernels[j].c.dram_read_bytes == (strcmp(t.kernels[j].name, "A") == 0 ? 7.0 : 9.0));
+    mh_timing_free(&t);
+    mh_timing_free(&c);
+}
+
 static void test_sort(void) {
     mh_timing t;
     mh_timing_init(&t);
@@ -230,6 +285,7 @@ int main(int argc, char **argv) {
     test_damaged();
     test_aggregate();
     test_merge();
+    test_merge_by_config();
     test_sort();
     if (mh_failures) fprintf(stderr, "%d check(s) failed\n", mh_failures);
     return mh_failures ? 1 : 0;

@@ -1,4 +1,4 @@
-/* detect_opencl.c -- `memheat run --backend auto`: is PROGRAM an OpenCL host?
+/* detect_opencl.c -- the Oclgrind back end's detection: is PROGRAM an OpenCL host?
  * Yes when its ELF lists libOpenCL.so among the libraries it needs (DT_NEEDED).
  * A program that loads OpenCL with dlopen is not detected: use --backend oclgrind. */
 #include <elf.h>
@@ -10,32 +10,6 @@
 #include <unistd.h>
 
 #include "memheat/run.h"
-#include "ocl_path.h"
-
-int mh_ocl_which(const char *name, char *out, size_t cap) {
-    if (strchr(name, '/')) {
-        if (access(name, X_OK) != 0 || strlen(name) >= cap) return 0;
-        memcpy(out, name, strlen(name) + 1);
-        return 1;
-    }
-    const char *path = getenv("PATH");
-    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t len = colon ? (size_t)(colon - path) : strlen(path);
-        size_t nl = strlen(name);
-        if (len > 0 && len + nl + 2 <= cap) {
-            memcpy(out, path, len);
-            out[len] = '/';
-            memcpy(out + len + 1, name, nl + 1);
-            struct stat st;
-            if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) return 1;
-        }
-        if (!colon) break;
-        path = colon + 1;
-    }
-    return 0;
-}
 
 static int read_at(FILE *f, long off, void *buf, size_t n) {
     return fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, n, f) == n;
@@ -76,7 +50,7 @@ done:
 
 int mh_run_is_opencl_host(const char *program) {
     char path[PATH_MAX];
-    if (!program || !mh_ocl_which(program, path, sizeof path)) return 0;
+    if (!program || !mh_run_which(program, path, sizeof path)) return 0;
     return elf_needs(path, "libOpenCL.so");
 }
 

@@ -1,4 +1,4 @@
-/* spawn.c -- running the profiled program and finding collector files.
+/* spawn.c -- running the profiled program.
  *
  * mh_run_spawn forks and execs the program with extra environment variables,
  * reports an exec failure through a close-on-exec pipe (so "no such program"
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,25 +68,4 @@ int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err 
     else if (WIFSIGNALED(ws)) *status = 128 + WTERMSIG(ws);
     else *status = 1;
     return MH_OK;
-}
-
-static int is_file(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int mh_run_find_file(const mh_run_opts *o, const char *file, char *out, size_t cap, mh_err *err) {
-    /* Installed: <prefix>/bin/memheat + <prefix>/lib/memheat/FILE.
-     * Build tree: build/memheat + build/lib/memheat/FILE (collectors put their outputs there). */
-    static const char *const rel[] = {"", "/lib/memheat", "/lib", "/../lib/memheat", "/../lib"};
-    const char *env = getenv("MEMHEAT_LIB_DIR");
-    if (env && *env) {
-        if ((size_t)snprintf(out, cap, "%s/%s", env, file) < cap && is_file(out)) return MH_OK;
-    }
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        if ((size_t)snprintf(out, cap, "%s%s/%s", o->self_dir, rel[i], file) >= cap) continue;
-        if (is_file(out)) return MH_OK;
-    }
-    return mh_err_set(err, MH_ERR_DEP, "cannot find %s next to memheat (%s, %s/../lib/memheat) or in $MEMHEAT_LIB_DIR",
-                      file, o->self_dir, o->self_dir);
 }

@@ -1,9 +1,11 @@
-/* timing.c -- the timing pass's in-memory model, its JSON file, the join of the
- * counters pass onto the timeline, and per-kernel-name aggregation.
+/* timing.c -- the timing file format (docs/timing.md), beside the trace
+ * format: the in-memory model, its JSON reader and writer, and per-kernel-name
+ * aggregation. The join of a counters pass onto the timeline is merge.c.
  *
- * Pure C + jansson: the injection library writes the file with this code, the
- * CLI and the store read it back with it, and the tests run it on the CPU
- * machine. The JSON shape is documented in docs/timing.md. */
+ * Pure C + jansson: the injection library (libmemheat_cupti.so) writes the
+ * file with this code (its own copy, built into the library), the run layer
+ * reads it back once per `memheat run`, and the tests run it on the CPU
+ * machine. */
 #include "memheat/timing.h"
 
 #include <assert.h>
@@ -233,6 +235,10 @@ static json_t *run_json(const mh_timing_run *r, int *bad) {
 }
 
 int mh_timing_save(const mh_timing *t, struct json_t *analysis, const char *path, mh_err *err) {
+    return mh_timing_save_text(t, analysis, path, NULL, err);
+}
+
+int mh_timing_save_text(const mh_timing *t, struct json_t *analysis, const char *path, char **text, mh_err *err) {
     int bad = 0;
     json_t *root = json_object();
     if (!root) return mh_err_set(err, MH_ERR_NOMEM, "out of memory building %s", path);
@@ -287,15 +293,28 @@ int mh_timing_save(const mh_timing *t, struct json_t *analysis, const char *path
     }
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
-    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+    /* the text as it goes to the file (json_dump_file's output plus nothing) */
+    char *dump = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
     json_decref(root);
+    if (!dump) {
+        free(tmp);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory building %s", path);
+    }
+    errno = 0;
+    FILE *f = fopen(tmp, "wb");
+    size_t len = strlen(dump);
+    int rc = f && fwrite(dump, 1, len, f) == len ? 0 : -1;
+    if (f && fclose(f) != 0) rc = -1;
     if (rc != 0 || rename(tmp, path) != 0) {
         int e = errno;
         remove(tmp);
         free(tmp);
+        free(dump);
         return mh_err_set(err, MH_ERR_IO, "cannot write %s: %s", path, e ? strerror(e) : "write failed");
     }
     free(tmp);
+    if (text) *text = dump;
+    else free(dump);
     return MH_OK;
 }
 
@@ -541,103 +560,6 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
     json_decref(root);
     if (r.rc != MH_OK) mh_timing_free(t);
     return r.rc;
-}
-
-/* ---- join of the counters pass ---------------------------------------- */
-
-/* Indices of t's kernels on one device, in launch order (correlation id, then
- * start time: the runtime numbers API calls in the order they are made). */
-typedef struct ord {
-    const mh_timing_kernel *k;
-    size_t idx;
-} ord;
-
-static int cmp_ord(const void *a, const void *b) {
-    const ord *x = a, *y = b;
-    if (x->k->correlation != y->k->correlation) return x->k->correlation < y->k->correlation ? -1 : 1;
-    if (x->k->start_ns != y->k->start_ns) return x->k->start_ns < y->k->start_ns ? -1 : 1;
-    return x->idx < y->idx ? -1 : (x->idx > y->idx);
-}
-
-static ord *launch_order(const mh_timing *t, uint32_t dev, size_t *n) {
-    ord *o = malloc((t->nkernels ? t->nkernels : 1) * sizeof *o);
-    if (!o) return NULL;
-    size_t m = 0;
-    for (size_t i = 0; i < t->nkernels; i++)
-        if (t->kernels[i].device == dev) o[m++] = (ord){&t->kernels[i], i};
-    qsort(o, m, sizeof *o, cmp_ord);
-    *n = m;
-    return o;
-}
-
-/* Appends dev to the set devs[0..*n) if absent (cap is large enough). */
-static void dev_set_add(uint32_t *devs, size_t *n, uint32_t dev) {
-    for (size_t i = 0; i < *n; i++)
-        if (devs[i] == dev) return;
-    devs[(*n)++] = dev;
-}
-
-int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err) {
-    uint64_t matched = 0;
-    int diverged = 0;
-    char why[256] = "";
-    size_t ndev = 0;
-    uint32_t *devs = malloc((t->nkernels + ctr->nkernels + 1) * sizeof *devs);
-    if (!devs) return mh_err_set(err, MH_ERR_NOMEM, "out of memory joining counters");
-    for (size_t i = 0; i < t->nkernels; i++) dev_set_add(devs, &ndev, t->kernels[i].device);
-    for (size_t i = 0; i < ctr->nkernels; i++) dev_set_add(devs, &ndev, ctr->kernels[i].device);
-    for (size_t d = 0; d < ndev; d++) {
-        uint32_t dev = devs[d];
-        size_t na, nb;
-        ord *a = launch_order(t, dev, &na);
-        ord *b = launch_order(ctr, dev, &nb);
-        if (!a || !b) {
-            free(a);
-            free(b);
-            free(devs);
-            return mh_err_set(err, MH_ERR_NOMEM, "out of memory joining counters");
-        }
-        size_t n = na < nb ? na : nb;
-        int here = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (strcmp(a[i].k->name, b[i].k->name) != 0) {
-                if (!diverged)
-                    snprintf(why, sizeof why, "launch %zu on device %u differs between passes (%.80s vs %.80s)", i,
-                             dev, a[i].k->name, b[i].k->name);
-                diverged = here = 1;
-                break;
-            }
-            if (!b[i].k->has_counters) continue;
-            mh_timing_kernel *k = &t->kernels[a[i].idx];
-            k->has_counters = 1;
-            k->c = b[i].k->c;
-            matched++;
-        }
-        if (!here && na != nb && !diverged) {
-            snprintf(why, sizeof why, "device %u: %zu launches timed, %zu profiled", dev, na, nb);
-            diverged = 1;
-        }
-        free(a);
-        free(b);
-    }
-    free(devs);
-    mh_timing_counter_info *ci = &t->counters;
-    ci->requested = 1;
-    ci->ranges = ctr->counters.ranges;
-    ci->ranges_dropped = ctr->counters.ranges_dropped;
-    ci->passes = ctr->counters.passes;
-    ci->matched = matched;
-    if (strcmp(ctr->counters.status, "ok") != 0 && ctr->counters.status[0]) {
-        snprintf(ci->status, sizeof ci->status, "%s", ctr->counters.status);
-        snprintf(ci->message, sizeof ci->message, "%s", ctr->counters.message);
-    } else if (diverged || ctr->counters.ranges_dropped) {
-        snprintf(ci->status, sizeof ci->status, "partial");
-        snprintf(ci->message, sizeof ci->message, "%s", diverged ? why : "CUPTI dropped ranges");
-    } else {
-        snprintf(ci->status, sizeof ci->status, "ok");
-        ci->message[0] = '\0';
-    }
-    return MH_OK;
 }
 
 /* ---- aggregation ------------------------------------------------------ */

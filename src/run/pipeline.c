@@ -1,0 +1,161 @@
+/* pipeline.c -- `memheat run` after option parsing: the passes, the timing
+ * read once, the profile they feed.
+ *
+ * One pass (default, CUDA): the program runs ONCE under the tracer with the
+ * timer riding in the same process (MH_RUN_JOINED); with --counters a
+ * counters run follows (first launch per configuration). Separate passes, as
+ * ncu replays an application: (1) the timing run, un-instrumented, so kernel
+ * times are the program's own, (2) the counters run, (3) the traced run.
+ * Then the timing file is loaded once, analysed once (the table printed and
+ * the profile's rows come from the same report), and trace + timing are
+ * imported into NAME.mhdb. A program that fails in a pass ends the passes,
+ * but what it left is imported all the same, and the error says which pass
+ * failed with which status. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memheat/store.h"
+#include "run_internal.h"
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void progress(void *ctx, const char *line, int done) {
+    (void)ctx;
+    if (!isatty(STDERR_FILENO)) return;
+    fprintf(stderr, "\r\033[Kmemheat: %s%s", line, done ? "\n" : "");
+}
+
+/* Keeps the first failure of the program (MH_ERR_CHILD) across passes. */
+typedef struct child_state {
+    int rc;
+    mh_err err;
+    int exit_status;
+} child_state;
+
+static int pass_result(int rc, const mh_err *perr, const char *what, child_state *cs, mh_err *err) {
+    if (rc == MH_OK) return MH_OK;
+    if (rc == MH_ERR_CHILD) {
+        if (cs->rc == MH_OK) {
+            cs->rc = rc;
+            cs->err = *perr;
+        }
+        return MH_OK;
+    }
+    return mh_err_set(err, rc, "%s: %s", what, perr->msg);
+}
+
+/* The passes; fills tm (timing loaded, not yet finished) and cs. */
+static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const mh_run_backend *timer,
+                      mh_run_timed *tm, child_state *cs, mh_err *err) {
+    int status = 0, rc;
+    uint64_t wall = 0;
+    mh_err perr = {0};
+    int counters = timer && o->counters > 0;
+    if (o->passes == MH_PASSES_ONE && o->trace) {
+        if (!o->quiet)
+            fprintf(stderr, "memheat: traced run (%s%s): %s\n", tracer->name, timer ? ", timed" : "", o->argv[0]);
+        rc = mh_run_pass(o, tracer, MH_RUN_TRACE, o->collect.trace_path, timer, o->timing_path, &status, &wall,
+                         &perr);
+        cs->exit_status = status;
+        if ((rc = pass_result(rc, &perr, "traced run", cs, err)) != MH_OK) return rc;
+        if (timer) {
+            mh_err lerr = {0};
+            if (access(o->timing_path, F_OK) != 0)
+                fprintf(stderr, "memheat: warning: no timing file appeared (%s); the profile is built from the trace "
+                        "alone\n", o->timing_path);
+            else if (mh_run_timed_load(tm, o->timing_path, &lerr) != MH_OK)
+                fprintf(stderr, "memheat: warning: timing of the traced run: %s\n", lerr.msg);
+            else
+                tm->t.timing_run = (mh_timing_run){.ran = 1, .exit_status = status, .wall_ns = wall};
+        }
+        if (counters && tm->loaded && cs->rc == MH_OK) {
+            if (!o->quiet) fprintf(stderr, "memheat: counters run: %s\n", o->argv[0]);
+            mh_run_timed_counters(o, timer, tm);
+        }
+        return MH_OK;
+    }
+    if (timer) {
+        if (!o->quiet) fprintf(stderr, "memheat: timing pass: %s\n", o->argv[0]);
+        rc = mh_run_timed_pass(o, timer, tm, &status, &perr);
+        cs->exit_status = status;
+        if ((rc = pass_result(rc, &perr, "timing pass", cs, err)) != MH_OK) return rc;
+        if (counters && tm->loaded && cs->rc == MH_OK) {
+            if (!o->quiet) fprintf(stderr, "memheat: counters pass: %s\n", o->argv[0]);
+            mh_run_timed_counters(o, timer, tm);
+        }
+    }
+    if (o->trace && cs->rc == MH_OK) {
+        if (!o->quiet) fprintf(stderr, "memheat: traced pass (%s): %s\n", tracer->name, o->argv[0]);
+        rc = mh_run_pass(o, tracer, MH_RUN_TRACE, o->collect.trace_path, NULL, NULL, &status, &wall, &perr);
+        cs->exit_status = status;
+        if ((rc = pass_result(rc, &perr, "traced pass", cs, err)) != MH_OK) return rc;
+    }
+    return MH_OK;
+}
+
+int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
+    uint64_t start = now_ns();
+    const mh_run_backend *tracer = mh_run_backend_pick(o->backend, o->argv ? o->argv[0] : "", err);
+    if (!tracer) return err ? err->code : MH_ERR_ARG;
+    /* a simulator has no GPU clock to time: only platforms with a timer are timed */
+    const mh_run_backend *timer = o->timing ? mh_run_backend_timer(tracer) : NULL;
+    if (!o->trace && !timer)
+        return mh_err_set(err, MH_ERR_ARG, "--no-trace leaves nothing to do on the %s back end", tracer->name);
+    child_state cs = {0};
+    mh_run_timed tm;
+    mh_run_timed_init(&tm);
+    unlink(o->collect.trace_path);
+    unlink(o->timing_path);
+    int rc = run_passes(o, tracer, timer, &tm, &cs, err);
+    if (rc != MH_OK) {
+        mh_run_timed_free(&tm);
+        return rc;
+    }
+    if (tm.loaded) {
+        mh_err ferr = {0};
+        if (mh_run_timed_finish(o, &tm, &ferr) != MH_OK)
+            fprintf(stderr, "memheat: warning: timing results: %s\n", ferr.msg);
+    }
+    int have_trace = o->trace && access(o->collect.trace_path, R_OK) == 0;
+    if (tm.analyzed && !o->quiet) /* the first answer a user wants: time and bandwidth per kernel */
+        mh_bw_report_print(stdout, &tm.rep, 20);
+    if (!have_trace && !tm.loaded) {
+        mh_run_timed_free(&tm);
+        if (cs.rc != MH_OK) {
+            if (err) *err = cs.err;
+            return cs.rc;
+        }
+        return mh_err_set(err, MH_ERR_CHILD, "the program ran but no collector output appeared (%s)",
+                          o->trace ? o->collect.trace_path : o->timing_path);
+    }
+    mh_db_timing_in tin = {.timing = &tm.t, .report = tm.analyzed ? &tm.rep : NULL, .json = tm.json};
+    mh_db_import_opts io = {
+        .trace_path = have_trace ? o->collect.trace_path : NULL,
+        .timing = tm.loaded ? &tin : NULL,
+        .run = {.argv = o->argv, .backend = tracer->name, .memheat_version = MEMHEAT_VERSION,
+                .start_unix_ns = start, .end_unix_ns = now_ns(), .exit_status = cs.exit_status,
+                .trace_path = o->keep_trace && have_trace ? o->collect.trace_path : NULL},
+        .progress = progress};
+    mh_err ierr = {0};
+    int irc = mh_db_import_trace(o->profile_path, 1, &io, &ierr);
+    mh_run_timed_free(&tm);
+    if (irc == MH_OK && have_trace && !o->keep_trace) unlink(o->collect.trace_path);
+    if (!o->quiet && (irc == MH_OK || irc == MH_ERR_TRUNCATED))
+        fprintf(stderr, "memheat: profile written to %s%s\n", o->profile_path,
+                o->keep_trace && have_trace ? " (trace kept)" : "");
+    if (cs.rc != MH_OK) {
+        if (err) *err = cs.err;
+        return cs.rc;
+    }
+    if (irc != MH_OK) {
+        if (err) *err = ierr;
+        return irc;
+    }
+    return MH_OK;
+}

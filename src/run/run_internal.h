@@ -1,0 +1,53 @@
+/* run_internal.h -- the run layer's own declarations: each back end's steps
+ * (one file per back end, listed in the table of backends.c) and the timing
+ * post-processing that the pipeline and mh_run_timing share. */
+#ifndef MH_RUN_INTERNAL_H
+#define MH_RUN_INTERNAL_H
+
+#include "memheat/bandwidth.h"
+#include "memheat/run.h"
+#include "memheat/timing.h"
+
+/* cuda.c: the CUDA Sanitizer tracer (libmemheat_cuda.so). */
+int mh_run_cuda_detect(const char *program);
+int mh_run_cuda_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_cmd *cmd, mh_err *err);
+int mh_run_cuda_check(const mh_run_opts *o, int pass, const char *out, int status, mh_err *err);
+
+/* oclgrind.c: OpenCL under the Oclgrind simulator (libmemheat_oclgrind.so). */
+int mh_run_ocl_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_cmd *cmd, mh_err *err);
+int mh_run_ocl_check(const mh_run_opts *o, int pass, const char *out, int status, mh_err *err);
+
+/* cupti.c: the CUPTI timing collector (libmemheat_cupti.so). */
+int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_cmd *cmd, mh_err *err);
+int mh_run_cupti_check(const mh_run_opts *o, int pass, const char *out, int status, mh_err *err);
+
+/* The program's command line, for the record (truncated to cap). */
+void mh_run_join_argv(char *const *argv, char *out, size_t cap);
+
+/* The timing of one run, loaded once and post-processed once. */
+typedef struct mh_run_timed {
+    mh_timing t;
+    int loaded;        /* t holds a timing file's contents */
+    mh_bw_report rep;  /* mh_bw_analyze(t), valid when analyzed */
+    int analyzed;
+    char *json;        /* the file as written at o->timing_path (kept in the profile) */
+} mh_run_timed;
+
+void mh_run_timed_init(mh_run_timed *tm);
+void mh_run_timed_free(mh_run_timed *tm);
+/* Loads the timing file `path` into tm (once). */
+int mh_run_timed_load(mh_run_timed *tm, const char *path, mh_err *err);
+/* The timing pass in its own process: tm loaded from its file; *status the
+ * program's. MH_ERR_CHILD when the program failed (tm loaded if anything was written). */
+int mh_run_timed_pass(const mh_run_opts *o, const mh_run_backend *timer, mh_run_timed *tm, int *status,
+                      mh_err *err);
+/* Runs the counters pass of `timer` (o->passes == MH_PASSES_ONE: first launch
+ * per configuration) and joins its counters onto tm->t; a failed pass is
+ * recorded in tm->t.counters, not returned. */
+void mh_run_timed_counters(const mh_run_opts *o, const mh_run_backend *timer, mh_run_timed *tm);
+/* Post-processing, the same for every path: measured peak from the
+ * calibration store, one bandwidth analysis, the file rewritten at
+ * o->timing_path with its "analysis", its text kept in tm->json. */
+int mh_run_timed_finish(const mh_run_opts *o, mh_run_timed *tm, mh_err *err);
+
+#endif

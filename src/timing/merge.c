@@ -1,0 +1,195 @@
+/* merge.c -- the join of a counters pass onto the timeline (timing.h).
+ *
+ * A counters pass that profiled every launch is joined by launch order per
+ * device: the i-th launch of the timeline gets the i-th counters record when
+ * the names agree (a diverging program stops the join: "partial"). A pass
+ * that profiled only the first launch of each configuration (memheat run's
+ * one-pass mode, MEMHEAT_COUNTERS_SAMPLE=config) has fewer records than
+ * launches: each record then goes to EVERY launch of its configuration
+ * (name, grid, block, dynamic shared memory). Records that carry no
+ * configuration (grid 0) match by name. Launches that a profiled-every-launch
+ * pass left without counters are filled the same way. */
+#include "memheat/timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Indices of t's kernels on one device, in launch order (correlation id, then
+ * start time: the runtime numbers API calls in the order they are made). */
+typedef struct ord {
+    const mh_timing_kernel *k;
+    size_t idx;
+} ord;
+
+static int cmp_ord(const void *a, const void *b) {
+    const ord *x = a, *y = b;
+    if (x->k->correlation != y->k->correlation) return x->k->correlation < y->k->correlation ? -1 : 1;
+    if (x->k->start_ns != y->k->start_ns) return x->k->start_ns < y->k->start_ns ? -1 : 1;
+    return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
+static ord *launch_order(const mh_timing *t, uint32_t dev, size_t *n) {
+    ord *o = malloc((t->nkernels ? t->nkernels : 1) * sizeof *o);
+    if (!o) return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < t->nkernels; i++)
+        if (t->kernels[i].device == dev) o[m++] = (ord){&t->kernels[i], i};
+    qsort(o, m, sizeof *o, cmp_ord);
+    *n = m;
+    return o;
+}
+
+/* Appends dev to the set devs[0..*n) if absent (cap is large enough). */
+static void dev_set_add(uint32_t *devs, size_t *n, uint32_t dev) {
+    for (size_t i = 0; i < *n; i++)
+        if (devs[i] == dev) return;
+    devs[(*n)++] = dev;
+}
+
+/* ---- join by configuration ---- */
+
+typedef struct cfg_key {
+    const char *name;
+    uint32_t cfg[7]; /* grid, block, dyn_smem; all 0 when the records carry no configuration */
+    const mh_timing_kernel *k;
+    size_t pos;      /* position in launch order: the first record of a configuration wins */
+} cfg_key;
+
+static cfg_key key_of(const mh_timing_kernel *k, int with_cfg, size_t pos) {
+    cfg_key c = {k->name ? k->name : "", {0}, k, pos};
+    if (with_cfg) {
+        memcpy(c.cfg, k->grid, sizeof k->grid);
+        memcpy(c.cfg + 3, k->block, sizeof k->block);
+        c.cfg[6] = k->dyn_smem;
+    }
+    return c;
+}
+
+static int cmp_cfg(const void *x, const void *y) {
+    const cfg_key *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    return memcmp(a->cfg, b->cfg, sizeof a->cfg);
+}
+
+static int cmp_key(const void *x, const void *y) {
+    int c = cmp_cfg(x, y);
+    if (c) return c;
+    const cfg_key *a = x, *b = y;
+    return a->pos < b->pos ? -1 : (a->pos > b->pos);
+}
+
+/* Gives every launch a[i] that has no counters yet those of the first record
+ * of b (in launch order) with its configuration. Returns the launches still
+ * without counters, or -1 when out of memory. */
+static long join_by_config(mh_timing *t, const ord *a, size_t na, const ord *b, size_t nb, uint64_t *matched) {
+    int with_cfg = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (b[i].k->grid[0] != 0) with_cfg = 1;
+    cfg_key *keys = malloc((nb ? nb : 1) * sizeof *keys);
+    if (!keys) return -1;
+    size_t nk = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (b[i].k->has_counters) keys[nk++] = key_of(b[i].k, with_cfg, i);
+    qsort(keys, nk, sizeof *keys, cmp_key);
+    long missing = 0;
+    for (size_t i = 0; i < na; i++) {
+        mh_timing_kernel *k = &t->kernels[a[i].idx];
+        if (k->has_counters) continue;
+        cfg_key want = key_of(k, with_cfg, 0);
+        cfg_key *hit = nk ? bsearch(&want, keys, nk, sizeof *keys, cmp_cfg) : NULL;
+        if (!hit) {
+            missing++;
+            continue;
+        }
+        while (hit > keys && cmp_cfg(hit - 1, &want) == 0) hit--;
+        k->has_counters = 1;
+        k->c = hit->k->c;
+        (*matched)++;
+    }
+    free(keys);
+    return missing;
+}
+
+int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err) {
+    uint64_t matched = 0;
+    int diverged = 0;
+    char why[256] = "";
+    size_t ndev = 0;
+    uint32_t *devs = malloc((t->nkernels + ctr->nkernels + 1) * sizeof *devs);
+    if (!devs) return mh_err_set(err, MH_ERR_NOMEM, "out of memory joining counters");
+    for (size_t i = 0; i < t->nkernels; i++) dev_set_add(devs, &ndev, t->kernels[i].device);
+    for (size_t i = 0; i < ctr->nkernels; i++) dev_set_add(devs, &ndev, ctr->kernels[i].device);
+    for (size_t d = 0; d < ndev; d++) {
+        uint32_t dev = devs[d];
+        size_t na, nb;
+        ord *a = launch_order(t, dev, &na);
+        ord *b = launch_order(ctr, dev, &nb);
+        long missing = 0;
+        if (!a || !b) goto nomem;
+        if (nb < na) {
+            /* sampled: one record per configuration */
+            missing = join_by_config(t, a, na, b, nb, &matched);
+            if (missing < 0) goto nomem;
+            if (missing > 0 && !diverged) {
+                snprintf(why, sizeof why, "device %u: %ld of %zu launches have no counters of their configuration",
+                         dev, missing, na);
+                diverged = 1;
+            }
+            free(a);
+            free(b);
+            continue;
+        }
+        size_t n = na < nb ? na : nb;
+        int here = 0, holes = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(a[i].k->name, b[i].k->name) != 0) {
+                if (!diverged)
+                    snprintf(why, sizeof why, "launch %zu on device %u differs between passes (%.80s vs %.80s)", i,
+                             dev, a[i].k->name, b[i].k->name);
+                diverged = here = 1;
+                break;
+            }
+            if (!b[i].k->has_counters) {
+                holes = 1;
+                continue;
+            }
+            mh_timing_kernel *k = &t->kernels[a[i].idx];
+            k->has_counters = 1;
+            k->c = b[i].k->c;
+            matched++;
+        }
+        if (!here && holes && join_by_config(t, a, na, b, nb, &matched) < 0) goto nomem;
+        if (!here && na != nb && !diverged) {
+            snprintf(why, sizeof why, "device %u: %zu launches timed, %zu profiled", dev, na, nb);
+            diverged = 1;
+        }
+        free(a);
+        free(b);
+        continue;
+    nomem:
+        free(a);
+        free(b);
+        free(devs);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory joining counters");
+    }
+    free(devs);
+    mh_timing_counter_info *ci = &t->counters;
+    ci->requested = 1;
+    ci->ranges = ctr->counters.ranges;
+    ci->ranges_dropped = ctr->counters.ranges_dropped;
+    ci->passes = ctr->counters.passes;
+    ci->matched = matched;
+    if (strcmp(ctr->counters.status, "ok") != 0 && ctr->counters.status[0]) {
+        snprintf(ci->status, sizeof ci->status, "%s", ctr->counters.status);
+        snprintf(ci->message, sizeof ci->message, "%s", ctr->counters.message);
+    } else if (diverged || ctr->counters.ranges_dropped) {
+        snprintf(ci->status, sizeof ci->status, "partial");
+        snprintf(ci->message, sizeof ci->message, "%s", diverged ? why : "CUPTI dropped ranges");
+    } else {
+        snprintf(ci->status, sizeof ci->status, "ok");
+        ci->message[0] = '\0';
+    }
+    return MH_OK;
+}
