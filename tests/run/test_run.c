@@ -293,7 +293,7 @@ static void test_pipeline_one_counters(void) {
 }
 
 static void test_pipeline_separate(void) {
-    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK);
+    CHECK(pipeline(MH_PASSES_SEPARATE, 1, 1, 1) == MH_OK); /* --passes separate --counters */
     CHECK(runs_logged() == 3);
     char *log = slurp(g_log);
     CHECK(strncmp(log, "untraced timing\nuntraced counters\ntraced -\n", 44) == 0);
