@@ -54,7 +54,7 @@ prefix_of() { # mode workload -> wrapper
     ncu) echo "ncu --section MemoryWorkloadAnalysis -c $NCU_COUNT --clock-control none" ;;
   esac
 }
-printf "workload\tmode\trun\twall_s\trc\toutput\n" >"$R/runs.tsv"
+printf "workload\tmode\trun\twall_s\trc\toutput\tprofile_bytes\n" >"$R/runs.tsv"
 for run in $(seq 1 "$RUNS"); do
   for w in $WORKLOADS; do
     for m in $MODES; do
@@ -64,7 +64,9 @@ for run in $(seq 1 "$RUNS"); do
       rc=$?
       t1=$(date +%s%N)
       sum=$(grep -E "^(losses|checksum|result|ok|max_err|sum)" "$out" | md5sum | cut -c1-8)
-      printf "%s\t%s\t%s\t%.3f\t%s\t%s\n" "$w" "$m" "$run" "$(( (t1 - t0) / 1000000 ))e-3" "$rc" "$sum" >>"$R/runs.tsv"
+      prof=$(stat -c %s "$R/${m:0:1}_$w.mhdb" 2>/dev/null || echo 0)
+      [ "$m" = memheat ] || [ "$m" = notiming ] || [ "$m" = all ] || prof=0
+      printf "%s\t%s\t%s\t%.3f\t%s\t%s\t%s\n" "$w" "$m" "$run" "$(( (t1 - t0) / 1000000 ))e-3" "$rc" "$sum" "$prof" >>"$R/runs.tsv"
     done
   done
 done
@@ -75,7 +77,7 @@ rows = list(csv.DictReader(open(os.path.join(R, "runs.tsv")), delimiter="\t"))
 by = {}
 for r in rows:
     by.setdefault((r["workload"], r["mode"]), []).append(r)
-lines = ["workload     mode       runs  median_s  x_plain  rc  output_same_as_plain"]
+lines = ["workload     mode       runs  median_s  x_plain  rc  output_same_as_plain  profile_MB"]
 ratios = {}
 for (w, m), rs in by.items():
     med = statistics.median(float(r["wall_s"]) for r in rs)
@@ -85,12 +87,18 @@ for (w, m), rs in by.items():
     if plain and m in ("memheat", "notiming", "all"):
         same = "yes" if {r["output"] for r in rs} == {plain[0]["output"]} else "NO"
     ratios.setdefault(m, []).append(med / pm)
-    lines.append("%-12s %-10s %4d  %8.2f  %7.2f  %s  %s" % (w, m, len(rs), med, med / pm, ",".join(sorted({r["rc"] for r in rs})), same))
+    prof = max(int(r["profile_bytes"]) for r in rs) / 1e6
+    lines.append("%-12s %-10s %4d  %8.2f  %7.2f  %s  %-20s  %s" % (w, m, len(rs), med, med / pm,
+                 ",".join(sorted({r["rc"] for r in rs})), same, "%.1f" % prof if prof else "-"))
 lines.append("")
 for m, v in ratios.items():
     g = 1.0
     for x in v: g *= x
     lines.append("geomean x_plain %-10s %.2f over %d workloads" % (m, g ** (1 / len(v)), len(v)))
 open(os.path.join(R, "summary.txt"), "w").write("\n".join(lines) + "\n")
+if os.environ.get("OUT"):
+    import shutil
+    for f in ("summary.txt", "runs.tsv"):
+        shutil.copy(os.path.join(R, f), os.path.join(os.environ["OUT"], f))
 print("\n".join(lines))
 PY
