@@ -47,9 +47,9 @@ cmd_of() { # workload -> command line
 prefix_of() { # mode workload -> wrapper
   case $1 in
     plain) echo "" ;;
-    memheat) echo "$M run -q -o $R/p_$2 --" ;;
-    notiming) echo "$M run -q --no-timing -o $R/n_$2 --" ;;
-    all) echo "$M run -q --no-timing --launch-policy all -o $R/a_$2 --" ;;
+    memheat) echo "$M run -q -o $R/memheat_$2 --" ;;
+    notiming) echo "$M run -q --no-timing -o $R/notiming_$2 --" ;;
+    all) echo "$M run -q --no-timing --launch-policy all -o $R/all_$2 --" ;;
     memcheck) echo "compute-sanitizer --tool memcheck --print-limit 1" ;;
     ncu) echo "ncu --section MemoryWorkloadAnalysis -c $NCU_COUNT --clock-control none" ;;
   esac
@@ -64,7 +64,7 @@ for run in $(seq 1 "$RUNS"); do
       rc=$?
       t1=$(date +%s%N)
       sum=$(grep -E "^(losses|checksum|result|ok|max_err|sum)" "$out" | md5sum | cut -c1-8)
-      prof=$(stat -c %s "$R/${m:0:1}_$w.mhdb" 2>/dev/null || echo 0)
+      prof=$(stat -c %s "$R/${m}_$w.mhdb" 2>/dev/null || echo 0)
       [ "$m" = memheat ] || [ "$m" = notiming ] || [ "$m" = all ] || prof=0
       printf "%s\t%s\t%s\t%.3f\t%s\t%s\t%s\n" "$w" "$m" "$run" "$(( (t1 - t0) / 1000000 ))e-3" "$rc" "$sum" "$prof" >>"$R/runs.tsv"
     done
