@@ -1,6 +1,7 @@
 /* mh_test.h -- the smallest test harness: CHECK records a failure with its
- * line and goes on; MH_TEST_MAIN runs the listed tests and prints the
- * "N passed, N failed" line. Shared by every C test under tests/. */
+ * line and goes on; MH_TEST_MAIN (or mh_test_run from a main of one's own)
+ * runs the listed tests and prints the "N passed, N failed" line. Shared by
+ * every C test under tests/. */
 #ifndef MH_TEST_H
 #define MH_TEST_H
 
@@ -28,6 +29,30 @@ static int mh_test_checks;
             fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", __FILE__, __LINE__, #a, va_, \
                     #b, vb_);                                                                     \
         }                                                                                         \
+    } while (0)
+
+/* |a - b| <= tol */
+#define CHECK_NEAR(a, b, tol)                                                                         \
+    do {                                                                                              \
+        double a_ = (a), b_ = (b), t_ = (tol);                                                        \
+        mh_test_checks++;                                                                             \
+        if (!(a_ - b_ <= t_ && b_ - a_ <= t_)) {                                                      \
+            mh_test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g (within %g)\n", __FILE__, __LINE__, #a, \
+                    a_, b_, t_);                                                                      \
+        }                                                                                             \
+    } while (0)
+
+/* |a - b| <= tol * max(1, |b|) */
+#define CHECK_NEAR_REL(a, b, tol)                                                                     \
+    do {                                                                                              \
+        double a_ = (a), b_ = (b), d_ = a_ - b_, m_ = b_ < 0 ? -b_ : b_;                              \
+        mh_test_checks++;                                                                             \
+        if (!((d_ < 0 ? -d_ : d_) <= (tol) * (m_ > 1 ? m_ : 1))) {                                    \
+            mh_test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g (relative %g)\n", __FILE__, __LINE__,  \
+                    #a, a_, b_, (double)(tol));                                                       \
+        }                                                                                             \
     } while (0)
 
 typedef struct mh_test_case {

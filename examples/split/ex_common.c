@@ -85,6 +85,8 @@ static int run_plain(ex_app *a, double *sec, double stage[3]) {
     void *d[EX_MAX_BUFS] = {0}, *df[2] = {0};
     cudaStream_t st = NULL;
     int bad = 0;
+    *sec = 0; /* defined on every path, failed ones included */
+    stage[0] = stage[1] = stage[2] = 0;
     bad |= ex_cuda_ok(cudaStreamCreate(&st), "cudaStreamCreate");
     for (int i = 0; !bad && i < a->n_bufs; i++)
         bad |= ex_cuda_ok(cudaMalloc(&d[i], a->n * a->bufs[i].bytes_per_iter), "cudaMalloc (plain)");
@@ -326,7 +328,7 @@ int ex_main(int argc, char **argv, ex_app *a, size_t default_n, int (*setup)(ex_
     for (int k = 0; !fail && k < runs; k++) {
         if (do_plain) {
             ex_par_for(n, poison_range, a);
-            double s;
+            double s = 0;
             if (run_plain(a, &s, stpl[npl])) { fail = 1; break; }
             fail |= verify(a, "plain");
             tpl[npl++] = s;

@@ -37,10 +37,21 @@ int mh_err_set(mh_err *err, int code, const char *fmt, ...)
 #endif
     ;
 
-/* Prefix an existing message with context ("reading foo.mht: ..."). */
+/* Prefix an existing message with context ("reading foo.mht: ...") and
+ * return the error code, so `return mh_err_wrap(err, ...)` is an error return.
+ * It never returns MH_OK: the code is err->code, or MH_ERR_INTERNAL where
+ * there is none to keep (err NULL, or never set). */
 int mh_err_wrap(mh_err *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Same with the failing call's status `rc`: returns rc whether or not err is
+ * NULL (MH_ERR_INTERNAL when rc is MH_OK, a wrap being an error path). */
+int mh_err_wrap_rc(mh_err *err, int rc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 

@@ -4,6 +4,7 @@
  * appeared in B or disappeared from A. CampProf's "monitor the improvement"
  * and CUTHERMO's tune-and-re-profile loop, as one table. */
 #include "report/report.h"
+#include "util/grow.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -32,11 +33,9 @@ static krow *kget(kset *k, const char *name) {
     for (size_t i = 0; i < k->n; i++)
         if (strcmp(k->v[i].name, name) == 0) return &k->v[i];
     if (k->n == k->cap) {
-        size_t nc = k->cap ? k->cap * 2 : 16;
-        krow *nv = realloc(k->v, nc * sizeof *nv);
+        krow *nv = mh_grow(k->v, &k->cap, k->n + 1, sizeof *nv, 16);
         if (!nv) return NULL;
         k->v = nv;
-        k->cap = nc;
     }
     krow *r = &k->v[k->n++];
     memset(r, 0, sizeof *r);

@@ -9,6 +9,7 @@
  * warps); then the embedded JS, which draws everything. Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
 #include "report/report.h"
+#include "util/grow.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -32,14 +33,14 @@ static int fold_row(void *vctx, const mh_db_heat_row *r) {
         return 0;
     }
     if (f->nruns == f->cap) {
-        size_t nc = f->cap ? f->cap * 2 : 1024;
-        uint32_t *m = realloc(f->meta, nc * 4 * sizeof *m);
+        size_t capm = f->cap, capt = f->cap; /* one capacity, two arrays: meta x4, temps x9 */
+        uint32_t *m = mh_grow(f->meta, &capm, f->nruns + 1, 4 * sizeof *m, 1024);
         if (!m) return MH_ERR_NOMEM;
         f->meta = m;
-        uint32_t *t = realloc(f->temps, nc * 9 * sizeof *t);
+        uint32_t *t = mh_grow(f->temps, &capt, f->nruns + 1, 9 * sizeof *t, 1024);
         if (!t) return MH_ERR_NOMEM;
         f->temps = t;
-        f->cap = nc;
+        f->cap = capm;
     }
     uint32_t *m = f->meta + f->nruns * 4, *t = f->temps + f->nruns * 9;
     m[0] = (uint32_t)r->tag;

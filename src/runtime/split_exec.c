@@ -205,14 +205,12 @@ static int issue(worker *w, size_t b, size_t e, int tag) {
     if (rc) {
         if (w->err.msg[0] == '\0') mh_err_set(&w->err, rc, "returned %d", rc);
         if (rc < 0 || rc > MH_ERR_INTERNAL) rc = MH_ERR_INTERNAL;
-        w->err.code = rc;
-        mh_err_wrap(&w->err, "split: kernel callback for iterations [%zu,%zu) on device %d", b, e, w->dev);
-        return rc;
+        return mh_err_wrap_rc(&w->err, rc, "split: kernel callback for iterations [%zu,%zu) on device %d", b, e,
+                              w->dev);
     }
-    if ((rc = be->after_launch(be->ctx, &w->err))) {
-        mh_err_wrap(&w->err, "split: kernel launch for iterations [%zu,%zu) on device %d", b, e, w->dev);
-        return rc;
-    }
+    if ((rc = be->after_launch(be->ctx, &w->err)))
+        return mh_err_wrap_rc(&w->err, rc, "split: kernel launch for iterations [%zu,%zu) on device %d", b, e,
+                              w->dev);
     if ((rc = be->event_record(be->ctx, sl->ev[2], sl->stream, &w->err))) return rc;
     for (int i = 0; i < L->n_split; i++) {
         const mh_split_buf *B = &L->split[i];

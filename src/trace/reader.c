@@ -13,6 +13,7 @@
 
 #include "trace/format.h"
 #include "util/crc32c.h"
+#include "util/grow.h"
 
 struct mh_trace_reader {
     FILE *f;
@@ -151,17 +152,6 @@ static const char *cstr(cursor *c, char **dst) {
     return s;
 }
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 1;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) n *= 2;
-    void *p = realloc(*buf, n * elem);
-    if (!p) return 0;
-    *buf = p;
-    *cap = n;
-    return 1;
-}
-
 static int parse_header(mh_trace_reader *r, const unsigned char *p, size_t len, mh_err *err) {
     cursor c = {p, p + len, 0};
     r->hdr_strs = malloc(len + 4);
@@ -241,7 +231,9 @@ uint64_t mh_trace_chunks_read(const mh_trace_reader *r) { return r->chunks; }
 static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, size_t len, mh_record *rec,
                         mh_err *err) {
     cursor c = {p, p + len, 0};
-    if (!grow((void **)&r->strs, &r->strs_cap, len + 8, 1)) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+    char *strs = mh_grow(r->strs, &r->strs_cap, len + 8, 1, 64);
+    if (!strs) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+    r->strs = strs;
     char *s = r->strs;
     rec->type = type;
     switch (type) {
@@ -259,7 +251,9 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         l->n_sampled = c32(&c);
         uint32_t ns = l->n_sampled == MH_TRACE_ALL_BLOCKS ? 0 : l->n_sampled;
         if (c.bad || (size_t)(c.end - c.p) / 4 < ns) return fail(r, MH_ERR_FORMAT, err, "malformed launch record");
-        if (!grow((void **)&r->sampled, &r->sampled_cap, ns + 1, 4)) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        uint32_t *sampled = mh_grow(r->sampled, &r->sampled_cap, (size_t)ns + 1, sizeof *sampled, 64);
+        if (!sampled) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        r->sampled = sampled;
         for (uint32_t i = 0; i < ns; i++) r->sampled[i] = c32(&c);
         l->sampled = r->sampled;
         l->name = cstr(&c, &s);
@@ -298,8 +292,9 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
             break;
         }
 #endif
-        if (!grow((void **)&r->acc, &r->acc_cap, n + 1, sizeof(mh_access)))
-            return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        mh_access *acc = mh_grow(r->acc, &r->acc_cap, (size_t)n + 1, sizeof *acc, 64);
+        if (!acc) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        r->acc = acc;
         for (uint32_t i = 0; i < n; i++) mh_tf_access_get(c.p + (size_t)i * MH_TF_ACCESS_BYTES, &r->acc[i]);
         rec->u.accesses.v = r->acc;
         rec->u.accesses.n = n;

@@ -16,6 +16,7 @@
 
 #include "trace/format.h"
 #include "util/crc32c.h"
+#include "util/grow.h"
 
 #define DEFAULT_CHUNK (1u << 20)
 
@@ -50,12 +51,9 @@ static int write_all(mh_trace_writer *w, const void *buf, size_t n, mh_err *err)
 
 static int reserve(mh_trace_writer *w, size_t extra, mh_err *err) {
     if (w->len + extra <= w->cap) return MH_OK;
-    size_t cap = w->cap ? w->cap : DEFAULT_CHUNK;
-    while (cap < w->len + extra) cap *= 2;
-    unsigned char *p = realloc(w->raw, cap);
-    if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory for a %zu-byte trace chunk", cap);
+    unsigned char *p = mh_grow(w->raw, &w->cap, w->len + extra, 1, DEFAULT_CHUNK);
+    if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory for a %zu-byte trace chunk", w->len + extra);
     w->raw = p;
-    w->cap = cap;
     return MH_OK;
 }
 

@@ -16,13 +16,10 @@ int mh_err_set(mh_err *err, int code, const char *fmt, ...) {
     return code;
 }
 
-int mh_err_wrap(mh_err *err, const char *fmt, ...) {
-    if (!err) return MH_OK;
+/* Prefixes err->msg with the formatted context; sets err->code to code. */
+static void err_prefix(mh_err *err, int code, const char *fmt, va_list ap) {
     char buf[sizeof err->msg];
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     size_t k = n < 0 ? 0 : (size_t)n;
     if (k > sizeof buf - 3) k = sizeof buf - 3;
     buf[k++] = ':';
@@ -32,7 +29,29 @@ int mh_err_wrap(mh_err *err, const char *fmt, ...) {
     memcpy(buf + k, err->msg, rest);
     buf[k + rest] = '\0';
     memcpy(err->msg, buf, sizeof buf);
-    return err->code;
+    err->code = code;
+}
+
+int mh_err_wrap(mh_err *err, const char *fmt, ...) {
+    int code = err && err->code != MH_OK ? err->code : MH_ERR_INTERNAL;
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err_prefix(err, code, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int mh_err_wrap_rc(mh_err *err, int rc, const char *fmt, ...) {
+    int code = rc != MH_OK ? rc : MH_ERR_INTERNAL;
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err_prefix(err, code, fmt, ap);
+        va_end(ap);
+    }
+    return code;
 }
 
 void mh_err_clear(mh_err *err) {

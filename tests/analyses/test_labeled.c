@@ -33,6 +33,7 @@
 
 #include "memheat/analyze.h"
 #include "memheat/synth.h"
+#include "util/grow.h"
 
 typedef struct label {
     char source[16], program[128], kernel[128], object[64], expected[160], args[256];
@@ -205,9 +206,9 @@ int main(int argc, char **argv) {
         }
         if (strcmp(fl[0], source)) continue;
         if (nv == capv) {
-            capv = capv ? capv * 2 : 64;
-            v = realloc(v, capv * sizeof *v);
-            if (!v) return 2;
+            label *g = mh_grow(v, &capv, nv + 1, sizeof *g, 64);
+            if (!g) return 2;
+            v = g;
         }
         label *l = &v[nv++];
         memset(l, 0, sizeof *l);

@@ -10,16 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../mh_test.h"
 #include "memheat/camp.h"
 
-static int failures;
-#define CHECK(c)                                                              \
-    do {                                                                      \
-        if (!(c)) {                                                           \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
 #define NEAR(a, b, tol) CHECK(fabs((a) - (b)) <= (tol) * (1 + fabs(b)))
 
 static const int words[4] = {2, 4, 8, 16};
@@ -465,7 +458,7 @@ static void validate_run(const char *dir, int expect_mlp) {
     snprintf(path, sizeof path, "%s/sweep.csv", dir);
     if (access(path, R_OK) || access(val, R_OK)) {
         fprintf(stderr, "test_camp: %s or %s missing; real-data test not run\n", path, val);
-        failures++;
+        mh_test_failures++;
         return;
     }
     mh_camp_data d = {0};
@@ -526,22 +519,6 @@ static void test_real_data(void) {
     validate_run(MH_CAMP_DATA_DIR "/h200", 0);      /* first run, 4 loads in flight (not in its header) */
 }
 
-int main(void) {
-    test_fit_linear_exact();
-    test_fit_linear_stats();
-    test_pvalue_insignificant();
-    test_fit_paper_exact();
-    test_fit_hinge_selected();
-    test_band_arithmetic();
-    test_band_worst_floor();
-    test_validate_protocol();
-    test_model_roundtrip();
-    test_bad_input();
-    test_real_data();
-    if (failures) {
-        fprintf(stderr, "test_camp: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_camp: all passed\n");
-    return 0;
-}
+MH_TEST_MAIN(T(test_fit_linear_exact), T(test_fit_linear_stats), T(test_pvalue_insignificant), T(test_fit_paper_exact),
+             T(test_fit_hinge_selected), T(test_band_arithmetic), T(test_band_worst_floor), T(test_validate_protocol),
+             T(test_model_roundtrip), T(test_bad_input), T(test_real_data))

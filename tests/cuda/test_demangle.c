@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "demangle.h"
-#include "mh_test.h"
+#include "../mh_test.h"
 
 static void test_mangled(void) {
     char *d = mh_cuda_demangle("_Z8gemm_v00iiifPKfiS0_ifPfi");
@@ -23,8 +23,4 @@ static void test_plain(void) {
     CHECK(mh_cuda_demangle(NULL) == NULL);
 }
 
-int main(void) {
-    test_mangled();
-    test_plain();
-    return mh_test_failures ? (fprintf(stderr, "%d of %d checks failed\n", mh_test_failures, mh_test_checks), 1) : 0;
-}
+MH_TEST_MAIN(T(test_mangled), T(test_plain))

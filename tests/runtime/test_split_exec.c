@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../mh_test.h"
 #include "fake_backend.h"
 
 typedef struct job {
@@ -97,10 +97,10 @@ static void test_fixed_remainder(void) {
     mh_err err;
     int rc = mh_split_exec(&be, &L, &o, &r, &err);
     CHECK(rc == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
-    CHECK_EQ_Z(r.n_splits, 11);
-    CHECK_EQ_Z(r.split_iters, 100);
-    CHECK_EQ_Z(j.max_split, 100);
+    CHECK_EQ_U(job_bad(&j), 0);
+    CHECK_EQ_U(r.n_splits, 11);
+    CHECK_EQ_U(r.split_iters, 100);
+    CHECK_EQ_U(j.max_split, 100);
     CHECK(f.live == 0);
     /* each byte crossed once: in a,b (8/iter) + fused 4; out b,c (8/iter) */
     CHECK(f.h2d_bytes == 1003 * 8 + 4);
@@ -126,7 +126,7 @@ static void test_budget_4x(void) {
     mh_split_report r;
     mh_err err;
     CHECK(mh_split_exec(&be, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     CHECK(f.dev_peak <= (size_t)(64 << 10));
     CHECK(r.device_bytes <= (size_t)(64 << 10));
     CHECK(r.kind != MH_SPLIT_UNTUNED); /* tuned: classified */
@@ -165,7 +165,7 @@ static void test_multi_device_pinned(void) {
     mh_split_report r;
     mh_err err;
     CHECK(mh_split_exec(&be, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     CHECK(r.n_devices == 3);
     CHECK(r.nstreams == 2);
     /* staging only for b and c (a is pinned): 2 slots x split x 8 bytes */
@@ -193,8 +193,8 @@ static void test_serial_mode(void) {
     mh_split_report r;
     mh_err err;
     CHECK(mh_split_exec(&be, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
-    CHECK_EQ_Z(r.n_splits, 16);
+    CHECK_EQ_U(job_bad(&j), 0);
+    CHECK_EQ_U(r.n_splits, 16);
     CHECK(r.t_in > 0 && r.t_out > 0 && r.t_compute > 0);
     job_free(&j);
     fake_destroy(&f);
@@ -296,7 +296,7 @@ static void test_context_reuse(void) {
     mh_split_report r;
     mh_err err;
     CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     long live1 = f.live;
     size_t dev1 = f.dev_live;
     CHECK(live1 > 0);                 /* kept: 2 devices x (3 streams + 13 events + arena) */
@@ -306,7 +306,7 @@ static void test_context_reuse(void) {
     job_init(&j, 30000);
     L = make_loop(&j);
     CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     CHECK(f.live == live1 && f.dev_live == dev1); /* nothing new */
     CHECK(f.calls > calls1);
     /* larger splits: the arenas grow (replaced, not added) */
@@ -315,7 +315,7 @@ static void test_context_reuse(void) {
     job_init(&j, 30000);
     L = make_loop(&j);
     CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     CHECK(f.live == live1 && f.dev_live > dev1);
     CHECK(f.dev_live == 2 * r.device_bytes);
     /* a budget below the arena: the run honours it */
@@ -325,7 +325,7 @@ static void test_context_reuse(void) {
     job_init(&j, 30000);
     L = make_loop(&j);
     CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     CHECK(f.dev_live <= 2 * (size_t)(16 << 10));
     /* in use by another run */
     ctx->busy = 1;
@@ -382,7 +382,7 @@ static void test_staged_large(void) {
     mh_split_report r;
     mh_err err;
     CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     CHECK(r.staging_bytes > 0);
     CHECK(ctx->res[0].pool != NULL && mh_split_pool_threads(ctx->res[0].pool) == 3);
     mh_split_pool *kept = ctx->res[0].pool;
@@ -390,7 +390,7 @@ static void test_staged_large(void) {
     job_init(&j, (size_t)6 << 20);
     L = make_loop(&j);
     CHECK(mh_split_exec_ctx(ctx, &L, &o, &r, &err) == MH_OK);
-    CHECK_EQ_Z(job_bad(&j), 0);
+    CHECK_EQ_U(job_bad(&j), 0);
     CHECK(ctx->res[0].pool == kept);
     mh_split_ctx_close(ctx);
     CHECK(f.live == 0);
@@ -403,16 +403,6 @@ static void test_injected_failures(void) {
     injected_failures(1);
 }
 
-int main(void) {
-    test_fixed_remainder();
-    test_budget_4x();
-    test_multi_device_pinned();
-    test_serial_mode();
-    test_callback_error();
-    test_injected_failures();
-    test_context_reuse();
-    test_pool_copy();
-    test_staged_large();
-    test_empty_and_args();
-    CHECK_DONE();
-}
+MH_TEST_MAIN(T(test_fixed_remainder), T(test_budget_4x), T(test_multi_device_pinned), T(test_serial_mode),
+             T(test_callback_error), T(test_injected_failures), T(test_context_reuse), T(test_pool_copy),
+             T(test_staged_large), T(test_empty_and_args))

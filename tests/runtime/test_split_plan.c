@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
+#include "../mh_test.h"
 #include "split_internal.h"
 
 static int dummy_kernel(const mh_split_launch *l, void *u, mh_err *e) {
@@ -14,21 +14,21 @@ static int dummy_kernel(const mh_split_launch *l, void *u, mh_err *e) {
 static void test_bounds(void) {
     /* 10 iterations in splits of 4: [0,4) [4,8) [8,10) */
     size_t b, e;
-    CHECK_EQ_Z(mh_split_count(10, 4), 3);
+    CHECK_EQ_U(mh_split_count(10, 4), 3);
     mh_split_bounds(10, 4, 0, &b, &e);
-    CHECK_EQ_Z(b, 0);
-    CHECK_EQ_Z(e, 4);
+    CHECK_EQ_U(b, 0);
+    CHECK_EQ_U(e, 4);
     mh_split_bounds(10, 4, 2, &b, &e);
-    CHECK_EQ_Z(b, 8);
-    CHECK_EQ_Z(e, 10);
-    CHECK_EQ_Z(mh_split_count(12, 4), 3);
+    CHECK_EQ_U(b, 8);
+    CHECK_EQ_U(e, 10);
+    CHECK_EQ_U(mh_split_count(12, 4), 3);
     mh_split_bounds(12, 4, 2, &b, &e);
-    CHECK_EQ_Z(e, 12);
-    CHECK_EQ_Z(mh_split_count(3, 8), 1); /* split larger than the loop */
+    CHECK_EQ_U(e, 12);
+    CHECK_EQ_U(mh_split_count(3, 8), 1); /* split larger than the loop */
     mh_split_bounds(3, 8, 0, &b, &e);
-    CHECK_EQ_Z(b, 0);
-    CHECK_EQ_Z(e, 3);
-    CHECK_EQ_Z(mh_split_count(7, 0), 0);
+    CHECK_EQ_U(b, 0);
+    CHECK_EQ_U(e, 3);
+    CHECK_EQ_U(mh_split_count(7, 0), 0);
     /* every iteration in exactly one split, for many shapes */
     for (size_t n = 1; n < 60; n++)
         for (size_t s = 1; s < 20; s++) {
@@ -51,43 +51,43 @@ static void test_budget(void) {
     mh_err err;
     /* 1000 bytes, 100 fused, 3 slots, 12 bytes/iter: (1000-100)/3/12 = 25 */
     CHECK(mh_split_budget_iters(1000, 0, 100, 12, 3, &it, &err) == MH_OK);
-    CHECK_EQ_Z(it, 25);
+    CHECK_EQ_U(it, 25);
     CHECK(mh_split_device_bytes(100, 12, 3, 25) <= 1000);
     CHECK(mh_split_device_bytes(100, 12, 3, 26) > 1000);
     /* reserve counts against the budget */
     CHECK(mh_split_budget_iters(1000, 300, 100, 12, 3, &it, &err) == MH_OK);
-    CHECK_EQ_Z(it, 16);
+    CHECK_EQ_U(it, 16);
     /* fused alone too large */
     CHECK(mh_split_budget_iters(1000, 0, 1001, 12, 3, &it, &err) == MH_ERR_NOMEM);
     CHECK(strstr(err.msg, "fused") != NULL);
     /* not one iteration per slot */
     CHECK(mh_split_budget_iters(130, 0, 100, 12, 3, &it, &err) == MH_ERR_NOMEM);
     CHECK(mh_split_budget_iters(136, 0, 100, 12, 3, &it, &err) == MH_OK);
-    CHECK_EQ_Z(it, 1);
+    CHECK_EQ_U(it, 1);
     /* nothing splittable: unbounded */
     CHECK(mh_split_budget_iters(1000, 0, 100, 0, 3, &it, &err) == MH_OK);
     CHECK(it == SIZE_MAX);
     /* staging */
-    CHECK_EQ_Z(mh_split_staging_iters(1 << 20, 0, 3), SIZE_MAX);
-    CHECK_EQ_Z(mh_split_staging_iters(1200, 4, 3), 100);
-    CHECK_EQ_Z(mh_split_staging_iters(10, 4, 3), 1);
+    CHECK_EQ_U(mh_split_staging_iters(1 << 20, 0, 3), SIZE_MAX);
+    CHECK_EQ_U(mh_split_staging_iters(1200, 4, 3), 100);
+    CHECK_EQ_U(mh_split_staging_iters(10, 4, 3), 1);
     /* tuned upper bound: at least 32 splits per device, under budget & staging */
-    CHECK_EQ_Z(mh_split_tune_hi(3200, 1, 1000, 1000), 100);
-    CHECK_EQ_Z(mh_split_tune_hi(3200, 2, 1000, 1000), 50);
-    CHECK_EQ_Z(mh_split_tune_hi(3201, 1, 1000, 1000), 101);
-    CHECK_EQ_Z(mh_split_tune_hi(3200, 1, 40, 1000), 40);
-    CHECK_EQ_Z(mh_split_tune_hi(3200, 1, 1000, 30), 30);
-    CHECK_EQ_Z(mh_split_tune_hi(5, 1, 1000, 1000), 1);
+    CHECK_EQ_U(mh_split_tune_hi(3200, 1, 1000, 1000), 100);
+    CHECK_EQ_U(mh_split_tune_hi(3200, 2, 1000, 1000), 50);
+    CHECK_EQ_U(mh_split_tune_hi(3201, 1, 1000, 1000), 101);
+    CHECK_EQ_U(mh_split_tune_hi(3200, 1, 40, 1000), 40);
+    CHECK_EQ_U(mh_split_tune_hi(3200, 1, 1000, 30), 30);
+    CHECK_EQ_U(mh_split_tune_hi(5, 1, 1000, 1000), 1);
 }
 
 static void test_taper(void) {
     /* plenty left: unchanged */
-    CHECK_EQ_Z(mh_split_taper(10000, 100, 10, 3, 1), 100);
-    CHECK_EQ_Z(mh_split_taper(300, 100, 10, 3, 1), 100);
+    CHECK_EQ_U(mh_split_taper(10000, 100, 10, 3, 1), 100);
+    CHECK_EQ_U(mh_split_taper(300, 100, 10, 3, 1), 100);
     /* fewer than 3 splits of 100 left: 299/3+1 = 100, 150/3+1 = 51 */
-    CHECK_EQ_Z(mh_split_taper(150, 100, 10, 3, 1), 51);
-    CHECK_EQ_Z(mh_split_taper(20, 100, 10, 3, 1), 10); /* not below lo */
-    CHECK_EQ_Z(mh_split_taper(150, 100, 10, 3, 2), 26);
+    CHECK_EQ_U(mh_split_taper(150, 100, 10, 3, 1), 51);
+    CHECK_EQ_U(mh_split_taper(20, 100, 10, 3, 1), 10); /* not below lo */
+    CHECK_EQ_U(mh_split_taper(150, 100, 10, 3, 2), 26);
     /* dealing with taper covers the loop and ends in small splits */
     size_t left = 1000, last = 0, k = 0;
     while (left) {
@@ -136,10 +136,4 @@ static void test_validate(void) {
     CHECK(mh_split_validate(NULL, &o, &err) == MH_ERR_ARG);
 }
 
-int main(void) {
-    test_bounds();
-    test_budget();
-    test_taper();
-    test_validate();
-    CHECK_DONE();
-}
+MH_TEST_MAIN(T(test_bounds), T(test_budget), T(test_taper), T(test_validate))

@@ -1,6 +1,6 @@
 /* test_split_tune.c -- tuning decisions on recorded stage times, and the
  * speedup model (src/runtime/split_tune.c). */
-#include "check.h"
+#include "../mh_test.h"
 #include "split_internal.h"
 
 static void test_model(void) {
@@ -80,10 +80,4 @@ static void test_trials_and_pick(void) {
     CHECK_NEAR(mh_split_tune_overhead(1.0e-3, 10, 0), 1.0e-3, 1e-12);
 }
 
-int main(void) {
-    test_model();
-    test_classify();
-    test_candidates();
-    test_trials_and_pick();
-    CHECK_DONE();
-}
+MH_TEST_MAIN(T(test_model), T(test_classify), T(test_candidates), T(test_trials_and_pick))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../mh_test.h"
 #include "memheat/bandwidth.h"
 
 static char dir[1024];
@@ -17,12 +17,12 @@ static char dir[1024];
 static void test_peaks(void) {
     mh_timing_device d = {0};
     d.mem_clock_khz = 1500000, d.bus_width_bits = 384; /* Tesla C2050, seed 003 */
-    CHECK_NEAR(mh_bw_theoretical_Bps(&d), 144e9, 1e-12);
+    CHECK_NEAR_REL(mh_bw_theoretical_Bps(&d), 144e9, 1e-12);
     d.mem_clock_khz = 2619000, d.bus_width_bits = 5120; /* H100 SXM HBM3 attributes */
-    CHECK_NEAR(mh_bw_theoretical_Bps(&d), 2619e6 * 640 * 2, 1e-12);
+    CHECK_NEAR_REL(mh_bw_theoretical_Bps(&d), 2619e6 * 640 * 2, 1e-12);
     d.sm_count = 132, d.sm_clock_khz = 1980000, d.cc_major = 9, d.cc_minor = 0;
-    CHECK_NEAR(mh_bw_peak_flops(&d, 0), 132.0 * 128 * 2 * 1.98e9, 1e-12);
-    CHECK_NEAR(mh_bw_peak_flops(&d, 1), 132.0 * 64 * 2 * 1.98e9, 1e-12);
+    CHECK_NEAR_REL(mh_bw_peak_flops(&d, 0), 132.0 * 128 * 2 * 1.98e9, 1e-12);
+    CHECK_NEAR_REL(mh_bw_peak_flops(&d, 1), 132.0 * 64 * 2 * 1.98e9, 1e-12);
     CHECK(mh_bw_lanes_per_sm(8, 6, 0) == 128 && mh_bw_lanes_per_sm(8, 0, 0) == 64);
     CHECK(mh_bw_lanes_per_sm(3, 0, 0) == 0);
     mh_timing_device z = {0};
@@ -33,8 +33,8 @@ static void test_effective(void) {
     /* SAXPY of the blog: N = 20 * 2^20, reads x and y, writes y: 12 N bytes */
     double N = 20.0 * 1024 * 1024;
     double t_ns = 2.5e6; /* 2.5 ms */
-    CHECK_NEAR(mh_bw_effective(8 * N, 4 * N, t_ns), N * 4 * 3 / 2.5e-3, 1e-12);
-    CHECK_NEAR(mh_bw_effective(8 * N, 4 * N, t_ns) / 1e9, 100.663296, 1e-9);
+    CHECK_NEAR_REL(mh_bw_effective(8 * N, 4 * N, t_ns), N * 4 * 3 / 2.5e-3, 1e-12);
+    CHECK_NEAR_REL(mh_bw_effective(8 * N, 4 * N, t_ns) / 1e9, 100.663296, 1e-9);
     CHECK(mh_bw_effective(100, 100, 0) == 0);
 }
 
@@ -100,13 +100,13 @@ static void test_overlap_and_model(void) {
     CHECK(mh_bw_overlap_of(&t, 7, &o, &err) == MH_OK && o.kernel_busy_ns == 0 && o.span_ns == 0);
 
     mh_bw_pipeline p = mh_bw_openmpc(0, 4, 2, 6);
-    CHECK_NEAR(p.speedup, 12.0 / 6.0, 1e-15);
+    CHECK_NEAR_REL(p.speedup, 12.0 / 6.0, 1e-15);
     p = mh_bw_openmpc(2, 3, 3, 3);
-    CHECK_NEAR(p.serial_ns, 11, 1e-15);
-    CHECK_NEAR(p.pipelined_ns, 5, 1e-15);
-    CHECK_NEAR(p.speedup, 2.2, 1e-15);
+    CHECK_NEAR_REL(p.serial_ns, 11, 1e-15);
+    CHECK_NEAR_REL(p.pipelined_ns, 5, 1e-15);
+    CHECK_NEAR_REL(p.speedup, 2.2, 1e-15);
     p = mh_bw_openmpc(0, 5, 5, 5); /* three equal stages: the model's maximum, 3x */
-    CHECK_NEAR(p.speedup, 3.0, 1e-15);
+    CHECK_NEAR_REL(p.speedup, 3.0, 1e-15);
     p = mh_bw_openmpc(0, 0, 0, 0);
     CHECK(p.speedup == 1.0);
     mh_timing_free(&t);
@@ -140,36 +140,36 @@ static void test_analyze(void) {
     mh_err err = {0};
     CHECK(mh_bw_analyze(&t, 0, &rep, &err) == MH_OK);
     CHECK(rep.ndevices == 1 && rep.nrows == 3);
-    CHECK_NEAR(rep.devices[0].theoretical_Bps, 128e9, 1e-12);
-    CHECK_NEAR(rep.devices[0].peak_flops_sp, 2.56e12, 1e-12);
+    CHECK_NEAR_REL(rep.devices[0].theoretical_Bps, 128e9, 1e-12);
+    CHECK_NEAR_REL(rep.devices[0].peak_flops_sp, 2.56e12, 1e-12);
     const mh_bw_row *r = &rep.rows[0];
     CHECK(strcmp(r->s.name, "copy") == 0 && r->s.count == 2);
-    CHECK_NEAR(r->eff_Bps, 64e9, 1e-12);
-    CHECK_NEAR(r->frac_theoretical, 0.5, 1e-12);
-    CHECK_NEAR(r->frac_measured, 0.64, 1e-12);
-    CHECK_NEAR(r->sectors_per_ld, 4.0, 1e-12);
-    CHECK_NEAR(r->sectors_per_st, 16.0, 1e-12);
-    CHECK_NEAR(r->s.occupancy_pct, 80, 1e-12);
+    CHECK_NEAR_REL(r->eff_Bps, 64e9, 1e-12);
+    CHECK_NEAR_REL(r->frac_theoretical, 0.5, 1e-12);
+    CHECK_NEAR_REL(r->frac_measured, 0.64, 1e-12);
+    CHECK_NEAR_REL(r->sectors_per_ld, 4.0, 1e-12);
+    CHECK_NEAR_REL(r->sectors_per_st, 16.0, 1e-12);
+    CHECK_NEAR_REL(r->s.occupancy_pct, 80, 1e-12);
     CHECK(r->verdict == MH_BW_MEMORY);
-    CHECK_NEAR(r->ridge, 20.0, 1e-12);
+    CHECK_NEAR_REL(r->ridge, 20.0, 1e-12);
     r = &rep.rows[1];
     CHECK(strcmp(r->s.name, "gemm") == 0 && r->verdict == MH_BW_COMPUTE);
-    CHECK_NEAR(r->ai, 2000, 1e-12);
-    CHECK_NEAR(r->flops_per_s, 2e12, 1e-12);
+    CHECK_NEAR_REL(r->ai, 2000, 1e-12);
+    CHECK_NEAR_REL(r->flops_per_s, 2e12, 1e-12);
     r = &rep.rows[2];
     CHECK(strcmp(r->s.name, "nocounters") == 0 && isnan(r->eff_Bps) && r->verdict == MH_BW_UNKNOWN);
     /* overlap: HtoD [0,0.5ms) overlaps the first copy kernel [0,1ms) completely */
     CHECK(rep.devices[0].overlap.copy_exposed_ns == 0 && rep.devices[0].overlap.htod_ns == 500000);
-    CHECK_NEAR(rep.devices[0].pipeline.compute_ns, 3000100, 1e-12);
+    CHECK_NEAR_REL(rep.devices[0].pipeline.compute_ns, 3000100, 1e-12);
     /* busy: [0,1ms) + [2,3) + [5,6) + [7ms, 7ms+100ns); pipelined = max(0.5 ms, 0, 3.0001 ms) */
     CHECK(rep.devices[0].overlap.busy_ns == 3000100);
-    CHECK_NEAR(rep.devices[0].pipeline.remaining, 1.0, 1e-12);
+    CHECK_NEAR_REL(rep.devices[0].pipeline.remaining, 1.0, 1e-12);
 
     json_t *j = mh_bw_report_json(&rep);
     CHECK(j != NULL);
     json_t *k0 = json_array_get(json_object_get(j, "kernels"), 0);
     CHECK(json_is_real(json_object_get(k0, "effective_Bps")));
-    CHECK_NEAR(json_real_value(json_object_get(k0, "effective_Bps")), 64e9, 1e-12);
+    CHECK_NEAR_REL(json_real_value(json_object_get(k0, "effective_Bps")), 64e9, 1e-12);
     json_t *k2 = json_array_get(json_object_get(j, "kernels"), 2);
     CHECK(json_is_null(json_object_get(k2, "effective_Bps")));
     CHECK(strcmp(json_string_value(json_object_get(k0, "verdict")), "memory-bound") == 0);
@@ -226,13 +226,7 @@ static void test_calibration(void) {
 
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
-    test_peaks();
-    test_effective();
-    test_verdict();
-    test_intervals();
-    test_overlap_and_model();
-    test_analyze();
-    test_calibration();
-    if (mh_failures) fprintf(stderr, "%d check(s) failed\n", mh_failures);
-    return mh_failures ? 1 : 0;
+    static const mh_test_case cases[] = {T(test_peaks), T(test_effective), T(test_verdict), T(test_intervals),
+                                         T(test_overlap_and_model), T(test_analyze), T(test_calibration)};
+    return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

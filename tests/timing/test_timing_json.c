@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../mh_test.h"
 #include "memheat/timing.h"
 
 static char dir[1024];
@@ -281,12 +281,7 @@ static void test_sort(void) {
 
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
-    test_round_trip();
-    test_damaged();
-    test_aggregate();
-    test_merge();
-    test_merge_by_config();
-    test_sort();
-    if (mh_failures) fprintf(stderr, "%d check(s) failed\n", mh_failures);
-    return mh_failures ? 1 : 0;
+    static const mh_test_case cases[] = {T(test_round_trip), T(test_damaged), T(test_aggregate), T(test_merge),
+                                         T(test_merge_by_config), T(test_sort)};
+    return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "memheat/collect.h"
+#include "util/grow.h"
 
 #define MH_OCL_SLOTS 512            /* concurrently running work-groups (>= Oclgrind's workers) */
 #define MH_OCL_SLOT_ACCESSES 16384  /* accesses buffered per slot before a merge (512 KiB) */
@@ -249,8 +250,7 @@ int mh_ocl_close(mh_ocl *o, mh_err *err) {
 void mh_ocl_buffer_alloc(mh_ocl *o, uint64_t base, uint64_t size) {
     pthread_mutex_lock(&o->mu);
     if (o->nbufs == o->capbufs) {
-        size_t cap = o->capbufs ? 2 * o->capbufs : 64;
-        mh_ocl_buf *nb = realloc(o->bufs, cap * sizeof *nb);
+        mh_ocl_buf *nb = mh_grow(o->bufs, &o->capbufs, o->nbufs + 1, sizeof *nb, 64);
         if (!nb) {
             mh_err e;
             mh_err_set(&e, MH_ERR_NOMEM, "out of memory tracking OpenCL buffers");
@@ -259,7 +259,6 @@ void mh_ocl_buffer_alloc(mh_ocl *o, uint64_t base, uint64_t size) {
             return;
         }
         o->bufs = nb;
-        o->capbufs = cap;
     }
     o->bufs[o->nbufs++] = (mh_ocl_buf){.base = base, .size = size, .space = MH_SPACE_GLOBAL};
     pthread_mutex_unlock(&o->mu);
