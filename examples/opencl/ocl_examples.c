@@ -259,14 +259,15 @@ static int run_count(ex_ctx *x, int m) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: ocl_examples [--n N] [--items M] [--only NAME]... [--kernels DIR] [--break-reference]\n");
+    fprintf(stderr, "usage: ocl_examples [--n N] [--items M] [--only NAME]... [--kernels DIR] [--break-reference]"
+                    " [--repeat R]\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
     ex_ctx x;
     memset(&x, 0, sizeof x);
-    int n = 64, m = 1024;
+    int n = 64, m = 1024, repeat = 1;
     const char *dir = MH_OCL_KERNEL_DIR;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -276,7 +277,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--kernels") && v) dir = argv[++i];
         else if (!strcmp(a, "--only") && v && x.nonly < MAX_ONLY) x.only[x.nonly++] = argv[++i];
         else if (!strcmp(a, "--break-reference")) x.break_ref = 1;
+        else if (!strcmp(a, "--repeat") && v) repeat = atoi(argv[++i]); /* every launch R times (launch policy tests) */
         else return usage();
+    }
+    if (repeat < 1 || repeat > 1000) {
+        fprintf(stderr, "ocl_examples: --repeat must be 1..1000\n");
+        return 2;
     }
     if (n <= 0 || n % TILE || n > 4096 || m <= 0 || m % GROUP || m > (1 << 24)) {
         fprintf(stderr, "ocl_examples: --n must be a positive multiple of %d (<= 4096), --items of %d\n", TILE,
@@ -294,11 +300,14 @@ int main(int argc, char **argv) {
     CL_CHECK(e);
     x.matmul = build(&x, dir, "matmul.cl");
     x.patterns = build(&x, dir, "patterns.cl");
-    int bad = run_matmul(&x, n);
+    int bad = 0;
     static const char *pats[] = {"patCoalesced", "patFalseSharing", "patStrided",
                                  "patMisaligned", "patHot", "patSharedAbuse"};
-    for (size_t i = 0; i < sizeof pats / sizeof pats[0] && !bad; i++) bad = run_pattern(&x, pats[i], m);
-    if (!bad) bad = run_count(&x, m);
+    for (int r = 0; r < repeat && !bad; r++) {
+        bad = run_matmul(&x, n);
+        for (size_t i = 0; i < sizeof pats / sizeof pats[0] && !bad; i++) bad = run_pattern(&x, pats[i], m);
+        if (!bad) bad = run_count(&x, m);
+    }
     clReleaseProgram(x.matmul);
     clReleaseProgram(x.patterns);
     clReleaseCommandQueue(x.q);

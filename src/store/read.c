@@ -226,6 +226,18 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
         *out = NULL;
         return rc;
     }
+    /* Launches per kernel name, traced and run (schema 2; a version-1 profile has none). */
+    sqlite3_stmt *probe = NULL;
+    int have = sqlite3_prepare_v2(db->h, "SELECT 1 FROM launch_config LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    if (have && (rc = add_array(db, root, "launch_counts",
+                                "SELECT name, SUM(launches) AS launches, SUM(traced) AS traced,"
+                                " COUNT(*) AS configs FROM launch_config GROUP BY name ORDER BY name",
+                                err))) {
+        json_decref(root);
+        *out = NULL;
+        return rc;
+    }
     *out = root;
     return MH_OK;
 }

@@ -3,7 +3,7 @@
 # oclgrind` on examples/opencl -> trace -> checks (test_ocl_trace) and
 # `memheat heatmap`. Called by ctest (tests/oclgrind/CMakeLists.txt):
 #   e2e.sh MODE MEMHEAT OCL_EXAMPLES TEST_OCL_TRACE WORKDIR
-# MODE: count | heat | matmul | auto. Exit 0 = pass.
+# MODE: count | heat | matmul | auto | policy. Exit 0 = pass.
 set -euo pipefail
 mode=$1 memheat=$2 host=$3 checker=$4 work=$5
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
@@ -39,6 +39,27 @@ auto)
   "$memheat" run -q --keep-trace -o auto -- "$host" --only patHot
   [ -s auto.mht ] || { echo "no trace written"; exit 1; }
   "$memheat" info auto.mht | grep -qi oclgrind
+  ;;
+policy)
+  # One kernel launched 3 times in one configuration: by default the first is
+  # traced and all 3 are counted; --launch-policy all traces every one.
+  "$memheat" run -q --backend oclgrind -o cfg -- "$host" --only patHot --repeat 3
+  got=$(sqlite3 cfg.mhdb "SELECT launches || '/' || traced FROM launch_config WHERE name = 'patHot'")
+  [ "$got" = "3/1" ] || { echo "default policy: launches/traced of patHot = '$got', want 3/1"; exit 1; }
+  [ "$(sqlite3 cfg.mhdb "SELECT COUNT(*) FROM launch WHERE name = 'patHot'")" = 1 ] || { echo "default policy: not one traced launch"; exit 1; }
+  "$memheat" run -q --backend oclgrind --launch-policy all -o all -- "$host" --only patHot --repeat 3
+  got=$(sqlite3 all.mhdb "SELECT launches || '/' || traced FROM launch_config WHERE name = 'patHot'")
+  [ "$got" = "3/3" ] || { echo "--launch-policy all: launches/traced of patHot = '$got', want 3/3"; exit 1; }
+  "$memheat" run -q --backend oclgrind --launch-policy every:2 -o ev -- "$host" --only patHot --repeat 3
+  got=$(sqlite3 ev.mhdb "SELECT launches || '/' || traced FROM launch_config WHERE name = 'patHot'")
+  [ "$got" = "3/2" ] || { echo "--launch-policy every:2: launches/traced of patHot = '$got', want 3/2"; exit 1; }
+  # the report carries the counts ("traced k of n" in the kernel table)
+  "$memheat" report cfg.mhdb -o cfg.html
+  grep -q '"launch_counts"' cfg.html || { echo "report: no launch counts"; exit 1; }
+  if "$memheat" run -q --backend oclgrind --launch-policy sometimes -o bad -- "$host" 2>err.txt; then
+    echo "a bad --launch-policy was accepted"; exit 1
+  fi
+  [ "$(wc -l <err.txt)" = 1 ] && grep -q "sometimes" err.txt || { echo "bad --launch-policy: not one line naming it"; cat err.txt; exit 1; }
   ;;
 *)
   echo "unknown mode $mode"; exit 2 ;;

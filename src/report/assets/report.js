@@ -335,6 +335,11 @@
       r.traced++;
       (D.findings || []).forEach(function (f) { if (f.launch === l.id && f.kind !== "coalesced") r.findings++; });
     });
+    /* Every launch counted by the collector, traced or sampled out (launch policy). */
+    (D.launch_counts || []).forEach(function (c) {
+      var r = byName[c.name];
+      if (r) { r.ran = c.launches; r.configs = c.configs; }
+    });
     return rows;
   }
 
@@ -353,7 +358,8 @@
       { k: "pct", t: "% of peak", f: function (r) { return fmtNum(r.pct, 1); } },
       { k: "bound", t: "Bound", f: function (r) { return r.bound && r.bound !== "unknown" ? r.bound : "\u2014"; } },
       { k: "findings", t: "Findings", f: function (r) { return String(r.findings); } },
-      { k: "traced", t: "Traced launches", f: function (r) { return String(r.traced); } }];
+      { k: "traced", t: "Traced launches", f: function (r) {
+        return r.ran != null ? "traced " + r.traced + " of " + r.ran + (r.configs > 1 ? " (" + r.configs + " configurations)" : "") : String(r.traced); } }];
     var table = el("table", { cls: "data", id: "kernel-table" }), thead = el("thead"), tbody = el("tbody"), htr = el("tr");
     var sortKey = "total", dir = -1;
     cols.forEach(function (c) {
