@@ -20,7 +20,9 @@
 
 #include "memheat/err.h"
 #include "memheat/heat.h"
+#include "memheat/locality.h"
 #include "memheat/model.h"
+#include "memheat/patterns.h"
 #include "memheat/trace.h"
 
 #define MH_DB_SCHEMA_VERSION 1
@@ -69,6 +71,11 @@ int mh_db_put_launch(mh_db *db, const mh_model_launch *ml, mh_err *err);
 /* One heat map: map row, its regions and all rows, in one transaction.
  * *map_id (may be NULL) receives the new map's id. */
 int mh_db_put_heat(mh_db *db, const mh_heat_result *r, int64_t *map_id, mh_err *err);
+/* Locality metrics of one launch (with the launch row), one transaction. */
+int mh_db_put_locality(mh_db *db, const mh_loc_result *r, mh_err *err);
+/* Findings (in the given order) and the bank-conflict table (may be NULL),
+ * one transaction. */
+int mh_db_put_findings(mh_db *db, const mh_pat_finding *f, size_t n, const mh_bank_table *bt, mh_err *err);
 /* A timing JSON file (docs/timing.md): devices, kernel runs, copies, per-name
  * statistics with bandwidth and bound verdicts, overlap; the file itself is
  * kept in the document table under "timing". */
@@ -85,13 +92,18 @@ int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 
-/* ---- the whole import that `memheat run` calls after its passes ---- */
+/* ---- the whole import that `memheat run` calls after its passes ----
+ * Declared here for its callers, implemented above the store in
+ * src/pipeline/import.c: mh_pass (pass.h) runs the analyses and the store
+ * is one of its consumers; the store itself never runs an analysis. */
 typedef struct mh_db_import_opts {
     const char *trace_path;   /* traced pass output, NULL/"" = none */
     const char *timing_path;  /* timing pass output, NULL/"" = none */
     mh_db_run_info run;       /* run.trace_path is set by the caller when --keep-trace */
     mh_db_progress_fn progress;
     void *progress_ctx;
+    unsigned threads;         /* analysis threads, 0 = default (mh_pass_default_threads) */
+    size_t group_budget;      /* grouping budget of locality and patterns, 0 = 64 MiB */
 } mh_db_import_opts;
 
 /* Reads the trace -> model -> heat maps (-> locality and findings where those
