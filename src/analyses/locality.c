@@ -99,7 +99,9 @@ static int cnt_grow(mh_loc_run *lr, lstate *s) {
     size_t cap = s->cap ? s->cap * 2 : 4096;
     cnt_ent *t = calloc(cap, sizeof *t);
     if (!t) return MH_ERR_NOMEM;
+    enum { D = 8 }; /* prefetch distance: the new slots are scattered */
     for (size_t i = 0; i < s->cap; i++) {
+        if (i + D < s->cap && s->t[i + D].key) __builtin_prefetch(&t[mh_mix64(s->t[i + D].key) & (cap - 1)], 1);
         if (!s->t[i].key) continue;
         size_t j = mh_mix64(s->t[i].key) & (cap - 1);
         while (t[j].key) j = (j + 1) & (cap - 1);
@@ -449,22 +451,39 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     }
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
+    /* Groups of PF accesses: canonical keys first, with a prefetch of each
+     * key's counter slot, then the counts: the table misses the cache on
+     * nearly every access, and the misses of a group overlap. */
+    enum { PF = 16 };
+    uint64_t keys[PF];
+    size_t lsi[PF];
     lstate *s = NULL;
     const mh_model_launch *ml = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const mh_access *a = &v[i];
-        if (!s || s->launch != a->launch) {
-            s = get_ls(lr, a->launch, err);
-            if (!s) return MH_ERR_NOMEM;
-            ml = mh_model_launch_get(lr->model, a->launch);
+    for (size_t base = 0; base < n; base += PF) {
+        size_t k = n - base < PF ? n - base : PF;
+        for (size_t i = 0; i < k; i++) {
+            const mh_access *a = &v[base + i];
+            if (!s || s->launch != a->launch) {
+                s = get_ls(lr, a->launch, err);
+                if (!s) return MH_ERR_NOMEM;
+                ml = mh_model_launch_get(lr->model, a->launch);
+            }
+            lsi[i] = (size_t)(s - lr->ls);
+            keys[i] = mh_canon_key(&lr->canon, ml, a);
+            if (s->cap) __builtin_prefetch(&s->t[mh_mix64(keys[i]) & (s->cap - 1)], 1);
         }
-        uint64_t key = mh_canon_key(&lr->canon, ml, a);
-        if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
-        if (cnt_add(lr, s, key) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
-        mh_grp_key gk = {0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT, 0};
-        mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
-        int rc = mh_grp_add(lr->grp, &gk, &ge, err);
-        if (rc) return rc;
+        for (size_t i = 0; i < k; i++) {
+            const mh_access *a = &v[base + i];
+            lstate *ls = &lr->ls[lsi[i]];
+            uint64_t key = keys[i];
+            if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) ls->unattributed++;
+            if (cnt_add(lr, ls, key) != MH_OK)
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+            mh_grp_key gk = {0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT, 0};
+            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            int rc = mh_grp_add(lr->grp, &gk, &ge, err);
+            if (rc) return rc;
+        }
     }
     note_bytes(lr);
     return MH_OK;
