@@ -115,6 +115,7 @@ static int cnt_grow(mh_loc_run *lr, lstate *s) {
 }
 
 static int cnt_add(mh_loc_run *lr, lstate *s, uint64_t key) {
+    assert(key != 0); /* 0 marks an empty slot; canonical keys carry a space or an object slot */
     if ((s->n + 1) * 4 > s->cap * 3 && cnt_grow(lr, s) != MH_OK) return MH_ERR_NOMEM;
     size_t j = mh_mix64(key) & (s->cap - 1);
     while (s->t[j].key && s->t[j].key != key) j = (j + 1) & (s->cap - 1);
