@@ -16,6 +16,7 @@
 
 #include "analyses/canon.h"
 #include "analyses/groupbuf.h"
+#include "util/bigmem.h"
 #include "util/hash.h"
 
 typedef struct cnt_ent {
@@ -97,7 +98,7 @@ static void free_ls(mh_loc_run *lr, lstate *s) {
 
 static int cnt_grow(mh_loc_run *lr, lstate *s) {
     size_t cap = s->cap ? s->cap * 2 : 4096;
-    cnt_ent *t = calloc(cap, sizeof *t);
+    cnt_ent *t = mh_big_calloc(cap, sizeof *t);
     if (!t) return MH_ERR_NOMEM;
     enum { D = 8 }; /* prefetch distance: the new slots are scattered */
     for (size_t i = 0; i < s->cap; i++) {

@@ -49,12 +49,14 @@ struct mh_pass {
     /* pool */
     unsigned nworkers;
     pthread_t *tid;
+    struct worker_arg *wargs;
     pthread_mutex_t mu;
     pthread_cond_t go, done;
     int pool_ok;
     int stop;
     const batch *job;      /* batch the workers are on, NULL = none */
-    int task_next, task_n, task_done;
+    unsigned gen;          /* bumped per submitted batch */
+    int task_n, task_done;
     int task_unit[U_COUNT];
     int task_rc[U_COUNT];
     mh_err task_err[U_COUNT];
@@ -130,22 +132,40 @@ static int unit_feed_batch(mh_pass *p, int u, const batch *b, mh_err *err) {
 
 /* ---- the pool ---- */
 
+/* Worker w always runs tasks w, w + nworkers, ...: an analysis stays on one
+ * thread, so its memory stays in that thread's malloc arena and cache
+ * instead of being freed across threads. */
+typedef struct worker_arg {
+    mh_pass *p;
+    unsigned w;
+} worker_arg;
+
 static void *worker(void *arg) {
-    mh_pass *p = arg;
+    worker_arg *wa = arg;
+    mh_pass *p = wa->p;
+    unsigned w = wa->w, seen = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && (!p->job || p->task_next >= p->task_n)) pthread_cond_wait(&p->go, &p->mu);
+        while (!p->stop && (!p->job || p->gen == seen)) pthread_cond_wait(&p->go, &p->mu);
         if (p->stop) break;
-        int t = p->task_next++;
+        seen = p->gen;
         const batch *b = p->job;
-        int u = p->task_unit[t];
+        int n = p->task_n;
         pthread_mutex_unlock(&p->mu);
-        mh_err e = {0};
-        int rc = unit_feed_batch(p, u, b, &e);
+        int rc[U_COUNT] = {0}, mine = 0;
+        mh_err e[U_COUNT];
+        for (int t = (int)w; t < n; t += (int)p->nworkers) {
+            memset(&e[t], 0, sizeof e[t]);
+            rc[t] = unit_feed_batch(p, p->task_unit[t], b, &e[t]);
+            mine++;
+        }
         pthread_mutex_lock(&p->mu);
-        p->task_rc[t] = rc;
-        if (rc) p->task_err[t] = e;
-        if (++p->task_done == p->task_n) pthread_cond_signal(&p->done);
+        for (int t = (int)w; t < n; t += (int)p->nworkers) {
+            p->task_rc[t] = rc[t];
+            if (rc[t]) p->task_err[t] = e[t];
+        }
+        p->task_done += mine;
+        if (p->task_done == p->task_n) pthread_cond_signal(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -153,16 +173,24 @@ static void *worker(void *arg) {
 
 static int pool_start(mh_pass *p, unsigned n, mh_err *err) {
     p->tid = calloc(n, sizeof *p->tid);
-    if (!p->tid) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    p->wargs = calloc(n, sizeof *p->wargs);
+    if (!p->tid || !p->wargs) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
     p->pool_ok = 1;
+    /* nworkers is read by the workers: set it before any starts */
+    p->nworkers = n;
+    unsigned started = 0;
     for (unsigned i = 0; i < n; i++) {
-        if (pthread_create(&p->tid[i], NULL, worker, p) != 0) break;
-        p->nworkers++;
+        p->wargs[i] = (worker_arg){p, i};
+        if (pthread_create(&p->tid[i], NULL, worker, &p->wargs[i]) != 0) break;
+        started++;
     }
-    if (p->nworkers == 0) return mh_err_set(err, MH_ERR_INTERNAL, "cannot start analysis threads");
+    if (started < n) {
+        p->nworkers = started; /* joined by pool_stop; tasks of the missing ones would never run */
+        return mh_err_set(err, MH_ERR_INTERNAL, "cannot start analysis threads");
+    }
     return MH_OK;
 }
 
@@ -177,7 +205,9 @@ static void pool_stop(mh_pass *p) {
     pthread_cond_destroy(&p->go);
     pthread_cond_destroy(&p->done);
     free(p->tid);
+    free(p->wargs);
     p->tid = NULL;
+    p->wargs = NULL;
     p->pool_ok = 0;
 }
 
@@ -208,7 +238,7 @@ static void pool_submit(mh_pass *p, const batch *b) {
     if (p->hr) p->task_unit[p->task_n++] = U_HEAT;
     if (p->pat) p->task_unit[p->task_n++] = U_PAT;
     if (p->lr) p->task_unit[p->task_n++] = U_LOC;
-    p->task_next = 0;
+    p->gen++;
     p->task_done = 0;
     memset(p->task_rc, 0, sizeof p->task_rc);
     pthread_cond_broadcast(&p->go);
