@@ -46,6 +46,8 @@ typedef struct lstate {
     uint64_t split_at_start;
 } lstate;
 
+#define CLOG_N 1024
+
 struct mh_loc_run {
     const mh_model *model;
     mh_loc_opts o;
@@ -54,6 +56,7 @@ struct mh_loc_run {
     lstate *ls;
     size_t nls, capls;
     size_t bytes, peak;
+    double clog2[CLOG_N]; /* c * log2(c) for small counts: the entropy sums' hot spot */
 };
 
 static void note_bytes(mh_loc_run *lr) {
@@ -185,12 +188,8 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void sort_u64(uint64_t *v, size_t n) {
-    if (n > 48) {
-        qsort(v, n, sizeof *v, cmp_u64);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) { /* insertion sort: steps are mostly short */
+static void insertion_u64(uint64_t *v, size_t n) {
+    for (size_t i = 1; i < n; i++) {
         uint64_t x = v[i];
         size_t j = i;
         while (j && v[j - 1] > x) {
@@ -201,12 +200,54 @@ static void sort_u64(uint64_t *v, size_t n) {
     }
 }
 
+/* Sorts a step's keys (typically a block's 256 lanes): quicksort on the
+ * values themselves (median of three, insertion sort below 24), with qsort
+ * as the fallback when partitions degenerate. Sorting is a total order, so
+ * the result is the same as qsort's. */
+static void sort_u64(uint64_t *v, size_t n) {
+    unsigned depth = 2 * 64;
+    while (n > 24) {
+        if (depth-- == 0) {
+            qsort(v, n, sizeof *v, cmp_u64);
+            return;
+        }
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        uint64_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = 0, j = n - 1;
+        for (;;) { /* Hoare partition */
+            while (v[i] < piv) i++;
+            while (v[j] > piv) j--;
+            if (i >= j) break;
+            uint64_t t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+            i++;
+            j--;
+        }
+        /* [0, j] <= piv <= [j + 1, n): recurse into the smaller side */
+        size_t left = j + 1;
+        if (left >= n) { /* no progress (cannot happen with a median pivot): let qsort finish */
+            qsort(v, n, sizeof *v, cmp_u64);
+            return;
+        }
+        if (left < n - left) {
+            sort_u64(v, left);
+            v += left;
+            n -= left;
+        } else {
+            sort_u64(v + left, n - left);
+            n = left;
+        }
+    }
+    insertion_u64(v, n);
+}
+
 /* Entropy of run counts c[0..n) summing to tot. */
-static double runs_entropy(const uint64_t *c, size_t n, double tot) {
+static double runs_entropy(const mh_loc_run *lr, const uint64_t *c, size_t n, double tot) {
     if (n <= 1 || tot <= 0) return 0;
     double acc = 0;
     for (size_t i = 0; i < n; i++)
-        if (c[i] > 1) acc += (double)c[i] * log2((double)c[i]);
+        if (c[i] > 1) acc += c[i] < CLOG_N ? lr->clog2[c[i]] : (double)c[i] * log2((double)c[i]);
     double h = log2(tot) - acc / tot;
     return h < 0 ? 0 : h;
 }
@@ -268,8 +309,8 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
             seg_a[nseg] = nr = w;
         }
         for (size_t g = 0; g < nseg; g++)
-            row[seg_sp[g]].sum[d] += runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g]);
-        row[MH_LOC_TOTAL].sum[d] += runs_entropy(cnt, nr, (double)n);
+            row[seg_sp[g]].sum[d] += runs_entropy(lr, cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g]);
+        row[MH_LOC_TOTAL].sum[d] += runs_entropy(lr, cnt, nr, (double)n);
         if (nr == nseg) break; /* one run per space: every further level adds 0 */
     }
     for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
@@ -284,6 +325,7 @@ int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh
     lr->model = m;
     if (o) lr->o = *o;
     if (!lr->o.group_budget) lr->o.group_budget = (size_t)64 << 20;
+    for (unsigned c = 2; c < CLOG_N; c++) lr->clog2[c] = (double)c * log2((double)c);
     mh_canon_init(&lr->canon, m);
     int rc = mh_grp_new(&lr->grp, lr->o.group_budget, step_done, lr, err);
     if (rc) {

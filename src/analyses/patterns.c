@@ -59,7 +59,6 @@ typedef struct hsum {
     uint64_t delta_cnt;
     double sparse_cost;
     uint64_t obj_start;
-    uint32_t sector_size;  /* of the heat map (the trace's), bytes */
 } hsum;
 
 typedef struct owner {
@@ -486,7 +485,6 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
         hsum *h = get_hsum(pr, s, r->space, obj);
         if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         h->obj_start = start;
-        h->sector_size = r->sector_size;
         uint32_t wmax = 0, wmin = UINT32_MAX, touched = 0;
         for (int w = 0; w < MH_HEAT_WORDS; w++) {
             uint32_t t = row->word[w];
@@ -598,7 +596,7 @@ static void set_pc_evidence(mh_pat_finding *f, const pcstat *p) {
     f->elem_size = p->elem_size;
 }
 
-static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_row *ex) {
+static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_row *ex, uint32_t ss) {
     if (!h) return;
     f->sectors = h->rows;
     f->max_word_temp = h->max_word;
@@ -606,7 +604,6 @@ static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_ro
     if (ex) {
         f->has_example = 1;
         f->example = *ex;
-        uint64_t ss = h->sector_size;
         f->example_off = ex->tag * ss >= h->obj_start ? ex->tag * ss - h->obj_start : 0;
     }
 }
@@ -657,7 +654,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
             mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, p->pc);
             if (!f) return MH_ERR_NOMEM;
             set_pc_evidence(f, p);
-            set_heat_evidence(f, h, NULL);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
             f->flagged = p->strided;
             f->stride = p->stride_cand;
             f->cost = (double)p->excess_strided;
@@ -677,7 +674,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
             mh_pat_finding *f = new_finding(pr, MH_PAT_MISALIGNED, ml, sp, obj, p->pc);
             if (!f) return MH_ERR_NOMEM;
             set_pc_evidence(f, p);
-            set_heat_evidence(f, h, NULL);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
             f->flagged = p->misaligned;
             f->cost = (double)p->excess_mis;
             snprintf(f->summary, sizeof f->summary,
@@ -706,7 +703,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, &h->ex_sparse);
+        set_heat_evidence(f, h, &h->ex_sparse, sector_size(pr));
         f->flagged = h->sparse;
         f->stride = h->delta_cand;
         f->cost = h->sparse_cost;
@@ -725,7 +722,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, &h->ex_hot);
+        set_heat_evidence(f, h, &h->ex_hot, sector_size(pr));
         f->flagged = h->hot;
         f->cost = h->hot_cost;
         snprintf(f->summary, sizeof f->summary,
@@ -748,7 +745,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         mh_pat_finding *f = new_finding(pr, MH_PAT_FALSE_SHARING, ml, sp, obj, fp ? fp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, fp);
-        set_heat_evidence(f, h, &h->ex_fs);
+        set_heat_evidence(f, h, &h->ex_fs, sector_size(pr));
         f->flagged = h->fs;
         f->cost = h->fs_cost;
         if (fs_stride) {
@@ -769,7 +766,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, NULL);
+        set_heat_evidence(f, h, NULL, sector_size(pr));
         f->requests = req;
         f->req_sectors = sectors;
         f->ideal_sectors = ideal;
