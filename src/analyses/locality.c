@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,6 @@ struct mh_loc_run {
     lstate *ls;
     size_t nls, capls;
     size_t bytes, peak;
-    double clog2[CLOG_N]; /* c * log2(c) for small counts: the entropy sums' hot spot */
 };
 
 static void note_bytes(mh_loc_run *lr) {
@@ -164,7 +164,19 @@ static psl_acc *blk_acc(mh_loc_run *lr, lstate *s, uint32_t block) {
     return &s->acc[(size_t)(s->bt[j].idx - 1) * MH_LOC_COLS];
 }
 
+/* c * log2(c) for small counts, the entropy sums' hot spot: the same
+ * expression as the fallback, so the same bits. Filled once, thread-safely. */
+static double clog2[CLOG_N];
+static pthread_once_t clog2_once = PTHREAD_ONCE_INIT;
+
+static void clog2_init(void) {
+    for (unsigned c = 2; c < CLOG_N; c++) clog2[c] = (double)c * log2((double)c);
+}
+
+static inline double c_log2_c(double c) { return c < CLOG_N ? clog2[(unsigned)c] : c * log2(c); }
+
 double mh_loc_entropy(const uint64_t *keys, const uint64_t *counts, size_t n, unsigned drop) {
+    pthread_once(&clog2_once, clog2_init);
     /* H = log2(N) - (1/N) * sum c log2 c over runs of equal (key >> drop). */
     double total = 0, acc = 0;
     size_t i = 0;
@@ -175,7 +187,7 @@ double mh_loc_entropy(const uint64_t *keys, const uint64_t *counts, size_t n, un
             c += counts ? (double)counts[i] : 1.0;
             i++;
         }
-        if (c > 1) acc += c * log2(c);
+        if (c > 1) acc += c_log2_c(c);
         total += c;
     }
     if (total <= 0) return 0;
@@ -243,11 +255,11 @@ static void sort_u64(uint64_t *v, size_t n) {
 }
 
 /* Entropy of run counts c[0..n) summing to tot. */
-static double runs_entropy(const mh_loc_run *lr, const uint64_t *c, size_t n, double tot) {
+static double runs_entropy(const uint64_t *c, size_t n, double tot) {
     if (n <= 1 || tot <= 0) return 0;
     double acc = 0;
     for (size_t i = 0; i < n; i++)
-        if (c[i] > 1) acc += c[i] < CLOG_N ? lr->clog2[c[i]] : (double)c[i] * log2((double)c[i]);
+        if (c[i] > 1) acc += c_log2_c((double)c[i]);
     double h = log2(tot) - acc / tot;
     return h < 0 ? 0 : h;
 }
@@ -309,8 +321,8 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
             seg_a[nseg] = nr = w;
         }
         for (size_t g = 0; g < nseg; g++)
-            row[seg_sp[g]].sum[d] += runs_entropy(lr, cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g]);
-        row[MH_LOC_TOTAL].sum[d] += runs_entropy(lr, cnt, nr, (double)n);
+            row[seg_sp[g]].sum[d] += runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g]);
+        row[MH_LOC_TOTAL].sum[d] += runs_entropy(cnt, nr, (double)n);
         if (nr == nseg) break; /* one run per space: every further level adds 0 */
     }
     for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
@@ -325,7 +337,7 @@ int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh
     lr->model = m;
     if (o) lr->o = *o;
     if (!lr->o.group_budget) lr->o.group_budget = (size_t)64 << 20;
-    for (unsigned c = 2; c < CLOG_N; c++) lr->clog2[c] = (double)c * log2((double)c);
+    pthread_once(&clog2_once, clog2_init);
     mh_canon_init(&lr->canon, m);
     int rc = mh_grp_new(&lr->grp, lr->o.group_budget, step_done, lr, err);
     if (rc) {

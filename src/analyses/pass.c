@@ -132,9 +132,15 @@ static int unit_feed_batch(mh_pass *p, int u, const batch *b, mh_err *err) {
 
 /* ---- the pool ---- */
 
-/* Worker w always runs tasks w, w + nworkers, ...: an analysis stays on one
- * thread, so its memory stays in that thread's malloc arena and cache
- * instead of being freed across threads. */
+/* Task t (in unit order heat, patterns, locality) always runs on the same
+ * worker, so an analysis's memory stays in one thread's malloc arena and
+ * cache instead of being freed across threads. With fewer workers than
+ * tasks, neighbours share one: on two workers heat + patterns run on one and
+ * locality, the costliest, on the other. */
+static unsigned task_worker(int t, int ntasks, unsigned nworkers) {
+    return (unsigned)((uint64_t)t * nworkers / (unsigned)ntasks);
+}
+
 typedef struct worker_arg {
     mh_pass *p;
     unsigned w;
@@ -154,13 +160,15 @@ static void *worker(void *arg) {
         pthread_mutex_unlock(&p->mu);
         int rc[U_COUNT] = {0}, mine = 0;
         mh_err e[U_COUNT];
-        for (int t = (int)w; t < n; t += (int)p->nworkers) {
+        for (int t = 0; t < n; t++) {
+            if (task_worker(t, n, p->nworkers) != w) continue;
             memset(&e[t], 0, sizeof e[t]);
             rc[t] = unit_feed_batch(p, p->task_unit[t], b, &e[t]);
             mine++;
         }
         pthread_mutex_lock(&p->mu);
-        for (int t = (int)w; t < n; t += (int)p->nworkers) {
+        for (int t = 0; t < n; t++) {
+            if (task_worker(t, n, p->nworkers) != w) continue;
             p->task_rc[t] = rc[t];
             if (rc[t]) p->task_err[t] = e[t];
         }
