@@ -10,8 +10,8 @@
  * addresses (it should stay flat) or trace length.
  *
  * Measured on one thread: the whole analysis (mh_analyze_file), locality
- * only, patterns only (heat maps included); then the whole analysis on
- * mh_pass_default_threads() threads ($MEMHEAT_THREADS or every core). Prints accesses/s, the analyses' own
+ * only, patterns only (heat maps included); then the whole analysis with
+ * the default threads of `memheat analyze` (one worker per analysis). Prints accesses/s, the analyses' own
  * peak state bytes and the process's peak RSS.
  *
  * usage: bench_analyses [N] [trace-path]   (default N = 10^7; trace kept if a path is given) */
@@ -176,10 +176,8 @@ int main(int argc, char **argv) {
     if (!rc) rc = run("locality only", path, n, 0, 1, 1);
     if (!rc) rc = run("patterns only", path, n, 1, 0, 1);
     if (!rc) rc = run("analyze (all)", path, n, 0, 0, 1);
-    char what[64];
-    unsigned th = mh_pass_default_threads();
-    snprintf(what, sizeof what, "analyze %u thr", th);
-    if (!rc && th > 1) rc = run(what, path, n, 0, 0, th);
+    /* the default of `memheat analyze`: one worker per analysis on a multi-core machine */
+    if (!rc && mh_pass_default_threads() > 1) rc = run("analyze (default)", path, n, 0, 0, 0);
     if (argc <= 2) unlink(path);
     return rc;
 }
