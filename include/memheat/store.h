@@ -6,8 +6,9 @@
  * versioned (PRAGMA user_version + meta.schema_version) and documented in
  * docs/profile-schema.md. Every write is a parameterized statement; each batch
  * (one heat map, the launch table, the timing results, ...) is one transaction,
- * and meta.complete stays '0' until mh_db_finish(), so a run cut short leaves a
- * valid database that says it is incomplete.
+ * or one savepoint of a large transaction (mh_db_batch_begin, used by the
+ * import), and meta.complete stays '0' until mh_db_finish(), so a run cut
+ * short leaves a valid database that says it is incomplete.
  *
  * Readers (report, diff) get the profile as jansson objects: mh_db_read_summary()
  * for everything except heat-map rows, which are streamed per map by
@@ -87,6 +88,12 @@ int mh_db_put_document(mh_db *db, const char *kind, const char *json, mh_err *er
  * report's CampProf chart. Replaces an earlier band of the same kernel. */
 struct mh_camp_band;
 int mh_db_put_camp(mh_db *db, const char *kernel, const char *device, const struct mh_camp_band *b, mh_err *err);
+/* Large transactions: between these two calls every write above joins one
+ * transaction (each batch a savepoint, so a failed one rolls back alone),
+ * saving a commit per heat map. A crash loses the open transaction only; the
+ * file stays valid. Commit before another writer (timing import) or close. */
+int mh_db_batch_begin(mh_db *db, mh_err *err);
+int mh_db_batch_commit(mh_db *db, mh_err *err);
 /* meta key/value (INSERT OR REPLACE). */
 int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */

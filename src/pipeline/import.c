@@ -4,10 +4,11 @@
  * file. This file sits above both the analyses and the store: the store only
  * writes what it is given.
  *
- * Streaming: each heat map is written (with its launch) in its own
- * transaction the moment its launch ends, so memory stays bounded by the
- * launches in flight and a crash part-way leaves every finished map in a
- * valid database that says complete = '0'. Damage rules are the pass's: the
+ * Streaming: each heat map is written (with its launch) the moment its
+ * launch ends, so memory stays bounded by the launches in flight; writes go
+ * into large transactions committed every 2^20 heat rows or 256 batches, so
+ * a crash part-way leaves every map committed before it in a valid database
+ * that says complete = '0'. Damage rules are the pass's: the
  * records before a cut or a damaged chunk are analysed and stored, then the
  * error is returned. */
 #include <stdio.h>
@@ -16,21 +17,39 @@
 #include "memheat/pass.h"
 #include "memheat/store.h"
 
+/* Writes go into large transactions (mh_db_batch_begin), committed every
+ * COMMIT_ROWS heat rows or COMMIT_BATCHES batches: one commit per heat map
+ * cost more than the map itself for traces of many small launches. */
+#define COMMIT_ROWS (1u << 20)
+#define COMMIT_BATCHES 256u
+
 typedef struct import_ctx {
     mh_db *db;
     const mh_db_import_opts *o;
+    uint64_t rows;   /* heat rows since the last commit */
+    unsigned batches; /* batches since the last commit */
 } import_ctx;
+
+static int maybe_commit(import_ctx *c, uint64_t rows, mh_err *err) {
+    c->rows += rows;
+    if (++c->batches < COMMIT_BATCHES && c->rows < COMMIT_ROWS) return MH_OK;
+    c->rows = 0;
+    c->batches = 0;
+    int rc = mh_db_batch_commit(c->db, err);
+    return rc ? rc : mh_db_batch_begin(c->db, err);
+}
 
 static int on_heat(void *vctx, const mh_heat_result *r, mh_err *err) {
     import_ctx *c = vctx;
     int rc = mh_db_put_launch(c->db, r->launch, err);
     if (!rc) rc = mh_db_put_heat(c->db, r, NULL, err);
-    return rc;
+    return rc ? rc : maybe_commit(c, r->nrows, err);
 }
 
 static int on_loc(void *vctx, const mh_loc_result *r, mh_err *err) {
     import_ctx *c = vctx;
-    return mh_db_put_locality(c->db, r, err);
+    int rc = mh_db_put_locality(c->db, r, err);
+    return rc ? rc : maybe_commit(c, 0, err);
 }
 
 /* The pass's status lines go on as import progress; the last one is ours. */
@@ -55,9 +74,10 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     mh_pass *p;
     int rc = mh_pass_open(&p, o->trace_path, &m, &po, err);
     if (rc) return rc;
-    import_ctx ctx = {db, o};
+    import_ctx ctx = {db, o, 0, 0};
     mh_pass_consumer c = {.ctx = &ctx, .heat = on_heat, .loc = on_loc};
-    rc = mh_db_put_header(db, &m.hdr, err);
+    rc = mh_db_batch_begin(db, err);
+    if (!rc) rc = mh_db_put_header(db, &m.hdr, err);
     if (!rc) rc = mh_pass_add(p, &c, err);
     if (!rc) rc = mh_pass_run(p, err);
     const mh_pass_stats *st = mh_pass_stats_get(p);
@@ -81,6 +101,9 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     mh_model_free(&m);
     if (!rc) rc = rc2;
     if (!rc) rc = mh_db_set_meta(db, "trace_complete", complete && !truncated ? "1" : "0", err);
+    /* what was written is kept even after an error (each failed batch rolled back alone) */
+    int rc3 = mh_db_batch_commit(db, rc ? &tmp : err);
+    if (!rc) rc = rc3;
     if (o->progress) {
         char line[200];
         snprintf(line, sizeof line, "imported trace: %llu chunks, %llu heat maps, %llu sectors",
