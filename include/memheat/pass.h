@@ -47,7 +47,9 @@ typedef struct mh_pass_opts {
     unsigned analyses;        /* MH_PASS_* bits; 0 = none (model only) */
     uint32_t heat_spaces;     /* bit (1 << space) per space to map; 0 = all */
     size_t group_budget;      /* bytes per grouping buffer (locality, patterns); 0 = 64 MiB */
-    unsigned threads;         /* 0 = $MEMHEAT_THREADS, else the online cores; 1 = all on the caller's thread */
+    unsigned threads;         /* workers at most (one per analysis at most); 1 = all on the caller's
+                               * thread; 0 = $MEMHEAT_THREADS when set, else one per analysis when
+                               * the machine has several cores (mh_pass_default_threads) */
     mh_pass_progress_fn progress; /* a status line now and then (phase, counts, rate); NULL = none */
     void *progress_ctx;
 } mh_pass_opts;
