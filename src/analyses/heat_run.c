@@ -186,6 +186,12 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
         }
         return MH_OK;
     }
+    if (rec->type == MH_REC_LAUNCH) {
+        /* the model may have moved its launch array to add this one: open
+         * maps keep pointers into it */
+        for (size_t i = 0; i < hr->nopen; i++) hr->open[i].ml = mh_model_launch_get(hr->model, hr->open[i].id);
+        return MH_OK;
+    }
     if (rec->type != MH_REC_ACCESSES) return MH_OK;
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;

@@ -232,10 +232,63 @@ static void test_errors_not_swallowed(void) {
     CHECK(p == NULL);
 }
 
+/* A launch still open while many later launches are announced (concurrent
+ * kernels): the model grows its launch array under the open heat map. The
+ * maps must still see their launch (ASan catches a stale pointer). */
+static void test_open_launch_across_growth(void) {
+    mh_err err = {0};
+    mh_trace_header h = {0};
+    h.producer = "test_pass";
+    h.command = h.note = "";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    CHECK(mh_trace_create(&w, "pass_open.mht", &h, NULL, &err) == MH_OK);
+    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x1000, 4096, MH_SPACE_GLOBAL, "A"};
+    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    enum { NL = 40 };
+    mh_access v[64];
+    for (uint32_t l = 0; l < NL; l++) {
+        mh_launch ln = {0};
+        ln.id = l;
+        ln.name = ln.display_name = l ? "later" : "first";
+        ln.grid = (mh_dim3){1, 1, 1};
+        ln.block = (mh_dim3){64, 1, 1};
+        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
+        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+        /* launch 0 keeps issuing accesses while the others start */
+        for (uint32_t i = 0; i < 64; i++)
+            v[i] = (mh_access){0x1000 + 4 * i, 0x10, 0, 0, l, (uint16_t)i, 4, MH_ACCESS_FLAGS(MH_KIND_LOAD, 0)};
+        CHECK(mh_trace_write_accesses(w, v, 64, &err) == MH_OK);
+        if (l) {
+            for (uint32_t i = 0; i < 64; i++) v[i].launch = l;
+            CHECK(mh_trace_write_accesses(w, v, 64, &err) == MH_OK);
+            mh_kernel_end e = {l, 64, 0, 0};
+            CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+        }
+    }
+    mh_kernel_end e0 = {0, 64 * NL, 0, 0};
+    CHECK(mh_trace_write_kernel_end(w, &e0, &err) == MH_OK);
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    for (unsigned t = 1; t <= 3; t += 2) {
+        fp f = {0};
+        CHECK(run_fp("pass_open.mht", t, &f, &err) == MH_OK);
+        CHECK_EQ_U(f.maps, NL);
+        CHECK_EQ_U(f.locs, NL);
+    }
+    mh_analyze_result res;
+    CHECK(mh_analyze_file("pass_open.mht", NULL, &res, &err) == MH_OK);
+    CHECK_EQ_U(res.model.nlaunches, NL);
+    CHECK_EQ_U(res.accesses, 64u * (2 * NL - 1));
+    mh_analyze_free(&res);
+}
+
 int main(void) {
     static const mh_test_case cases[] = {{"threads_identical", test_threads_identical},
                                          {"cut_same_everywhere", test_cut_same_everywhere},
                                          {"damage_same_everywhere", test_damage_same_everywhere},
-                                         {"errors_not_swallowed", test_errors_not_swallowed}};
+                                         {"errors_not_swallowed", test_errors_not_swallowed},
+                                         {"open_launch_across_growth", test_open_launch_across_growth}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }
