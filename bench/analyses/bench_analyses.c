@@ -9,8 +9,9 @@
  * accesses: running with N and 4N shows whether memory follows distinct
  * addresses (it should stay flat) or trace length.
  *
- * Measured on one core: the whole analysis (mh_analyze_file), locality only,
- * patterns only (heat maps included). Prints accesses/s, the analyses' own
+ * Measured on one thread: the whole analysis (mh_analyze_file), locality
+ * only, patterns only (heat maps included); then the whole analysis with
+ * the default threads of `memheat analyze` (one worker per analysis). Prints accesses/s, the analyses' own
  * peak state bytes and the process's peak RSS.
  *
  * usage: bench_analyses [N] [trace-path]   (default N = 10^7; trace kept if a path is given) */
@@ -23,6 +24,7 @@
 
 #include "memheat/analyze.h"
 #include "memheat/heat.h"
+#include "memheat/pass.h"
 #include "memheat/trace.h"
 
 static double now(void) {
@@ -110,8 +112,9 @@ fail:
     return 1;
 }
 
-static int run(const char *what, const char *path, uint64_t n, int noloc, int nopat) {
+static int run(const char *what, const char *path, uint64_t n, int noloc, int nopat, unsigned threads) {
     mh_analyze_opts o = {0};
+    o.threads = threads;
     o.no_locality = noloc;
     o.no_patterns = nopat;
     mh_analyze_result res;
@@ -139,31 +142,22 @@ static int run(const char *what, const char *path, uint64_t n, int noloc, int no
 }
 
 /* The heat-map pass alone on the same trace (read + model + heat maps), for
- * comparison with bench/heat's figure. */
+ * comparison with bench/heat's figure; one thread. */
 static int run_heat(const char *path, uint64_t n) {
     mh_err err = {0};
-    mh_trace_reader *r = NULL;
-    mh_model m;
-    mh_heat_run *hr = NULL;
+    mh_pass *p = NULL;
     double t0 = now();
-    if (mh_trace_open(&r, path, &err)) goto fail;
-    if (mh_model_init(&m, mh_trace_header_get(r), &err)) goto fail;
-    mh_heat_run_opts ho = {0};
-    if (mh_heat_run_new(&hr, &m, &ho, &err)) goto fail;
-    mh_record rec;
-    while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF)
-        if (mh_model_feed(&m, &rec, &err) || mh_heat_run_feed(hr, &rec, &err)) goto fail;
-    if (mh_heat_run_finish(hr, &err)) goto fail;
+    mh_pass_opts po = {.analyses = MH_PASS_HEAT, .threads = 1};
+    if (mh_pass_open(&p, path, NULL, &po, &err) || mh_pass_run(p, &err)) {
+        fprintf(stderr, "bench_analyses: heat pass: %s\n", err.msg);
+        mh_pass_close(p);
+        return 1;
+    }
     double dt = now() - t0;
     printf("%-16s N=%llu  %.2f s  %.2fe6 accesses/s  state peak: heat %.1f MiB\n", "heat maps only",
-           (unsigned long long)n, dt, (double)n / dt / 1e6, mh_heat_run_peak_bytes(hr) / 1048576.0);
-    mh_heat_run_free(hr);
-    mh_model_free(&m);
-    mh_trace_close_reader(r);
+           (unsigned long long)n, dt, (double)n / dt / 1e6, mh_pass_stats_get(p)->peak_heat / 1048576.0);
+    mh_pass_close(p);
     return 0;
-fail:
-    fprintf(stderr, "bench_analyses: heat pass: %s\n", err.msg);
-    return 1;
 }
 
 int main(int argc, char **argv) {
@@ -179,9 +173,11 @@ int main(int argc, char **argv) {
     if (write_trace(path, n)) return 1;
     printf("trace: %llu accesses written in %.2f s (%s)\n", (unsigned long long)n, now() - t0, path);
     int rc = run_heat(path, n);
-    if (!rc) rc = run("locality only", path, n, 0, 1);
-    if (!rc) rc = run("patterns only", path, n, 1, 0);
-    if (!rc) rc = run("analyze (all)", path, n, 0, 0);
+    if (!rc) rc = run("locality only", path, n, 0, 1, 1);
+    if (!rc) rc = run("patterns only", path, n, 1, 0, 1);
+    if (!rc) rc = run("analyze (all)", path, n, 0, 0, 1);
+    /* the default of `memheat analyze`: one worker per analysis on a multi-core machine */
+    if (!rc && mh_pass_default_threads() > 1) rc = run("analyze (default)", path, n, 0, 0, 0);
     if (argc <= 2) unlink(path);
     return rc;
 }

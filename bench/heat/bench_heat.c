@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "memheat/heat.h"
+#include "memheat/pass.h"
 #include "memheat/model.h"
 #include "memheat/trace.h"
 
@@ -121,23 +122,17 @@ int main(int argc, char **argv) {
 
     /* (2) end to end from the file */
     t0 = now();
-    mh_trace_reader *r;
-    if (mh_trace_open(&r, path, &err) != MH_OK) return fprintf(stderr, "%s\n", err.msg), 1;
-    mh_model_init(&m, mh_trace_header_get(r), &err);
+    /* one thread, as the figure in bench/README.md was measured */
+    mh_pass *p;
+    mh_pass_opts po = {.analyses = MH_PASS_HEAT, .threads = 1};
+    if (mh_pass_open(&p, path, NULL, &po, &err) != MH_OK) return fprintf(stderr, "%s\n", err.msg), 1;
     result res2 = {0};
-    o.ctx = &res2;
-    mh_heat_run_new(&hr, &m, &o, &err);
-    uint64_t seen = 0;
-    while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF) {
-        mh_model_feed(&m, &rec, &err);
-        if (rec.type == MH_REC_ACCESSES) seen += rec.u.accesses.n;
-        if (mh_heat_run_feed(hr, &rec, &err) != MH_OK) return fprintf(stderr, "%s\n", err.msg), 1;
-    }
-    mh_heat_run_finish(hr, &err);
+    mh_pass_consumer pc = {.ctx = &res2, .heat = o.emit};
+    if (mh_pass_add(p, &pc, &err) != MH_OK || mh_pass_run(p, &err) != MH_OK)
+        return fprintf(stderr, "%s\n", err.msg), 1;
+    uint64_t seen = mh_pass_stats_get(p)->accesses;
     double t_file = now() - t0;
-    mh_heat_run_free(hr);
-    mh_model_free(&m);
-    mh_trace_close_reader(r);
+    mh_pass_close(p);
     FILE *f = fopen(path, "rb");
     fseek(f, 0, SEEK_END);
     long fsize = ftell(f);

@@ -2,9 +2,10 @@
  * analyze` reports: pattern findings (patterns.h), bank-conflict statistics
  * (banks.h) and locality metrics (locality.h), plus text and JSON renderings.
  *
- * The pass streams: model, heat maps (global space), locality and patterns
- * are fed record by record; nothing re-reads the trace. A trace cut short is
- * analysed up to its last whole chunk and the result says so. */
+ * The work is one mh_pass (pass.h): model, heat maps (global space),
+ * locality and patterns are fed record by record; nothing re-reads the
+ * trace. A trace cut short is analysed up to its last whole chunk and the
+ * result says so. */
 #ifndef MEMHEAT_ANALYZE_H
 #define MEMHEAT_ANALYZE_H
 
@@ -21,6 +22,9 @@ typedef struct mh_analyze_opts {
     size_t group_budget; /* bytes per grouping buffer (locality, patterns); 0 = 64 MiB */
     int no_locality;     /* skip locality metrics */
     int no_patterns;     /* skip heat maps and pattern detection */
+    unsigned threads;    /* analysis threads, 0 = default (mh_pass_default_threads) */
+    void (*progress)(void *ctx, const char *line, int done); /* status lines, NULL = none */
+    void *progress_ctx;
 } mh_analyze_opts;
 
 typedef struct mh_analyze_loc {

@@ -6,8 +6,9 @@
  * versioned (PRAGMA user_version + meta.schema_version) and documented in
  * docs/profile-schema.md. Every write is a parameterized statement; each batch
  * (one heat map, the launch table, the timing results, ...) is one transaction,
- * and meta.complete stays '0' until mh_db_finish(), so a run cut short leaves a
- * valid database that says it is incomplete.
+ * or one savepoint of a large transaction (mh_db_batch_begin, used by the
+ * import), and meta.complete stays '0' until mh_db_finish(), so a run cut
+ * short leaves a valid database that says it is incomplete.
  *
  * Readers (report, diff) get the profile as jansson objects: mh_db_read_summary()
  * for everything except heat-map rows, which are streamed per map by
@@ -20,7 +21,9 @@
 
 #include "memheat/err.h"
 #include "memheat/heat.h"
+#include "memheat/locality.h"
 #include "memheat/model.h"
+#include "memheat/patterns.h"
 #include "memheat/trace.h"
 
 #define MH_DB_SCHEMA_VERSION 2 /* 2: launch_config; version-1 profiles are read as they are */
@@ -69,6 +72,11 @@ int mh_db_put_launch(mh_db *db, const mh_model_launch *ml, mh_err *err);
 /* One heat map: map row, its regions and all rows, in one transaction.
  * *map_id (may be NULL) receives the new map's id. */
 int mh_db_put_heat(mh_db *db, const mh_heat_result *r, int64_t *map_id, mh_err *err);
+/* Locality metrics of one launch (with the launch row), one transaction. */
+int mh_db_put_locality(mh_db *db, const mh_loc_result *r, mh_err *err);
+/* Findings (in the given order) and the bank-conflict table (may be NULL),
+ * one transaction. */
+int mh_db_put_findings(mh_db *db, const mh_pat_finding *f, size_t n, const mh_bank_table *bt, mh_err *err);
 /* A timing JSON file (docs/timing.md): devices, kernel runs, copies, per-name
  * statistics with bandwidth and bound verdicts, overlap; the file itself is
  * kept in the document table under "timing". */
@@ -91,12 +99,21 @@ int mh_db_put_document(mh_db *db, const char *kind, const char *json, mh_err *er
  * report's CampProf chart. Replaces an earlier band of the same kernel. */
 struct mh_camp_band;
 int mh_db_put_camp(mh_db *db, const char *kernel, const char *device, const struct mh_camp_band *b, mh_err *err);
+/* Large transactions: between these two calls every write above joins one
+ * transaction (each batch a savepoint, so a failed one rolls back alone),
+ * saving a commit per heat map. A crash loses the open transaction only; the
+ * file stays valid. Commit before another writer (timing import) or close. */
+int mh_db_batch_begin(mh_db *db, mh_err *err);
+int mh_db_batch_commit(mh_db *db, mh_err *err);
 /* meta key/value (INSERT OR REPLACE). */
 int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 
-/* ---- the whole import that `memheat run` calls after its passes ---- */
+/* ---- the whole import that `memheat run` calls after its passes ----
+ * Declared here for its callers, implemented above the store in
+ * src/pipeline/import.c: mh_pass (pass.h) runs the analyses and the store
+ * is one of its consumers; the store itself never runs an analysis. */
 typedef struct mh_db_import_opts {
     const char *trace_path;   /* traced pass output, NULL/"" = none */
     const char *timing_path;  /* timing pass output, NULL/"" = none */
@@ -104,6 +121,8 @@ typedef struct mh_db_import_opts {
     mh_db_run_info run;       /* run.trace_path is set by the caller when --keep-trace */
     mh_db_progress_fn progress;
     void *progress_ctx;
+    unsigned threads;         /* analysis threads, 0 = default (mh_pass_default_threads) */
+    size_t group_budget;      /* grouping budget of locality and patterns, 0 = 64 MiB */
 } mh_db_import_opts;
 
 /* Reads the trace -> model -> heat maps (-> locality and findings where those

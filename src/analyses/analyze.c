@@ -1,6 +1,6 @@
-/* analyze.c -- the `memheat analyze` pass: streams a trace through the model,
- * the heat-map runner (global space), the locality metrics and the pattern
- * detector, and renders the result as text or JSON (memheat/analyze.h). */
+/* analyze.c -- `memheat analyze`: runs mh_pass (pass.h) with the pattern
+ * detector (global heat maps) and the locality metrics, collects their
+ * results, and renders them as text or JSON (memheat/analyze.h). */
 #include "memheat/analyze.h"
 
 #include <errno.h>
@@ -10,11 +10,7 @@
 #include <string.h>
 
 #include "memheat/heat.h"
-
-static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
-    mh_analyze_result *res = ctx;
-    return mh_pat_run_heat(res->pat, r, err);
-}
+#include "memheat/pass.h"
 
 static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
     mh_analyze_result *res = ctx;
@@ -30,6 +26,7 @@ static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
     l->r = *r;
     l->r.launch = NULL;
     l->r.model = NULL;
+    res->split_loc += r->psl_split;
     return MH_OK;
 }
 
@@ -37,64 +34,34 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     mh_analyze_opts opts = {0};
     if (o) opts = *o;
     memset(res, 0, sizeof *res);
-    mh_trace_reader *r = NULL;
-    mh_heat_run *hr = NULL;
-    mh_loc_run *lr = NULL;
-    int rc = mh_trace_open(&r, path, err);
-    if (rc) return rc;
-    rc = mh_model_init(&res->model, mh_trace_header_get(r), err);
-    if (rc) {
-        mh_trace_close_reader(r);
-        return rc;
-    }
-    res->model_ok = 1;
+    mh_pass_opts po = {0};
+    po.group_budget = opts.group_budget;
+    po.threads = opts.threads;
+    po.progress = opts.progress;
+    po.progress_ctx = opts.progress_ctx;
     if (!opts.no_patterns) {
-        mh_pat_opts po = {opts.group_budget};
-        rc = mh_pat_run_new(&res->pat, &res->model, &po, err);
-        if (rc == MH_OK) {
-            mh_heat_run_opts ho = {.space_mask = 1u << MH_SPACE_GLOBAL, .emit = heat_emit, .ctx = res};
-            rc = mh_heat_run_new(&hr, &res->model, &ho, err);
-        }
+        po.analyses |= MH_PASS_PATTERNS;
+        po.heat_spaces = 1u << MH_SPACE_GLOBAL;
     }
-    if (rc == MH_OK && !opts.no_locality) {
-        mh_loc_opts lo = {opts.group_budget, loc_emit, res};
-        rc = mh_loc_run_new(&lr, &res->model, &lo, err);
-    }
-    mh_record rec;
-    int read_rc = MH_OK;
-    mh_err rerr = {0};
-    while (rc == MH_OK) {
-        read_rc = mh_trace_next(r, &rec, &rerr);
-        if (read_rc != MH_OK || rec.type == MH_REC_EOF) break;
-        rc = mh_model_feed(&res->model, &rec, err);
-        if (rec.type == MH_REC_ACCESSES) res->accesses += rec.u.accesses.n;
-        if (rc == MH_OK && hr) rc = mh_heat_run_feed(hr, &rec, err);
-        if (rc == MH_OK && res->pat) rc = mh_pat_run_feed(res->pat, &rec, err);
-        if (rc == MH_OK && lr) rc = mh_loc_run_feed(lr, &rec, err);
-    }
-    /* What was read before a cut or damage is still analysed. */
-    if (rc == MH_OK && hr) rc = mh_heat_run_finish(hr, err);
-    if (rc == MH_OK && res->pat) rc = mh_pat_run_finish(res->pat, err);
-    if (rc == MH_OK && lr) rc = mh_loc_run_finish(lr, err);
-    res->complete = mh_trace_complete(r);
-    if (hr) res->peak_heat = mh_heat_run_peak_bytes(hr);
-    if (lr) {
-        res->peak_loc = mh_loc_run_peak_bytes(lr);
-        for (size_t i = 0; i < res->nloc; i++) res->split_loc += res->loc[i].r.psl_split;
-    }
-    if (res->pat) {
-        res->peak_pat = mh_pat_run_peak_bytes(res->pat);
-        res->split_pat = mh_pat_run_split(res->pat);
-    }
-    mh_heat_run_free(hr);
-    mh_loc_run_free(lr);
-    mh_trace_close_reader(r);
-    if (rc == MH_OK && read_rc != MH_OK) {
-        if (read_rc == MH_ERR_TRUNCATED) res->truncated = 1;
-        res->partial = 1;
-        if (err) *err = rerr;
-        rc = read_rc;
-    }
+    if (!opts.no_locality) po.analyses |= MH_PASS_LOCALITY;
+    mh_pass *p;
+    int rc = mh_pass_open(&p, path, &res->model, &po, err);
+    if (rc) return rc;
+    res->model_ok = 1;
+    mh_pass_consumer c = {.ctx = res, .loc = loc_emit};
+    rc = mh_pass_add(p, &c, err);
+    if (rc == MH_OK) rc = mh_pass_run(p, err);
+    const mh_pass_stats *st = mh_pass_stats_get(p);
+    res->accesses = st->accesses;
+    res->complete = st->complete;
+    res->partial = st->partial;
+    res->truncated = st->truncated;
+    res->peak_heat = st->peak_heat;
+    res->peak_loc = st->peak_loc;
+    res->peak_pat = st->peak_pat;
+    res->split_pat = st->split_pat;
+    res->pat = mh_pass_take_patterns(p);
+    mh_pass_close(p);
     return rc;
 }
 

@@ -10,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define RETAIN_MAX 512u /* entries: arrays up to 8 KiB are kept for reuse */
+
 typedef struct grp {
     mh_grp_key key;
     mh_grp_entry *v;
-    uint32_t n, cap;
+    uint32_t n, cap;       /* cap: the capacity accounted (doubling from 4) */
     uint32_t hnext;        /* hash chain, or free list when unused */
     uint32_t lprev, lnext; /* LRU list */
-    uint32_t used;
+    uint32_t used : 1;
+    uint32_t acap : 31;    /* allocated capacity of v: a finished group's array stays with its free slot for
+                            * reuse (a bit field: the struct's size is part of the budget and the figures) */
     uint64_t tick;         /* g->clock at the last access */
 } grp;
 
@@ -263,16 +267,26 @@ static int finish(mh_grp *g, uint32_t id, mh_err *err) {
     mh_grp_key k = x->key;
     mh_grp_entry *v = x->v;
     size_t n = x->n;
+    uint32_t acap = x->acap;
     g->entry_bytes -= (size_t)x->cap * sizeof *v;
     x->v = NULL;
-    x->n = x->cap = 0;
+    x->n = x->cap = x->acap = 0;
     x->used = 0;
     x->hnext = g->freelist;
     g->freelist = id;
     g->ngroups--;
     g->done++;
     int rc = g->fn ? g->fn(g->ctx, &k, v, n, err) : MH_OK;
-    free(v);
+    /* keep a small array for the next group in this slot (malloc churn of
+     * one array per warp request was a hot spot); not counted in the budget,
+     * like malloc's own free lists */
+    grp *y = &g->pool[id - 1];
+    if (!y->used && !y->v && acap <= RETAIN_MAX) {
+        y->v = v;
+        y->acap = acap;
+    } else {
+        free(v);
+    }
     return rc;
 }
 
@@ -328,10 +342,13 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
     grp *x = &g->pool[id - 1];
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 4;
-        mh_grp_entry *v = realloc(x->v, (size_t)cap * sizeof *v);
-        if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
-        g->entry_bytes += (size_t)(cap - x->cap) * sizeof *v;
-        x->v = v;
+        if (cap > x->acap) {
+            mh_grp_entry *v = realloc(x->v, (size_t)cap * sizeof *v);
+            if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+            x->v = v;
+            x->acap = cap;
+        }
+        g->entry_bytes += (size_t)(cap - x->cap) * sizeof *x->v;
         x->cap = cap;
     }
     x->v[x->n++] = *e;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bigmem.h"
+
 #define EMPTY UINT64_MAX
 #define NSETS (MH_HEAT_WORDS + 1) /* eight words, then the sector */
 #define OVF_SMALL 64u
@@ -59,7 +61,7 @@ static inline size_t slot_of(const mh_heat *h, uint64_t tag) {
 }
 
 static int resize(mh_heat *h, size_t cap) {
-    entry *t = malloc(cap * sizeof *t);
+    entry *t = cap <= SIZE_MAX / sizeof *t ? mh_big_malloc(cap * sizeof *t) : NULL;
     if (!t) return MH_ERR_NOMEM;
     for (size_t i = 0; i < cap; i++) t[i].tag = EMPTY;
     entry *old = h->t;

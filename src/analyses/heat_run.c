@@ -6,6 +6,7 @@
  * (the data objects the sectors fall in) are resolved once per run of rows,
  * after sorting, never per access. Also the CSV, region-file and terminal
  * renderings of a finished map (include/memheat/heat.h). */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,13 @@ struct mh_heat_run {
     launch_maps *last;  /* cache for runs of accesses of one launch */
     size_t peak_bytes;
     uint32_t warp_shift; /* log2(warp size) when a power of two, else 0 */
-    uint32_t warp_size;
+    uint32_t warp_size;  /* from the trace header */
+    uint32_t sector_size; /* from the trace header (the map layout needs 32) */
 };
 
 int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *o, mh_err *err) {
     *out = NULL;
-    if (model->hdr.device.sector_size != 32)
+    if (model->hdr.device.sector_size != 4u * MH_HEAT_WORDS) /* eight 4-byte words per sector */
         return mh_err_set(err, MH_ERR_ARG, "heat maps need 32-byte sectors (trace says %u)",
                           model->hdr.device.sector_size);
     mh_heat_run *hr = calloc(1, sizeof *hr);
@@ -40,7 +42,8 @@ int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *
     hr->model = model;
     hr->o = *o;
     if (!hr->o.space_mask) hr->o.space_mask = (1u << MH_SPACE_COUNT) - 1;
-    hr->warp_size = model->hdr.device.warp_size ? model->hdr.device.warp_size : 32;
+    hr->sector_size = model->hdr.device.sector_size;
+    hr->warp_size = model->hdr.device.warp_size ? model->hdr.device.warp_size : 32; /* 0 = unknown: NVIDIA's */
     for (uint32_t sh = 1; sh < 11; sh++)
         if (hr->warp_size == 1u << sh) hr->warp_shift = sh;
     *out = hr;
@@ -84,20 +87,22 @@ static launch_maps *find_open(mh_heat_run *hr, uint32_t id, mh_err *err) {
 /* Assigns every row a region: the data object its sector starts in (or ends
  * in, for a sector that straddles an object's start); rows outside every
  * object form regions of their own. */
-static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned space, mh_heat_row *rows,
+static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned space, uint32_t ss, mh_heat_row *rows,
                          size_t n, mh_heat_region **out, size_t *nout, mh_err *err) {
+    assert(ss > 0);
     mh_heat_region *reg = NULL;
     size_t nreg = 0, cap = 0;
     int64_t cur = -2;
     uint64_t cur_lo = 0, cur_hi = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t a = rows[i].tag << 5;
+        uint64_t a = rows[i].tag * ss;
         int64_t obj;
-        if (cur >= 0 && a + 31 >= cur_lo && a < cur_hi)
+        assert(i == 0 || rows[i - 1].tag < rows[i].tag); /* sorted, distinct */
+        if (cur >= 0 && a + ss - 1 >= cur_lo && a < cur_hi)
             obj = cur;
         else {
             obj = mh_model_find_obj(m, space, ml->l.id, a);
-            if (obj < 0) obj = mh_model_find_obj(m, space, ml->l.id, a + 31);
+            if (obj < 0) obj = mh_model_find_obj(m, space, ml->l.id, a + ss - 1);
         }
         if (obj != cur || nreg == 0) {
             if (nreg == cap) {
@@ -128,12 +133,12 @@ static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned 
         }
         mh_heat_region *r = &reg[nreg - 1];
         r->nrows++;
-        if (obj < 0) r->end = a + 32;
+        if (obj < 0) r->end = a + ss;
         rows[i].region = (int32_t)(nreg - 1);
     }
     for (size_t k = 0; k < nreg; k++) {
-        reg[k].first_tag = reg[k].start >> 5;
-        reg[k].last_tag = reg[k].end ? (reg[k].end - 1) >> 5 : 0;
+        reg[k].first_tag = reg[k].start / ss;
+        reg[k].last_tag = reg[k].end ? (reg[k].end - 1) / ss : 0;
     }
     *out = reg;
     *nout = nreg;
@@ -153,9 +158,9 @@ static int emit_launch(mh_heat_run *hr, launch_maps *lm, mh_err *err) {
         rc = mh_heat_take_rows(lm->map[s], &rows, &n, err);
         mh_heat_free(lm->map[s]);
         lm->map[s] = NULL;
-        if (rc == MH_OK && n > 0) rc = build_regions(hr->model, lm->ml, s, rows, n, &reg, &nreg, err);
+        if (rc == MH_OK && n > 0) rc = build_regions(hr->model, lm->ml, s, hr->sector_size, rows, n, &reg, &nreg, err);
         if (rc == MH_OK && n > 0 && hr->o.emit) {
-            mh_heat_result r = {hr->model, lm->ml, s, 32, lm->accesses[s], rows, n, reg, nreg};
+            mh_heat_result r = {hr->model, lm->ml, s, hr->sector_size, lm->accesses[s], rows, n, reg, nreg};
             rc = hr->o.emit(hr->o.ctx, &r, err);
         }
         free(rows);
@@ -179,6 +184,12 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             drop_open(hr, &hr->open[i]);
             return rc;
         }
+        return MH_OK;
+    }
+    if (rec->type == MH_REC_LAUNCH) {
+        /* the model may have moved its launch array to add this one: open
+         * maps keep pointers into it */
+        for (size_t i = 0; i < hr->nopen; i++) hr->open[i].ml = mh_model_launch_get(hr->model, hr->open[i].id);
         return MH_OK;
     }
     if (rec->type != MH_REC_ACCESSES) return MH_OK;
@@ -207,7 +218,7 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             uint64_t warp = (uint64_t)bi * ml->warps_per_block +
                             (hr->warp_shift ? (uint32_t)a->thread >> hr->warp_shift : a->thread / hr->warp_size);
             if (warp > UINT32_MAX) continue;
-            if (!lm->map[s] && mh_heat_new(&lm->map[s], 32, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
+            if (!lm->map[s] && mh_heat_new(&lm->map[s], hr->sector_size, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
             lm->accesses[s]++;
             maps[i] = lm->map[s];
             warps[i] = (uint32_t)warp;

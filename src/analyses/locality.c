@@ -11,11 +11,13 @@
 
 #include <assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyses/canon.h"
 #include "analyses/groupbuf.h"
+#include "util/bigmem.h"
 #include "util/hash.h"
 
 typedef struct cnt_ent {
@@ -44,6 +46,8 @@ typedef struct lstate {
     uint64_t unattributed;
     uint64_t split_at_start;
 } lstate;
+
+#define CLOG_N 1024
 
 struct mh_loc_run {
     const mh_model *model;
@@ -95,13 +99,24 @@ static void free_ls(mh_loc_run *lr, lstate *s) {
     lr->ls[i] = lr->ls[--lr->nls];
 }
 
+/* Slot of a canonical address in the counter table (cap: a power of two,
+ * >= 4). The four 4-byte words of a 16-byte span share a hashed group of
+ * four neighbouring slots, so a warp's coalesced accesses touch a quarter of
+ * the cache lines they would with a plain hash. The table is sorted before
+ * use, so placement changes no result. */
+static inline size_t cnt_slot(uint64_t key, size_t cap) {
+    return (size_t)((mh_mix64(key >> 4) << 2) + ((key >> 2) & 3)) & (cap - 1);
+}
+
 static int cnt_grow(mh_loc_run *lr, lstate *s) {
     size_t cap = s->cap ? s->cap * 2 : 4096;
-    cnt_ent *t = calloc(cap, sizeof *t);
+    cnt_ent *t = mh_big_calloc(cap, sizeof *t);
     if (!t) return MH_ERR_NOMEM;
+    enum { D = 8 }; /* prefetch distance: the new slots are scattered */
     for (size_t i = 0; i < s->cap; i++) {
+        if (i + D < s->cap && s->t[i + D].key) __builtin_prefetch(&t[cnt_slot(s->t[i + D].key, cap)], 1);
         if (!s->t[i].key) continue;
-        size_t j = mh_mix64(s->t[i].key) & (cap - 1);
+        size_t j = cnt_slot(s->t[i].key, cap);
         while (t[j].key) j = (j + 1) & (cap - 1);
         t[j] = s->t[i];
     }
@@ -113,8 +128,9 @@ static int cnt_grow(mh_loc_run *lr, lstate *s) {
 }
 
 static int cnt_add(mh_loc_run *lr, lstate *s, uint64_t key) {
+    assert(key != 0); /* 0 marks an empty slot; canonical keys carry a space or an object slot */
     if ((s->n + 1) * 4 > s->cap * 3 && cnt_grow(lr, s) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = mh_mix64(key) & (s->cap - 1);
+    size_t j = cnt_slot(key, s->cap);
     while (s->t[j].key && s->t[j].key != key) j = (j + 1) & (s->cap - 1);
     if (!s->t[j].key) {
         s->t[j].key = key;
@@ -157,7 +173,19 @@ static psl_acc *blk_acc(mh_loc_run *lr, lstate *s, uint32_t block) {
     return &s->acc[(size_t)(s->bt[j].idx - 1) * MH_LOC_COLS];
 }
 
+/* c * log2(c) for small counts, the entropy sums' hot spot: the same
+ * expression as the fallback, so the same bits. Filled once, thread-safely. */
+static double clog2[CLOG_N];
+static pthread_once_t clog2_once = PTHREAD_ONCE_INIT;
+
+static void clog2_init(void) {
+    for (unsigned c = 2; c < CLOG_N; c++) clog2[c] = (double)c * log2((double)c);
+}
+
+static inline double c_log2_c(double c) { return c < CLOG_N ? clog2[(unsigned)c] : c * log2(c); }
+
 double mh_loc_entropy(const uint64_t *keys, const uint64_t *counts, size_t n, unsigned drop) {
+    pthread_once(&clog2_once, clog2_init);
     /* H = log2(N) - (1/N) * sum c log2 c over runs of equal (key >> drop). */
     double total = 0, acc = 0;
     size_t i = 0;
@@ -168,7 +196,7 @@ double mh_loc_entropy(const uint64_t *keys, const uint64_t *counts, size_t n, un
             c += counts ? (double)counts[i] : 1.0;
             i++;
         }
-        if (c > 1) acc += c * log2(c);
+        if (c > 1) acc += c_log2_c(c);
         total += c;
     }
     if (total <= 0) return 0;
@@ -181,12 +209,8 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void sort_u64(uint64_t *v, size_t n) {
-    if (n > 48) {
-        qsort(v, n, sizeof *v, cmp_u64);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) { /* insertion sort: steps are mostly short */
+static void insertion_u64(uint64_t *v, size_t n) {
+    for (size_t i = 1; i < n; i++) {
         uint64_t x = v[i];
         size_t j = i;
         while (j && v[j - 1] > x) {
@@ -197,12 +221,54 @@ static void sort_u64(uint64_t *v, size_t n) {
     }
 }
 
+/* Sorts a step's keys (typically a block's 256 lanes): quicksort on the
+ * values themselves (median of three, insertion sort below 24), with qsort
+ * as the fallback when partitions degenerate. Sorting is a total order, so
+ * the result is the same as qsort's. */
+static void sort_u64(uint64_t *v, size_t n) {
+    unsigned depth = 2 * 64;
+    while (n > 24) {
+        if (depth-- == 0) {
+            qsort(v, n, sizeof *v, cmp_u64);
+            return;
+        }
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        uint64_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = 0, j = n - 1;
+        for (;;) { /* Hoare partition */
+            while (v[i] < piv) i++;
+            while (v[j] > piv) j--;
+            if (i >= j) break;
+            uint64_t t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+            i++;
+            j--;
+        }
+        /* [0, j] <= piv <= [j + 1, n): recurse into the smaller side */
+        size_t left = j + 1;
+        if (left >= n) { /* no progress (cannot happen with a median pivot): let qsort finish */
+            qsort(v, n, sizeof *v, cmp_u64);
+            return;
+        }
+        if (left < n - left) {
+            sort_u64(v, left);
+            v += left;
+            n -= left;
+        } else {
+            sort_u64(v + left, n - left);
+            n = left;
+        }
+    }
+    insertion_u64(v, n);
+}
+
 /* Entropy of run counts c[0..n) summing to tot. */
 static double runs_entropy(const uint64_t *c, size_t n, double tot) {
     if (n <= 1 || tot <= 0) return 0;
     double acc = 0;
     for (size_t i = 0; i < n; i++)
-        if (c[i] > 1) acc += (double)c[i] * log2((double)c[i]);
+        if (c[i] > 1) acc += c_log2_c((double)c[i]);
     double h = log2(tot) - acc / tot;
     return h < 0 ? 0 : h;
 }
@@ -280,6 +346,7 @@ int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh
     lr->model = m;
     if (o) lr->o = *o;
     if (!lr->o.group_budget) lr->o.group_budget = (size_t)64 << 20;
+    pthread_once(&clog2_once, clog2_init);
     mh_canon_init(&lr->canon, m);
     int rc = mh_grp_new(&lr->grp, lr->o.group_budget, step_done, lr, err);
     if (rc) {
@@ -449,22 +516,39 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     }
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
+    /* Groups of PF accesses: canonical keys first, with a prefetch of each
+     * key's counter slot, then the counts: the table misses the cache on
+     * nearly every access, and the misses of a group overlap. */
+    enum { PF = 16 };
+    uint64_t keys[PF];
+    size_t lsi[PF];
     lstate *s = NULL;
     const mh_model_launch *ml = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const mh_access *a = &v[i];
-        if (!s || s->launch != a->launch) {
-            s = get_ls(lr, a->launch, err);
-            if (!s) return MH_ERR_NOMEM;
-            ml = mh_model_launch_get(lr->model, a->launch);
+    for (size_t base = 0; base < n; base += PF) {
+        size_t k = n - base < PF ? n - base : PF;
+        for (size_t i = 0; i < k; i++) {
+            const mh_access *a = &v[base + i];
+            if (!s || s->launch != a->launch) {
+                s = get_ls(lr, a->launch, err);
+                if (!s) return MH_ERR_NOMEM;
+                ml = mh_model_launch_get(lr->model, a->launch);
+            }
+            lsi[i] = (size_t)(s - lr->ls);
+            keys[i] = mh_canon_key(&lr->canon, ml, a);
+            if (s->cap) __builtin_prefetch(&s->t[cnt_slot(keys[i], s->cap)], 1);
         }
-        uint64_t key = mh_canon_key(&lr->canon, ml, a);
-        if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
-        if (cnt_add(lr, s, key) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
-        mh_grp_key gk = {0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT, 0};
-        mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
-        int rc = mh_grp_add(lr->grp, &gk, &ge, err);
-        if (rc) return rc;
+        for (size_t i = 0; i < k; i++) {
+            const mh_access *a = &v[base + i];
+            lstate *ls = &lr->ls[lsi[i]];
+            uint64_t key = keys[i];
+            if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) ls->unattributed++;
+            if (cnt_add(lr, ls, key) != MH_OK)
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+            mh_grp_key gk = {0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT, 0};
+            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            int rc = mh_grp_add(lr->grp, &gk, &ge, err);
+            if (rc) return rc;
+        }
     }
     note_bytes(lr);
     return MH_OK;

@@ -108,6 +108,30 @@ static void note(mh_pat_run *pr) {
     if (b > pr->peak) pr->peak = b;
 }
 
+/* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----
+ * Shares are written as integer ratios: "x * DEN >= n" reads "x is at least
+ * 1/DEN of n", so the tests stay exact. */
+#define PAT_HOT_MIN_WARPS 2u       /* hot word: at least this many distinct warps ... */
+#define PAT_HOT_MAX_WARPS 32u      /* ... half the sampled warps, at most this many */
+#define PAT_HOT_ROWS_DEN 10        /* hot spot: >= 1/10 of the object's sectors hot ... */
+#define PAT_HOT_MIN_ROWS 4         /* ... or at least this many hot sectors */
+#define PAT_RANDOM_DEN 2           /* random hot spot: > 1/2 of hot sectors random, or of requests irregular */
+#define PAT_FS_ROWS_DEN 10         /* false sharing: >= 1/10 of the sectors shared by warps using few words */
+#define PAT_FS_CONTIG_DEN 2        /* vetoed when >= 1/2 of multi-warp requests are contiguous, a sector or more */
+#define PAT_FS_UTIL 0.75           /* strided pc inside a false-shared object: words used >= 75% -> false sharing */
+#define PAT_STRIDED_REQ_DEN 2      /* strided pc: >= 1/2 of its requests strided ... */
+#define PAT_STRIDED_EXCESS_DEN 10  /* ... and excess sectors >= 1/10 of its sectors */
+#define PAT_MIS_REQ_DEN 4          /* misaligned pc: >= 1/4 of its requests straddle sectors ... */
+#define PAT_MIS_EXCESS_DEN 20      /* ... and excess sectors >= 1/20 of its sectors */
+#define PAT_SPARSE_MIN_ROWS 4      /* strided over time: at least this many sectors, */
+#define PAT_SPARSE_ROWS_DEN 2      /* >= 1/2 of them sparse (<= 2 of 8 words used), */
+#define PAT_SPARSE_DELTA_DEN 4     /* the stride candidate >= 1/4 of the sparse deltas, */
+#define PAT_SPARSE_MIN_STRIDE 32   /* and a stride of more than this many bytes */
+#define PAT_SMEM_MIN_CELLS 2       /* shared-memory abuse: at least this many (block, word) cells, */
+#define PAT_SMEM_CROSS_DEN 20      /* at most 1/20 of them used by several warps, */
+#define PAT_SMEM_WARP_DEN 2        /* "one warp" when >= 1/2 of the private-or-warp cells are warp-wide */
+#define PAT_SMEM_COST_DIV 32.0     /* cost: accesses / this (one warp request's worth) */
+
 static uint32_t warp_size(const mh_pat_run *pr) {
     uint32_t ws = pr->model->hdr.device.warp_size;
     return ws ? ws : 32;
@@ -439,13 +463,14 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
 static uint32_t hot_threshold(const mh_model_launch *ml) {
     uint64_t nw = ml ? (uint64_t)ml->n_sampled * ml->warps_per_block : 0;
     uint64_t t = nw / 2;
-    if (t < 2) t = 2;
-    if (t > 32) t = 32;
+    if (t < PAT_HOT_MIN_WARPS) t = PAT_HOT_MIN_WARPS;
+    if (t > PAT_HOT_MAX_WARPS) t = PAT_HOT_MAX_WARPS;
     return (uint32_t)t;
 }
 
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
     if (r->space != MH_SPACE_GLOBAL || !r->launch) return MH_OK;
+    assert(r->sector_size == 4u * MH_HEAT_WORDS); /* word w of a row is bytes [4w, 4w + 4) */
     pstate *s = get_ps(pr, r->launch->l.id);
     if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint32_t T = hot_threshold(r->launch);
@@ -477,7 +502,7 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
         if (touched && touched <= 2) {
             unsigned w0 = 0;
             while (!row->word[w0]) w0++;
-            uint64_t addr = row->tag * 32 + 4u * w0;
+            uint64_t addr = row->tag * r->sector_size + 4u * w0;
             if (h->sparse) {
                 int64_t d = (int64_t)(addr - h->last_sparse_addr);
                 h->sparse_deltas++;
@@ -571,7 +596,7 @@ static void set_pc_evidence(mh_pat_finding *f, const pcstat *p) {
     f->elem_size = p->elem_size;
 }
 
-static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_row *ex) {
+static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_row *ex, uint32_t ss) {
     if (!h) return;
     f->sectors = h->rows;
     f->max_word_temp = h->max_word;
@@ -579,7 +604,7 @@ static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_ro
     if (ex) {
         f->has_example = 1;
         f->example = *ex;
-        f->example_off = ex->tag * 32 >= h->obj_start ? ex->tag * 32 - h->obj_start : 0;
+        f->example_off = ex->tag * ss >= h->obj_start ? ex->tag * ss - h->obj_start : 0;
     }
 }
 
@@ -613,22 +638,23 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
     /* False sharing: sectors fetched by several warps that each use few of
      * its words. Warps issuing contiguous requests of a sector or more can
      * only share a sector at their boundaries (misalignment), so they veto. */
-    int fs = h && h->fs && (h->fs * 10 >= h->rows) && !(multi && contig_big * 2 >= multi);
+    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi);
     double util = h && h->rows ? (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS) : 0;
     const pcstat *fs_stride = NULL;
     for (size_t i = 0; i < s->npcs; i++) {
         const pcstat *p = &s->pcs[i];
         if (p->space != sp || p->obj != obj) continue;
         uint64_t pm = p->broadcast + p->contig + p->strided + p->irregular;
-        if (p->strided * 2 >= pm && p->strided && p->excess_strided * 10 >= p->sectors) {
-            if (fs && util >= 0.75) { /* the skipped words are used by other warps: false sharing */
+        if (p->strided * PAT_STRIDED_REQ_DEN >= pm && p->strided &&
+            p->excess_strided * PAT_STRIDED_EXCESS_DEN >= p->sectors) {
+            if (fs && util >= PAT_FS_UTIL) { /* the skipped words are used by other warps: false sharing */
                 if (!fs_stride || p->strided > fs_stride->strided) fs_stride = p;
                 continue;
             }
             mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, p->pc);
             if (!f) return MH_ERR_NOMEM;
             set_pc_evidence(f, p);
-            set_heat_evidence(f, h, NULL);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
             f->flagged = p->strided;
             f->stride = p->stride_cand;
             f->cost = (double)p->excess_strided;
@@ -644,11 +670,11 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                      "shared memory with coalesced loads",
                      obj_name(f));
         }
-        if (p->misaligned && p->misaligned * 4 >= pm && p->excess_mis * 20 >= p->sectors) {
+        if (p->misaligned && p->misaligned * PAT_MIS_REQ_DEN >= pm && p->excess_mis * PAT_MIS_EXCESS_DEN >= p->sectors) {
             mh_pat_finding *f = new_finding(pr, MH_PAT_MISALIGNED, ml, sp, obj, p->pc);
             if (!f) return MH_ERR_NOMEM;
             set_pc_evidence(f, p);
-            set_heat_evidence(f, h, NULL);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
             f->flagged = p->misaligned;
             f->cost = (double)p->excess_mis;
             snprintf(f->summary, sizeof f->summary,
@@ -656,7 +682,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                      "request at offset %llu (%llu bytes past a sector)",
                      (unsigned long long)p->misaligned, (unsigned long long)p->contig,
                      (unsigned long long)p->excess_mis, (unsigned long long)p->ex_off,
-                     (unsigned long long)(p->ex_off % 32));
+                     (unsigned long long)(p->ex_off % sector_size(pr)));
             snprintf(f->suggestion, sizeof f->suggestion,
                      "align each warp's first element of %s to a 32-byte sector: pad rows to a multiple of 32 bytes "
                      "(cudaMallocPitch), shift the index or allocate with alignment; aligned data also allows vector "
@@ -670,13 +696,14 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
      * stride already. */
     int have_strided = 0;
     for (size_t i = before; i < pr->nf; i++) have_strided |= pr->f[i].kind == MH_PAT_STRIDED;
-    if (!have_strided && !fs && h && h->rows >= 4 && h->sparse * 2 >= h->rows && h->sparse_deltas &&
-        h->delta_cnt * 4 >= h->sparse_deltas && h->delta_cand > 32) {
+    if (!have_strided && !fs && h && h->rows >= PAT_SPARSE_MIN_ROWS && h->sparse * PAT_SPARSE_ROWS_DEN >= h->rows &&
+        h->sparse_deltas && h->delta_cnt * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
+        h->delta_cand > PAT_SPARSE_MIN_STRIDE) {
         /* Misra-Gries gives a candidate; confirm it by its surviving count */
         mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, &h->ex_sparse);
+        set_heat_evidence(f, h, &h->ex_sparse, sector_size(pr));
         f->flagged = h->sparse;
         f->stride = h->delta_cand;
         f->cost = h->sparse_cost;
@@ -690,12 +717,12 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                  "together are adjacent, or stage the needed part through shared memory",
                  obj_name(f), (long long)h->delta_cand);
     }
-    if (h && h->hot && (h->hot * 10 >= h->rows || h->hot >= 4)) {
-        int random = h->hot_random * 2 > h->hot || (req && irr * 2 > req);
+    if (h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS)) {
+        int random = h->hot_random * PAT_RANDOM_DEN > h->hot || (req && irr * PAT_RANDOM_DEN > req);
         mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, &h->ex_hot);
+        set_heat_evidence(f, h, &h->ex_hot, sector_size(pr));
         f->flagged = h->hot;
         f->cost = h->hot_cost;
         snprintf(f->summary, sizeof f->summary,
@@ -718,7 +745,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         mh_pat_finding *f = new_finding(pr, MH_PAT_FALSE_SHARING, ml, sp, obj, fp ? fp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, fp);
-        set_heat_evidence(f, h, &h->ex_fs);
+        set_heat_evidence(f, h, &h->ex_fs, sector_size(pr));
         f->flagged = h->fs;
         f->cost = h->fs_cost;
         if (fs_stride) {
@@ -739,7 +766,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, NULL);
+        set_heat_evidence(f, h, NULL, sector_size(pr));
         f->requests = req;
         f->req_sectors = sectors;
         f->ideal_sectors = ideal;
@@ -778,8 +805,8 @@ static int classify_launch(mh_pat_run *pr, pstate *s) {
     }
     for (size_t i = 0; i < s->nso; i++) {
         const sobj *so = &s->so[i];
-        if (so->cells < 2 || so->cross * 20 > so->cells) continue;
-        int warp = so->warp * 2 >= so->priv + so->warp;
+        if (so->cells < PAT_SMEM_MIN_CELLS || so->cross * PAT_SMEM_CROSS_DEN > so->cells) continue;
+        int warp = so->warp * PAT_SMEM_WARP_DEN >= so->priv + so->warp;
         mh_pat_finding *f = new_finding(pr, warp ? MH_PAT_SMEM_WARP : MH_PAT_SMEM_THREAD, ml, MH_SPACE_SHARED, so->obj,
                                         0);
         if (!f) return MH_ERR_NOMEM;
@@ -788,7 +815,7 @@ static int classify_launch(mh_pat_run *pr, pstate *s) {
         f->flagged = warp ? so->warp : so->priv;
         f->sectors = so->cells;
         f->requests = so->accesses;
-        f->cost = (double)so->accesses / 32.0;
+        f->cost = (double)so->accesses / PAT_SMEM_COST_DIV;
         f->max_word_temp = 1;
         snprintf(f->summary, sizeof f->summary,
                  "%llu (block, word) cells of %s: %llu used by one thread, %llu by several threads of one warp, %llu "
@@ -964,6 +991,7 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
         return MH_OK;
     }
     uint32_t ws = warp_size(pr);
+    assert(ws > 0);
     pstate *s = NULL;
     const mh_model_launch *ml = NULL;
     for (size_t i = 0; i < rec->u.accesses.n; i++) {

@@ -70,3 +70,9 @@ int mh_cli_model_dir(char *out, size_t cap) {
     return (size_t)snprintf(out, cap, "%s/.local/share/memheat", home && *home ? home : ".") < cap ? 0 : -1;
 }
 
+
+void mh_cli_progress(void *ctx, const char *line, int done) {
+    (void)ctx;
+    fprintf(stderr, "\r\033[Kmemheat: %s%s", line, done ? "\n" : "");
+    fflush(stderr);
+}

@@ -42,5 +42,9 @@ int mh_cli_self_dir(char *out, size_t cap);
 int mh_cli_model_dir(char *out, size_t cap);
 /* 1 if the stream is a terminal and NO_COLOR is unset. */
 int mh_cli_color(FILE *f);
+/* Progress callback (mh_pass_opts.progress, mh_db_import_opts.progress): one
+ * line on stderr, rewritten in place; a newline after the last. Callers
+ * install it only when stderr is a terminal and -q was not given. */
+void mh_cli_progress(void *ctx, const char *line, int done);
 
 #endif

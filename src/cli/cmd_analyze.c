@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "memheat/analyze.h"
@@ -22,6 +23,8 @@ static void help(FILE *f) {
           "      --group-mem MIB  memory budget per grouping buffer (default 64)\n"
           "      --no-locality    skip the locality metrics\n"
           "      --no-patterns    skip pattern detection\n"
+          "      --threads N      analysis threads (default: $MEMHEAT_THREADS, else all cores)\n"
+          "  -q, --quiet          no progress line on stderr\n"
           "  -h, --help\n\n"
           "A trace cut short or damaged is analysed up to the problem, the results are\n"
           "printed, then the error. Exit codes: 0 ok, 1 error (damaged input: results\n"
@@ -30,7 +33,8 @@ static void help(FILE *f) {
 }
 
 int mh_cmd_analyze(int argc, char **argv) {
-    enum { O_JSON = 256, O_MAX, O_ALL, O_GROUPMEM, O_NOLOC, O_NOPAT };
+    enum { O_JSON = 256, O_MAX, O_ALL, O_GROUPMEM, O_NOLOC, O_NOPAT, O_THREADS };
+    int quiet = 0;
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"json", no_argument, 0, O_JSON},
                                              {"max", required_argument, 0, O_MAX},
@@ -38,6 +42,8 @@ int mh_cmd_analyze(int argc, char **argv) {
                                              {"group-mem", required_argument, 0, O_GROUPMEM},
                                              {"no-locality", no_argument, 0, O_NOLOC},
                                              {"no-patterns", no_argument, 0, O_NOPAT},
+                                             {"threads", required_argument, 0, O_THREADS},
+                                             {"quiet", no_argument, 0, 'q'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *out = NULL;
@@ -45,7 +51,7 @@ int mh_cmd_analyze(int argc, char **argv) {
     uint64_t max = 50, v;
     mh_analyze_opts ao = {0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': out = optarg; break;
         case O_JSON: json = 1; break;
@@ -60,6 +66,12 @@ int mh_cmd_analyze(int argc, char **argv) {
             break;
         case O_NOLOC: ao.no_locality = 1; break;
         case O_NOPAT: ao.no_patterns = 1; break;
+        case O_THREADS:
+            if (mh_cli_u64("analyze", "--threads", optarg, 1024, &v)) return MH_EXIT_USAGE;
+            if (v == 0) return mh_cli_fail("analyze", MH_EXIT_USAGE, "--threads must be at least 1");
+            ao.threads = (unsigned)v;
+            break;
+        case 'q': quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
         default: help(stderr); return MH_EXIT_USAGE;
         }
@@ -68,6 +80,7 @@ int mh_cmd_analyze(int argc, char **argv) {
         help(stderr);
         return MH_EXIT_USAGE;
     }
+    if (!quiet && isatty(STDERR_FILENO)) ao.progress = mh_cli_progress;
     mh_err err = {0};
     mh_analyze_result res;
     int rc = mh_analyze_file(argv[optind], &ao, &res, &err);

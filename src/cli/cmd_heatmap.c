@@ -10,11 +10,13 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "memheat/heat.h"
 #include "memheat/model.h"
+#include "memheat/pass.h"
 
 typedef struct hm_ctx {
     const char *outdir;
@@ -37,6 +39,7 @@ static void help(FILE *f) {
           "      --space NAME     global, shared, local or constant (default: all)\n"
           "      --rows N         terminal: print at most N rows per map (default 200, 0 = all)\n"
           "      --no-color       terminal: no colours\n"
+          "  -q, --quiet          no progress line on stderr\n"
           "  -h, --help\n", f);
 }
 
@@ -67,12 +70,14 @@ static int emit(void *vctx, const mh_heat_result *r, mh_err *err) {
 
 int mh_cmd_heatmap(int argc, char **argv) {
     enum { O_LAUNCH = 256, O_KERNEL, O_SPACE, O_ROWS, O_NOCOLOR };
+    int quiet = 0;
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"launch", required_argument, 0, O_LAUNCH},
                                              {"kernel", required_argument, 0, O_KERNEL},
                                              {"space", required_argument, 0, O_SPACE},
                                              {"rows", required_argument, 0, O_ROWS},
                                              {"no-color", no_argument, 0, O_NOCOLOR},
+                                             {"quiet", no_argument, 0, 'q'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     hm_ctx c = {.max_rows = 200, .color = mh_cli_color(stdout)};
@@ -80,7 +85,7 @@ int mh_cmd_heatmap(int argc, char **argv) {
     uint64_t v;
     int opt, code = MH_EXIT_OK;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': c.outdir = optarg; break;
         case O_LAUNCH:
@@ -112,6 +117,7 @@ int mh_cmd_heatmap(int argc, char **argv) {
             c.max_rows = (size_t)v;
             break;
         case O_NOCOLOR: c.color = 0; break;
+        case 'q': quiet = 1; break;
         case 'h': help(stdout); goto out;
         default: help(stderr); code = MH_EXIT_USAGE; goto out;
         }
@@ -126,38 +132,27 @@ int mh_cmd_heatmap(int argc, char **argv) {
         goto out;
     }
     mh_err err = {0};
-    mh_trace_reader *r = NULL;
     mh_model m;
-    mh_heat_run *hr = NULL;
-    int rc = mh_trace_open(&r, argv[optind], &err);
-    int model_ok = 0;
-    if (rc == MH_OK) rc = mh_model_init(&m, mh_trace_header_get(r), &err);
-    if (rc == MH_OK) {
-        model_ok = 1;
-        mh_heat_run_opts ho = {.space_mask = space_mask, .emit = emit, .ctx = &c};
-        rc = mh_heat_run_new(&hr, &m, &ho, &err);
+    mh_pass *p;
+    mh_pass_opts po = {.analyses = MH_PASS_HEAT, .heat_spaces = space_mask};
+    if (!quiet && isatty(STDERR_FILENO)) po.progress = mh_cli_progress;
+    int rc = mh_pass_open(&p, argv[optind], &m, &po, &err);
+    if (rc != MH_OK) {
+        code = mh_cli_fail_err("heatmap", &err);
+        goto out;
     }
-    mh_record rec;
-    int read_rc = MH_OK;
-    while (rc == MH_OK) {
-        read_rc = mh_trace_next(r, &rec, &err);
-        if (read_rc != MH_OK || rec.type == MH_REC_EOF) break;
-        rc = mh_model_feed(&m, &rec, &err);
-        if (rc == MH_OK) rc = mh_heat_run_feed(hr, &rec, &err);
-    }
-    /* Whatever was read, even before a cut or damage, is still mapped. */
-    mh_err ferr = {0};
-    if (hr && rc == MH_OK && mh_heat_run_finish(hr, &ferr) != MH_OK) rc = ferr.code, err = ferr;
-    if (rc == MH_OK && read_rc != MH_OK) rc = read_rc;
+    mh_pass_consumer pc = {.ctx = &c, .heat = emit};
+    rc = mh_pass_add(p, &pc, &err);
+    /* whatever was read, even before a cut or damage, is still mapped */
+    if (rc == MH_OK) rc = mh_pass_run(p, &err);
+    mh_pass_close(p);
     if (rc != MH_OK) code = mh_cli_fail_err("heatmap", &err);
     else if (c.maps == 0)
-        fprintf(stderr, "memheat heatmap: no accesses matched (launches: %zu)\n", model_ok ? m.nlaunches : 0);
+        fprintf(stderr, "memheat heatmap: no accesses matched (launches: %zu)\n", m.nlaunches);
     if (rc == MH_OK && m.dropped_total)
         fprintf(stderr, "memheat heatmap: warning: the collector dropped %llu accesses; temperatures undercount\n",
                 (unsigned long long)m.dropped_total);
-    mh_heat_run_free(hr);
-    if (model_ok) mh_model_free(&m);
-    mh_trace_close_reader(r);
+    mh_model_free(&m);
 out:
     if (c.have_regex) regfree(&c.regex);
     return code;

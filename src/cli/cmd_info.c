@@ -8,11 +8,39 @@
 
 #include "cli/cli.h"
 #include "memheat/model.h"
+#include "memheat/pass.h"
 #include "memheat/trace.h"
 
 typedef struct launch_count {
     uint64_t by[MH_SPACE_COUNT][3];
 } launch_count;
+
+typedef struct counts {
+    launch_count *lc; /* per model launch */
+    size_t nlc;
+    uint64_t total;
+} counts;
+
+/* mh_pass consumer: accesses per launch, space and kind. */
+static int count_record(void *ctx, const mh_model *m, const mh_record *rec, mh_err *err) {
+    counts *c = ctx;
+    if (rec->type == MH_REC_LAUNCH && m->nlaunches > c->nlc) {
+        launch_count *p = realloc(c->lc, m->nlaunches * sizeof *p);
+        if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        c->lc = p;
+        memset(&c->lc[c->nlc], 0, (m->nlaunches - c->nlc) * sizeof *c->lc);
+        c->nlc = m->nlaunches;
+    }
+    if (rec->type != MH_REC_ACCESSES) return MH_OK;
+    for (size_t i = 0; i < rec->u.accesses.n; i++) {
+        const mh_access *a = &rec->u.accesses.v[i];
+        const mh_model_launch *ml = mh_model_launch_get(m, a->launch);
+        unsigned s = MH_ACCESS_SPACE(a), k = MH_ACCESS_KIND(a);
+        if (ml && s < MH_SPACE_COUNT && k < 3) c->lc[ml - m->launches].by[s][k]++;
+        c->total++;
+    }
+    return MH_OK;
+}
 
 static void help(FILE *f) {
     fputs("usage: memheat info TRACE\n\n"
@@ -41,42 +69,20 @@ int mh_cmd_info(int argc, char **argv) {
         return MH_EXIT_USAGE;
     }
     mh_err err = {0};
-    mh_trace_reader *r;
-    if (mh_trace_open(&r, argv[optind], &err) != MH_OK) return mh_cli_fail_err("info", &err);
     mh_model m;
-    if (mh_model_init(&m, mh_trace_header_get(r), &err) != MH_OK) {
-        mh_trace_close_reader(r);
-        return mh_cli_fail_err("info", &err);
-    }
-    launch_count *lc = NULL;
-    size_t nlc = 0;
-    uint64_t total = 0;
-    mh_record rec;
-    int rc;
-    while ((rc = mh_trace_next(r, &rec, &err)) == MH_OK && rec.type != MH_REC_EOF) {
-        if ((rc = mh_model_feed(&m, &rec, &err)) != MH_OK) break;
-        if (rec.type == MH_REC_LAUNCH && m.nlaunches > nlc) {
-            launch_count *p = realloc(lc, m.nlaunches * sizeof *p);
-            if (!p) {
-                rc = mh_err_set(&err, MH_ERR_NOMEM, "out of memory");
-                break;
-            }
-            lc = p;
-            memset(&lc[nlc], 0, (m.nlaunches - nlc) * sizeof *lc);
-            nlc = m.nlaunches;
-        }
-        if (rec.type != MH_REC_ACCESSES) continue;
-        for (size_t i = 0; i < rec.u.accesses.n; i++) {
-            const mh_access *a = &rec.u.accesses.v[i];
-            const mh_model_launch *ml = mh_model_launch_get(&m, a->launch);
-            unsigned s = MH_ACCESS_SPACE(a), k = MH_ACCESS_KIND(a);
-            if (ml && s < MH_SPACE_COUNT && k < 3) lc[ml - m.launches].by[s][k]++;
-            total++;
-        }
-    }
+    mh_pass *p;
+    mh_pass_opts po = {0}; /* no analyses: the model and the counts below */
+    if (mh_pass_open(&p, argv[optind], &m, &po, &err) != MH_OK) return mh_cli_fail_err("info", &err);
+    counts cn = {0};
+    mh_pass_consumer pc = {.ctx = &cn, .record = count_record};
+    int rc = mh_pass_add(p, &pc, &err);
+    if (rc == MH_OK) rc = mh_pass_run(p, &err);
+    launch_count *lc = cn.lc;
+    uint64_t total = cn.total;
+    const mh_pass_stats *st = mh_pass_stats_get(p);
     const mh_trace_header *h = &m.hdr;
     printf("trace      %s (format v%u, %s)\n", argv[optind], h->version,
-           rc == MH_OK && mh_trace_complete(r) ? "complete" : "INCOMPLETE");
+           rc == MH_OK && st->complete ? "complete" : "INCOMPLETE");
     printf("producer   ");
     print_str(h->producer);
     printf("\ncommand    ");
@@ -94,7 +100,7 @@ int mh_cmd_info(int argc, char **argv) {
         print_str(h->note);
         putchar('\n');
     }
-    printf("chunks     %" PRIu64 "\naccesses   %" PRIu64 "\ndropped    %" PRIu64 "%s\n", mh_trace_chunks_read(r),
+    printf("chunks     %" PRIu64 "\naccesses   %" PRIu64 "\ndropped    %" PRIu64 "%s\n", st->chunks,
            total, m.dropped_total, m.dropped_total ? "  (results undercount these)" : "");
     printf("launches   %zu\n", m.nlaunches);
     for (size_t i = 0; i < m.nlaunches; i++) {
@@ -121,10 +127,10 @@ int mh_cmd_info(int argc, char **argv) {
         print_str(a->label[0] ? a->label : "(unnamed)");
         putchar('\n');
     }
-    int complete = mh_trace_complete(r);
+    int complete = st->complete;
+    mh_pass_close(p);
     free(lc);
     mh_model_free(&m);
-    mh_trace_close_reader(r);
     if (rc != MH_OK) return mh_cli_fail_err("info", &err);
     if (!complete)
         return mh_cli_fail("info", MH_EXIT_PARTIAL, "%s ends without its end record: the run stopped early",

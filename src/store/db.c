@@ -51,10 +51,30 @@ int mh_db_step_done(mh_db *db, sqlite3_stmt *st, mh_err *err, const char *what) 
     return MH_OK;
 }
 
-int mh_db_begin(mh_db *db, mh_err *err) { return mh_db_exec(db, "BEGIN IMMEDIATE", err); }
-int mh_db_commit(mh_db *db, mh_err *err) { return mh_db_exec(db, "COMMIT", err); }
+/* One batch of writes. Inside a large transaction (mh_db_batch_begin) a
+ * batch is a savepoint: its failure rolls back only itself. */
+int mh_db_begin(mh_db *db, mh_err *err) {
+    return mh_db_exec(db, db->batch ? "SAVEPOINT mh_put" : "BEGIN IMMEDIATE", err);
+}
+int mh_db_commit(mh_db *db, mh_err *err) { return mh_db_exec(db, db->batch ? "RELEASE mh_put" : "COMMIT", err); }
 void mh_db_rollback(mh_db *db) {
-    if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    if (db->batch) sqlite3_exec(db->h, "ROLLBACK TO mh_put; RELEASE mh_put", NULL, NULL, NULL);
+    else if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int mh_db_batch_begin(mh_db *db, mh_err *err) {
+    if (db->batch) return mh_err_set(err, MH_ERR_INTERNAL, "large transaction already open");
+    int rc = mh_db_exec(db, "BEGIN IMMEDIATE", err);
+    if (rc == MH_OK) db->batch = 1;
+    return rc;
+}
+
+int mh_db_batch_commit(mh_db *db, mh_err *err) {
+    if (!db->batch) return MH_OK;
+    db->batch = 0;
+    int rc = mh_db_exec(db, "COMMIT", err);
+    if (rc) mh_db_rollback(db);
+    return rc;
 }
 
 void mh_db_bind_u64(sqlite3_stmt *st, int i, uint64_t v) {
@@ -100,6 +120,7 @@ static int db_alloc(mh_db **out, const char *path, mh_err *err) {
 void mh_db_close(mh_db *db) {
     if (!db) return;
     if (db->h) {
+        db->batch = 0; /* an open large transaction is rolled back as a whole */
         mh_db_rollback(db);
         sqlite3_close_v2(db->h);
     }

@@ -12,6 +12,7 @@ struct mh_db {
     sqlite3 *h;
     char *path;
     int writable;
+    int batch;     /* inside mh_db_batch_begin: each put is a savepoint of one large transaction */
 };
 
 /* The schema of MH_DB_SCHEMA_VERSION, one statement list (schema.c). */

@@ -7,6 +7,7 @@
 
 #include "../mh_test.h"
 #include "memheat/heat.h"
+#include "memheat/pass.h"
 #include "memheat/synth.h"
 
 static char dir[256];
@@ -44,25 +45,13 @@ static int collect(void *ctx, const mh_heat_result *r, mh_err *err) {
 static int load(const char *path, maps *ms) {
     memset(ms, 0, sizeof *ms);
     mh_err err = {0};
-    mh_trace_reader *r;
-    if (mh_trace_open(&r, path, &err) != MH_OK) return 1;
-    mh_model m;
-    mh_model_init(&m, mh_trace_header_get(r), &err);
-    mh_heat_run *hr;
-    mh_heat_run_opts o = {.emit = collect, .ctx = ms};
-    mh_heat_run_new(&hr, &m, &o, &err);
-    mh_record rec;
-    int rc;
-    while ((rc = mh_trace_next(r, &rec, &err)) == MH_OK && rec.type != MH_REC_EOF) {
-        if (mh_model_feed(&m, &rec, &err) || mh_heat_run_feed(hr, &rec, &err)) {
-            rc = 1;
-            break;
-        }
-    }
-    if (rc == MH_OK) rc = mh_heat_run_finish(hr, &err);
-    mh_heat_run_free(hr);
-    mh_model_free(&m);
-    mh_trace_close_reader(r);
+    mh_pass *p;
+    mh_pass_opts po = {.analyses = MH_PASS_HEAT};
+    if (mh_pass_open(&p, path, NULL, &po, &err) != MH_OK) return 1;
+    mh_pass_consumer c = {.ctx = ms, .heat = collect};
+    int rc = mh_pass_add(p, &c, &err);
+    if (rc == MH_OK) rc = mh_pass_run(p, &err);
+    mh_pass_close(p);
     return rc;
 }
 

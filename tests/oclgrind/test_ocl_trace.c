@@ -17,6 +17,7 @@
 #include "../mh_test.h"
 #include "memheat/heat.h"
 #include "memheat/model.h"
+#include "memheat/pass.h"
 #include "memheat/run.h"
 #include "memheat/trace.h"
 
@@ -182,29 +183,19 @@ static obj_heat *obj(const char *kernel, const char *label) {
 }
 
 static void test_heat(void) {
-    mh_trace_reader *r;
-    mh_err err;
-    CHECK(mh_trace_open(&r, g_trace, &err) == MH_OK);
-    if (!r) {
+    mh_err err = {0};
+    mh_pass *p = NULL;
+    mh_pass_opts po = {.analyses = MH_PASS_HEAT, .heat_spaces = 0};
+    CHECK(mh_pass_open(&p, g_trace, NULL, &po, &err) == MH_OK);
+    if (!p) {
         fprintf(stderr, "%s\n", err.msg);
         return;
     }
-    mh_model m;
-    CHECK(mh_model_init(&m, mh_trace_header_get(r), &err) == MH_OK);
-    mh_heat_run *hr = NULL;
-    mh_heat_run_opts ho = {.space_mask = 0, .emit = on_map, .ctx = NULL};
-    CHECK(mh_heat_run_new(&hr, &m, &ho, &err) == MH_OK);
-    mh_record rec;
-    int rc;
-    while ((rc = mh_trace_next(r, &rec, &err)) == MH_OK && rec.type != MH_REC_EOF) {
-        CHECK(mh_model_feed(&m, &rec, &err) == MH_OK);
-        CHECK(mh_heat_run_feed(hr, &rec, &err) == MH_OK);
-    }
+    mh_pass_consumer c = {.heat = on_map};
+    CHECK(mh_pass_add(p, &c, &err) == MH_OK);
+    int rc = mh_pass_run(p, &err); /* reading, model, heat maps and their finish */
     CHECK(rc == MH_OK);
-    CHECK(mh_heat_run_finish(hr, &err) == MH_OK);
-    mh_heat_run_free(hr);
-    mh_model_free(&m);
-    mh_trace_close_reader(r);
+    mh_pass_close(p);
 
     for (size_t o = 0; o < NOBJ; o++) {
         obj_heat *h = &g_objs[o];

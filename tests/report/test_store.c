@@ -17,6 +17,7 @@
 
 #include "memheat/heat.h"
 #include "memheat/model.h"
+#include "memheat/pass.h"
 #include "memheat/store.h"
 #include "memheat/synth.h"
 #include "memheat/timing.h"
@@ -55,24 +56,23 @@ static int ref_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
     return MH_OK;
 }
 
+/* ref_emit that stops the pass after two maps */
+static int ref_emit_two(void *ctx, const mh_heat_result *r, mh_err *err) {
+    ref_set *s = ctx;
+    if (s->n >= 2) return mh_err_set(err, MH_ERR_INTERNAL, "enough maps");
+    return ref_emit(ctx, r, err);
+}
+
 static void reference(const char *trace, ref_set *s) {
     mh_err err = {0};
-    mh_trace_reader *r;
-    CHECK(mh_trace_open(&r, trace, &err) == MH_OK);
-    mh_model m;
-    CHECK(mh_model_init(&m, mh_trace_header_get(r), &err) == MH_OK);
-    mh_heat_run *hr;
-    mh_heat_run_opts o = {0, ref_emit, s};
-    CHECK(mh_heat_run_new(&hr, &m, &o, &err) == MH_OK);
-    mh_record rec;
-    while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF) {
-        mh_model_feed(&m, &rec, &err);
-        mh_heat_run_feed(hr, &rec, &err);
-    }
-    CHECK(mh_heat_run_finish(hr, &err) == MH_OK);
-    mh_heat_run_free(hr);
-    mh_model_free(&m);
-    mh_trace_close_reader(r);
+    mh_pass *p = NULL;
+    mh_pass_opts po = {.analyses = MH_PASS_HEAT};
+    CHECK(mh_pass_open(&p, trace, NULL, &po, &err) == MH_OK);
+    if (!p) return;
+    mh_pass_consumer c = {.ctx = s, .heat = ref_emit};
+    CHECK(mh_pass_add(p, &c, &err) == MH_OK);
+    CHECK(mh_pass_run(p, &err) == MH_OK);
+    mh_pass_close(p);
 }
 
 typedef struct row_cmp {
@@ -360,22 +360,18 @@ static void test_interrupted(void) {
     pid_t pid = fork();
     if (pid == 0) {
         mh_err err = {0};
-        mh_trace_reader *r;
-        if (mh_trace_open(&r, synth_trace, &err)) _exit(2);
         mh_model m;
-        mh_model_init(&m, mh_trace_header_get(r), &err);
+        mh_pass *p;
+        mh_pass_opts po = {.analyses = MH_PASS_HEAT};
+        if (mh_pass_open(&p, synth_trace, &m, &po, &err)) _exit(2);
         mh_db *db;
         if (mh_db_create(&db, "interrupted.mhdb", 1, &err)) _exit(3);
-        mh_db_put_header(db, mh_trace_header_get(r), &err);
+        mh_db_put_header(db, &m.hdr, &err);
         ref_set ref = {0};
-        mh_heat_run *hr;
-        mh_heat_run_opts o = {0, ref_emit, &ref};
-        mh_heat_run_new(&hr, &m, &o, &err);
-        mh_record rec;
-        while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF && ref.n < 2) {
-            mh_model_feed(&m, &rec, &err);
-            mh_heat_run_feed(hr, &rec, &err);
-        }
+        /* the pass stops with the consumer's error once two maps are in */
+        mh_pass_consumer c = {.ctx = &ref, .heat = ref_emit_two};
+        mh_pass_add(p, &c, &err);
+        if (mh_pass_run(p, &err) != MH_ERR_INTERNAL || ref.n < 2) _exit(5);
         /* first map committed as its own batch */
         mh_heat_result res = {.model = &m, .launch = &m.launches[0], .space = ref.v[0].space, .sector_size = 32,
                               .accesses = 1, .rows = ref.v[0].rows, .nrows = ref.v[0].n};

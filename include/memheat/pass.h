@@ -1,0 +1,103 @@
+/* pass.h -- one streaming pass over a trace: the only loop reader -> model ->
+ * analyses in memheat.
+ *
+ * mh_pass owns opening and reading the trace, the model (model.h), the rules
+ * for a damaged or cut-short trace, the built-in analyses (heat maps, pattern
+ * detection with bank conflicts, locality metrics) and a list of registered
+ * consumers (output writers: the profile database, a heat-map printer, the
+ * `memheat info` counters). Heat maps go straight to the pattern analysis
+ * inside the pass; consumers are only given results.
+ *
+ * Damage and truncation (one rule for every caller): every record before a
+ * damaged chunk or a cut is read, analysed and handed to the consumers, the
+ * analyses are finished (launches that never ended are emitted), and only
+ * then is the reader's error returned (MH_ERR_TRUNCATED for a cut). An error
+ * of an analysis or a consumer stops the pass and is returned as is. A NULL
+ * err never hides an error: the code is always returned.
+ *
+ * Threads: ACCESSES records are copied into batches and each built-in
+ * analysis feeds on its own worker thread, while the main thread reads and
+ * decompresses the next batch. Every other record (launch, alloc, free,
+ * kernel end, ...) waits for the workers, goes into the model and then
+ * through the analyses on the calling thread, so the model never changes
+ * while a worker reads it, and every emission (heat map, locality result)
+ * and every consumer call happens on the calling thread, in trace order.
+ * Results are identical for any number of threads. */
+#ifndef MEMHEAT_PASS_H
+#define MEMHEAT_PASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memheat/err.h"
+#include "memheat/heat.h"
+#include "memheat/locality.h"
+#include "memheat/model.h"
+#include "memheat/patterns.h"
+#include "memheat/trace.h"
+
+/* mh_pass_opts.analyses */
+#define MH_PASS_HEAT 1u      /* heat maps of heat_spaces, handed to consumers */
+#define MH_PASS_PATTERNS 2u  /* pattern findings + bank conflicts (implies global heat maps) */
+#define MH_PASS_LOCALITY 4u  /* AIWC locality metrics, handed to consumers */
+
+typedef void (*mh_pass_progress_fn)(void *ctx, const char *line, int done);
+
+typedef struct mh_pass_opts {
+    unsigned analyses;        /* MH_PASS_* bits; 0 = none (model only) */
+    uint32_t heat_spaces;     /* bit (1 << space) per space to map; 0 = all */
+    size_t group_budget;      /* bytes per grouping buffer (locality, patterns); 0 = 64 MiB */
+    unsigned threads;         /* workers at most (one per analysis at most); 1 = all on the caller's
+                               * thread; 0 = $MEMHEAT_THREADS when set, else one per analysis when
+                               * the machine has several cores (mh_pass_default_threads) */
+    mh_pass_progress_fn progress; /* a status line now and then (phase, counts, rate); NULL = none */
+    void *progress_ctx;
+} mh_pass_opts;
+
+/* A consumer: every callback is optional and runs on the thread that called
+ * mh_pass_run, in trace order. A non-zero return stops the pass with it. */
+typedef struct mh_pass_consumer {
+    void *ctx;
+    /* every record, after the model has seen it (unknown record types too) */
+    int (*record)(void *ctx, const mh_model *m, const mh_record *rec, mh_err *err);
+    /* a heat map of one (launch, space), after the pattern analysis took it */
+    int (*heat)(void *ctx, const mh_heat_result *r, mh_err *err);
+    /* the locality metrics of one launch */
+    int (*loc)(void *ctx, const mh_loc_result *r, mh_err *err);
+} mh_pass_consumer;
+
+typedef struct mh_pass_stats {
+    uint64_t records, accesses, chunks;
+    uint64_t maps, sectors;  /* heat maps emitted and their rows */
+    int complete;            /* END record seen */
+    int partial;             /* reading stopped early (cut or damage): results cover what came before */
+    int truncated;           /* the trace ends inside a chunk */
+    unsigned threads;        /* worker threads used (1 = serial) */
+    size_t peak_heat, peak_loc, peak_pat;
+    uint64_t split_pat;      /* pattern requests split by the budget (mh_pat_run_split) */
+} mh_pass_stats;
+
+typedef struct mh_pass mh_pass;
+
+/* Opens the trace and initialises the model. model = storage for the model
+ * that outlives the pass (the caller mh_model_free()s it once mh_pass_open
+ * succeeded), or NULL for one the pass owns. */
+int mh_pass_open(mh_pass **p, const char *path, mh_model *model, const mh_pass_opts *o, mh_err *err);
+const mh_model *mh_pass_model(const mh_pass *p);
+/* Registers a consumer (copied); call before mh_pass_run. */
+int mh_pass_add(mh_pass *p, const mh_pass_consumer *c, mh_err *err);
+/* Reads the whole trace (damage rules above). Call once. */
+int mh_pass_run(mh_pass *p, mh_err *err);
+const mh_pass_stats *mh_pass_stats_get(const mh_pass *p);
+/* The pattern analysis (findings, banks) after mh_pass_run; NULL if not run.
+ * take: the caller owns it (mh_pat_run_free) and it stays valid after
+ * mh_pass_close while the model does. */
+const mh_pat_run *mh_pass_patterns(const mh_pass *p);
+mh_pat_run *mh_pass_take_patterns(mh_pass *p);
+void mh_pass_close(mh_pass *p);
+
+/* Worker threads for threads = 0: $MEMHEAT_THREADS when set (>= 1), else
+ * sysconf(_SC_NPROCESSORS_ONLN). */
+unsigned mh_pass_default_threads(void);
+
+#endif

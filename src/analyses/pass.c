@@ -1,0 +1,475 @@
+/* pass.c -- mh_pass: the one streaming pass reader -> model -> analyses ->
+ * consumers (memheat/pass.h), with the built-in analyses fed on a small
+ * pool of worker threads.
+ *
+ * The loop: ACCESSES records are copied into a batch (the reader's buffer is
+ * reused at the next record); a full batch is handed to the pool, one task
+ * per built-in analysis (heat, patterns, locality each own their state, so
+ * they run side by side), while this thread reads on into the other batch.
+ * Any other record is a barrier: wait for the pool, feed the model, then the
+ * analyses and consumers here. Heat maps and locality results are emitted
+ * only at a kernel end or at the finish, so every emission and consumer call
+ * happens on this thread, in trace order, whatever the thread count. */
+#include "memheat/pass.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
+
+#define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
+#define PROGRESS_EVERY 0.5        /* seconds between progress lines */
+
+/* Copied ACCESSES records waiting for, or in, the workers. */
+typedef struct batch {
+    mh_access *v;
+    size_t n, cap;
+    size_t *rec_n; /* accesses per original record, in order */
+    size_t nrec, caprec;
+} batch;
+
+struct mh_pass {
+    mh_pass_opts o;
+    mh_trace_reader *r;
+    mh_model own_model;
+    mh_model *m;
+    int model_ok;
+    mh_heat_run *hr;
+    mh_pat_run *pat;
+    mh_loc_run *lr;
+    mh_pass_consumer *c;
+    size_t nc;
+    mh_pass_stats st;
+    int ran;
+    /* pool */
+    unsigned nworkers;
+    pthread_t *tid;
+    struct worker_arg *wargs;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    int pool_ok;
+    int stop;
+    const batch *job;      /* batch the workers are on, NULL = none */
+    unsigned gen;          /* bumped per submitted batch */
+    int task_n, task_done;
+    int task_unit[U_COUNT];
+    int task_rc[U_COUNT];
+    mh_err task_err[U_COUNT];
+    batch b[2];
+    /* progress */
+    double t0, last_progress;
+};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+unsigned mh_pass_default_threads(void) {
+    const char *e = getenv("MEMHEAT_THREADS");
+    if (e && *e) {
+        char *end;
+        unsigned long v = strtoul(e, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= 1024) return (unsigned)v;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 1 ? (unsigned)(n > 1024 ? 1024 : n) : 1;
+}
+
+/* ---- emissions: heat -> patterns -> consumers; locality -> consumers ---- */
+
+static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
+    mh_pass *p = ctx;
+    int rc = MH_OK;
+    if (p->pat) rc = mh_pat_run_heat(p->pat, r, err);
+    for (size_t i = 0; i < p->nc && rc == MH_OK; i++)
+        if (p->c[i].heat) rc = p->c[i].heat(p->c[i].ctx, r, err);
+    if (rc == MH_OK) {
+        p->st.maps++;
+        p->st.sectors += r->nrows;
+    }
+    return rc;
+}
+
+static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
+    mh_pass *p = ctx;
+    int rc = MH_OK;
+    for (size_t i = 0; i < p->nc && rc == MH_OK; i++)
+        if (p->c[i].loc) rc = p->c[i].loc(p->c[i].ctx, r, err);
+    return rc;
+}
+
+static int unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
+    switch (u) {
+    case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
+    case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
+    case U_LOC: return p->lr ? mh_loc_run_feed(p->lr, rec, err) : MH_OK;
+    }
+    return MH_OK;
+}
+
+static int unit_feed_batch(mh_pass *p, int u, const batch *b, mh_err *err) {
+    size_t off = 0;
+    for (size_t i = 0; i < b->nrec; i++) {
+        mh_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.type = MH_REC_ACCESSES;
+        rec.u.accesses.v = b->v + off;
+        rec.u.accesses.n = b->rec_n[i];
+        off += b->rec_n[i];
+        int rc = unit_feed(p, u, &rec, err);
+        if (rc) return rc;
+    }
+    assert(off == b->n);
+    return MH_OK;
+}
+
+/* ---- the pool ---- */
+
+/* Task t (in unit order heat, patterns, locality) always runs on the same
+ * worker, so an analysis's memory stays in one thread's malloc arena and
+ * cache instead of being freed across threads. With fewer workers than
+ * tasks, neighbours share one: on two workers heat + patterns run on one and
+ * locality, the costliest, on the other. */
+static unsigned task_worker(int t, int ntasks, unsigned nworkers) {
+    return (unsigned)((uint64_t)t * nworkers / (unsigned)ntasks);
+}
+
+typedef struct worker_arg {
+    mh_pass *p;
+    unsigned w;
+} worker_arg;
+
+static void *worker(void *arg) {
+    worker_arg *wa = arg;
+    mh_pass *p = wa->p;
+    unsigned w = wa->w, seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && (!p->job || p->gen == seen)) pthread_cond_wait(&p->go, &p->mu);
+        if (p->stop) break;
+        seen = p->gen;
+        const batch *b = p->job;
+        int n = p->task_n;
+        pthread_mutex_unlock(&p->mu);
+        int rc[U_COUNT] = {0}, mine = 0;
+        mh_err e[U_COUNT];
+        for (int t = 0; t < n; t++) {
+            if (task_worker(t, n, p->nworkers) != w) continue;
+            memset(&e[t], 0, sizeof e[t]);
+            rc[t] = unit_feed_batch(p, p->task_unit[t], b, &e[t]);
+            mine++;
+        }
+        pthread_mutex_lock(&p->mu);
+        for (int t = 0; t < n; t++) {
+            if (task_worker(t, n, p->nworkers) != w) continue;
+            p->task_rc[t] = rc[t];
+            if (rc[t]) p->task_err[t] = e[t];
+        }
+        p->task_done += mine;
+        if (p->task_done == p->task_n) pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static int pool_start(mh_pass *p, unsigned n, mh_err *err) {
+    p->tid = calloc(n, sizeof *p->tid);
+    p->wargs = calloc(n, sizeof *p->wargs);
+    if (!p->tid || !p->wargs) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->pool_ok = 1;
+    /* nworkers is read by the workers: set it before any starts */
+    p->nworkers = n;
+    unsigned started = 0;
+    for (unsigned i = 0; i < n; i++) {
+        p->wargs[i] = (worker_arg){p, i};
+        if (pthread_create(&p->tid[i], NULL, worker, &p->wargs[i]) != 0) break;
+        started++;
+    }
+    if (started < n) {
+        p->nworkers = started; /* joined by pool_stop; tasks of the missing ones would never run */
+        return mh_err_set(err, MH_ERR_INTERNAL, "cannot start analysis threads");
+    }
+    return MH_OK;
+}
+
+static void pool_stop(mh_pass *p) {
+    if (!p->pool_ok) return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->nworkers; i++) pthread_join(p->tid[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    free(p->tid);
+    free(p->wargs);
+    p->tid = NULL;
+    p->wargs = NULL;
+    p->pool_ok = 0;
+}
+
+/* Waits for the batch in the workers, if any; returns the first error in
+ * unit order (so the reported error does not depend on timing). */
+static int pool_wait(mh_pass *p, mh_err *err) {
+    if (!p->pool_ok) return MH_OK;
+    pthread_mutex_lock(&p->mu);
+    while (p->job && p->task_done < p->task_n) pthread_cond_wait(&p->done, &p->mu);
+    int rc = MH_OK;
+    if (p->job) {
+        for (int t = 0; t < p->task_n && rc == MH_OK; t++)
+            if (p->task_rc[t]) {
+                rc = p->task_rc[t];
+                if (err) *err = p->task_err[t];
+            }
+        p->job = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+static void pool_submit(mh_pass *p, const batch *b) {
+    pthread_mutex_lock(&p->mu);
+    assert(!p->job);
+    p->job = b;
+    p->task_n = 0;
+    if (p->hr) p->task_unit[p->task_n++] = U_HEAT;
+    if (p->pat) p->task_unit[p->task_n++] = U_PAT;
+    if (p->lr) p->task_unit[p->task_n++] = U_LOC;
+    p->gen++;
+    p->task_done = 0;
+    memset(p->task_rc, 0, sizeof p->task_rc);
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static int batch_add(batch *b, const mh_access *v, size_t n, mh_err *err) {
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : BATCH_ACCESSES;
+        while (cap < b->n + n) cap *= 2;
+        mh_access *nv = realloc(b->v, cap * sizeof *nv);
+        if (!nv) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        b->v = nv;
+        b->cap = cap;
+    }
+    if (b->nrec == b->caprec) {
+        size_t cap = b->caprec ? b->caprec * 2 : 64;
+        size_t *nr = realloc(b->rec_n, cap * sizeof *nr);
+        if (!nr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        b->rec_n = nr;
+        b->caprec = cap;
+    }
+    memcpy(b->v + b->n, v, n * sizeof *v);
+    b->n += n;
+    b->rec_n[b->nrec++] = n;
+    return MH_OK;
+}
+
+/* ---- open / close ---- */
+
+int mh_pass_open(mh_pass **out, const char *path, mh_model *model, const mh_pass_opts *o, mh_err *err) {
+    *out = NULL;
+    mh_pass *p = calloc(1, sizeof *p);
+    if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (o) p->o = *o;
+    if (p->o.analyses & MH_PASS_PATTERNS) {
+        p->o.analyses |= MH_PASS_HEAT;
+        if (p->o.heat_spaces) p->o.heat_spaces |= 1u << MH_SPACE_GLOBAL; /* patterns read global maps */
+    }
+    p->m = model ? model : &p->own_model;
+    int rc = mh_trace_open(&p->r, path, err);
+    if (rc == MH_OK) rc = mh_model_init(p->m, mh_trace_header_get(p->r), err);
+    if (rc == MH_OK) p->model_ok = 1;
+    if (rc == MH_OK && (p->o.analyses & MH_PASS_PATTERNS)) {
+        mh_pat_opts po = {p->o.group_budget};
+        rc = mh_pat_run_new(&p->pat, p->m, &po, err);
+    }
+    if (rc == MH_OK && (p->o.analyses & MH_PASS_HEAT)) {
+        mh_heat_run_opts ho = {.space_mask = p->o.heat_spaces, .emit = heat_emit, .ctx = p};
+        rc = mh_heat_run_new(&p->hr, p->m, &ho, err);
+    }
+    if (rc == MH_OK && (p->o.analyses & MH_PASS_LOCALITY)) {
+        mh_loc_opts lo = {p->o.group_budget, loc_emit, p};
+        rc = mh_loc_run_new(&p->lr, p->m, &lo, err);
+    }
+    if (rc != MH_OK) {
+        if (model && p->model_ok) mh_model_free(model); /* the caller frees only after success */
+        p->model_ok = model ? 0 : p->model_ok;
+        mh_pass_close(p);
+        return rc;
+    }
+    *out = p;
+    return MH_OK;
+}
+
+const mh_model *mh_pass_model(const mh_pass *p) { return p->m; }
+
+int mh_pass_add(mh_pass *p, const mh_pass_consumer *c, mh_err *err) {
+    assert(!p->ran);
+    mh_pass_consumer *v = realloc(p->c, (p->nc + 1) * sizeof *v);
+    if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    p->c = v;
+    p->c[p->nc++] = *c;
+    return MH_OK;
+}
+
+const mh_pass_stats *mh_pass_stats_get(const mh_pass *p) { return &p->st; }
+const mh_pat_run *mh_pass_patterns(const mh_pass *p) { return p->pat; }
+
+mh_pat_run *mh_pass_take_patterns(mh_pass *p) {
+    mh_pat_run *pr = p->pat;
+    p->pat = NULL;
+    return pr;
+}
+
+void mh_pass_close(mh_pass *p) {
+    if (!p) return;
+    pool_stop(p);
+    mh_heat_run_free(p->hr);
+    mh_loc_run_free(p->lr);
+    mh_pat_run_free(p->pat);
+    if (p->model_ok && p->m == &p->own_model) mh_model_free(&p->own_model);
+    if (p->r) mh_trace_close_reader(p->r);
+    for (int i = 0; i < 2; i++) {
+        free(p->b[i].v);
+        free(p->b[i].rec_n);
+    }
+    free(p->c);
+    free(p);
+}
+
+/* ---- the loop ---- */
+
+static void progress(mh_pass *p, int done) {
+    if (!p->o.progress) return;
+    double t = now_s();
+    if (!done && t - p->last_progress < PROGRESS_EVERY) return;
+    p->last_progress = t;
+    double dt = t - p->t0;
+    char line[200];
+    snprintf(line, sizeof line, "%s: %llu chunks, %llu launches, %.1f M accesses, %.2f M accesses/s",
+             done ? "analysed" : "analysing", (unsigned long long)mh_trace_chunks_read(p->r),
+             (unsigned long long)p->m->nlaunches, (double)p->st.accesses * 1e-6,
+             dt > 0 ? (double)p->st.accesses * 1e-6 / dt : 0.0);
+    p->o.progress(p->o.progress_ctx, line, done);
+}
+
+static int consumers_record(mh_pass *p, const mh_record *rec, mh_err *err) {
+    for (size_t i = 0; i < p->nc; i++)
+        if (p->c[i].record) {
+            int rc = p->c[i].record(p->c[i].ctx, p->m, rec, err);
+            if (rc) return rc;
+        }
+    return MH_OK;
+}
+
+/* One record, all on this thread: the serial path, and every non-access
+ * record of the threaded one (after the pool is idle). */
+static int feed_here(mh_pass *p, const mh_record *rec, mh_err *err) {
+    int rc = mh_model_feed(p->m, rec, err);
+    for (int u = 0; u < U_COUNT && rc == MH_OK; u++) rc = unit_feed(p, u, rec, err);
+    if (rc == MH_OK) rc = consumers_record(p, rec, err);
+    return rc;
+}
+
+static int finish_units(mh_pass *p, mh_err *err) {
+    int rc = MH_OK;
+    if (p->hr) rc = mh_heat_run_finish(p->hr, err);
+    if (rc == MH_OK && p->pat) rc = mh_pat_run_finish(p->pat, err);
+    if (rc == MH_OK && p->lr) rc = mh_loc_run_finish(p->lr, err);
+    return rc;
+}
+
+int mh_pass_run(mh_pass *p, mh_err *err) {
+    assert(!p->ran);
+    p->ran = 1;
+    p->t0 = p->last_progress = now_s();
+    unsigned units = (p->hr != NULL) + (p->pat != NULL) + (p->lr != NULL);
+    unsigned threads = p->o.threads ? p->o.threads : mh_pass_default_threads();
+    /* One worker per analysis at most (the work is split by analysis); with
+     * one analysis the worker still overlaps reading and decompression on
+     * this thread. By default every multi-core machine gets one worker per
+     * analysis even when that is more threads than cores: on 2 cores, 3
+     * workers let the kernel balance heat, patterns and locality (3.3 s vs
+     * 3.8 s for 4 x 10^7 accesses, bench/analyses/README.md). */
+    if (!p->o.threads && threads > 1 && threads < units) threads = units;
+    int rc = MH_OK;
+    if (threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, err);
+    p->st.threads = p->pool_ok ? p->nworkers : 1;
+    int cur = 0; /* the batch this thread fills; the other may be in the workers */
+    mh_record rec;
+    int read_rc = MH_OK;
+    mh_err rerr = {0};
+    while (rc == MH_OK) {
+        read_rc = mh_trace_next(p->r, &rec, &rerr);
+        if (read_rc != MH_OK || rec.type == MH_REC_EOF) break;
+        p->st.records++;
+        if (rec.type == MH_REC_ACCESSES) p->st.accesses += rec.u.accesses.n;
+        if (!p->pool_ok) {
+            rc = feed_here(p, &rec, err);
+        } else if (rec.type == MH_REC_ACCESSES) {
+            /* the model ignores accesses; consumers see them here while the
+             * workers read the model, which changes only at barriers */
+            rc = consumers_record(p, &rec, err);
+            if (rc == MH_OK) rc = batch_add(&p->b[cur], rec.u.accesses.v, rec.u.accesses.n, err);
+            if (rc == MH_OK && p->b[cur].n >= BATCH_ACCESSES) {
+                rc = pool_wait(p, err);
+                p->b[!cur].n = p->b[!cur].nrec = 0;
+                if (rc == MH_OK) {
+                    pool_submit(p, &p->b[cur]);
+                    cur = !cur;
+                }
+            }
+        } else {
+            rc = pool_wait(p, err);
+            if (rc == MH_OK && p->b[cur].n) {
+                pool_submit(p, &p->b[cur]);
+                rc = pool_wait(p, err);
+            }
+            p->b[0].n = p->b[0].nrec = p->b[1].n = p->b[1].nrec = 0;
+            if (rc == MH_OK) rc = feed_here(p, &rec, err);
+        }
+        progress(p, 0);
+    }
+    if (p->pool_ok) {
+        /* what was read before the end, a cut or damage is still analysed */
+        mh_err werr = {0};
+        int wrc = pool_wait(p, &werr);
+        if (wrc == MH_OK && rc == MH_OK && p->b[cur].n) {
+            pool_submit(p, &p->b[cur]);
+            wrc = pool_wait(p, &werr);
+        }
+        if (rc == MH_OK && wrc != MH_OK) {
+            rc = wrc;
+            if (err) *err = werr;
+        }
+        pool_stop(p);
+    }
+    if (rc == MH_OK) rc = finish_units(p, err);
+    p->st.complete = mh_trace_complete(p->r);
+    p->st.chunks = mh_trace_chunks_read(p->r);
+    if (p->hr) p->st.peak_heat = mh_heat_run_peak_bytes(p->hr);
+    if (p->lr) p->st.peak_loc = mh_loc_run_peak_bytes(p->lr);
+    if (p->pat) {
+        p->st.peak_pat = mh_pat_run_peak_bytes(p->pat);
+        p->st.split_pat = mh_pat_run_split(p->pat);
+    }
+    if (read_rc != MH_OK && rc == MH_OK) {
+        p->st.partial = 1;
+        p->st.truncated = read_rc == MH_ERR_TRUNCATED;
+        rc = read_rc;
+        if (err) *err = rerr;
+    }
+    progress(p, 1);
+    return rc;
+}

@@ -1,0 +1,155 @@
+/* import.c -- the import `memheat run` ends with (mh_db_import, declared in
+ * store.h): the trace goes through one mh_pass (pass.h) with every analysis,
+ * and the profile database is a consumer of its results; then the timing
+ * file. This file sits above both the analyses and the store: the store only
+ * writes what it is given.
+ *
+ * Streaming: each heat map is written (with its launch) the moment its
+ * launch ends, so memory stays bounded by the launches in flight; writes go
+ * into large transactions committed every 2^20 heat rows or 256 batches, so
+ * a crash part-way leaves every map committed before it in a valid database
+ * that says complete = '0'. Damage rules are the pass's: the
+ * records before a cut or a damaged chunk are analysed and stored, then the
+ * error is returned. */
+#include <stdio.h>
+#include <string.h>
+
+#include "memheat/pass.h"
+#include "memheat/store.h"
+
+/* Writes go into large transactions (mh_db_batch_begin), committed every
+ * COMMIT_ROWS heat rows or COMMIT_BATCHES batches: one commit per heat map
+ * cost more than the map itself for traces of many small launches. */
+#define COMMIT_ROWS (1u << 20)
+#define COMMIT_BATCHES 256u
+
+typedef struct import_ctx {
+    mh_db *db;
+    const mh_db_import_opts *o;
+    uint64_t rows;   /* heat rows since the last commit */
+    unsigned batches; /* batches since the last commit */
+} import_ctx;
+
+static int maybe_commit(import_ctx *c, uint64_t rows, mh_err *err) {
+    c->rows += rows;
+    if (++c->batches < COMMIT_BATCHES && c->rows < COMMIT_ROWS) return MH_OK;
+    c->rows = 0;
+    c->batches = 0;
+    int rc = mh_db_batch_commit(c->db, err);
+    return rc ? rc : mh_db_batch_begin(c->db, err);
+}
+
+static int on_heat(void *vctx, const mh_heat_result *r, mh_err *err) {
+    import_ctx *c = vctx;
+    int rc = mh_db_put_launch(c->db, r->launch, err);
+    if (!rc) rc = mh_db_put_heat(c->db, r, NULL, err);
+    return rc ? rc : maybe_commit(c, r->nrows, err);
+}
+
+static int on_loc(void *vctx, const mh_loc_result *r, mh_err *err) {
+    import_ctx *c = vctx;
+    int rc = mh_db_put_locality(c->db, r, err);
+    return rc ? rc : maybe_commit(c, 0, err);
+}
+
+/* The pass's status lines go on as import progress; the last one is ours. */
+static void on_progress(void *vctx, const char *line, int done) {
+    const mh_db_import_opts *o = vctx;
+    (void)done;
+    char buf[256];
+    snprintf(buf, sizeof buf, "importing trace: %s", line);
+    o->progress(o->progress_ctx, buf, 0);
+}
+
+static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
+    mh_pass_opts po = {0};
+    po.analyses = MH_PASS_HEAT | MH_PASS_PATTERNS | MH_PASS_LOCALITY;
+    po.group_budget = o->group_budget;
+    po.threads = o->threads;
+    if (o->progress) {
+        po.progress = on_progress;
+        po.progress_ctx = (void *)o;
+    }
+    mh_model m;
+    mh_pass *p;
+    int rc = mh_pass_open(&p, o->trace_path, &m, &po, err);
+    if (rc) return rc;
+    import_ctx ctx = {db, o, 0, 0};
+    mh_pass_consumer c = {.ctx = &ctx, .heat = on_heat, .loc = on_loc};
+    rc = mh_db_batch_begin(db, err);
+    if (!rc) rc = mh_db_put_header(db, &m.hdr, err);
+    if (!rc) rc = mh_pass_add(p, &c, err);
+    if (!rc) rc = mh_pass_run(p, err);
+    const mh_pass_stats *st = mh_pass_stats_get(p);
+    int truncated = rc == MH_ERR_TRUNCATED && st->truncated;
+    if (truncated) rc = MH_OK; /* keep what the whole chunks held */
+    mh_err tmp = {0};
+    /* after damage the pass still finished the analyses: store the findings */
+    if (!rc || st->partial) {
+        const mh_pat_run *pr = mh_pass_patterns(p);
+        size_t nf = 0;
+        const mh_pat_finding *f = pr ? mh_pat_findings(pr, &nf) : NULL;
+        int frc = pr ? mh_db_put_findings(db, f, nf, mh_pat_banks(pr), rc ? &tmp : err) : MH_OK;
+        if (!rc) rc = frc;
+    }
+    uint64_t chunks = st->chunks, maps = st->maps, sectors = st->sectors;
+    int complete = st->complete;
+    mh_pass_close(p);
+    /* launches, objects and drops are stored even after an error above, so
+     * the profile holds everything that was read */
+    int rc2 = mh_db_put_model(db, &m, rc ? &tmp : err);
+    mh_model_free(&m);
+    if (!rc) rc = rc2;
+    if (!rc) rc = mh_db_set_meta(db, "trace_complete", complete && !truncated ? "1" : "0", err);
+    /* what was written is kept even after an error (each failed batch rolled back alone) */
+    int rc3 = mh_db_batch_commit(db, rc ? &tmp : err);
+    if (!rc) rc = rc3;
+    if (o->progress) {
+        char line[200];
+        snprintf(line, sizeof line, "imported trace: %llu chunks, %llu heat maps, %llu sectors",
+                 (unsigned long long)chunks, (unsigned long long)maps, (unsigned long long)sectors);
+        o->progress(o->progress_ctx, line, 1);
+    }
+    if (!rc && truncated)
+        return mh_err_set(err, MH_ERR_TRUNCATED, "%s is cut short: imported up to its last whole chunk",
+                          o->trace_path);
+    return rc;
+}
+
+int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
+    int rc = mh_db_put_run(db, &o->run, err);
+    if (rc) return rc;
+    int trunc = 0;
+    if (o->trace_path && o->trace_path[0]) {
+        rc = import_trace(db, o, err);
+        if (rc == MH_ERR_TRUNCATED) {
+            trunc = 1;
+            rc = MH_OK;
+        }
+        if (rc) {
+            mh_err_wrap(err, "importing trace %s", o->trace_path);
+            return rc; /* the code, even when err is NULL */
+        }
+    }
+    if (o->timing) {
+        rc = mh_db_import_timing_loaded(db, o->timing, err);
+        if (rc) return rc;
+    } else if (o->timing_path && o->timing_path[0]) {
+        rc = mh_db_import_timing(db, o->timing_path, err);
+        if (rc) return rc;
+    }
+    rc = mh_db_finish(db, err);
+    if (!rc && trunc)
+        return mh_err_set(err, MH_ERR_TRUNCATED, "%s is cut short: the profile holds its whole chunks",
+                          o->trace_path);
+    return rc;
+}
+
+int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err) {
+    mh_db *db;
+    int rc = mh_db_create(&db, db_path, overwrite, err);
+    if (rc) return rc;
+    rc = mh_db_import(db, o, err);
+    mh_db_close(db);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/* bigmem.c -- large tables on transparent huge pages (bigmem.h). */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include "util/bigmem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_MIN ((size_t)4 << 20) /* smaller tables stay on the ordinary heap */
+
+void *mh_big_malloc(size_t bytes) {
+    if (bytes < BIG_MIN) return malloc(bytes);
+    size_t rounded = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *p = aligned_alloc(HUGE_PAGE, rounded);
+    if (!p) return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+void *mh_big_calloc(size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    if (bytes < BIG_MIN) return calloc(n, size);
+    void *p = mh_big_malloc(bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}

@@ -1,0 +1,294 @@
+/* test_pass.c -- mh_pass: one set of damage rules for every caller (import
+ * and analyze keep the same launches of a cut or damaged trace), errors are
+ * never swallowed (not even with a NULL err), and the results are identical
+ * with 1 and N analysis threads. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memheat/analyze.h"
+#include "memheat/pass.h"
+#include "memheat/store.h"
+#include "memheat/synth.h"
+#include "../mh_test.h"
+
+/* A trace big enough for several batches of the threaded pass. */
+static void write_synth(const char *path) {
+    mh_err err = {0};
+    mh_synth_opts so;
+    memset(&so, 0, sizeof so);
+    so.shapes = (1u << MH_SYNTH_SHAPE_COUNT) - 1;
+    so.warps = 32;
+    so.iters = 48;
+    so.blocks = 4;
+    so.seed = 7;
+    CHECK(mh_synth_write(path, &so, &err) == MH_OK);
+}
+
+static void copy_file(const char *from, const char *to, off_t keep, off_t flip) {
+    FILE *f = fopen(from, "rb"), *g = fopen(to, "wb");
+    CHECK(f && g);
+    if (!f || !g) return;
+    int c;
+    off_t i = 0;
+    while ((c = fgetc(f)) != EOF && (keep < 0 || i < keep)) {
+        if (i == flip) c ^= 0x5a;
+        fputc(c, g);
+        i++;
+    }
+    fclose(f);
+    fclose(g);
+}
+
+static off_t file_size(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 ? sb.st_size : -1;
+}
+
+/* ---- a consumer that fingerprints everything it is given ---- */
+typedef struct fp {
+    uint64_t h, maps, locs, records;
+    int fail_at_map; /* > 0: the n-th heat map returns MH_ERR_IO */
+} fp;
+
+static void mix(fp *f, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) f->h = (f->h ^ b[i]) * UINT64_C(0x100000001b3);
+}
+
+static int fp_heat(void *ctx, const mh_heat_result *r, mh_err *err) {
+    fp *f = ctx;
+    f->maps++;
+    if (f->fail_at_map && (int)f->maps == f->fail_at_map) return mh_err_set(err, MH_ERR_IO, "consumer failed");
+    mix(f, &r->launch->l.id, sizeof r->launch->l.id);
+    mix(f, &r->space, sizeof r->space);
+    mix(f, &r->accesses, sizeof r->accesses);
+    mix(f, r->rows, r->nrows * sizeof *r->rows);
+    return MH_OK;
+}
+
+static int fp_loc(void *ctx, const mh_loc_result *r, mh_err *err) {
+    (void)err;
+    fp *f = ctx;
+    f->locs++;
+    mix(f, r->m, sizeof r->m);
+    mix(f, &r->unattributed, sizeof r->unattributed);
+    return MH_OK;
+}
+
+static int fp_record(void *ctx, const mh_model *m, const mh_record *rec, mh_err *err) {
+    (void)m;
+    (void)err;
+    fp *f = ctx;
+    f->records++;
+    if (rec->type == MH_REC_ACCESSES) mix(f, rec->u.accesses.v, rec->u.accesses.n * sizeof *rec->u.accesses.v);
+    return MH_OK;
+}
+
+static int run_fp(const char *path, unsigned threads, fp *f, mh_err *err) {
+    mh_pass_opts po = {0};
+    po.analyses = MH_PASS_HEAT | MH_PASS_PATTERNS | MH_PASS_LOCALITY;
+    po.threads = threads;
+    mh_pass *p;
+    int rc = mh_pass_open(&p, path, NULL, &po, err);
+    if (rc) return rc;
+    mh_pass_consumer c = {.ctx = f, .record = fp_record, .heat = fp_heat, .loc = fp_loc};
+    rc = mh_pass_add(p, &c, err);
+    if (!rc) rc = mh_pass_run(p, err);
+    if (!rc) {
+        size_t n;
+        const mh_pat_finding *x = mh_pat_findings(mh_pass_patterns(p), &n);
+        for (size_t i = 0; i < n; i++) {
+            mix(f, &x[i].kind, sizeof x[i].kind);
+            mix(f, &x[i].cost, sizeof x[i].cost);
+            mix(f, x[i].summary, strlen(x[i].summary));
+        }
+    }
+    mh_pass_close(p);
+    return rc;
+}
+
+static char *analyze_json(const char *path, unsigned threads) {
+    mh_analyze_opts o = {0};
+    o.threads = threads;
+    mh_analyze_result res;
+    mh_err err = {0};
+    int rc = mh_analyze_file(path, &o, &res, &err);
+    CHECK(rc == MH_OK);
+    char out[64];
+    snprintf(out, sizeof out, "pass_t%u.json", threads);
+    CHECK(mh_analyze_write_json(out, &res, &err) == MH_OK);
+    mh_analyze_free(&res);
+    FILE *f = fopen(out, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = calloc(1, (size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
+    fclose(f);
+    return s;
+}
+
+/* Same heat maps, locality, findings and JSON document with 1, 2 and 4 threads. */
+static void test_threads_identical(void) {
+    write_synth("pass.mht");
+    fp f1 = {0}, f2 = {0}, f4 = {0};
+    mh_err err = {0};
+    CHECK(run_fp("pass.mht", 1, &f1, &err) == MH_OK);
+    CHECK(run_fp("pass.mht", 2, &f2, &err) == MH_OK);
+    CHECK(run_fp("pass.mht", 4, &f4, &err) == MH_OK);
+    CHECK(f1.maps > 0 && f1.locs > 0);
+    CHECK_EQ_U(f2.maps, f1.maps);
+    CHECK_EQ_U(f4.locs, f1.locs);
+    CHECK_EQ_U(f4.records, f1.records);
+    CHECK_EQ_U(f2.h, f1.h);
+    CHECK_EQ_U(f4.h, f1.h);
+    char *a = analyze_json("pass.mht", 1), *b = analyze_json("pass.mht", 3);
+    CHECK(a && b && strlen(a) > 100 && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+}
+
+/* Launches (and heat maps) kept from a broken trace, by analyze and by import. */
+static void same_kept(const char *trace, const char *db_path, int want_rc) {
+    mh_analyze_result res;
+    mh_err err = {0};
+    int rc = mh_analyze_file(trace, NULL, &res, &err);
+    CHECK(rc == want_rc);
+    CHECK(res.partial);
+    CHECK(res.truncated == (want_rc == MH_ERR_TRUNCATED));
+    size_t nl = res.model.nlaunches;
+    CHECK(nl >= 1);
+    mh_analyze_free(&res);
+
+    mh_db_import_opts io;
+    memset(&io, 0, sizeof io);
+    io.trace_path = trace;
+    io.threads = 2;
+    rc = mh_db_import_trace(db_path, 1, &io, &err);
+    if (want_rc == MH_ERR_TRUNCATED) CHECK(rc == MH_ERR_TRUNCATED);
+    else CHECK(rc != MH_OK);
+    mh_db *db;
+    CHECK(mh_db_open(&db, db_path, 0, &err) == MH_OK);
+    json_t *s = NULL;
+    CHECK(mh_db_read_summary(db, &s, &err) == MH_OK);
+    mh_db_close(db);
+    if (!s) return;
+    CHECK_EQ_U(json_array_size(json_object_get(s, "launches")), nl);
+    CHECK(json_array_size(json_object_get(s, "heat_maps")) >= 1);
+    json_decref(s);
+}
+
+static void test_cut_same_everywhere(void) {
+    write_synth("pass_src.mht");
+    off_t n = file_size("pass_src.mht");
+    copy_file("pass_src.mht", "pass_cut.mht", n * 2 / 3, -1);
+    same_kept("pass_cut.mht", "pass_cut.mhdb", MH_ERR_TRUNCATED);
+}
+
+static void test_damage_same_everywhere(void) {
+    write_synth("pass_src.mht");
+    off_t n = file_size("pass_src.mht");
+    copy_file("pass_src.mht", "pass_bad.mht", -1, n * 2 / 3);
+    mh_analyze_result res;
+    mh_err err = {0};
+    int rc = mh_analyze_file("pass_bad.mht", NULL, &res, &err);
+    CHECK(rc != MH_OK && rc != MH_ERR_TRUNCATED);
+    mh_analyze_free(&res);
+    same_kept("pass_bad.mht", "pass_bad.mhdb", rc);
+}
+
+/* Every error comes back as a code, with or without an mh_err. */
+static void test_errors_not_swallowed(void) {
+    write_synth("pass.mht");
+    for (unsigned t = 1; t <= 2; t++) {
+        fp f = {0};
+        f.fail_at_map = 2;
+        CHECK(run_fp("pass.mht", t, &f, NULL) == MH_ERR_IO);
+        fp g = {0};
+        g.fail_at_map = 1;
+        mh_err err = {0};
+        CHECK(run_fp("pass.mht", t, &g, &err) == MH_ERR_IO);
+        CHECK(err.code == MH_ERR_IO);
+    }
+    /* a damaged trace through the import, err NULL */
+    write_synth("pass_src.mht");
+    copy_file("pass_src.mht", "pass_bad2.mht", -1, file_size("pass_src.mht") / 2);
+    mh_db_import_opts io;
+    memset(&io, 0, sizeof io);
+    io.trace_path = "pass_bad2.mht";
+    CHECK(mh_db_import_trace("pass_bad2.mhdb", 1, &io, NULL) != MH_OK);
+    mh_analyze_result res;
+    CHECK(mh_analyze_file("pass_bad2.mht", NULL, &res, NULL) != MH_OK);
+    mh_analyze_free(&res);
+    /* a file that is not there */
+    mh_pass *p = NULL;
+    CHECK(mh_pass_open(&p, "pass_missing.mht", NULL, NULL, NULL) != MH_OK);
+    CHECK(p == NULL);
+}
+
+/* A launch still open while many later launches are announced (concurrent
+ * kernels): the model grows its launch array under the open heat map. The
+ * maps must still see their launch (ASan catches a stale pointer). */
+static void test_open_launch_across_growth(void) {
+    mh_err err = {0};
+    mh_trace_header h = {0};
+    h.producer = "test_pass";
+    h.command = h.note = "";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    CHECK(mh_trace_create(&w, "pass_open.mht", &h, NULL, &err) == MH_OK);
+    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x1000, 4096, MH_SPACE_GLOBAL, "A"};
+    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    enum { NL = 40 };
+    mh_access v[64];
+    for (uint32_t l = 0; l < NL; l++) {
+        mh_launch ln = {0};
+        ln.id = l;
+        ln.name = ln.display_name = l ? "later" : "first";
+        ln.grid = (mh_dim3){1, 1, 1};
+        ln.block = (mh_dim3){64, 1, 1};
+        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
+        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+        /* launch 0 keeps issuing accesses while the others start */
+        for (uint32_t i = 0; i < 64; i++)
+            v[i] = (mh_access){0x1000 + 4 * i, 0x10, 0, 0, l, (uint16_t)i, 4, MH_ACCESS_FLAGS(MH_KIND_LOAD, 0)};
+        CHECK(mh_trace_write_accesses(w, v, 64, &err) == MH_OK);
+        if (l) {
+            for (uint32_t i = 0; i < 64; i++) v[i].launch = l;
+            CHECK(mh_trace_write_accesses(w, v, 64, &err) == MH_OK);
+            mh_kernel_end e = {l, 64, 0, 0};
+            CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+        }
+    }
+    mh_kernel_end e0 = {0, 64 * NL, 0, 0};
+    CHECK(mh_trace_write_kernel_end(w, &e0, &err) == MH_OK);
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    for (unsigned t = 1; t <= 3; t += 2) {
+        fp f = {0};
+        CHECK(run_fp("pass_open.mht", t, &f, &err) == MH_OK);
+        CHECK_EQ_U(f.maps, NL);
+        CHECK_EQ_U(f.locs, NL);
+    }
+    mh_analyze_result res;
+    CHECK(mh_analyze_file("pass_open.mht", NULL, &res, &err) == MH_OK);
+    CHECK_EQ_U(res.model.nlaunches, NL);
+    CHECK_EQ_U(res.accesses, 64u * (2 * NL - 1));
+    mh_analyze_free(&res);
+}
+
+int main(void) {
+    static const mh_test_case cases[] = {{"threads_identical", test_threads_identical},
+                                         {"cut_same_everywhere", test_cut_same_everywhere},
+                                         {"damage_same_everywhere", test_damage_same_everywhere},
+                                         {"errors_not_swallowed", test_errors_not_swallowed},
+                                         {"open_launch_across_growth", test_open_launch_across_growth}};
+    return mh_test_run(cases, sizeof cases / sizeof cases[0]);
+}
