@@ -120,6 +120,23 @@ int mh_cmd_info(int argc, char **argv) {
         }
         if (ml->ended && ml->end.dropped) printf("      dropped %" PRIu64 "\n", ml->end.dropped);
     }
+    /* Every launch the collector saw, per kernel and configuration: the launch
+     * policy traces some and samples out the rest (not "dropped"). */
+    if (m.nstats) {
+        uint64_t ran = 0, traced = 0;
+        for (size_t i = 0; i < m.nstats; i++) ran += m.stats[i].launches, traced += m.stats[i].traced;
+        printf("ran        %" PRIu64 " launches in %zu configurations, traced %" PRIu64 " (launch policy)\n", ran,
+               m.nstats, traced);
+        for (size_t i = 0; i < m.nstats; i++) {
+            const mh_launch_stats *ls = &m.stats[i];
+            printf("  traced %" PRIu64 " of %" PRIu64 "  ", ls->traced, ls->launches);
+            print_str(ls->name);
+            printf("  grid %ux%ux%u block %ux%ux%u", ls->grid.x, ls->grid.y, ls->grid.z, ls->block.x, ls->block.y,
+                   ls->block.z);
+            if (ls->dyn_smem) printf(" dyn smem %u B", ls->dyn_smem);
+            putchar('\n');
+        }
+    }
     printf("objects    %zu\n", m.nobjs);
     for (size_t i = 0; i < m.nobjs; i++) {
         const mh_alloc *a = &m.objs[i].a;

@@ -53,7 +53,9 @@ policy)
   "$memheat" run -q --backend oclgrind --launch-policy every:2 -o ev -- "$host" --only patHot --repeat 3
   got=$(sqlite3 ev.mhdb "SELECT launches || '/' || traced FROM launch_config WHERE name = 'patHot'")
   [ "$got" = "3/2" ] || { echo "--launch-policy every:2: launches/traced of patHot = '$got', want 3/2"; exit 1; }
-  # the report carries the counts ("traced k of n" in the kernel table)
+  # info and the report carry the counts ("traced k of n")
+  "$memheat" run -q --backend oclgrind --keep-trace -o cfgt -- "$host" --only patHot --repeat 3
+  "$memheat" info cfgt.mht | grep -q "traced 1 of 3  patHot" || { echo "info: no 'traced 1 of 3'"; "$memheat" info cfgt.mht; exit 1; }
   "$memheat" report cfg.mhdb -o cfg.html
   grep -q '"launch_counts"' cfg.html || { echo "report: no launch counts"; exit 1; }
   if "$memheat" run -q --backend oclgrind --launch-policy sometimes -o bad -- "$host" 2>err.txt; then
