@@ -32,25 +32,26 @@ static void err_prefix(mh_err *err, int code, const char *fmt, va_list ap) {
     err->code = code;
 }
 
+/* Both wrap functions: prefix the message (when there is an err) and return
+ * the code, which is never MH_OK. */
+static int wrap_v(mh_err *err, int code, const char *fmt, va_list ap) {
+    if (err) err_prefix(err, code, fmt, ap);
+    return code;
+}
+
 int mh_err_wrap(mh_err *err, const char *fmt, ...) {
-    int code = err && err->code != MH_OK ? err->code : MH_ERR_INTERNAL;
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err_prefix(err, code, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    int code = wrap_v(err, err && err->code != MH_OK ? err->code : MH_ERR_INTERNAL, fmt, ap);
+    va_end(ap);
     return code;
 }
 
 int mh_err_wrap_rc(mh_err *err, int rc, const char *fmt, ...) {
-    int code = rc != MH_OK ? rc : MH_ERR_INTERNAL;
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err_prefix(err, code, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    int code = wrap_v(err, rc != MH_OK ? rc : MH_ERR_INTERNAL, fmt, ap);
+    va_end(ap);
     return code;
 }
 
