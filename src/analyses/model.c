@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 static char *dup_str(const char *s) {
     size_t n = s ? strlen(s) : 0;
     char *d = malloc(n + 1);
@@ -15,14 +17,11 @@ static char *dup_str(const char *s) {
     return d;
 }
 
+/* Room for `need` elements in *buf (util/grow.h); 0 when out of memory. */
 static int grow(void **buf, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 1;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need) n *= 2;
-    void *p = realloc(*buf, n * elem);
+    void *p = mh_grow(*buf, cap, need, elem, 16);
     if (!p) return 0;
     *buf = p;
-    *cap = n;
     return 1;
 }
 
