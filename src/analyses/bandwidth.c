@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/datadir.h"
+
 /* ---- device peaks ----------------------------------------------------- */
 
 double mh_bw_theoretical_Bps(const mh_timing_device *d) {
@@ -437,13 +439,9 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
 /* ---- calibration store ------------------------------------------------ */
 
 int mh_bw_calib_default_path(char *out, size_t cap, mh_err *err) {
-    const char *e = getenv("MEMHEAT_CALIBRATION");
-    int n;
-    if (e && *e) n = snprintf(out, cap, "%s", e);
-    else if ((e = getenv("XDG_CONFIG_HOME")) && *e) n = snprintf(out, cap, "%s/memheat/calibration.json", e);
-    else if ((e = getenv("HOME")) && *e) n = snprintf(out, cap, "%s/.config/memheat/calibration.json", e);
-    else return mh_err_set(err, MH_ERR_ARG, "no calibration path: set MEMHEAT_CALIBRATION or HOME");
-    if (n < 0 || (size_t)n >= cap) return mh_err_set(err, MH_ERR_ARG, "calibration path too long");
+    if (mh_data_path("MEMHEAT_CALIBRATION", "calibration.json", out, cap) != 0)
+        return mh_err_set(err, MH_ERR_ARG, "no calibration path (set MEMHEAT_CALIBRATION, MEMHEAT_DATA_DIR or HOME)"
+                                           " or the path is too long");
     return MH_OK;
 }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/datadir.h"
+
 int mh_cli_fail(const char *cmd, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -63,12 +65,7 @@ int mh_cli_color(FILE *f) {
     return isatty(fileno(f)) && !(nc && *nc);
 }
 
-int mh_cli_model_dir(char *out, size_t cap) {
-    const char *d = getenv("MEMHEAT_MODEL_DIR");
-    if (d && *d) return (size_t)snprintf(out, cap, "%s", d) < cap ? 0 : -1;
-    const char *home = getenv("HOME");
-    return (size_t)snprintf(out, cap, "%s/.local/share/memheat", home && *home ? home : ".") < cap ? 0 : -1;
-}
+int mh_cli_model_dir(char *out, size_t cap) { return mh_data_path("MEMHEAT_MODEL_DIR", "", out, cap); }
 
 
 void mh_cli_progress(void *ctx, const char *line, int done) {

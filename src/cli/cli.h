@@ -38,7 +38,8 @@ int mh_cli_exit_code(int status);
 int mh_cli_u64(const char *cmd, const char *opt, const char *val, uint64_t max, uint64_t *out);
 /* Directory that holds the running memheat executable. */
 int mh_cli_self_dir(char *out, size_t cap);
-/* Where device models (camping) live: $MEMHEAT_MODEL_DIR, else ~/.local/share/memheat. */
+/* Where device models (camping) live: $MEMHEAT_MODEL_DIR, else memheat's data
+ * folder (util/datadir.h). */
 int mh_cli_model_dir(char *out, size_t cap);
 /* 1 if the stream is a terminal and NO_COLOR is unset. */
 int mh_cli_color(FILE *f);

@@ -220,8 +220,11 @@ static void test_calibration(void) {
     setenv("MEMHEAT_CALIBRATION", "/x/y.json", 1);
     CHECK(mh_bw_calib_default_path(q, sizeof q, &err) == MH_OK && strcmp(q, "/x/y.json") == 0);
     unsetenv("MEMHEAT_CALIBRATION");
-    setenv("XDG_CONFIG_HOME", "/cfg", 1);
-    CHECK(mh_bw_calib_default_path(q, sizeof q, &err) == MH_OK && strcmp(q, "/cfg/memheat/calibration.json") == 0);
+    /* beside the camping models, in memheat's one data folder (util/datadir.h) */
+    unsetenv("MEMHEAT_DATA_DIR");
+    setenv("XDG_DATA_HOME", "/data", 1);
+    CHECK(mh_bw_calib_default_path(q, sizeof q, &err) == MH_OK && strcmp(q, "/data/memheat/calibration.json") == 0);
+    unsetenv("XDG_DATA_HOME");
 }
 
 int main(int argc, char **argv) {
