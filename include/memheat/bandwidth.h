@@ -122,8 +122,9 @@ int mh_bw_print_file(FILE *f, const char *timing_path, double fused_ns, size_t m
 
 /* Calibration store: one JSON file, {"format":"memheat-calibration","version":1,
  * "devices":{NAME:{"bandwidth_Bps":..., ...}}}. default path:
- * $MEMHEAT_CALIBRATION, else $XDG_CONFIG_HOME/memheat/calibration.json, else
- * $HOME/.config/memheat/calibration.json. */
+ * $MEMHEAT_CALIBRATION, else calibration.json in memheat's data folder
+ * ($MEMHEAT_DATA_DIR, $XDG_DATA_HOME/memheat or ~/.local/share/memheat, beside
+ * the camping models: src/util/datadir.h). */
 int mh_bw_calib_default_path(char *out, size_t cap, mh_err *err);
 /* *Bps = 0 when the file or the device is absent (not an error). */
 int mh_bw_calib_lookup(const char *path, const char *device_name, double *Bps, mh_err *err);
