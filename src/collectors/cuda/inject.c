@@ -662,7 +662,8 @@ static void mh_cuda_decide_at_entry(CUfunction f, mh_dim3 grid, mh_dim3 block, u
         return; /* decided at LAUNCH_BEGIN */
     }
     tl_pend.key.name = strdup(name);
-    tl_pend.key.display = mh_cuda_demangle(name);
+    /* the demangled name only matters to a --kernel regex: no demangling per launch otherwise */
+    tl_pend.key.display = g_mh.cfg.have_regex ? mh_cuda_demangle(name) : NULL;
     if (!tl_pend.key.name) {
         mh_cuda_pending_clear();
         return;
