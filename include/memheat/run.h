@@ -21,7 +21,7 @@
 
 /* How many runs of the program. */
 enum mh_run_passes {
-    MH_PASSES_ONE = 0,      /* one traced run, timing in the same process (kernel times missing today) */
+    MH_PASSES_ONE = 0,      /* one traced run, timing in the same process (copies not timed yet) */
     MH_PASSES_SEPARATE = 1  /* default (set by the CLI): timing run, [counters run,] traced run */
 };
 

@@ -72,9 +72,21 @@ typedef struct mh_timing_kernel {
     uint64_t start_ns, end_ns;
     uint32_t grid[3], block[3];
     uint32_t dyn_smem, static_smem, regs;
+    int timed;                 /* enum mh_timed: how start/end were taken */
     int has_counters;
     mh_timing_counters c;
 } mh_timing_kernel;
+
+/* How a kernel's time was taken. In one run of the program (trace and timing
+ * in one process) a traced launch runs instrumented code and its events also
+ * bracket the trace's set-up and read-back: its time is marked, then replaced
+ * by the median of the untraced launches of its configuration where there are
+ * some (mh_timing_borrow_times). JSON key "timed", absent when clean. */
+enum mh_timed {
+    MH_TIMED_CLEAN = 0,        /* the launch ran as the program ran it */
+    MH_TIMED_INSTRUMENTED = 1, /* measured while traced: longer than the program's own */
+    MH_TIMED_BORROWED = 2      /* duration: median of untraced launches of the same configuration */
+};
 
 /* One memcpy or memset. */
 typedef struct mh_timing_copy {
@@ -127,6 +139,7 @@ typedef struct mh_timing_stats {
     uint64_t total_ns, min_ns, max_ns;
     double median_ns;          /* mean of the two middle values when count is even */
     uint64_t with_counters;    /* launches that have counters */
+    uint64_t instrumented;     /* launches whose time was measured while traced (MH_TIMED_INSTRUMENTED) */
     double dram_bytes;         /* sum of read+write over launches with counters */
     double counted_ns;         /* sum of durations of those launches */
     double ld_requests, ld_sectors, st_requests, st_sectors;
@@ -174,6 +187,12 @@ int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err);
 /* Aggregates kernels by (device, name), sorted by total time, largest first.
  * *out is malloc'd (free it); *n its length. */
 int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh_err *err);
+
+/* For each kernel timed MH_TIMED_INSTRUMENTED: where launches of the same
+ * (device, name, grid, block, dynamic shared memory) were timed clean, its
+ * duration becomes their median (start kept) and it is marked
+ * MH_TIMED_BORROWED. Returns how many kept their instrumented time. */
+size_t mh_timing_borrow_times(mh_timing *t);
 
 /* Median of v[0..n) (v is reordered); 0 for n == 0. */
 double mh_timing_median_u64(uint64_t *v, size_t n);

@@ -338,6 +338,7 @@ json_t *mh_bw_report_json(const mh_bw_report *rep) {
         put(o, "median_ns", num(r->s.median_ns), &bad);
         put(o, "max_ns", json_integer((json_int_t)r->s.max_ns), &bad);
         put(o, "with_counters", json_integer((json_int_t)r->s.with_counters), &bad);
+        if (r->s.instrumented) put(o, "instrumented", json_integer((json_int_t)r->s.instrumented), &bad);
         put(o, "dram_bytes", r->s.with_counters ? num(r->s.dram_bytes) : json_null(), &bad);
         put(o, "effective_Bps", num(r->eff_Bps), &bad);
         put(o, "frac_theoretical", num(r->frac_theoretical), &bad);
@@ -402,6 +403,7 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
                 rep->counters.message[0] ? ": " : "", rep->counters.message);
     fprintf(f, "%-40s %6s %11s %11s %11s %8s %6s %6s %6s %5s %s\n", "kernel", "count", "total", "median", "min",
             "GB/s", "%peak", "sec/ld", "sec/st", "occ", "verdict");
+    size_t instrumented = 0;
     for (size_t i = 0; i < rep->nrows && i < max_rows; i++) {
         const mh_bw_row *r = &rep->rows[i];
         char tot[32], med[32], mn[32], bw[32], pk[32], sl[32], ss[32], oc[32];
@@ -416,9 +418,14 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
         else snprintf(ss, sizeof ss, "-");
         if (isfinite(r->s.occupancy_pct)) snprintf(oc, sizeof oc, "%.0f%%", r->s.occupancy_pct);
         else snprintf(oc, sizeof oc, "-");
-        fprintf(f, "%-40.40s %6llu %11s %11s %11s %8s %6s %6s %6s %5s %s\n", r->s.name,
-                (unsigned long long)r->s.count, tot, med, mn, bw, pk, sl, ss, oc, mh_bw_verdict_name(r->verdict));
+        fprintf(f, "%-40.40s %6llu %11s %11s %11s %8s %6s %6s %6s %5s %s%s\n", r->s.name,
+                (unsigned long long)r->s.count, tot, med, mn, bw, pk, sl, ss, oc, mh_bw_verdict_name(r->verdict),
+                r->s.instrumented ? " *" : "");
+        if (r->s.instrumented) instrumented++;
     }
+    if (instrumented)
+        fprintf(f, "* %zu kernel%s timed only while traced: %s times include the tracing (--passes separate)\n",
+                instrumented, instrumented == 1 ? "" : "s", instrumented == 1 ? "its" : "their");
     if (rep->nrows > max_rows) fprintf(f, "... %zu more kernels\n", rep->nrows - max_rows);
     for (size_t i = 0; i < rep->ndevices; i++) {
         const mh_bw_device *d = &rep->devices[i];

@@ -41,9 +41,10 @@ static void help(FILE *f) {
           "      --buffer-bytes N   collector's access buffer size\n"
           "passes (CUDA):\n"
           "      --passes separate  default: an un-instrumented timing run, then the traced run\n"
-          "      --passes one       one run, traced and timed in the same process (today the\n"
-          "                         CUPTI timer cannot subscribe beside the Compute Sanitizer:\n"
-          "                         kernel times are then missing; docs/cuda-collector.md)\n"
+          "      --passes one       one run, traced and timed in the same process: kernel times\n"
+          "                         from events (a traced launch gets the median of the untraced\n"
+          "                         launches of its configuration); copies are not timed there\n"
+          "                         yet (docs/cuda-collector.md)\n"
           "      --counters         add a hardware-counters run (kernel replay: slow)\n"
           "      --no-counters      no hardware-counters run (the default)\n"
           "      --no-trace         timing only (its own un-instrumented run)\n"
@@ -84,7 +85,7 @@ int mh_cmd_run(int argc, char **argv) {
     mh_collect_cfg_init(&o.collect);
     o.trace = o.timing = 1;
     o.counters = 0;                /* hardware counters only with --counters (kernel replay) */
-    o.passes = MH_PASSES_SEPARATE; /* one pass loses the kernel times: see docs/cuda-collector.md */
+    o.passes = MH_PASSES_SEPARATE; /* one run times no copies yet: see docs/cuda-collector.md */
     const char *name = NULL;
     uint64_t v;
     int opt, code;

@@ -71,8 +71,15 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
                         "alone\n", o->timing_path);
             else if (mh_run_timed_load(tm, o->timing_path, &lerr) != MH_OK)
                 fprintf(stderr, "memheat: warning: timing of the traced run: %s\n", lerr.msg);
-            else
+            else {
                 tm->t.timing_run = (mh_timing_run){.ran = 1, .exit_status = status, .wall_ns = wall};
+                size_t kept = mh_timing_borrow_times(&tm->t);
+                if (kept && !o->quiet)
+                    fprintf(stderr, "memheat: %zu traced launch%s ran in no untraced launch of %s configuration: %s "
+                            "time includes the tracing (marked \"instrumented\"; --passes separate measures it "
+                            "apart)\n", kept, kept == 1 ? "" : "es", kept == 1 ? "its" : "their",
+                            kept == 1 ? "its" : "their");
+            }
         }
         if (counters && tm->loaded && cs->rc == MH_OK) {
             if (!o->quiet) fprintf(stderr, "memheat: counters run: %s\n", o->argv[0]);

@@ -279,9 +279,50 @@ static void test_sort(void) {
     mh_timing_free(&t);
 }
 
+/* One run of the program: traced launches' times borrowed from untraced
+ * launches of their configuration, kept (and counted) where there are none,
+ * and the mark survives the JSON round trip. */
+static void test_borrow_times(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    kern(&t, "k", 1, 0, 900)->timed = MH_TIMED_INSTRUMENTED; /* traced: 900 ns */
+    kern(&t, "k", 2, 1000, 1100);                             /* untraced: 100, 300, 200 */
+    kern(&t, "k", 3, 2000, 2300);
+    kern(&t, "k", 4, 3000, 3200);
+    mh_timing_kernel *o = kern(&t, "k", 5, 4000, 4700); /* same name, other grid: nothing to borrow */
+    o->grid[0] = 8;
+    o->timed = MH_TIMED_INSTRUMENTED;
+    kern(&t, "once", 6, 5000, 5800)->timed = MH_TIMED_INSTRUMENTED;
+    CHECK_EQ_U(mh_timing_borrow_times(&t), 2);
+    CHECK(t.kernels[0].timed == MH_TIMED_BORROWED && t.kernels[0].start_ns == 0 && t.kernels[0].end_ns == 200);
+    CHECK(t.kernels[1].timed == MH_TIMED_CLEAN && t.kernels[1].end_ns == 1100);
+    CHECK(t.kernels[4].timed == MH_TIMED_INSTRUMENTED && t.kernels[4].end_ns == 4700);
+    CHECK(t.kernels[5].timed == MH_TIMED_INSTRUMENTED);
+    CHECK_EQ_U(mh_timing_borrow_times(&t), 2); /* idempotent */
+    mh_err err = {0};
+    CHECK(mh_timing_save(&t, NULL, path_of("borrow.json"), &err) == MH_OK);
+    mh_timing u;
+    CHECK(mh_timing_load(&u, path_of("borrow.json"), &err) == MH_OK);
+    CHECK(u.nkernels == 6 && u.kernels[0].timed == MH_TIMED_BORROWED && u.kernels[4].timed == MH_TIMED_INSTRUMENTED);
+    CHECK(u.kernels[1].timed == MH_TIMED_CLEAN);
+    mh_timing_stats *st = NULL;
+    size_t n = 0;
+    CHECK(mh_timing_aggregate(&u, &st, &n, &err) == MH_OK);
+    uint64_t inst = 0;
+    for (size_t i = 0; i < n; i++) inst += st[i].instrumented;
+    CHECK_EQ_U(inst, 2);
+    free(st);
+    mh_timing_free(&u);
+    mh_timing_free(&t);
+    write_file(path_of("badtimed.json"), "{\"format\":\"memheat-timing\",\"version\":1,\"kernels\":[{\"name\":\"k\","
+               "\"start_ns\":1,\"end_ns\":2,\"grid\":[1,1,1],\"block\":[1,1,1],\"timed\":\"guessed\"}]}");
+    CHECK(mh_timing_load(&u, path_of("badtimed.json"), &err) == MH_ERR_FORMAT);
+    CHECK(strstr(err.msg, "timed") != NULL);
+}
+
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     static const mh_test_case cases[] = {T(test_round_trip), T(test_damaged), T(test_aggregate), T(test_merge),
-                                         T(test_merge_by_config), T(test_sort)};
+                                         T(test_merge_by_config), T(test_sort), T(test_borrow_times)};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

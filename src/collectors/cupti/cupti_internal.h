@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "collectors/timing_hook.h"
 #include "memheat/timing.h"
 
 enum { MH_CUPTI_TIMING = 0, MH_CUPTI_COUNTERS = 1 };
@@ -20,6 +21,9 @@ typedef struct mh_cupti_ctx {
     pthread_mutex_t lock;        /* guards t, error, oom */
     int mode;                    /* MH_CUPTI_TIMING or MH_CUPTI_COUNTERS */
     int kernel_events;           /* timing mode: kernel times from events (1) or activity records (0) */
+    int hosted;                  /* started by the CUDA collector's hook (no CUPTI callbacks) */
+    int activity;                /* activity buffers registered (flushes are safe) */
+    int copies_mode;             /* hosted: 0 no copy records, 1 per context, 2 process-wide */
     mh_cupti_ev *ev;             /* event timing state (events.c) */
     char out_path[1024];         /* MEMHEAT_TIMING_OUT */
     CUpti_SubscriberHandle sub;
@@ -43,8 +47,12 @@ void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_finish(mh_cupti_ctx *g);
 
 /* events.c (timing mode with kernel_events) */
-void mh_cupti_ev_enter(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb);
-void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb);
+/* api: enum mh_hook_api (collectors/timing_hook.h); params: that API's parameters.
+ * At the exit: failed = the call returned an error, correlation = CUPTI's id
+ * (0 when hosted), timed = enum mh_timed for the launch. */
+void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params);
+void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
+                      int timed);
 void mh_cupti_ev_untimed(mh_cupti_ctx *g);
 void mh_cupti_ev_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_ev_finish(mh_cupti_ctx *g); /* lock held */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "collectors/cupti/cupti_internal.h"
+#include "util/grow.h"
 
 /* A launch whose events are not resolved yet. */
 typedef struct ev_pending {
@@ -82,16 +83,12 @@ static CUevent take_event(mh_cupti_ev *s) {
 
 static void give_event(mh_cupti_ev *s, CUevent e) {
     if (!e) return;
-    if (s->npool == s->cappool) {
-        size_t nc = s->cappool ? s->cappool * 2 : 256;
-        CUevent *p = realloc(s->pool, nc * sizeof *p);
-        if (!p) {
-            cuEventDestroy(e);
-            return;
-        }
-        s->pool = p;
-        s->cappool = nc;
+    CUevent *p = mh_grow(s->pool, &s->cappool, s->npool + 1, sizeof *p, 256);
+    if (!p) {
+        cuEventDestroy(e);
+        return;
     }
+    s->pool = p;
     s->pool[s->npool++] = e;
 }
 
@@ -127,24 +124,25 @@ static int ref_of(mh_cupti_ev *s, CUcontext ctx, CUstream stream) {
         tl_launch.stream = (c)->hStream;                                        \
     } while (0)
 
-/* Fills the launch geometry and stream from the driver call's parameters;
- * 0 if this launch API is not one memheat times. */
-static int launch_params(CUpti_CallbackId id, const void *params) {
-    switch (id) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+/* Fills the launch geometry and stream from a launch call's parameters
+ * (api: enum mh_hook_api); 0 if this launch API is not one memheat times. */
+static int launch_params(int api, const void *params) {
+    if (!params) return 0;
+    switch (api) {
+    case MH_HOOK_KERNEL:
+    case MH_HOOK_KERNEL_PTSZ: {
         const cuLaunchKernel_params *p = params;
         TAKE_LAUNCH(p->f, p);
         break;
     }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+    case MH_HOOK_COOP:
+    case MH_HOOK_COOP_PTSZ: {
         const cuLaunchCooperativeKernel_params *p = params;
         TAKE_LAUNCH(p->f, p);
         break;
     }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+    case MH_HOOK_EX:
+    case MH_HOOK_EX_PTSZ: {
         const cuLaunchKernelEx_params *p = params;
         if (!p->config) return 0;
         TAKE_LAUNCH(p->f, p->config);
@@ -153,11 +151,16 @@ static int launch_params(CUpti_CallbackId id, const void *params) {
     default: return 0;
     }
     /* the _ptsz entry points mean the per-thread default stream by NULL */
-    if (!tl_launch.stream && (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-                              id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
-                              id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz))
+    if (!tl_launch.stream && (api == MH_HOOK_KERNEL_PTSZ || api == MH_HOOK_COOP_PTSZ || api == MH_HOOK_EX_PTSZ))
         tl_launch.stream = CU_STREAM_PER_THREAD;
     return 1;
+}
+
+/* A stream being captured into a graph must not get events (they would
+ * become graph nodes) nor be synchronized: such launches are not timed. */
+static int capturing(CUstream s) {
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    return cuStreamIsCapturing(s, &st) != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 /* Name, registers and static shared memory of f, cached by CUfunction (a
@@ -223,9 +226,9 @@ static void resolve(mh_cupti_ctx *g, int block) {
     s->npend = keep;
 }
 
-void mh_cupti_ev_enter(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb) {
+void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params) {
     tl_launch.active = 0;
-    if (!launch_params(id, cb->functionParams)) return;
+    if (!launch_params(api, params) || capturing(tl_launch.stream)) return;
     pthread_mutex_lock(&g->lock);
     mh_cupti_ev *s = state(g);
     CUevent e = s ? take_event(s) : NULL;
@@ -241,8 +244,8 @@ void mh_cupti_ev_enter(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_Callbac
     tl_launch.active = 1;
 }
 
-void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_CallbackData *cb) {
-    (void)id;
+void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
+                      int timed) {
     if (!tl_launch.active) {
         pthread_mutex_lock(&g->lock);
         if (state(g)) g->ev->untimed++;
@@ -250,16 +253,15 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_Callback
         return;
     }
     tl_launch.active = 0;
-    const CUresult *rv = cb->functionReturnValue;
     pthread_mutex_lock(&g->lock);
     mh_cupti_ev *s = g->ev;
-    if (rv && *rv != CUDA_SUCCESS) { /* the launch failed: nothing ran */
+    if (failed) { /* the launch failed: nothing ran */
         give_event(s, tl_launch.start);
         pthread_mutex_unlock(&g->lock);
         return;
     }
     CUevent end = take_event(s);
-    int ref = ref_of(s, cb->context, tl_launch.stream);
+    int ref = ref_of(s, ctx, tl_launch.stream);
     if (!end || ref < 0 || cuEventRecord(end, tl_launch.stream) != CUDA_SUCCESS) {
         give_event(s, tl_launch.start);
         give_event(s, end);
@@ -267,21 +269,17 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_Callback
         pthread_mutex_unlock(&g->lock);
         return;
     }
-    if (s->npend == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 1024;
-        ev_pending *p = realloc(s->pend, nc * sizeof *p);
-        if (!p) {
-            g->oom = 1;
-            give_event(s, tl_launch.start);
-            give_event(s, end);
-            pthread_mutex_unlock(&g->lock);
-            return;
-        }
-        s->pend = p;
-        s->cap = nc;
+    ev_pending *grown = mh_grow(s->pend, &s->cap, s->npend + 1, sizeof *grown, 1024);
+    if (!grown) {
+        g->oom = 1;
+        give_event(s, tl_launch.start);
+        give_event(s, end);
+        pthread_mutex_unlock(&g->lock);
+        return;
     }
+    s->pend = grown;
     fn_info scratch;
-    const fn_info *fi = fn_lookup(s, tl_launch.f, cb->symbolName, &scratch);
+    const fn_info *fi = fn_lookup(s, tl_launch.f, symbol, &scratch);
     mh_timing_kernel *k = mh_timing_add_kernel(&g->t, fi->name);
     if (!k) {
         g->oom = 1;
@@ -291,14 +289,18 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUpti_CallbackId id, const CUpti_Callback
         return;
     }
     uint32_t dev = 0, ctx_id = 0;
-    cuptiGetDeviceId(cb->context, &dev);
-    cuptiGetContextId(cb->context, &ctx_id);
-    if (s->last_ctx != cb->context || s->last_stream != tl_launch.stream) {
-        if (cuptiGetStreamIdEx(cb->context, tl_launch.stream, 0, &s->last_sid) != CUPTI_SUCCESS) s->last_sid = 0;
-        s->last_ctx = cb->context;
+    if (cuptiGetDeviceId(ctx, &dev) != CUPTI_SUCCESS) { /* hosted: the launch's context is current */
+        CUdevice d = 0;
+        dev = cuCtxGetDevice(&d) == CUDA_SUCCESS ? (uint32_t)d : 0;
+    }
+    cuptiGetContextId(ctx, &ctx_id);
+    if (s->last_ctx != ctx || s->last_stream != tl_launch.stream) {
+        if (cuptiGetStreamIdEx(ctx, tl_launch.stream, 0, &s->last_sid) != CUPTI_SUCCESS) s->last_sid = 0;
+        s->last_ctx = ctx;
         s->last_stream = tl_launch.stream;
     }
-    k->device = dev, k->context = ctx_id, k->stream = s->last_sid, k->correlation = cb->correlationId;
+    k->device = dev, k->context = ctx_id, k->stream = s->last_sid, k->correlation = correlation;
+    k->timed = timed;
     memcpy(k->grid, tl_launch.grid, sizeof k->grid);
     memcpy(k->block, tl_launch.block, sizeof k->block);
     k->dyn_smem = tl_launch.smem;

@@ -11,6 +11,10 @@
  *   "counters" CUPTI range profiling, auto range + kernel replay: each kernel
  *              launch is one range, replayed as many passes as the metrics need
  *              (counters.c). Launch names are taken from launch callbacks.
+ * Hosted (one run of the program): the CUDA collector loads this library and
+ * calls memheat_timing_attach() instead (collectors/timing_hook.h): no CUPTI
+ * callbacks (the Sanitizer holds the one subscription), launches forwarded to
+ * events.c by the CUDA collector, copy records asked per context.
  * At exit (or when a context is destroyed) the results go to MEMHEAT_TIMING_OUT
  * as a memheat-timing JSON file (include/memheat/timing.h, docs/timing.md).
  *
@@ -185,6 +189,19 @@ static void record_launch(const CUpti_CallbackData *cb) {
     mh_cupti_prof_after_launch(&G, cb->context);
 }
 
+/* The launch entry point of a CUPTI driver callback id (timing_hook.h). */
+static int hook_api(CUpti_CallbackId id) {
+    switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: return MH_HOOK_KERNEL;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: return MH_HOOK_KERNEL_PTSZ;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel: return MH_HOOK_COOP;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: return MH_HOOK_COOP_PTSZ;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: return MH_HOOK_EX;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: return MH_HOOK_EX_PTSZ;
+    default: return MH_HOOK_NONE;
+    }
+}
+
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data) {
     (void)ud;
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
@@ -214,13 +231,15 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
-        if (G.mode == MH_CUPTI_TIMING) mh_cupti_ev_enter(&G, id, cb);
+        if (G.mode == MH_CUPTI_TIMING) mh_cupti_ev_enter(&G, hook_api(id), cb->functionParams);
         else if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT) {
         const CUresult *rv = cb->functionReturnValue;
-        if (G.mode == MH_CUPTI_TIMING) mh_cupti_ev_exit(&G, id, cb);
+        if (G.mode == MH_CUPTI_TIMING)
+            mh_cupti_ev_exit(&G, cb->context, rv && *rv != CUDA_SUCCESS, cb->correlationId, cb->symbolName,
+                             MH_TIMED_CLEAN);
         else if (!rv || *rv == CUDA_SUCCESS) record_launch(cb);
         tl_driver_recorded = 1;
     }
@@ -249,7 +268,7 @@ static void finish(void) {
     G.finished = 1;
     pthread_mutex_unlock(&G.lock);
     if (done) return;
-    if (G.mode == MH_CUPTI_TIMING) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (G.mode == MH_CUPTI_TIMING && G.activity) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     else mh_cupti_prof_finish(&G);
     pthread_mutex_lock(&G.lock);
     mh_timing *t = &G.t;
@@ -305,11 +324,13 @@ static void catch_fatal_signals(void) {
 /* The only symbol the library exports (the rest is hidden by the build). */
 __attribute__((visibility("default"))) int InitializeInjection(void);
 
-__attribute__((visibility("default"))) int InitializeInjection(void) {
+/* What both entries share: the output path, the mode, the file's header
+ * fields. Returns 0 when the collector has nothing to do. */
+static int start_common(void) {
     const char *out = getenv("MEMHEAT_TIMING_OUT");
     if (!out || !*out) {
         fprintf(stderr, "memheat: MEMHEAT_TIMING_OUT is not set; the timing collector does nothing\n");
-        return 1;
+        return 0;
     }
     snprintf(G.out_path, sizeof G.out_path, "%s", out);
     const char *mode = getenv("MEMHEAT_TIMING_MODE");
@@ -326,7 +347,18 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     const char *rng = getenv("MEMHEAT_COUNTER_RANGES");
     G.max_ranges = rng ? (size_t)strtoul(rng, NULL, 10) : 0;
     if (G.max_ranges == 0) G.max_ranges = 256;
+    return 1;
+}
 
+/* Memcpy and memset records from the Activity API (no subscriber needed). */
+static CUptiResult enable_copy_activity(void) {
+    CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+    return r;
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void) {
+    if (!start_common()) return 1;
     CUptiResult r = cuptiSubscribe(&G.sub, on_callback, NULL);
     if (r != CUPTI_SUCCESS) {
         note_error("cuptiSubscribe", r);
@@ -338,6 +370,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     if (G.mode == MH_CUPTI_TIMING) {
         r = cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
+        G.activity = r == CUPTI_SUCCESS;
         if (G.kernel_events) {
             /* driver launches only (the runtime launches through them; no
              * runtime callbacks keeps the per-launch cost down); graph
@@ -346,13 +379,67 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
         } else if (r == CUPTI_SUCCESS) {
             r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         }
-        if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
-        if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+        if (r == CUPTI_SUCCESS) r = enable_copy_activity();
         if (r != CUPTI_SUCCESS) note_error("enabling CUPTI activity records", r);
     } else {
         enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0);
         enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 0);
     }
+    atexit(finish);
+    catch_fatal_signals();
+    return 1;
+}
+
+/* ---- hosted by the CUDA collector (one run: timing_hook.h) --------------- */
+
+static void hook_enter(int api, const void *params) {
+    if (!G.finished) mh_cupti_ev_enter(&G, api, params);
+}
+
+static void hook_exit(int api, void *ctx, int failed, int traced, const char *symbol) {
+    (void)api;
+    if (!G.finished) mh_cupti_ev_exit(&G, ctx, failed, 0, symbol, traced ? MH_TIMED_INSTRUMENTED : MH_TIMED_CLEAN);
+}
+
+static void hook_context_created(void *ctx, int device) {
+    add_device((uint32_t)device);
+    if (!G.activity || !G.copies_mode) return;
+    /* Copy records: CUPTI's activity API enabled before the Sanitizer's
+     * subscription silenced the Sanitizer; enabled process-wide after it,
+     * it delivered no record (H100, CUDA 13.0): try the context's own. */
+    CUptiResult r = CUPTI_SUCCESS;
+    if (G.copies_mode == 1) {
+        r = cuptiActivityEnableContext(ctx, CUPTI_ACTIVITY_KIND_MEMCPY);
+        if (r == CUPTI_SUCCESS) r = cuptiActivityEnableContext(ctx, CUPTI_ACTIVITY_KIND_MEMSET);
+    } else {
+        r = enable_copy_activity();
+    }
+    if (r != CUPTI_SUCCESS) note_error("enabling CUPTI copy records (copies are not timed)", r);
+}
+
+static void hook_context_ending(void *ctx) {
+    if (G.activity) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    mh_cupti_ev_context_ending(&G, ctx);
+}
+
+__attribute__((visibility("default"))) int memheat_timing_attach(mh_timing_hook *hook);
+
+__attribute__((visibility("default"))) int memheat_timing_attach(mh_timing_hook *hook) {
+    if (!hook) return 0;
+    setenv("MEMHEAT_TIMING_MODE", "timing", 1); /* counters need CUPTI's callbacks: never hosted */
+    unsetenv("MEMHEAT_TIMING_KERNELS");
+    if (!start_common()) return 0;
+    G.hosted = 1;
+    snprintf(G.t.producer, sizeof G.t.producer, "memheat-cupti timing (hosted by the CUDA collector)");
+    const char *cp = getenv("MEMHEAT_TIMING_COPIES"); /* "context" (default), "process", "0" */
+    G.copies_mode = cp && *cp == '0' ? 0 : cp && !strcmp(cp, "process") ? 2 : 1;
+    if (G.copies_mode) {
+        CUptiResult r = cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
+        G.activity = r == CUPTI_SUCCESS;
+        if (r != CUPTI_SUCCESS) note_error("registering CUPTI activity buffers (copies are not timed)", r);
+    }
+    *hook = (mh_timing_hook){.version = MH_TIMING_HOOK_VERSION, .launch_enter = hook_enter, .launch_exit = hook_exit,
+                             .context_created = hook_context_created, .context_ending = hook_context_ending};
     atexit(finish);
     catch_fatal_signals();
     return 1;

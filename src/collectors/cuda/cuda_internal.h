@@ -1,0 +1,148 @@
+/* cuda_internal.h -- what the CUDA collector's files share: its one
+ * process-wide state, the structures in it, and the functions one file calls
+ * in another. Not a public header: only libmemheat_cuda.so includes it.
+ *
+ *   inject.c   the state, start and exit, the trace header, callback dispatch
+ *   modules.c  lazy module patching and unpatching
+ *   launch.c   allocations, record buffers, the per-launch decision, the
+ *              launch callbacks (trace set-up and read-back), the driver-API
+ *              launch entry/exit (with the one-run timing hook)
+ *
+ * The Sanitizer calls back into plain functions, so the state is one
+ * process-wide struct, g_mh, defined in inject.c; see its locking rules below. */
+#ifndef MEMHEAT_CUDA_INTERNAL_H
+#define MEMHEAT_CUDA_INTERNAL_H
+
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sanitizer.h>
+#include <generated_cuda_meta.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/timing_hook.h"
+#include "cuda_dev.h"
+#include "demangle.h"
+#include "memheat/collect.h"
+#include "memheat/trace.h"
+
+#define MH_CUDA_PRODUCER "memheat-cuda 0.1.0"
+#define MH_CUDA_PATCH_FILE "memheat_cuda_patch.fatbin"
+#define MH_CUDA_MAX_CTX 64
+#define MH_CUDA_DEFAULT_BUFFER (256ull << 20)  /* bytes of records per traced launch */
+#define MH_CUDA_DRAIN_RECORDS (1u << 17)       /* records copied to the host at a time */
+#define MH_CUDA_MAX_SEQ_SLOTS (64u << 20)      /* traced threads per launch */
+
+
+typedef struct mh_cuda_buf {
+    CUcontext ctx;
+    mh_cuda_desc *desc;  /* device */
+    mh_access *rec;      /* device, cap records */
+    uint32_t *seq;       /* device, seq_slots counters */
+    uint32_t *host_seq;  /* host copy of the counters */
+    mh_access *host;     /* drain staging, MH_CUDA_DRAIN_RECORDS records */
+    uint64_t cap;
+    uint64_t seq_slots;
+    struct mh_cuda_buf *next;
+} mh_cuda_buf;
+
+/* A traced launch between its LAUNCH_BEGIN and LAUNCH_END callbacks. */
+typedef struct mh_cuda_flight {
+    Sanitizer_LaunchHandle h;
+    mh_cuda_buf *buf;
+    CUcontext ctx;
+    CUmodule mod;
+    uint32_t id;
+    uint64_t func_pc, func_size;
+    struct mh_cuda_flight *next;
+} mh_cuda_flight;
+
+/* A module that has had a launch selected for tracing (patching state). */
+typedef struct mh_cuda_module {
+    CUcontext ctx;
+    CUmodule mod;
+    int patched;       /* instrumented now */
+    int stuck;         /* removing the patch failed: it stays patched */
+    int unpatching;    /* chosen by mh_cuda_unpatch_idle, patch being removed */
+    int failed;        /* patching failed: its launches are not traced */
+    uint32_t inflight; /* traced launches of it between LAUNCH_BEGIN and LAUNCH_END */
+} mh_cuda_module;
+
+/* Locking: `mu` guards the host-side state below (writer, lists, counters)
+ * and is never held while calling the Sanitizer or the driver, which take
+ * locks of their own (holding ours across them deadlocked two host threads
+ * launching while a third allocated). `patch_mu` serialises the patching
+ * calls, as the Sanitizer API requires; launch callbacks only try it (see
+ * "module patching" below). `mod_mu` guards the module table. mu and patch_mu
+ * are never held together. */
+typedef struct mh_cuda {
+    pthread_mutex_t mu;
+    pthread_mutex_t patch_mu;
+    pthread_mutex_t mod_mu;     /* the module table (mods); never held across a Sanitizer call */
+    int active;                 /* configuration read and callbacks subscribed */
+    mh_collect_cfg cfg;         /* read-only after InitializeInjection */
+    int eager_patch;            /* every launch is selected: patch modules at load (read-only after init) */
+    int keep_patched;           /* MEMHEAT_CUDA_KEEP_PATCHED=1: never unpatch (for measuring the cost) */
+    mh_collect_state st;
+    Sanitizer_SubscriberHandle sub;
+    mh_trace_writer *w;         /* NULL before the first context, after close, or after an error */
+    int closed;
+    char patch_path[1024];
+    CUcontext patched_ctx[MH_CUDA_MAX_CTX]; /* under patch_mu */
+    int n_patched_ctx;
+    uint64_t modules_patched, patch_failures; /* under patch_mu */
+    uint64_t modules_unpatched, unpatch_failures; /* under patch_mu */
+    mh_cuda_module *mods;       /* under mod_mu: modules selected at least once */
+    size_t n_mods, cap_mods;
+    uint32_t next_launch;
+    uint32_t next_alloc;
+    uint64_t buffer_records;
+    uint32_t smem_reserved;     /* bytes at the start of every block's shared window the system keeps */
+    uint64_t launches_traced;
+    /* how launches were decided (printed at exit with MEMHEAT_CUDA_DEBUG=1) */
+    uint64_t dbg_entry_unknown, dbg_entry_used, dbg_name_differs, dbg_module_differs;
+    uint64_t selected_open;     /* launches selected for tracing whose LAUNCH_END has not run yet */
+    mh_cuda_buf *free_bufs;
+    mh_cuda_flight *flights;
+    mh_timing_hook timing;      /* one run: the timing collector's entry points (all NULL without it) */
+} mh_cuda;
+
+extern mh_cuda g_mh;
+/* Per host thread: nonzero while memheat allocates its own device memory
+ * (not the program's objects: the allocation callbacks ignore it). */
+extern _Thread_local int mh_cuda_own_alloc;
+
+/* mh_cuda_module_acquire results */
+enum { MH_ACQ_OK = 0, MH_ACQ_FAILED = -1, MH_ACQ_BUSY = -2 };
+
+/* inject.c */
+void mh_cuda_warn(const char *fmt, const char *detail);
+const char *mh_cuda_sanstr(SanitizerResult r);
+void mh_cuda_writer_failed(mh_err *err);
+
+/* modules.c */
+int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch);
+int mh_cuda_module_acquire_patched(CUcontext ctx, CUmodule mod);
+void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int unpatch);
+void mh_cuda_module_untraced(int unpatch);
+void mh_cuda_module_forget(CUcontext ctx, CUmodule mod);
+int mh_cuda_no_more_launches(void);
+
+/* launch.c */
+void mh_cuda_on_alloc(const Sanitizer_ResourceMemoryData *m, int async);
+void mh_cuda_on_free(const Sanitizer_ResourceMemoryData *m);
+void mh_cuda_drop_ctx_bufs(CUcontext ctx);
+void mh_cuda_write_dropped(uint32_t launch, uint64_t n, const char *why);
+void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why);
+void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld);
+void mh_cuda_launch_end(const Sanitizer_LaunchData *ld);
+void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
+
+#endif

@@ -1,0 +1,566 @@
+/* launch.c -- the CUDA collector's per-launch work: allocation records,
+ * device record buffers, the decision to trace a launch (made at the driver
+ * call's entry), the launch callbacks that set a traced launch up and read
+ * its records back, and the forwarding of launches to the timing collector in
+ * one run (collectors/timing_hook.h). Part of libmemheat_cuda.so; the shared
+ * state is in cuda_internal.h. */
+#include "cuda_internal.h"
+
+/* Per host thread: the dynamic shared memory of the launch being made (from
+ * the driver-API callback, read by the launch callback). */
+static _Thread_local uint32_t tl_dyn_smem;
+static _Thread_local int tl_have_dyn_smem;
+/* Set by the launch callback when this thread's launch is traced (read at the
+ * driver call's exit, for the timing collector). */
+static _Thread_local int tl_traced;
+
+/* ---- allocations ---- */
+
+void mh_cuda_on_alloc(const Sanitizer_ResourceMemoryData *m, int async) {
+    if (mh_cuda_own_alloc) return;
+    const char *label = async ? "cudaMallocAsync" : "cudaMalloc";
+    if (m->flags & SANITIZER_MEMORY_FLAG_MODULE) label = "__device__ variable";
+    else if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) label = "cudaMallocManaged";
+    else if (m->flags & SANITIZER_MEMORY_FLAG_CG_RUNTIME) return; /* the runtime's own */
+    else if (async && m->memoryPool) label = "memory pool";
+    pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w) {
+        mh_alloc a = {.id = g_mh.next_alloc++, .launch = MH_TRACE_NO_LAUNCH, .base = m->address, .size = m->size,
+                      .space = MH_SPACE_GLOBAL, .label = label};
+        mh_err err;
+        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
+void mh_cuda_on_free(const Sanitizer_ResourceMemoryData *m) {
+    if (mh_cuda_own_alloc) return;
+    pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w) {
+        mh_free f = {.base = m->address, .space = MH_SPACE_GLOBAL};
+        mh_err err;
+        if (mh_trace_write_free(g_mh.w, &f, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
+/* ---- record buffers (device calls outside mu) ---- */
+
+static void mh_cuda_buf_destroy(mh_cuda_buf *b) {
+    mh_cuda_own_alloc++;
+    if (b->desc) sanitizerFree(b->ctx, b->desc);
+    if (b->rec) sanitizerFree(b->ctx, b->rec);
+    if (b->seq) sanitizerFree(b->ctx, b->seq);
+    mh_cuda_own_alloc--;
+    free(b->host_seq);
+    free(b->host);
+    free(b);
+}
+
+static void mh_cuda_buf_put(mh_cuda_buf *b) {
+    pthread_mutex_lock(&g_mh.mu);
+    b->next = g_mh.free_bufs;
+    g_mh.free_bufs = b;
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
+/* A buffer of this context with room for `slots` sequence counters. */
+static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
+    mh_cuda_buf **pp, *b = NULL;
+    pthread_mutex_lock(&g_mh.mu);
+    for (pp = &g_mh.free_bufs; *pp; pp = &(*pp)->next)
+        if ((*pp)->ctx == ctx) {
+            b = *pp;
+            *pp = b->next;
+            break;
+        }
+    uint64_t cap = g_mh.buffer_records;
+    pthread_mutex_unlock(&g_mh.mu);
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b) return NULL;
+        b->ctx = ctx;
+        b->cap = cap;
+        b->host = malloc((size_t)MH_CUDA_DRAIN_RECORDS * sizeof(mh_access));
+        mh_cuda_own_alloc++;
+        int ok = b->host && sanitizerAlloc(ctx, (void **)&b->desc, sizeof(mh_cuda_desc)) == SANITIZER_SUCCESS &&
+                 sanitizerAlloc(ctx, (void **)&b->rec, (size_t)b->cap * sizeof(mh_access)) == SANITIZER_SUCCESS;
+        mh_cuda_own_alloc--;
+        if (!ok) {
+            mh_cuda_buf_destroy(b);
+            return NULL;
+        }
+    }
+    b->next = NULL;
+    if (b->seq_slots < slots) {
+        mh_cuda_own_alloc++;
+        if (b->seq) sanitizerFree(ctx, b->seq);
+        free(b->host_seq);
+        b->seq = NULL;
+        b->seq_slots = 0;
+        b->host_seq = malloc((size_t)slots * sizeof(uint32_t));
+        if (b->host_seq &&
+            sanitizerAlloc(ctx, (void **)&b->seq, (size_t)slots * sizeof(uint32_t)) == SANITIZER_SUCCESS)
+            b->seq_slots = slots;
+        mh_cuda_own_alloc--;
+        if (!b->seq) {
+            mh_cuda_buf_put(b);
+            return NULL;
+        }
+    }
+    return b;
+}
+
+void mh_cuda_drop_ctx_bufs(CUcontext ctx) {
+    mh_cuda_buf *mine = NULL;
+    pthread_mutex_lock(&g_mh.mu);
+    mh_cuda_buf **pp = &g_mh.free_bufs;
+    while (*pp) {
+        mh_cuda_buf *b = *pp;
+        if (b->ctx == ctx) {
+            *pp = b->next;
+            b->next = mine;
+            mine = b;
+        } else {
+            pp = &b->next;
+        }
+    }
+    mh_err err;
+    if (g_mh.w && mh_trace_flush(g_mh.w, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    pthread_mutex_unlock(&g_mh.mu);
+    while (mine) {
+        mh_cuda_buf *next = mine->next;
+        mh_cuda_buf_destroy(mine);
+        mine = next;
+    }
+    pthread_mutex_lock(&g_mh.patch_mu);
+    for (int i = 0; i < g_mh.n_patched_ctx; i++)
+        if (g_mh.patched_ctx[i] == ctx) g_mh.patched_ctx[i] = g_mh.patched_ctx[--g_mh.n_patched_ctx];
+    pthread_mutex_unlock(&g_mh.patch_mu);
+    mh_cuda_module_forget(ctx, NULL);
+}
+
+/* ---- launches ---- */
+
+/* Under mu. */
+void mh_cuda_write_dropped(uint32_t launch, uint64_t n, const char *why) {
+    if (!g_mh.w) return;
+    mh_dropped d = {.launch = launch, .count = n, .reason = why};
+    mh_err err;
+    if (mh_trace_write_dropped(g_mh.w, &d, &err) != MH_OK) mh_cuda_writer_failed(&err);
+}
+
+void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why) {
+    pthread_mutex_lock(&g_mh.mu);
+    mh_cuda_write_dropped(launch, n, why);
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
+/* ---- selection ----
+ *
+ * Patching from inside a launch callback deadlocks: the driver holds a lock
+ * of the context there that sanitizerAddPatchesFromFile and
+ * sanitizerPatchModule need for writing, and a second host thread asking for
+ * the same lock (cuEventCreate, say) froze both (seen with cuda-gdb on an
+ * H100). So a launch is selected, and its module patched, at the entry of the
+ * driver's launch call (cuLaunchKernel and its variants), before the driver
+ * takes its locks; idle patches are removed there too. The decision waits in
+ * tl_pend for the launch callbacks. A launch that reaches LAUNCH_BEGIN without
+ * such a decision (another launch API) is decided there, and traced only if
+ * its module is patched already. */
+
+typedef struct mh_cuda_pending {
+    int valid;          /* a decision for this thread's launch in progress */
+    int want;           /* selected, and its module acquired */
+    CUcontext ctx;
+    CUmodule mod;
+    mh_collect_launch key; /* key.name and key.display owned */
+} mh_cuda_pending;
+
+static _Thread_local mh_cuda_pending tl_pend;
+
+static void mh_cuda_pending_clear(void) {
+    free((char *)tl_pend.key.name);
+    free((char *)tl_pend.key.display);
+    memset(&tl_pend, 0, sizeof tl_pend);
+}
+
+/* Counts the launch and decides whether it is traced; a selected launch has
+ * its module acquired (patched when may_patch, else only if patched already).
+ * Returns 1 when the launch is to be traced. */
+static int mh_cuda_select(const mh_collect_launch *key, CUcontext ctx, CUmodule mod, int may_patch, uint32_t id) {
+    pthread_mutex_lock(&g_mh.mu);
+    int want = g_mh.w && mh_collect_want_launch(&g_mh.cfg, &g_mh.st, key);
+    if (want) g_mh.selected_open++;
+    int unpatch = mh_cuda_no_more_launches();
+    pthread_mutex_unlock(&g_mh.mu);
+    int acq = MH_ACQ_BUSY, keep = 0;
+    if (want) {
+        acq = may_patch ? mh_cuda_module_acquire(ctx, mod, 1) : mh_cuda_module_acquire_patched(ctx, mod);
+        if (acq == MH_ACQ_FAILED) {
+            mh_cuda_dropped_locked(id, 0, "launch not traced: its module could not be patched");
+            keep = 1; /* its module never will be: no retry with the next launch */
+        }
+        if (acq != MH_ACQ_OK) {
+            pthread_mutex_lock(&g_mh.mu);
+            if (!keep) mh_collect_unselect(&g_mh.cfg, &g_mh.st, key);
+            g_mh.selected_open--;
+            pthread_mutex_unlock(&g_mh.mu);
+        }
+    }
+    /* Idle modules lose their patch before this launch runs (its own module,
+     * if traced, is held by its count in flight). */
+    if (may_patch) mh_cuda_module_untraced(unpatch);
+    return want && acq == MH_ACQ_OK;
+}
+
+/* Driver-API entry of a launch: the decision, patching included. */
+static void mh_cuda_decide_at_entry(CUfunction f, mh_dim3 grid, mh_dim3 block, uint32_t dyn) {
+    mh_cuda_pending_clear();
+    const char *name = NULL;
+    CUmodule mod = NULL;
+    CUcontext ctx = NULL;
+    /* The runtime launches through context-independent CUkernel handles (cast
+     * to CUfunction): resolve one to the current context's function first. */
+    CUfunction g = NULL;
+    if (f && cuFuncGetName(&name, f) != CUDA_SUCCESS && cuKernelGetFunction(&g, (CUkernel)f) == CUDA_SUCCESS && g)
+        f = g;
+    name = NULL;
+    if (!f || cuFuncGetName(&name, f) != CUDA_SUCCESS || !name || cuFuncGetModule(&mod, f) != CUDA_SUCCESS ||
+        cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) {
+        __atomic_add_fetch(&g_mh.dbg_entry_unknown, 1, __ATOMIC_RELAXED);
+        return; /* decided at LAUNCH_BEGIN */
+    }
+    tl_pend.key.name = strdup(name);
+    /* the demangled name only matters to a --kernel regex: no demangling per launch otherwise */
+    tl_pend.key.display = g_mh.cfg.have_regex ? mh_cuda_demangle(name) : NULL;
+    if (!tl_pend.key.name) {
+        mh_cuda_pending_clear();
+        return;
+    }
+    tl_pend.key.grid = grid;
+    tl_pend.key.block = block;
+    tl_pend.key.dyn_smem = dyn;
+    tl_pend.ctx = ctx;
+    tl_pend.mod = mod;
+    pthread_mutex_lock(&g_mh.mu);
+    uint32_t id = g_mh.next_launch; /* for a drop notice only */
+    pthread_mutex_unlock(&g_mh.mu);
+    tl_pend.want = mh_cuda_select(&tl_pend.key, ctx, mod, 1, id);
+    tl_pend.valid = 1;
+}
+
+static int acq_mod_differs(CUcontext ctx, CUmodule mod, const Sanitizer_LaunchData *ld) {
+    return ctx != ld->context || mod != ld->module;
+}
+
+/* Driver-API exit: a decision that no launch callback took (the launch
+ * failed before it was made) is undone. */
+static void mh_cuda_undo_at_exit(void) {
+    if (!tl_pend.valid) return;
+    if (tl_pend.want) {
+        pthread_mutex_lock(&g_mh.mu);
+        mh_collect_unselect(&g_mh.cfg, &g_mh.st, &tl_pend.key);
+        g_mh.selected_open--;
+        pthread_mutex_unlock(&g_mh.mu);
+        mh_cuda_module_release(tl_pend.ctx, tl_pend.mod, 0);
+    }
+    mh_cuda_pending_clear();
+}
+
+void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
+    uint32_t dyn = tl_have_dyn_smem ? tl_dyn_smem : 0;
+    tl_have_dyn_smem = 0;
+    const void *userdata = NULL;
+    mh_cuda_buf *buf = NULL;
+    mh_cuda_flight *fl = NULL;
+    uint32_t ids[MH_COLLECT_MAX_BLOCKS];
+    /* demangled only where a --kernel regex reads it here; a traced launch's record gets it below */
+    char *display = ld->functionName && g_mh.cfg.have_regex ? mh_cuda_demangle(ld->functionName) : NULL;
+
+    mh_collect_launch key = {.name = ld->functionName ? ld->functionName : "?", .display = display,
+                             .grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z},
+                             .block = {ld->blockDim_x, ld->blockDim_y, ld->blockDim_z}, .dyn_smem = dyn};
+    pthread_mutex_lock(&g_mh.mu);
+    uint32_t id = g_mh.next_launch++;
+    pthread_mutex_unlock(&g_mh.mu);
+    int want;
+    CUcontext acq_ctx = ld->context;
+    CUmodule acq_mod = ld->module;
+    if (tl_pend.valid && ld->functionName && !strcmp(tl_pend.key.name, ld->functionName)) {
+        want = tl_pend.want; /* decided (and patched) at the driver call's entry */
+        __atomic_add_fetch(&g_mh.dbg_entry_used, 1, __ATOMIC_RELAXED);
+        if (want && acq_mod_differs(tl_pend.ctx, tl_pend.mod, ld))
+            __atomic_add_fetch(&g_mh.dbg_module_differs, 1, __ATOMIC_RELAXED);
+        acq_ctx = tl_pend.ctx;
+        acq_mod = tl_pend.mod;
+        tl_pend.want = 0;
+        mh_cuda_pending_clear();
+    } else {
+        if (tl_pend.valid) __atomic_add_fetch(&g_mh.dbg_name_differs, 1, __ATOMIC_RELAXED);
+        mh_cuda_undo_at_exit();
+        want = ld->functionName && mh_cuda_select(&key, ld->context, ld->module, 0, id);
+    }
+    if (!want) goto untraced;
+    if (!display) display = mh_cuda_demangle(ld->functionName);
+
+    mh_dim3 grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z};
+    uint32_t nthreads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z;
+    uint64_t total = (uint64_t)grid.x * grid.y * grid.z;
+    uint32_t n = mh_collect_sampled_list(&g_mh.cfg, grid, ids, MH_COLLECT_MAX_BLOCKS);
+    uint32_t first, nblocks;
+    if (n == MH_TRACE_ALL_BLOCKS) {
+        first = 0;
+        nblocks = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+    } else {
+        first = n ? ids[0] : 0;
+        nblocks = n;
+    }
+    if (nblocks == 0 || nthreads == 0) goto untraced;
+
+    uint64_t slots = (uint64_t)nblocks * nthreads;
+    if (slots > MH_CUDA_MAX_SEQ_SLOTS) {
+        mh_cuda_dropped_locked(id, 0, "launch not traced: too many traced threads (use fewer --blocks)");
+        goto untraced;
+    }
+    buf = mh_cuda_buf_get(ld->context, slots);
+    fl = calloc(1, sizeof *fl);
+    if (!buf || !fl) {
+        if (buf) mh_cuda_buf_put(buf);
+        free(fl);
+        mh_cuda_dropped_locked(id, 0, "launch not traced: cannot allocate the device record buffer");
+        goto untraced;
+    }
+
+    int regs = 0, ssmem = 0;
+    if (cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ld->function) != CUDA_SUCCESS) regs = 0;
+    if (cuFuncGetAttribute(&ssmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ld->function) != CUDA_SUCCESS) ssmem = 0;
+    fl->h = ld->hLaunch;
+    fl->buf = buf;
+    fl->ctx = acq_ctx;
+    fl->mod = acq_mod;
+    fl->id = id;
+    if (sanitizerGetFunctionPcAndSize(ld->module, ld->functionName, &fl->func_pc, &fl->func_size) !=
+        SANITIZER_SUCCESS)
+        fl->func_pc = fl->func_size = 0;
+
+    mh_cuda_desc d = {.t_start = ~0ull, .t_end = 0, .rec = buf->rec, .seq = buf->seq, .launch = id,
+                      .first = first, .nblocks = nblocks, .nthreads = nthreads, .slots = (uint32_t)slots,
+                      .per_thread = (uint32_t)(buf->cap / slots > UINT32_MAX ? UINT32_MAX : buf->cap / slots)};
+    SanitizerResult r = sanitizerMemset(buf->seq, 0, (size_t)slots * sizeof(uint32_t), ld->hStream);
+    if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyHostToDeviceAsync(buf->desc, &d, sizeof d, ld->hStream);
+    if (r != SANITIZER_SUCCESS) {
+        mh_cuda_dropped_locked(id, 0, "launch not traced: cannot set up the device descriptor");
+        mh_cuda_buf_put(buf);
+        free(fl);
+        goto untraced;
+    }
+
+    mh_launch l = {
+        .id = id,
+        .name = ld->functionName,
+        .display_name = display ? display : ld->functionName,
+        .grid = grid,
+        .block = {ld->blockDim_x, ld->blockDim_y, ld->blockDim_z},
+        .dyn_smem = dyn,
+        .static_smem = (uint32_t)(ssmem > 0 ? ssmem : 0),
+        .regs = (uint32_t)(regs > 0 ? regs : 0),
+        .stream = (uint64_t)(uintptr_t)ld->stream,
+        .n_sampled = n,
+        .sampled = ids,
+    };
+    mh_err err;
+    pthread_mutex_lock(&g_mh.mu);
+    int ok = g_mh.w != NULL;
+    if (ok && mh_trace_write_launch(g_mh.w, &l, &err) != MH_OK) {
+        mh_cuda_writer_failed(&err);
+        ok = 0;
+    }
+    uint64_t smem = (uint64_t)l.static_smem + dyn;
+    if (ok && smem) {
+        /* The Sanitizer's shared offsets count from the start of the window,
+         * whose first bytes the system reserves (1 KiB on sm_80 and later). */
+        mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = g_mh.smem_reserved, .size = smem,
+                      .space = MH_SPACE_SHARED, .label = "shared window"};
+        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
+    if (ok) {
+        fl->next = g_mh.flights;
+        g_mh.flights = fl;
+        g_mh.launches_traced++;
+    }
+    pthread_mutex_unlock(&g_mh.mu);
+    if (!ok) {
+        mh_cuda_buf_put(buf);
+        free(fl);
+        goto untraced;
+    }
+    userdata = buf->desc;
+
+untraced:
+    free(display);
+    tl_traced = userdata != NULL;
+    sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
+    if (want && !userdata) { /* selected, but not traced after all */
+        pthread_mutex_lock(&g_mh.mu);
+        mh_collect_unselect(&g_mh.cfg, &g_mh.st, &key);
+        g_mh.selected_open--;
+        pthread_mutex_unlock(&g_mh.mu);
+        mh_cuda_module_release(acq_ctx, acq_mod, 0);
+    }
+}
+
+void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
+    mh_cuda_flight **pp, *fl = NULL;
+    pthread_mutex_lock(&g_mh.mu);
+    for (pp = &g_mh.flights; *pp; pp = &(*pp)->next)
+        if ((*pp)->h == ld->hLaunch) {
+            fl = *pp;
+            *pp = fl->next;
+            break;
+        }
+    pthread_mutex_unlock(&g_mh.mu);
+    if (!fl) return;
+    mh_cuda_buf *buf = fl->buf;
+    mh_cuda_desc d;
+    SanitizerResult r = sanitizerStreamSynchronize(ld->hStream);
+    if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyDeviceToHost(&d, buf->desc, sizeof d, ld->hStream);
+    if (r == SANITIZER_SUCCESS)
+        r = sanitizerMemcpyDeviceToHost(buf->host_seq, buf->seq, (size_t)d.slots * sizeof(uint32_t), ld->hStream);
+    mh_kernel_end e = {.launch = fl->id, .recorded = 0, .dropped = 0, .gpu_ns = 0};
+    mh_err err;
+    uint64_t over = 0;
+    if (r != SANITIZER_SUCCESS) {
+        /* The kernel faulted or the context is gone: nothing can be read back. */
+        mh_cuda_dropped_locked(fl->id, 0, "records lost: the kernel failed before they could be read back");
+    } else {
+        uint32_t steps = 0;
+        for (uint32_t i = 0; i < d.slots; i++) {
+            uint32_t q = buf->host_seq[i];
+            if (q > d.per_thread) over += q - d.per_thread;
+            if (q > steps) steps = q;
+        }
+        if (steps > d.per_thread) steps = d.per_thread;
+        uint64_t n = (uint64_t)steps * d.slots; /* records in the used rows, holes included */
+        for (uint64_t off = 0; off < n; off += MH_CUDA_DRAIN_RECORDS) {
+            uint64_t k = n - off < MH_CUDA_DRAIN_RECORDS ? n - off : MH_CUDA_DRAIN_RECORDS;
+            if (sanitizerMemcpyDeviceToHost(buf->host, buf->rec + off, (size_t)k * sizeof(mh_access),
+                                            ld->hStream) != SANITIZER_SUCCESS) {
+                mh_cuda_dropped_locked(fl->id, 0, "records lost: device-to-host copy failed");
+                break;
+            }
+            /* Keep the records that exist (step < the thread's final count). */
+            size_t m = 0;
+            for (uint64_t i = 0; i < k; i++) {
+                uint64_t flat = off + i;
+                uint32_t step = (uint32_t)(flat / d.slots), slot = (uint32_t)(flat % d.slots);
+                if (step >= buf->host_seq[slot]) continue;
+                mh_access a = buf->host[i];
+                if (fl->func_size && a.pc >= fl->func_pc && a.pc < fl->func_pc + fl->func_size) a.pc -= fl->func_pc;
+                buf->host[m++] = a;
+            }
+            if (!m) continue;
+            pthread_mutex_lock(&g_mh.mu);
+            int ok = g_mh.w && mh_trace_write_accesses(g_mh.w, buf->host, m, &err) == MH_OK;
+            if (!ok && g_mh.w) mh_cuda_writer_failed(&err);
+            pthread_mutex_unlock(&g_mh.mu);
+            if (!ok) break;
+            e.recorded += m;
+        }
+        if (d.t_end > d.t_start) e.gpu_ns = d.t_end - d.t_start;
+    }
+    pthread_mutex_lock(&g_mh.mu);
+    if (over) {
+        e.dropped += over;
+        char why[200];
+        snprintf(why, sizeof why,
+                 "device record buffer full (%" PRIu32 " records per traced thread; raise --buffer-bytes)",
+                 d.per_thread);
+        mh_cuda_write_dropped(fl->id, over, why);
+    }
+    if (g_mh.w) {
+        if (mh_trace_write_kernel_end(g_mh.w, &e, &err) != MH_OK || mh_trace_flush(g_mh.w, &err) != MH_OK)
+            mh_cuda_writer_failed(&err);
+    }
+    g_mh.selected_open--;
+    pthread_mutex_unlock(&g_mh.mu);
+    mh_cuda_buf_put(buf);
+    /* The kernel has finished (stream synchronised above): its module may
+     * lose its patch, at the next launch's entry (never from a launch callback). */
+    mh_cuda_module_release(fl->ctx, fl->mod, 0);
+    free(fl);
+}
+
+/* ---- callback dispatch ---- */
+
+/* The launch entry point of a Sanitizer driver-API callback id (timing_hook.h). */
+static int mh_cuda_hook_api(Sanitizer_CallbackId cbid) {
+    switch (cbid) {
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel: return MH_HOOK_KERNEL;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: return MH_HOOK_KERNEL_PTSZ;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel: return MH_HOOK_COOP;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: return MH_HOOK_COOP_PTSZ;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx: return MH_HOOK_EX;
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: return MH_HOOK_EX_PTSZ;
+    default: return MH_HOOK_NONE;
+    }
+}
+
+void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb) {
+    if (!cb->functionParams) return;
+    if (cb->callbackSite == SANITIZER_API_EXIT) {
+        /* the end event first, so that it follows the kernel as closely as it can */
+        if (g_mh.timing.launch_exit) {
+            const CUresult *rv = cb->functionReturnValue;
+            g_mh.timing.launch_exit(mh_cuda_hook_api(cbid), cb->context, rv && *rv != CUDA_SUCCESS, tl_traced,
+                                    cb->symbolName);
+        }
+        tl_traced = 0;
+        mh_cuda_undo_at_exit();
+        return;
+    }
+    if (cb->callbackSite != SANITIZER_API_ENTER) return;
+    tl_traced = 0;
+    CUfunction f = NULL;
+    mh_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
+    switch (cbid) {
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: {
+        const cuLaunchKernel_params *p = cb->functionParams;
+        f = p->f;
+        grid = (mh_dim3){p->gridDimX, p->gridDimY, p->gridDimZ};
+        block = (mh_dim3){p->blockDimX, p->blockDimY, p->blockDimZ};
+        tl_dyn_smem = p->sharedMemBytes;
+        tl_have_dyn_smem = 1;
+        break;
+    }
+    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+    case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
+        const cuLaunchCooperativeKernel_params *p = cb->functionParams;
+        f = p->f;
+        grid = (mh_dim3){p->gridDimX, p->gridDimY, p->gridDimZ};
+        block = (mh_dim3){p->blockDimX, p->blockDimY, p->blockDimZ};
+        tl_dyn_smem = p->sharedMemBytes;
+        tl_have_dyn_smem = 1;
+        break;
+    }
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+    case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+        const cuLaunchKernelEx_params *p = cb->functionParams;
+        const CUlaunchConfig *c = p->config;
+        if (!c) return;
+        f = p->f;
+        grid = (mh_dim3){c->gridDimX, c->gridDimY, c->gridDimZ};
+        block = (mh_dim3){c->blockDimX, c->blockDimY, c->blockDimZ};
+        tl_dyn_smem = c->sharedMemBytes;
+        tl_have_dyn_smem = 1;
+        break;
+    }
+    default:
+        return;
+    }
+    /* every launch traced, modules patched at load: nothing to decide early */
+    if (!g_mh.eager_patch) mh_cuda_decide_at_entry(f, grid, block, tl_dyn_smem);
+    /* the start event after the decision (patching may wait for the device) */
+    if (g_mh.timing.launch_enter) g_mh.timing.launch_enter(mh_cuda_hook_api(cbid), cb->functionParams);
+}

@@ -1,0 +1,228 @@
+/* modules.c -- the CUDA collector's module patching: a module is patched
+ * when a launch of it is selected for tracing and unpatched when idle, so
+ * untraced launches run the program's own code (details below). Part of
+ * libmemheat_cuda.so; the shared state is in cuda_internal.h. */
+#include "cuda_internal.h"
+#include "util/grow.h"
+
+/* Set while this thread holds patch_mu inside a patching call (callbacks the
+ * Sanitizer makes from there must not take patch_mu again). */
+static _Thread_local int tl_in_patch;
+
+/* ---- module patching (lazy) ----
+ *
+ * A module is patched only when a launch of it is selected for tracing, at
+ * that launch's LAUNCH_BEGIN, before the launch is queued; launches of modules
+ * never selected run the original code and cost nothing. `inflight` counts the
+ * traced launches of a module between their BEGIN and END. Once a module has
+ * no traced launch in flight its patch is removed (sanitizerUnpatchModule), so
+ * the untraced launches that follow -- the thousands of repeats the launch
+ * policy samples out -- run the original code at full speed; a later selected
+ * launch patches it again.
+ *
+ * No launch callback ever waits for patch_mu: a patching call made while
+ * another host thread is inside its own launch callback of the same context
+ * can need that thread to leave the driver first, so waiting for patch_mu there
+ * deadlocked two threads launching one module. A launch callback only tries
+ * the lock: a selected launch that finds another thread patching is simply not
+ * traced (the next launch of its configuration is selected instead), and an
+ * unpatch that finds the lock taken is left to the next launch. The module
+ * table has its own short lock, mod_mu, never held across a Sanitizer call. */
+
+static mh_cuda_module *mh_cuda_module_find(CUcontext ctx, CUmodule mod) {
+    for (size_t i = 0; i < g_mh.n_mods; i++)
+        if (g_mh.mods[i].mod == mod && (!ctx || g_mh.mods[i].ctx == ctx)) return &g_mh.mods[i];
+    return NULL;
+}
+
+/* Under mod_mu: the module's entry, added if new; NULL when out of memory. */
+static mh_cuda_module *mh_cuda_module_get(CUcontext ctx, CUmodule mod) {
+    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    if (m) return m;
+    mh_cuda_module *grown = mh_grow(g_mh.mods, &g_mh.cap_mods, g_mh.n_mods + 1, sizeof *grown, 16);
+    if (!grown) return NULL;
+    g_mh.mods = grown;
+    m = &g_mh.mods[g_mh.n_mods++];
+    *m = (mh_cuda_module){.ctx = ctx, .mod = mod};
+    return m;
+}
+
+/* Loads the patch into ctx once and instruments mod. Under patch_mu (which
+ * also guards patched_ctx). 0 on success. */
+static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
+    SanitizerResult r;
+    int found = 0;
+    for (int i = 0; i < g_mh.n_patched_ctx; i++)
+        if (g_mh.patched_ctx[i] == ctx) found = 1;
+    if (!found) {
+        if (g_mh.n_patched_ctx == MH_CUDA_MAX_CTX) {
+            if (g_mh.patch_failures++ == 0)
+                mh_cuda_warn("more than 64 CUDA contexts%s; later ones are not traced", "");
+            return -1;
+        }
+        mh_cuda_own_alloc++;
+        r = sanitizerAddPatchesFromFile(g_mh.patch_path, ctx);
+        mh_cuda_own_alloc--;
+        if (r != SANITIZER_SUCCESS) {
+            char msg[1200];
+            snprintf(msg, sizeof msg, "%s (%s)", g_mh.patch_path, mh_cuda_sanstr(r));
+            if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot load the device patch %s; kernels are not traced", msg);
+            return -1;
+        }
+        g_mh.patched_ctx[g_mh.n_patched_ctx++] = ctx;
+    }
+    if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, mod, "mh_patch_global")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, mod, "mh_patch_shared")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS, mod, "mh_patch_local")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, "mh_patch_block_enter")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, "mh_patch_block_exit")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
+        if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
+        return -1;
+    }
+    g_mh.modules_patched++;
+    return 0;
+}
+
+/* For a launch selected for tracing (launch != 0): patches its module if
+ * needed and counts the launch in flight (release it with
+ * mh_cuda_module_release). MH_ACQ_BUSY when another thread holds patch_mu
+ * (never waited for from a launch callback), MH_ACQ_FAILED when the module
+ * cannot be patched. With launch == 0 (eager mode, at module load, outside any
+ * launch): waits for the lock and patches only. */
+int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch) {
+    if (tl_in_patch) return MH_ACQ_FAILED; /* the Sanitizer's own module, from inside a patching call */
+    if (launch) {
+        if (pthread_mutex_trylock(&g_mh.patch_mu) != 0) return MH_ACQ_BUSY;
+    } else {
+        pthread_mutex_lock(&g_mh.patch_mu);
+    }
+    tl_in_patch++;
+    int rc = MH_ACQ_OK, need = 0;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    mh_cuda_module *m = mh_cuda_module_get(ctx, mod);
+    if (!m || m->failed) rc = MH_ACQ_FAILED;
+    else need = !m->patched;
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    int failed = rc == MH_ACQ_OK && need && mh_cuda_patch_module(ctx, mod) != 0;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    m = mh_cuda_module_find(ctx, mod); /* the table may have moved (forget) */
+    if (rc == MH_ACQ_OK) {
+        if (!m || failed) {
+            if (m) m->failed = 1;
+            rc = MH_ACQ_FAILED;
+        } else {
+            m->patched = 1;
+            if (launch) m->inflight++;
+        }
+    }
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    tl_in_patch--;
+    pthread_mutex_unlock(&g_mh.patch_mu);
+    return rc;
+}
+
+/* From a launch callback, where nothing may be patched: counts a traced
+ * launch in flight if its module is patched already (MH_ACQ_OK), else
+ * MH_ACQ_BUSY. */
+int mh_cuda_module_acquire_patched(CUcontext ctx, CUmodule mod) {
+    int rc = MH_ACQ_BUSY;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    if (m && m->patched && !m->unpatching) {
+        m->inflight++;
+        rc = MH_ACQ_OK;
+    }
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    return rc;
+}
+
+/* Unpatches every patched module with no traced launch in flight, if no
+ * other thread is patching (else the next launch does it). */
+static void mh_cuda_unpatch_idle(void) {
+    if (tl_in_patch || pthread_mutex_trylock(&g_mh.patch_mu) != 0) return;
+    tl_in_patch++;
+    for (;;) {
+        CUcontext ctx = NULL;
+        CUmodule mod = NULL;
+        pthread_mutex_lock(&g_mh.mod_mu);
+        for (size_t i = 0; i < g_mh.n_mods && !mod; i++) {
+            mh_cuda_module *m = &g_mh.mods[i];
+            if (m->patched && !m->inflight && !m->stuck) {
+                ctx = m->ctx;
+                mod = m->mod;
+                m->unpatching = 1;
+            }
+        }
+        pthread_mutex_unlock(&g_mh.mod_mu);
+        if (!mod) break;
+        /* Only the holder of patch_mu patches or unpatches, and launches of
+         * this module can only become traced through patch_mu: unpatching
+         * now is safe although mod_mu is released. */
+        SanitizerResult r = sanitizerUnpatchModule(mod);
+        pthread_mutex_lock(&g_mh.mod_mu);
+        mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+        if (m) m->unpatching = 0;
+        if (r != SANITIZER_SUCCESS) {
+            if (g_mh.unpatch_failures++ == 0)
+                mh_cuda_warn("cannot unpatch a module (%s); its later launches keep the patched code",
+                             mh_cuda_sanstr(r));
+            if (m) m->stuck = 1; /* do not try again; stays patched */
+        } else {
+                if (m) m->patched = 0;
+            g_mh.modules_unpatched++;
+        }
+        pthread_mutex_unlock(&g_mh.mod_mu);
+    }
+    tl_in_patch--;
+    pthread_mutex_unlock(&g_mh.patch_mu);
+}
+
+/* A traced launch of mod ended (or was not set up after all). `unpatch`:
+ * idle modules lose their patch now. */
+void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int unpatch) {
+    pthread_mutex_lock(&g_mh.mod_mu);
+    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    if (m && m->inflight) m->inflight--;
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    if (unpatch) mh_cuda_unpatch_idle();
+}
+
+/* An untraced launch: idle patches go before it runs, where allowed. */
+void mh_cuda_module_untraced(int unpatch) {
+    if (!unpatch) return;
+    int any = 0;
+    pthread_mutex_lock(&g_mh.mod_mu);
+    for (size_t i = 0; i < g_mh.n_mods && !any; i++)
+        if (g_mh.mods[i].patched && !g_mh.mods[i].inflight && !g_mh.mods[i].stuck) any = 1;
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    if (any) mh_cuda_unpatch_idle();
+}
+
+/* The module is being unloaded (or its context destroyed: mod NULL, all of ctx). */
+void mh_cuda_module_forget(CUcontext ctx, CUmodule mod) {
+    if (tl_in_patch) return; /* the Sanitizer's own modules, from inside a patching call */
+    pthread_mutex_lock(&g_mh.mod_mu);
+    for (size_t i = 0; i < g_mh.n_mods;) {
+        mh_cuda_module *m = &g_mh.mods[i];
+        if ((mod && m->mod == mod && (!ctx || m->ctx == ctx)) || (!mod && m->ctx == ctx))
+            *m = g_mh.mods[--g_mh.n_mods];
+        else
+            i++;
+    }
+    pthread_mutex_unlock(&g_mh.mod_mu);
+}
+
+/* Under mu: idle patches can go now. Always, unless patches are kept or
+ * every launch is traced anyway (eager mode). */
+int mh_cuda_no_more_launches(void) {
+    if (g_mh.keep_patched) return 0;
+    if (g_mh.eager_patch && g_mh.w) return 0;
+    return 1;
+}
+

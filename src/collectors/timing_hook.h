@@ -1,0 +1,54 @@
+/* timing_hook.h -- the contract that lets one run of the program be traced
+ * and timed: the CUDA collector (libmemheat_cuda.so, the Compute Sanitizer
+ * API) loads the timing collector (libmemheat_cupti.so) into the same process
+ * and forwards it the launches it sees.
+ *
+ * Why a hook and not CUPTI's own callbacks: with the Sanitizer API active,
+ * cuptiSubscribe fails (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+ * measured on an H200 with CUDA 13.0), so the timing collector cannot see a
+ * launch by itself. Its event timing (events.c) needs only the launch API's
+ * parameters at the call's entry and exit, which the Sanitizer's driver-API
+ * callbacks give the CUDA collector: the CUDA collector calls launch_enter
+ * after its own decision at the entry, launch_exit before its own work at the
+ * exit, and says whether the launch was traced (its time then includes the
+ * tracing: see enum mh_timed in include/memheat/timing.h).
+ *
+ * Both libraries are built from this tree; the version guards against a
+ * mismatched pair found at run time. */
+#ifndef MEMHEAT_TIMING_HOOK_H
+#define MEMHEAT_TIMING_HOOK_H
+
+#include <stdint.h>
+
+#define MH_TIMING_HOOK_VERSION 1u
+#define MH_TIMING_HOOK_SYMBOL "memheat_timing_attach"
+
+/* Which launch entry point the params belong to (cuLaunchKernel_params,
+ * cuLaunchCooperativeKernel_params, cuLaunchKernelEx_params; _ptsz: the
+ * per-thread default stream by NULL). */
+enum mh_hook_api {
+    MH_HOOK_NONE = 0,
+    MH_HOOK_KERNEL,
+    MH_HOOK_KERNEL_PTSZ,
+    MH_HOOK_COOP,
+    MH_HOOK_COOP_PTSZ,
+    MH_HOOK_EX,
+    MH_HOOK_EX_PTSZ
+};
+
+typedef struct mh_timing_hook {
+    uint32_t version; /* MH_TIMING_HOOK_VERSION, filled by the timing collector */
+    void (*launch_enter)(int api, const void *params);
+    /* ctx: the launch's CUcontext; failed: the call returned an error;
+     * traced: the launch ran instrumented code */
+    void (*launch_exit)(int api, void *ctx, int failed, int traced, const char *symbol);
+    void (*context_created)(void *ctx, int device); /* device: its ordinal */
+    void (*context_ending)(void *ctx);
+} mh_timing_hook;
+
+/* Exported by libmemheat_cupti.so as MH_TIMING_HOOK_SYMBOL: starts the timing
+ * collector without CUPTI callbacks (reads MEMHEAT_TIMING_OUT as its
+ * InitializeInjection does) and fills *hook. Returns 1 when started. */
+typedef int (*mh_timing_attach_fn)(mh_timing_hook *hook);
+
+#endif
