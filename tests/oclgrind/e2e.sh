@@ -6,6 +6,7 @@
 # MODE: count | heat | matmul | auto | policy. Exit 0 = pass.
 set -euo pipefail
 mode=$1 memheat=$2 host=$3 checker=$4 work=$5
+src=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 
 case "$mode" in
@@ -58,6 +59,18 @@ policy)
   "$memheat" info cfgt.mht | grep -q "traced 1 of 3  patHot" || { echo "info: no 'traced 1 of 3'"; "$memheat" info cfgt.mht; exit 1; }
   "$memheat" report cfg.mhdb -o cfg.html
   grep -q '"launch_counts"' cfg.html || { echo "report: no launch counts"; exit 1; }
+  # Findings (kernel, space, object, pattern) of the default equal those of
+  # every-launch tracing (issue 13 item 1), on every pattern kernel launched
+  # twice; the same checker as bench/realworld's GPU workloads.
+  "$memheat" run -q --backend oclgrind -o fcfg -- "$host" --only pat --repeat 2
+  "$memheat" run -q --backend oclgrind --launch-policy all -o fall -- "$host" --only pat --repeat 2
+  [ "$(sqlite3 fall.mhdb "SELECT SUM(traced) || '/' || SUM(launches) FROM launch_config")" = \
+    "$(sqlite3 fcfg.mhdb "SELECT (2 * SUM(traced)) || '/' || SUM(launches) FROM launch_config")" ] ||
+    { echo "every-launch run did not trace twice the default's launches"; exit 1; }
+  python3 "$src/bench/realworld/compare_findings.py" fcfg.mhdb fall.mhdb >cmp.txt ||
+    { echo "default and every-launch findings differ"; cat cmp.txt; exit 1; }
+  [ "$(sqlite3 fcfg.mhdb "SELECT COUNT(*) FROM finding WHERE kind != 'coalesced'")" -gt 0 ] ||
+    { echo "no finding to compare"; exit 1; }
   if "$memheat" run -q --backend oclgrind --launch-policy sometimes -o bad -- "$host" 2>err.txt; then
     echo "a bad --launch-policy was accepted"; exit 1
   fi
