@@ -53,6 +53,7 @@ typedef struct mh_collect_cfg {
     uint64_t launch_every;  /* MH_LAUNCH_EVERY: trace every N-th matching launch (N >= 1) */
     uint32_t warp_size;     /* MEMHEAT_WARP_SIZE: synthetic warp size for simulators (default 32) */
     uint64_t buffer_bytes;  /* MEMHEAT_BUFFER_BYTES: collector's device/host buffer, 0 = default */
+    int trace_collectives;  /* MEMHEAT_TRACE_COLLECTIVES=1: trace NCCL kernels too (default: counted, not traced) */
     int have_regex;
     regex_t regex;          /* compiled kernel_regex (valid when have_regex) */
 } mh_collect_cfg;
@@ -80,6 +81,13 @@ typedef struct mh_collect_launch {
 void mh_collect_cfg_init(mh_collect_cfg *cfg);
 /* Parses "x" (linear id; *is3d = 0) or "x,y,z" (*is3d = 1). */
 int mh_collect_parse_block(const char *s, mh_dim3 *out, int *is3d, mh_err *err);
+/* 1 when a kernel name is a collective-communication kernel (NCCL's
+ * ncclKernel_* / ncclDevKernel_*). Such a kernel waits for its peers in other
+ * processes: tracing it (the read-back waits for the kernel at its launch)
+ * could stall a job whose ranks launch in different orders, so by default it
+ * is counted, timed, and not traced. */
+int mh_collect_is_collective(const char *name);
+
 /* Compiles kernel_regex; call after filling the fields. */
 int mh_collect_cfg_finish(mh_collect_cfg *cfg, mh_err *err);
 void mh_collect_cfg_free(mh_collect_cfg *cfg);

@@ -104,6 +104,7 @@ int mh_collect_cfg_to_env(const mh_collect_cfg *cfg, mh_err *err) {
     rc |= setenv("MEMHEAT_WARP_SIZE", v, 1);
     snprintf(v, sizeof v, "%" PRIu64, cfg->buffer_bytes);
     rc |= setenv("MEMHEAT_BUFFER_BYTES", v, 1);
+    rc |= setenv("MEMHEAT_TRACE_COLLECTIVES", cfg->trace_collectives ? "1" : "0", 1);
     if (rc) return mh_err_set(err, MH_ERR_INTERNAL, "cannot set the collector's environment: %s", strerror(errno));
     return MH_OK;
 }
@@ -123,14 +124,16 @@ int mh_collect_cfg_from_env(mh_collect_cfg *cfg, mh_err *err) {
     snprintf(cfg->trace_path, sizeof cfg->trace_path, "%s", s && *s ? s : "memheat.mht");
     if ((s = getenv("MEMHEAT_BLOCK")) && *s && mh_collect_parse_block(s, &cfg->block, &cfg->block_3d, err) != MH_OK)
         return MH_ERR_ARG;
-    uint64_t v = cfg->nblocks, all = 0, ws = cfg->warp_size;
+    uint64_t v = cfg->nblocks, all = 0, ws = cfg->warp_size, coll = 0;
     if (env_u64("MEMHEAT_BLOCKS", &v, MH_COLLECT_MAX_BLOCKS, err) ||
         env_u64("MEMHEAT_ALL_BLOCKS", &all, 1, err) ||
         env_u64("MEMHEAT_LAUNCH_SKIP", &cfg->launch_skip, UINT64_MAX, err) ||
         env_u64("MEMHEAT_LAUNCH_COUNT", &cfg->launch_count, UINT64_MAX, err) ||
         env_u64("MEMHEAT_WARP_SIZE", &ws, 1024, err) ||
-        env_u64("MEMHEAT_BUFFER_BYTES", &cfg->buffer_bytes, UINT64_MAX, err))
+        env_u64("MEMHEAT_BUFFER_BYTES", &cfg->buffer_bytes, UINT64_MAX, err) ||
+        env_u64("MEMHEAT_TRACE_COLLECTIVES", &coll, 1, err))
         return MH_ERR_ARG;
+    cfg->trace_collectives = (int)coll;
     cfg->nblocks = (uint32_t)v;
     cfg->all_blocks = (int)all;
     cfg->warp_size = (uint32_t)ws;
@@ -224,11 +227,16 @@ int mh_collect_more_possible(const mh_collect_cfg *cfg, const mh_collect_state *
     return !(cfg->launch_count && st->traced >= cfg->launch_count);
 }
 
+int mh_collect_is_collective(const char *name) {
+    return name && (strstr(name, "ncclKernel") || strstr(name, "ncclDevKernel"));
+}
+
 int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, const mh_collect_launch *l) {
     st->launches++;
     mh_collect_config *c = config_get(st, l);
     if (c) c->launches++;
     else st->oom = 1;
+    if (!cfg->trace_collectives && mh_collect_is_collective(l->name)) return 0;
     if (cfg->have_regex) {
         int hit = l->name && regexec(&cfg->regex, l->name, 0, NULL, 0) == 0;
         if (!hit && l->display) hit = regexec(&cfg->regex, l->display, 0, NULL, 0) == 0;

@@ -39,6 +39,12 @@ static void test_env_roundtrip(void) {
     CHECK(!strcmp(b.trace_path, "/tmp/x.mht"));
     CHECK(b.block.x == 2 && b.block.y == 1 && b.block_3d && b.nblocks == 4);
     CHECK(b.launch_skip == 3 && b.launch_count == 2 && b.warp_size == 16 && b.have_regex);
+    CHECK(!b.trace_collectives);
+    mh_collect_cfg_free(&b);
+    a.trace_collectives = 1;
+    CHECK(mh_collect_cfg_to_env(&a, NULL) == MH_OK);
+    CHECK(mh_collect_cfg_from_env(&b, NULL) == MH_OK);
+    CHECK(b.trace_collectives);
     mh_collect_cfg_free(&a);
     mh_collect_cfg_free(&b);
     setenv("MEMHEAT_BLOCKS", "zero", 1);
@@ -130,6 +136,28 @@ static void test_policy_config(void) {
     mh_collect_cfg_free(&c);
 }
 
+/* NCCL kernels are counted, never traced, unless asked for; other kernels
+ * are not affected. */
+static void test_collectives(void) {
+    mh_collect_cfg c;
+    mh_collect_cfg_init(&c);
+    c.launch_policy = MH_LAUNCH_ALL;
+    CHECK(mh_collect_cfg_finish(&c, NULL) == MH_OK);
+    mh_collect_state st = {0};
+    mh_collect_launch ar = L("_Z29ncclDevKernel_AllReduce_Sum_f32P14ncclDevKernelArgs", NULL, 4);
+    mh_collect_launch old = L("ncclKernel_AllReduce_RING_LL_Sum_float", NULL, 4), k = L("k", NULL, 4);
+    CHECK(mh_collect_is_collective(ar.name) && mh_collect_is_collective(old.name) && !mh_collect_is_collective("k"));
+    CHECK(!mh_collect_want_launch(&c, &st, &ar));
+    CHECK(!mh_collect_want_launch(&c, &st, &old));
+    CHECK(mh_collect_want_launch(&c, &st, &k));
+    CHECK_EQ_U(st.launches, 3);
+    CHECK_EQ_U(st.traced, 1);
+    c.trace_collectives = 1;
+    CHECK(mh_collect_want_launch(&c, &st, &ar));
+    mh_collect_state_free(&st);
+    mh_collect_cfg_free(&c);
+}
+
 static void test_policy_every(void) {
     mh_collect_cfg c;
     mh_collect_cfg_init(&c);
@@ -188,4 +216,4 @@ static void test_blocks(void) {
 }
 
 MH_TEST_MAIN(T(test_parse_block), T(test_env_roundtrip), T(test_want_launch), T(test_policy_config),
-             T(test_policy_every), T(test_blocks))
+             T(test_policy_every), T(test_blocks), T(test_collectives))
