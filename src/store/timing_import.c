@@ -14,6 +14,7 @@
 
 #include "memheat/bandwidth.h"
 #include "memheat/timing.h"
+#include "util/grow.h"
 
 static void bind_counter(sqlite3_stmt *st, int i, int has, double v) {
     if (has) mh_db_bind_real(st, i, v);
@@ -191,14 +192,13 @@ static char *slurp(const char *path, mh_err *err) {
         n += got;
         if (got == 0) break;
         if (n + 1 == cap) {
-            char *nb = realloc(b, cap * 2);
+            char *nb = mh_grow(b, &cap, cap + 1, 1, 0);
             if (!nb) {
                 free(b);
                 b = NULL;
                 break;
             }
             b = nb;
-            cap *= 2;
         }
     }
     fclose(f);

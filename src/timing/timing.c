@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 void mh_timing_counters_clear(mh_timing_counters *c) {
     c->dram_read_bytes = c->dram_write_bytes = NAN;
     c->ld_requests = c->ld_sectors = c->st_requests = c->st_sectors = NAN;
@@ -37,19 +39,10 @@ void mh_timing_free(mh_timing *t) {
     mh_timing_init(t);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 mh_timing_kernel *mh_timing_add_kernel(mh_timing *t, const char *name) {
-    if (grow((void **)&t->kernels, &t->cap_kernels, t->nkernels + 1, sizeof *t->kernels)) return NULL;
+    mh_timing_kernel *ks = mh_grow(t->kernels, &t->cap_kernels, t->nkernels + 1, sizeof *ks, 64);
+    if (!ks) return NULL;
+    t->kernels = ks;
     char *copy = strdup(name ? name : "");
     if (!copy) return NULL;
     mh_timing_kernel *k = &t->kernels[t->nkernels];
@@ -61,7 +54,9 @@ mh_timing_kernel *mh_timing_add_kernel(mh_timing *t, const char *name) {
 }
 
 mh_timing_copy *mh_timing_add_copy(mh_timing *t) {
-    if (grow((void **)&t->copies, &t->cap_copies, t->ncopies + 1, sizeof *t->copies)) return NULL;
+    mh_timing_copy *cs = mh_grow(t->copies, &t->cap_copies, t->ncopies + 1, sizeof *cs, 64);
+    if (!cs) return NULL;
+    t->copies = cs;
     mh_timing_copy *c = &t->copies[t->ncopies++];
     memset(c, 0, sizeof *c);
     return c;
