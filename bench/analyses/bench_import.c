@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memheat/import.h"
 #include "memheat/store.h"
 #include "memheat/trace.h"
 

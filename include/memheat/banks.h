@@ -3,11 +3,20 @@
  * A warp-level access is the set of lanes of one warp that executed the same
  * shared-memory instruction together: same launch, block, warp, pc and
  * occurrence k (the k-th execution of the pc by each lane; lanes that diverged
- * earlier have different seq values but reconverge on k). Its conflict degree is the largest number of
- * distinct 4-byte words that fall into one of the 32 banks (bank = word % 32);
- * lanes reading the same word are a broadcast and count once. Degree 1 is
- * conflict-free; degree d costs d - 1 extra wavefronts. Statistics are kept
- * per (launch, pc). */
+ * earlier have different seq values but reconverge on k).
+ *
+ * The hardware serves it in phases (docs/metrics.md, section 5): one phase of
+ * 32 lanes for 1-, 2- and 4-byte accesses, two half-warp phases for 8-byte
+ * accesses, four quarter-warp phases for 16-byte accesses. Within a phase,
+ * each of the 32 banks (bank = 4-byte word % 32) delivers one word per
+ * wavefront; lanes reading the same word are a broadcast and count once. A
+ * phase costs as many wavefronts as the most distinct words any one bank
+ * holds in it; a phase without an active lane costs nothing. The access's
+ * wavefronts are the sum over its phases (Nsight Compute's
+ * l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}); the ideal is one per
+ * phase with an active lane, and the difference is the bank conflicts
+ * (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}). Statistics are
+ * kept per (launch, pc). */
 #ifndef MEMHEAT_BANKS_H
 #define MEMHEAT_BANKS_H
 
@@ -19,19 +28,38 @@
 #define MH_BANK_COUNT 32
 #define MH_BANK_WORD 4
 
-/* Conflict degree of one warp-level access: lane i touched the bytes
- * [addr[i], addr[i] + size[i]) of the shared window. 0 when n == 0. */
-unsigned mh_bank_degree(const uint64_t *addr, const uint32_t *size, size_t n);
+/* Cost of one warp-level access. */
+typedef struct mh_bank_cost {
+    unsigned wavefronts; /* sum over phases of the most distinct words in one bank */
+    unsigned phases;     /* the ideal: phases with at least one active lane */
+    unsigned worst;      /* most distinct words in one bank within one phase (1 = conflict free) */
+} mh_bank_cost;
+
+/* Phases a warp access of `size` bytes per lane is served in: 1 up to 4
+ * bytes, 2 up to 8, 4 above. */
+unsigned mh_bank_phases(uint32_t size);
+
+/* Cost of one warp-level access: entry i is lane lane[i] (thread index
+ * within the warp, < warp_size) touching the bytes [addr[i], addr[i] +
+ * size[i]) of the shared window. The widest entry sets the phases; lane l is
+ * in phase l / (warp_size / phases). All zero when n == 0. Accesses spanning
+ * more than 1024 words in all are clamped to the first 1024. */
+mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const uint32_t *lane, size_t n,
+                             uint32_t warp_size);
 
 typedef struct mh_bank_pc {
     uint32_t launch;
     uint64_t pc;
     int64_t obj;            /* model object of the first access seen, -1 = none */
     uint64_t requests;      /* warp-level accesses */
-    uint64_t sum_degree;
-    uint32_t max_degree;
-    uint64_t extra;         /* sum of (degree - 1): extra wavefronts */
-    uint32_t ex_block, ex_warp, ex_occ; /* an access with the max degree: k-th execution of the pc */
+    uint64_t sum_degree;    /* wavefronts: degree = sum_degree / requests, wavefronts per access */
+    uint64_t ideal;         /* sum of phases with an active lane: the wavefronts without conflicts */
+    uint32_t max_degree;    /* most wavefronts of one access */
+    uint32_t max_worst;     /* most distinct words in one bank within one phase */
+    uint64_t extra;         /* sum_degree - ideal: extra wavefronts (bank conflicts) */
+    uint32_t ex_block, ex_warp, ex_occ; /* an access with the most extra wavefronts (else the first):
+                                         * k-th execution of the pc */
+    uint32_t ex_extra;      /* that access's extra wavefronts */
 } mh_bank_pc;
 
 typedef struct mh_bank_table {
@@ -43,7 +71,7 @@ typedef struct mh_bank_table {
 
 void mh_bank_init(mh_bank_table *t);
 void mh_bank_free(mh_bank_table *t);
-int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, unsigned degree, uint32_t block,
+int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, mh_bank_cost cost, uint32_t block,
                 uint32_t warp, uint32_t occ, mh_err *err);
 /* Entry for (launch, pc) or NULL. */
 const mh_bank_pc *mh_bank_get(const mh_bank_table *t, uint32_t launch, uint64_t pc);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "memheat/err.h"
+#include "memheat/timing_fields.h"
 
 #define MH_TIMING_FORMAT "memheat-timing"
 #define MH_TIMING_VERSION 1
@@ -38,40 +39,16 @@ enum mh_copy_kind {
 /* Hardware counters of one kernel launch (range profiling). A value that was
  * not collected is NaN (JSON: the key is absent). */
 typedef struct mh_timing_counters {
-    double dram_read_bytes;     /* dram__bytes_read.sum */
-    double dram_write_bytes;    /* dram__bytes_write.sum */
-    double ld_requests;         /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
-    double ld_sectors;          /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
-    double st_requests;         /* l1tex__t_requests_pipe_lsu_mem_global_op_st.sum */
-    double st_sectors;          /* l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum */
-    double occupancy_pct;       /* sm__warps_active.avg.pct_of_peak_sustained_active */
-    double warps_per_sm;        /* sm__warps_active.avg.per_cycle_active */
-    double flops_sp;            /* fadd + fmul + 2*ffma thread instructions (FP32) */
-    double flops_dp;            /* dadd + dmul + 2*dfma thread instructions (FP64) */
-    double replay_ns;           /* gpu__time_duration.sum under replay (serialized, informative) */
+    MH_TIMING_COUNTER_FIELDS(MH_TF_MEMBER) /* timing_fields.h: the metric of each */
 } mh_timing_counters;
 
 typedef struct mh_timing_device {
-    uint32_t id;               /* CUDA device ordinal */
-    char name[256];
-    uint32_t cc_major, cc_minor;
-    uint32_t sm_count;
-    uint32_t sm_clock_khz;     /* CU_DEVICE_ATTRIBUTE_CLOCK_RATE (peak) */
-    uint32_t mem_clock_khz;    /* CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE (peak) */
-    uint32_t bus_width_bits;   /* CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH */
-    uint64_t l2_bytes;
-    uint64_t global_mem_bytes;
-    uint32_t max_threads_per_sm;
+    MH_TIMING_DEVICE_FIELDS(MH_TF_MEMBER) /* timing_fields.h */
 } mh_timing_device;
 
 /* One kernel launch as the GPU ran it. */
 typedef struct mh_timing_kernel {
-    uint64_t seq;              /* order of completion records in the pass (0-based) */
-    char *name;                /* mangled name as CUPTI reports it (owned) */
-    uint32_t device, context, stream, correlation;
-    uint64_t start_ns, end_ns;
-    uint32_t grid[3], block[3];
-    uint32_t dyn_smem, static_smem, regs;
+    MH_TIMING_KERNEL_FIELDS(MH_TF_MEMBER) /* timing_fields.h: seq, name, device, ..., grid, block, regs */
     int timed;                 /* enum mh_timed: how start/end were taken */
     int has_counters;
     mh_timing_counters c;
@@ -91,9 +68,7 @@ enum mh_timed {
 /* One memcpy or memset. */
 typedef struct mh_timing_copy {
     int kind;                  /* enum mh_copy_kind */
-    uint32_t device, context, stream, correlation;
-    uint64_t start_ns, end_ns;
-    uint64_t bytes;
+    MH_TIMING_COPY_FIELDS(MH_TF_MEMBER) /* timing_fields.h: device, ..., start_ns, end_ns, bytes */
     uint32_t value;            /* memset value */
 } mh_timing_copy;
 

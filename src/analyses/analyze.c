@@ -11,15 +11,14 @@
 
 #include "memheat/heat.h"
 #include "memheat/pass.h"
+#include "util/grow.h"
 
 static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
     mh_analyze_result *res = ctx;
     if (res->nloc == res->caploc) {
-        size_t cap = res->caploc ? res->caploc * 2 : 8;
-        mh_analyze_loc *v = realloc(res->loc, cap * sizeof *v);
+        mh_analyze_loc *v = mh_grow(res->loc, &res->caploc, res->nloc + 1, sizeof *v, 8);
         if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         res->loc = v;
-        res->caploc = cap;
     }
     mh_analyze_loc *l = &res->loc[res->nloc++];
     l->launch = r->launch ? r->launch->l.id : 0;
@@ -132,7 +131,7 @@ int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings,
         }
         const mh_bank_table *bt = mh_pat_banks(res->pat);
         if (bt->n) {
-            fprintf(f, "\nShared-memory bank conflicts per pc (degree = most distinct words in one bank):\n");
+            fprintf(f, "\nShared-memory bank conflicts per pc (degree = wavefronts per warp access; extra = bank conflicts):\n");
             fprintf(f, "  %-6s %-18s %10s %8s %5s %12s\n", "launch", "pc", "requests", "avg", "max", "extra");
             for (size_t i = 0; i < bt->n; i++) {
                 const mh_bank_pc *b = &bt->v[i];

@@ -1,35 +1,60 @@
-/* banks.c -- shared-memory bank-conflict degree of warp-level accesses and
- * per-(launch, pc) statistics (memheat/banks.h). */
+/* banks.c -- shared-memory bank conflicts: the wavefronts of one warp-level
+ * access under the hardware's phase rule (memheat/banks.h, docs/metrics.md
+ * section 5) and per-(launch, pc) statistics. */
 #include "memheat/banks.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/grow.h"
+
+unsigned mh_bank_phases(uint32_t size) { return size > 8 ? 4u : size > 4 ? 2u : 1u; }
 
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
-unsigned mh_bank_degree(const uint64_t *addr, const uint32_t *size, size_t n) {
-    /* A warp touches at most 32 lanes x 16 bytes = 128 words in practice;
-     * wider accesses are clamped to the first 1024 words (documented limit). */
+/* Words are keyed (phase << 58) | word so that one sort groups them by phase;
+ * shared-window word indices stay far below 2^58. */
+#define PHASE_SHIFT 58
+
+mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const uint32_t *lane, size_t n,
+                             uint32_t warp_size) {
     enum { MAXW = 1024 };
+    mh_bank_cost c = {0, 0, 0};
+    if (!n) return c;
+    uint32_t widest = 1;
+    for (size_t i = 0; i < n; i++)
+        if (size[i] > widest) widest = size[i];
+    unsigned phases = mh_bank_phases(widest);
+    uint32_t ws = warp_size ? warp_size : 32;
+    uint32_t per = ws / phases ? ws / phases : 1; /* lanes per phase */
     uint64_t w[MAXW];
     size_t nw = 0;
     for (size_t i = 0; i < n && nw < MAXW; i++) {
         uint32_t sz = size[i] ? size[i] : 1;
+        uint64_t ph = (lane[i] % ws) / per;
+        if (ph >= phases) ph = phases - 1;
         uint64_t first = addr[i] / MH_BANK_WORD, last = (addr[i] + sz - 1) / MH_BANK_WORD;
-        for (uint64_t x = first; x <= last && nw < MAXW; x++) w[nw++] = x;
+        assert(last < (UINT64_C(1) << PHASE_SHIFT));
+        for (uint64_t x = first; x <= last && nw < MAXW; x++) w[nw++] = (ph << PHASE_SHIFT) | x;
     }
-    if (!nw) return 0;
     qsort(w, nw, sizeof *w, cmp_u64);
-    unsigned per[MH_BANK_COUNT] = {0}, best = 0;
-    for (size_t i = 0; i < nw; i++) {
-        if (i && w[i] == w[i - 1]) continue; /* broadcast: same word once */
-        unsigned b = (unsigned)(w[i] % MH_BANK_COUNT);
-        if (++per[b] > best) best = per[b];
+    for (size_t i = 0; i < nw;) {
+        uint64_t ph = w[i] >> PHASE_SHIFT;
+        unsigned per_bank[MH_BANK_COUNT] = {0}, best = 0;
+        for (; i < nw && (w[i] >> PHASE_SHIFT) == ph; i++) {
+            if (i && w[i] == w[i - 1]) continue; /* broadcast: same word once */
+            unsigned b = (unsigned)(w[i] % MH_BANK_COUNT);
+            if (++per_bank[b] > best) best = per_bank[b];
+        }
+        c.phases++;
+        c.wavefronts += best;
+        if (best > c.worst) c.worst = best;
     }
-    return best;
+    return c;
 }
 
 void mh_bank_init(mh_bank_table *t) { memset(t, 0, sizeof *t); }
@@ -66,7 +91,7 @@ const mh_bank_pc *mh_bank_get(const mh_bank_table *t, uint32_t launch, uint64_t 
     return i < 0 ? NULL : &t->v[i];
 }
 
-static int grow(mh_bank_table *t) {
+static int rehash(mh_bank_table *t) {
     size_t hcap = t->hcap ? t->hcap * 2 : 64;
     uint32_t *h = calloc(hcap, sizeof *h);
     if (!h) return MH_ERR_NOMEM;
@@ -81,19 +106,15 @@ static int grow(mh_bank_table *t) {
     return MH_OK;
 }
 
-int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, unsigned degree, uint32_t block,
+int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, mh_bank_cost cost, uint32_t block,
                 uint32_t warp, uint32_t occ, mh_err *err) {
-    if ((t->n + 1) * 2 > t->hcap && grow(t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if ((t->n + 1) * 2 > t->hcap && rehash(t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     size_t slot = 0;
     long i = find(t, launch, pc, &slot);
     if (i < 0) {
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 32;
-            mh_bank_pc *v = realloc(t->v, cap * sizeof *v);
-            if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            t->v = v;
-            t->cap = cap;
-        }
+        mh_bank_pc *v = mh_grow(t->v, &t->cap, t->n + 1, sizeof *v, 32);
+        if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        t->v = v;
         i = (long)t->n++;
         memset(&t->v[i], 0, sizeof t->v[i]);
         t->v[i].launch = launch;
@@ -101,12 +122,17 @@ int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, uns
         t->v[i].obj = obj;
         t->h[slot] = (uint32_t)i + 1;
     }
+    assert(cost.wavefronts >= cost.phases);
     mh_bank_pc *e = &t->v[i];
+    unsigned extra = cost.wavefronts - cost.phases;
     e->requests++;
-    e->sum_degree += degree;
-    if (degree > 1) e->extra += degree - 1;
-    if (degree > e->max_degree) {
-        e->max_degree = degree;
+    e->sum_degree += cost.wavefronts;
+    e->ideal += cost.phases;
+    e->extra += extra;
+    if (cost.wavefronts > e->max_degree) e->max_degree = cost.wavefronts;
+    if (cost.worst > e->max_worst) e->max_worst = cost.worst;
+    if (e->requests == 1 || extra > e->ex_extra) {
+        e->ex_extra = extra;
         e->ex_block = block;
         e->ex_warp = warp;
         e->ex_occ = occ;

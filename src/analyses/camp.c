@@ -24,6 +24,8 @@
 #include <gsl/gsl_multifit.h>
 #include <jansson.h>
 
+#include "util/grow.h"
+
 static const int word_sizes[MH_CAMP_NWORD] = {2, 4, 8, 16};
 static const char *form_names[MH_CAMP_NFORM] = {"paper", "linear", "hinge", "recip"};
 static const char *op_names[2] = {"read", "write"};
@@ -53,11 +55,9 @@ int mh_camp_data_add(mh_camp_data *d, const mh_camp_sample *s, mh_err *err) {
         (s->layout != MH_CAMP_SPREAD && s->layout != MH_CAMP_CAMPED))
         return mh_err_set(err, MH_ERR_ARG, "bad op/layout %d/%d", s->op, s->layout);
     if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 256;
-        mh_camp_sample *p = realloc(d->s, cap * sizeof *p);
+        mh_camp_sample *p = mh_grow(d->s, &d->cap, d->n + 1, sizeof *p, 256);
         if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         d->s = p;
-        d->cap = cap;
     }
     d->s[d->n++] = *s;
     return MH_OK;
@@ -229,8 +229,7 @@ int mh_camp_data_load_csv(mh_camp_data *d, const char *path, mh_err *err) {
             goto out;
         }
         if (nrows == cap) {
-            cap = cap ? cap * 2 : 1024;
-            raw_row *p = realloc(rows, cap * sizeof *p);
+            raw_row *p = mh_grow(rows, &cap, nrows + 1, sizeof *p, 1024);
             if (!p) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 goto out;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 #define RETAIN_MAX 512u /* entries: arrays up to 8 KiB are kept for reuse */
 
 typedef struct grp {
@@ -157,13 +159,13 @@ static int stream_note(mh_grp *g, const mh_grp_key *k) {
         }
         return MH_OK;
     }
-    if (s->n == s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 2;
-        uint32_t *r = realloc(s->r, (size_t)cap * 2 * sizeof *r);
-        if (!r) return MH_ERR_NOMEM;
-        g->st_bytes += (size_t)(cap - s->cap) * 2 * sizeof *r;
+    if (s->n == s->cap) { /* s->r holds cap pairs */
+        size_t cap = s->cap;
+        uint32_t *r = mh_grow(s->r, &cap, (size_t)s->n + 1, 2 * sizeof *r, 2);
+        if (!r || cap > UINT32_MAX) return MH_ERR_NOMEM;
+        g->st_bytes += (cap - s->cap) * 2 * sizeof *r;
         s->r = r;
-        s->cap = cap;
+        s->cap = (uint32_t)cap;
     }
     memmove(&s->r[2 * (i + 1)], &s->r[2 * i], (s->n - i) * 2 * sizeof *s->r);
     s->r[2 * i] = s->r[2 * i + 1] = q;
@@ -306,11 +308,12 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
         if (!id) {
             if (!g->freelist) {
                 if (g->npool == g->cappool) {
-                    uint32_t cap = g->cappool ? g->cappool * 2 : 256;
-                    grp *p = realloc(g->pool, (size_t)cap * sizeof *p);
-                    if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+                    size_t cap = g->cappool;
+                    grp *p = mh_grow(g->pool, &cap, (size_t)g->npool + 1, sizeof *p, 256);
+                    if (!p || cap > UINT32_MAX)
+                        return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
                     g->pool = p;
-                    g->cappool = cap;
+                    g->cappool = (uint32_t)cap;
                 }
                 memset(&g->pool[g->npool], 0, sizeof(grp));
                 id = ++g->npool;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/bigmem.h"
+#include "util/grow.h"
 
 #define EMPTY UINT64_MAX
 #define NSETS (MH_HEAT_WORDS + 1) /* eight words, then the sector */
@@ -182,12 +183,12 @@ static int wset_add(mh_heat *h, wset *s, uint32_t w) {
         return 1;
     }
     if (s->n == s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 4;
-        uint32_t *v = realloc(s->v, cap * sizeof *v);
+        size_t cap = s->cap;
+        uint32_t *v = mh_grow(s->v, &cap, (size_t)s->n + 1, sizeof *v, 4);
         if (!v) return 0;
-        h->ovf_bytes += (size_t)(cap - s->cap) * sizeof *v;
+        h->ovf_bytes += (cap - s->cap) * sizeof *v;
         s->v = v;
-        s->cap = cap;
+        s->cap = (uint32_t)cap;
     }
     memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof *s->v);
     s->v[lo] = w;
@@ -198,11 +199,9 @@ static int wset_add(mh_heat *h, wset *s, uint32_t w) {
 static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t warp) {
     if (!e->ovf) {
         if (h->npool == h->cappool) {
-            size_t cap = h->cappool ? h->cappool * 2 : 64;
-            ovf *p = realloc(h->pool, cap * sizeof *p);
+            ovf *p = mh_grow(h->pool, &h->cappool, h->npool + 1, sizeof *p, 64);
             if (!p) return MH_ERR_NOMEM;
             h->pool = p;
-            h->cappool = cap;
         }
         memset(&h->pool[h->npool], 0, sizeof(ovf));
         e->ovf = (uint32_t)++h->npool;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "memheat/heat.h"
+#include "util/grow.h"
 
 typedef struct launch_maps {
     uint32_t id;
@@ -68,14 +69,12 @@ static launch_maps *find_open(mh_heat_run *hr, uint32_t id, mh_err *err) {
         return NULL;
     }
     if (hr->nopen == hr->capopen) {
-        size_t cap = hr->capopen ? hr->capopen * 2 : 8;
-        launch_maps *p = realloc(hr->open, cap * sizeof *p);
+        launch_maps *p = mh_grow(hr->open, &hr->capopen, hr->nopen + 1, sizeof *p, 8);
         if (!p) {
             mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             return NULL;
         }
         hr->open = p;
-        hr->capopen = cap;
     }
     launch_maps *lm = &hr->open[hr->nopen++];
     memset(lm, 0, sizeof *lm);
@@ -106,8 +105,7 @@ static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned 
         }
         if (obj != cur || nreg == 0) {
             if (nreg == cap) {
-                cap = cap ? cap * 2 : 16;
-                mh_heat_region *p = realloc(reg, cap * sizeof *p);
+                mh_heat_region *p = mh_grow(reg, &cap, nreg + 1, sizeof *p, 16);
                 if (!p) {
                     free(reg);
                     return mh_err_set(err, MH_ERR_NOMEM, "out of memory");

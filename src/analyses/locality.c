@@ -19,6 +19,7 @@
 #include "analyses/groupbuf.h"
 #include "util/bigmem.h"
 #include "util/hash.h"
+#include "util/grow.h"
 
 typedef struct cnt_ent {
     uint64_t key; /* 0 = empty (canonical keys are never 0) */
@@ -74,14 +75,12 @@ static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
     lstate *s = find_ls(lr, launch);
     if (s) return s;
     if (lr->nls == lr->capls) {
-        size_t cap = lr->capls ? lr->capls * 2 : 4;
-        lstate *v = realloc(lr->ls, cap * sizeof *v);
+        lstate *v = mh_grow(lr->ls, &lr->capls, lr->nls + 1, sizeof *v, 4);
         if (!v) {
             mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             return NULL;
         }
         lr->ls = v;
-        lr->capls = cap;
     }
     s = &lr->ls[lr->nls++];
     memset(s, 0, sizeof *s);

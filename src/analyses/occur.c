@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/grow.h"
 
 typedef struct ent {
     uint64_t pc;
@@ -211,11 +212,11 @@ static uint32_t get_block(mh_occ *o, uint32_t launch, uint32_t block) {
         o->freelist = o->pool[id - 1].hnext;
     } else {
         if (o->npool == o->cappool) {
-            uint32_t cap = o->cappool ? o->cappool * 2 : 64;
-            oblk *p = realloc(o->pool, (size_t)cap * sizeof *p);
-            if (!p) return 0;
+            size_t cap = o->cappool;
+            oblk *p = mh_grow(o->pool, &cap, (size_t)o->npool + 1, sizeof *p, 64);
+            if (!p || cap > UINT32_MAX) return 0;
             o->pool = p;
-            o->cappool = cap;
+            o->cappool = (uint32_t)cap;
         }
         id = ++o->npool;
     }

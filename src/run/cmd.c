@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memheat/run.h"
+#include "util/grow.h"
 
 void mh_run_cmd_init(mh_run_cmd *c) { memset(c, 0, sizeof *c); }
 
@@ -18,12 +19,9 @@ void mh_run_cmd_free(mh_run_cmd *c) {
 
 /* Room for one more entry plus the NULL terminator. */
 static int grow(char ***v, size_t n, size_t *cap) {
-    if (n + 2 <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 8;
-    char **q = realloc(*v, nc * sizeof *q);
+    char **q = mh_grow(*v, cap, n + 2, sizeof *q, 8);
     if (!q) return -1;
     *v = q;
-    *cap = nc;
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memheat/import.h"
 #include "memheat/store.h"
 #include "run_internal.h"
 

@@ -1,9 +1,11 @@
 /* schema.c -- the profile database schema, version MH_DB_SCHEMA_VERSION.
  *
- * One string so that the schema lives in one place; docs/profile-schema.md
- * describes every table and column. Raising the version: add the new tables
+ * One string so that the schema lives in one place (the columns of the timing
+ * records come from their field lists, memheat/timing_fields.h);
+ * docs/profile-schema.md describes every table and column. Raising the version: add the new tables
  * here, bump MH_DB_SCHEMA_VERSION, and teach mh_db_open to read the old one. */
 #include "db_internal.h"
+#include "memheat/timing_fields.h"
 
 const char mh_db_schema_sql[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
@@ -36,16 +38,11 @@ const char mh_db_schema_sql[] =
     "CREATE TABLE heat_row(map INTEGER NOT NULL, row INTEGER NOT NULL, tag INTEGER NOT NULL,\n"
     "  region INTEGER, w0 INTEGER, w1 INTEGER, w2 INTEGER, w3 INTEGER, w4 INTEGER, w5 INTEGER,\n"
     "  w6 INTEGER, w7 INTEGER, sector INTEGER, PRIMARY KEY(map, row)) WITHOUT ROWID;\n"
-    "CREATE TABLE kernel_run(id INTEGER PRIMARY KEY, seq INTEGER, name TEXT NOT NULL,\n"
-    "  device INTEGER, context INTEGER, stream INTEGER, correlation INTEGER,\n"
-    "  start_ns INTEGER, end_ns INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
-    "  block_x INTEGER, block_y INTEGER, block_z INTEGER, dyn_smem INTEGER, static_smem INTEGER,\n"
-    "  regs INTEGER, has_counters INTEGER, dram_read_bytes REAL, dram_write_bytes REAL,\n"
-    "  ld_requests REAL, ld_sectors REAL, st_requests REAL, st_sectors REAL,\n"
-    "  occupancy_pct REAL, warps_per_sm REAL, flops_sp REAL, flops_dp REAL, replay_ns REAL);\n"
-    "CREATE TABLE copy(id INTEGER PRIMARY KEY, kind TEXT, device INTEGER, context INTEGER,\n"
-    "  stream INTEGER, correlation INTEGER, start_ns INTEGER, end_ns INTEGER, bytes INTEGER,\n"
-    "  value INTEGER);\n"
+    /* kernel_run and copy: columns from the timing records' field lists */
+    "CREATE TABLE kernel_run(id INTEGER PRIMARY KEY" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_COLUMN)
+    ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ");\n"
+    "CREATE TABLE copy(id INTEGER PRIMARY KEY, kind TEXT" MH_TIMING_COPY_FIELDS(MH_TF_SQL_COLUMN)
+    ",\n  value INTEGER);\n"
     "CREATE TABLE kernel(id INTEGER PRIMARY KEY, device INTEGER, name TEXT NOT NULL,\n"
     "  count INTEGER, total_ns INTEGER, min_ns INTEGER, median_ns REAL, max_ns INTEGER,\n"
     "  with_counters INTEGER, dram_bytes REAL, counted_ns REAL, ld_requests REAL,\n"

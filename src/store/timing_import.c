@@ -14,103 +14,75 @@
 
 #include "memheat/bandwidth.h"
 #include "memheat/timing.h"
+#include "memheat/timing_fields.h"
+#include "util/grow.h"
 
 static void bind_counter(sqlite3_stmt *st, int i, int has, double v) {
     if (has) mh_db_bind_real(st, i, v);
     else sqlite3_bind_null(st, i);
 }
 
+/* Binds a field of each kind (memheat/timing_fields.h) at *i, advancing it. */
+#define BIND_U32(st, i, v) sqlite3_bind_int64(st, (*(i))++, (v))
+#define BIND_U64(st, i, v) mh_db_bind_u64(st, (*(i))++, (v))
+#define BIND_STR256(st, i, v) mh_db_bind_text(st, (*(i))++, (v))
+#define BIND_NAME(st, i, v) mh_db_bind_text(st, (*(i))++, (v) ? (v) : "")
+#define BIND_DIM3(st, i, v) \
+    for (int d_ = 0; d_ < 3; d_++) sqlite3_bind_int64(st, (*(i))++, (v)[d_])
+#define BIND_FIELD(KIND, f, REQ, col, BRK) BIND_##KIND(st, &i, rec->f);
+#define BIND_COUNTER(KIND, f, REQ, col, BRK) bind_counter(st, i++, h, ctr->f);
+
 static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh_err *err) {
     sqlite3_stmt *st;
     int rc = mh_db_prepare(db, &st,
-                           "INSERT OR REPLACE INTO device(id, source, ordinal, name, sm_count, cc_major,"
-                           " cc_minor, sm_clock_khz, mem_clock_khz, bus_width_bits, l2_bytes,"
-                           " max_threads_per_sm, global_mem_bytes, peak_Bps, measured_peak_Bps)"
-                           " VALUES(?1, 'timing', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                           "INSERT OR REPLACE INTO device(id, source" MH_TIMING_DEVICE_FIELDS(MH_TF_SQL_NAMES)
+                           ", peak_Bps, measured_peak_Bps) VALUES(?, 'timing'" MH_TIMING_DEVICE_FIELDS(MH_TF_SQL_QMARKS)
+                           ", ?, ?)",
                            err);
     if (rc) return rc;
-    for (size_t i = 0; i < rep->ndevices && !rc; i++) {
-        const mh_bw_device *d = &rep->devices[i];
-        sqlite3_bind_int64(st, 1, 1000 + (sqlite3_int64)d->dev.id); /* id 0 is the traced device */
-        sqlite3_bind_int64(st, 2, d->dev.id);
-        mh_db_bind_text(st, 3, d->dev.name);
-        sqlite3_bind_int64(st, 4, d->dev.sm_count);
-        sqlite3_bind_int64(st, 5, d->dev.cc_major);
-        sqlite3_bind_int64(st, 6, d->dev.cc_minor);
-        sqlite3_bind_int64(st, 7, d->dev.sm_clock_khz);
-        sqlite3_bind_int64(st, 8, d->dev.mem_clock_khz);
-        sqlite3_bind_int64(st, 9, d->dev.bus_width_bits);
-        mh_db_bind_u64(st, 10, d->dev.l2_bytes);
-        sqlite3_bind_int64(st, 11, d->dev.max_threads_per_sm);
-        mh_db_bind_u64(st, 12, d->dev.global_mem_bytes);
-        mh_db_bind_real(st, 13, d->theoretical_Bps > 0 ? d->theoretical_Bps : NAN);
-        mh_db_bind_real(st, 14, d->measured_Bps > 0 ? d->measured_Bps : NAN);
+    for (size_t n = 0; n < rep->ndevices && !rc; n++) {
+        const mh_bw_device *d = &rep->devices[n];
+        const mh_timing_device *rec = &d->dev;
+        int i = 1;
+        sqlite3_bind_int64(st, i++, 1000 + (sqlite3_int64)d->dev.id); /* id 0 is the traced device */
+        MH_TIMING_DEVICE_FIELDS(BIND_FIELD)
+        mh_db_bind_real(st, i++, d->theoretical_Bps > 0 ? d->theoretical_Bps : NAN);
+        mh_db_bind_real(st, i++, d->measured_Bps > 0 ? d->measured_Bps : NAN);
         rc = mh_db_step_done(db, st, err, "writing a timing device");
     }
     sqlite3_finalize(st);
     if (rc) return rc;
 
+    /* id NULL: the next rowid, as when the column is left out */
     rc = mh_db_prepare(db, &st,
-                       "INSERT INTO kernel_run(seq, name, device, context, stream, correlation, start_ns, end_ns,"
-                       " grid_x, grid_y, grid_z, block_x, block_y, block_z, dyn_smem, static_smem, regs,"
-                       " has_counters, dram_read_bytes, dram_write_bytes, ld_requests, ld_sectors, st_requests,"
-                       " st_sectors, occupancy_pct, warps_per_sm, flops_sp, flops_dp, replay_ns)"
-                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
-                       "?23,?24,?25,?26,?27,?28,?29)",
+                       "INSERT INTO kernel_run(id" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_NAMES) ", has_counters"
+                       MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_NAMES) ") VALUES(NULL" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_QMARKS)
+                       ",?" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_QMARKS) ")",
                        err);
     if (rc) return rc;
-    for (size_t i = 0; i < t->nkernels && !rc; i++) {
-        const mh_timing_kernel *k = &t->kernels[i];
-        mh_db_bind_u64(st, 1, k->seq);
-        mh_db_bind_text(st, 2, k->name ? k->name : "");
-        sqlite3_bind_int64(st, 3, k->device);
-        sqlite3_bind_int64(st, 4, k->context);
-        sqlite3_bind_int64(st, 5, k->stream);
-        sqlite3_bind_int64(st, 6, k->correlation);
-        mh_db_bind_u64(st, 7, k->start_ns);
-        mh_db_bind_u64(st, 8, k->end_ns);
-        for (int d = 0; d < 3; d++) {
-            sqlite3_bind_int64(st, 9 + d, k->grid[d]);
-            sqlite3_bind_int64(st, 12 + d, k->block[d]);
-        }
-        sqlite3_bind_int64(st, 15, k->dyn_smem);
-        sqlite3_bind_int64(st, 16, k->static_smem);
-        sqlite3_bind_int64(st, 17, k->regs);
-        sqlite3_bind_int(st, 18, k->has_counters);
-        const mh_timing_counters *c = &k->c;
-        int h = k->has_counters;
-        bind_counter(st, 19, h, c->dram_read_bytes);
-        bind_counter(st, 20, h, c->dram_write_bytes);
-        bind_counter(st, 21, h, c->ld_requests);
-        bind_counter(st, 22, h, c->ld_sectors);
-        bind_counter(st, 23, h, c->st_requests);
-        bind_counter(st, 24, h, c->st_sectors);
-        bind_counter(st, 25, h, c->occupancy_pct);
-        bind_counter(st, 26, h, c->warps_per_sm);
-        bind_counter(st, 27, h, c->flops_sp);
-        bind_counter(st, 28, h, c->flops_dp);
-        bind_counter(st, 29, h, c->replay_ns);
+    for (size_t n = 0; n < t->nkernels && !rc; n++) {
+        const mh_timing_kernel *rec = &t->kernels[n];
+        int i = 1, h = rec->has_counters;
+        MH_TIMING_KERNEL_FIELDS(BIND_FIELD)
+        sqlite3_bind_int(st, i++, h);
+        const mh_timing_counters *ctr = &rec->c;
+        MH_TIMING_COUNTER_FIELDS(BIND_COUNTER)
         rc = mh_db_step_done(db, st, err, "writing a kernel run");
     }
     sqlite3_finalize(st);
     if (rc) return rc;
 
     rc = mh_db_prepare(db, &st,
-                       "INSERT INTO copy(kind, device, context, stream, correlation, start_ns, end_ns, bytes, value)"
-                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+                       "INSERT INTO copy(kind" MH_TIMING_COPY_FIELDS(MH_TF_SQL_NAMES) ", value) VALUES(?"
+                       MH_TIMING_COPY_FIELDS(MH_TF_SQL_QMARKS) ", ?)",
                        err);
     if (rc) return rc;
-    for (size_t i = 0; i < t->ncopies && !rc; i++) {
-        const mh_timing_copy *c = &t->copies[i];
-        mh_db_bind_text(st, 1, mh_timing_copy_kind_name(c->kind));
-        sqlite3_bind_int64(st, 2, c->device);
-        sqlite3_bind_int64(st, 3, c->context);
-        sqlite3_bind_int64(st, 4, c->stream);
-        sqlite3_bind_int64(st, 5, c->correlation);
-        mh_db_bind_u64(st, 6, c->start_ns);
-        mh_db_bind_u64(st, 7, c->end_ns);
-        mh_db_bind_u64(st, 8, c->bytes);
-        sqlite3_bind_int64(st, 9, c->value);
+    for (size_t n = 0; n < t->ncopies && !rc; n++) {
+        const mh_timing_copy *rec = &t->copies[n];
+        int i = 1;
+        mh_db_bind_text(st, i++, mh_timing_copy_kind_name(rec->kind));
+        MH_TIMING_COPY_FIELDS(BIND_FIELD)
+        sqlite3_bind_int64(st, i++, rec->value);
         rc = mh_db_step_done(db, st, err, "writing a copy");
     }
     sqlite3_finalize(st);
@@ -191,14 +163,13 @@ static char *slurp(const char *path, mh_err *err) {
         n += got;
         if (got == 0) break;
         if (n + 1 == cap) {
-            char *nb = realloc(b, cap * 2);
+            char *nb = mh_grow(b, &cap, cap + 1, 1, 0);
             if (!nb) {
                 free(b);
                 b = NULL;
                 break;
             }
             b = nb;
-            cap *= 2;
         }
     }
     fclose(f);

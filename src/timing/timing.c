@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 void mh_timing_counters_clear(mh_timing_counters *c) {
-    c->dram_read_bytes = c->dram_write_bytes = NAN;
-    c->ld_requests = c->ld_sectors = c->st_requests = c->st_sectors = NAN;
-    c->occupancy_pct = c->warps_per_sm = NAN;
-    c->flops_sp = c->flops_dp = NAN;
-    c->replay_ns = NAN;
+#define CLEAR(KIND, f, REQ, col, BRK) c->f = NAN;
+    MH_TIMING_COUNTER_FIELDS(CLEAR)
+#undef CLEAR
 }
 
 void mh_timing_init(mh_timing *t) {
@@ -37,19 +37,10 @@ void mh_timing_free(mh_timing *t) {
     mh_timing_init(t);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 mh_timing_kernel *mh_timing_add_kernel(mh_timing *t, const char *name) {
-    if (grow((void **)&t->kernels, &t->cap_kernels, t->nkernels + 1, sizeof *t->kernels)) return NULL;
+    mh_timing_kernel *ks = mh_grow(t->kernels, &t->cap_kernels, t->nkernels + 1, sizeof *ks, 64);
+    if (!ks) return NULL;
+    t->kernels = ks;
     char *copy = strdup(name ? name : "");
     if (!copy) return NULL;
     mh_timing_kernel *k = &t->kernels[t->nkernels];
@@ -61,7 +52,9 @@ mh_timing_kernel *mh_timing_add_kernel(mh_timing *t, const char *name) {
 }
 
 mh_timing_copy *mh_timing_add_copy(mh_timing *t) {
-    if (grow((void **)&t->copies, &t->cap_copies, t->ncopies + 1, sizeof *t->copies)) return NULL;
+    mh_timing_copy *cs = mh_grow(t->copies, &t->cap_copies, t->ncopies + 1, sizeof *cs, 64);
+    if (!cs) return NULL;
+    t->copies = cs;
     mh_timing_copy *c = &t->copies[t->ncopies++];
     memset(c, 0, sizeof *c);
     return c;
@@ -122,21 +115,14 @@ int mh_timing_copy_kind_parse(const char *s) {
 
 /* ---- JSON writing ----------------------------------------------------- */
 
-/* Counter fields by JSON key, in one table so load and save agree. */
+/* Counter fields by JSON key (timing_fields.h), so load and save agree. */
 typedef struct ctr_field {
     const char *key;
     size_t off;
 } ctr_field;
 
-#define CF(k, f) {k, offsetof(mh_timing_counters, f)}
-static const ctr_field ctr_fields[] = {
-    CF("dram_read_bytes", dram_read_bytes), CF("dram_write_bytes", dram_write_bytes),
-    CF("ld_requests", ld_requests),         CF("ld_sectors", ld_sectors),
-    CF("st_requests", st_requests),         CF("st_sectors", st_sectors),
-    CF("occupancy_pct", occupancy_pct),     CF("warps_per_sm", warps_per_sm),
-    CF("flops_sp", flops_sp),               CF("flops_dp", flops_dp),
-    CF("replay_ns", replay_ns),
-};
+#define CF(KIND, f, REQ, col, BRK) {#f, offsetof(mh_timing_counters, f)},
+static const ctr_field ctr_fields[] = {MH_TIMING_COUNTER_FIELDS(CF)};
 #undef CF
 #define NCTR (sizeof ctr_fields / sizeof ctr_fields[0])
 
@@ -154,23 +140,22 @@ static json_t *u32x3(const uint32_t v[3]) {
     return json_pack("[III]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]);
 }
 
+/* The JSON value of a field of each kind (timing_fields.h). */
+#define JV_U32(v) json_integer(v)
+#define JV_U64(v) json_integer((json_int_t)(v))
+#define JV_STR256(v) json_string(v)
+#define JV_NAME(v) json_string(v)
+#define JV_DIM3(v) u32x3(v)
+#define PUT_FIELD(KIND, f, REQ, col, BRK) put(o, #f, JV_##KIND(rec->f), bad);
+
 static json_t *device_json(const mh_timing_device *d, int *bad) {
     json_t *o = json_object();
     if (!o) {
         *bad = 1;
         return NULL;
     }
-    put(o, "id", json_integer(d->id), bad);
-    put(o, "name", json_string(d->name), bad);
-    put(o, "cc_major", json_integer(d->cc_major), bad);
-    put(o, "cc_minor", json_integer(d->cc_minor), bad);
-    put(o, "sm_count", json_integer(d->sm_count), bad);
-    put(o, "sm_clock_khz", json_integer(d->sm_clock_khz), bad);
-    put(o, "mem_clock_khz", json_integer(d->mem_clock_khz), bad);
-    put(o, "bus_width_bits", json_integer(d->bus_width_bits), bad);
-    put(o, "l2_bytes", json_integer((json_int_t)d->l2_bytes), bad);
-    put(o, "global_mem_bytes", json_integer((json_int_t)d->global_mem_bytes), bad);
-    put(o, "max_threads_per_sm", json_integer(d->max_threads_per_sm), bad);
+    const mh_timing_device *rec = d;
+    MH_TIMING_DEVICE_FIELDS(PUT_FIELD)
     return o;
 }
 
@@ -180,19 +165,8 @@ static json_t *kernel_json(const mh_timing_kernel *k, int *bad) {
         *bad = 1;
         return NULL;
     }
-    put(o, "seq", json_integer((json_int_t)k->seq), bad);
-    put(o, "name", json_string(k->name), bad);
-    put(o, "device", json_integer(k->device), bad);
-    put(o, "context", json_integer(k->context), bad);
-    put(o, "stream", json_integer(k->stream), bad);
-    put(o, "correlation", json_integer(k->correlation), bad);
-    put(o, "start_ns", json_integer((json_int_t)k->start_ns), bad);
-    put(o, "end_ns", json_integer((json_int_t)k->end_ns), bad);
-    put(o, "grid", u32x3(k->grid), bad);
-    put(o, "block", u32x3(k->block), bad);
-    put(o, "dyn_smem", json_integer(k->dyn_smem), bad);
-    put(o, "static_smem", json_integer(k->static_smem), bad);
-    put(o, "regs", json_integer(k->regs), bad);
+    const mh_timing_kernel *rec = k;
+    MH_TIMING_KERNEL_FIELDS(PUT_FIELD)
     if (k->timed == MH_TIMED_INSTRUMENTED || k->timed == MH_TIMED_BORROWED)
         put(o, "timed", json_string(k->timed == MH_TIMED_INSTRUMENTED ? "instrumented" : "borrowed"), bad);
     if (k->has_counters) {
@@ -213,13 +187,8 @@ static json_t *copy_json(const mh_timing_copy *c, int *bad) {
         return NULL;
     }
     put(o, "kind", json_string(mh_timing_copy_kind_name(c->kind)), bad);
-    put(o, "device", json_integer(c->device), bad);
-    put(o, "context", json_integer(c->context), bad);
-    put(o, "stream", json_integer(c->stream), bad);
-    put(o, "correlation", json_integer(c->correlation), bad);
-    put(o, "start_ns", json_integer((json_int_t)c->start_ns), bad);
-    put(o, "end_ns", json_integer((json_int_t)c->end_ns), bad);
-    put(o, "bytes", json_integer((json_int_t)c->bytes), bad);
+    const mh_timing_copy *rec = c;
+    MH_TIMING_COPY_FIELDS(PUT_FIELD)
     if (c->kind == MH_COPY_MEMSET) put(o, "value", json_integer(c->value), bad);
     return o;
 }
@@ -403,6 +372,16 @@ static void rd_dim3(rd *r, json_t *o, const char *k, uint32_t out[3]) {
     }
 }
 
+/* Reads a field of each kind (timing_fields.h) into *out; a missing OPT
+ * field keeps *out (0, or a kernel's own seq). NAME fields are read by the
+ * caller (the record is created with its name). */
+#define RD_U32(r, o, k, opt, out) (*(out) = rd_u32(r, o, k, opt))
+#define RD_U64(r, o, k, opt, out) (*(out) = rd_u64(r, o, k, opt, *(out)))
+#define RD_STR256(r, o, k, opt, out) rd_str(r, o, k, opt, *(out), sizeof *(out))
+#define RD_NAME(r, o, k, opt, out) ((void)(out))
+#define RD_DIM3(r, o, k, opt, out) rd_dim3(r, o, k, *(out))
+#define RD_FIELD(KIND, f, REQ, col, BRK) RD_##KIND(&r, v, #f, MH_TF_OPT_##REQ, &rec->f);
+
 static void rd_run(rd *r, json_t *runs, const char *k, mh_timing_run *out) {
     json_t *o = runs ? json_object_get(runs, k) : NULL;
     if (!o || json_is_null(o)) return;
@@ -484,17 +463,8 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
             }
             mh_timing_device d;
             memset(&d, 0, sizeof d);
-            d.id = rd_u32(&r, v, "id", 0);
-            rd_str(&r, v, "name", 0, d.name, sizeof d.name);
-            d.cc_major = rd_u32(&r, v, "cc_major", 1);
-            d.cc_minor = rd_u32(&r, v, "cc_minor", 1);
-            d.sm_count = rd_u32(&r, v, "sm_count", 1);
-            d.sm_clock_khz = rd_u32(&r, v, "sm_clock_khz", 1);
-            d.mem_clock_khz = rd_u32(&r, v, "mem_clock_khz", 1);
-            d.bus_width_bits = rd_u32(&r, v, "bus_width_bits", 1);
-            d.l2_bytes = rd_u64(&r, v, "l2_bytes", 1, 0);
-            d.global_mem_bytes = rd_u64(&r, v, "global_mem_bytes", 1, 0);
-            d.max_threads_per_sm = rd_u32(&r, v, "max_threads_per_sm", 1);
+            mh_timing_device *rec = &d;
+            MH_TIMING_DEVICE_FIELDS(RD_FIELD)
             if (r.rc != MH_OK) break;
             if (mh_timing_add_device(t, &d) < 0) {
                 r.rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
@@ -512,19 +482,9 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
                 r.rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
                 break;
             }
-            k->seq = rd_u64(&r, v, "seq", 1, k->seq);
-            k->device = rd_u32(&r, v, "device", 1);
-            k->context = rd_u32(&r, v, "context", 1);
-            k->stream = rd_u32(&r, v, "stream", 1);
-            k->correlation = rd_u32(&r, v, "correlation", 1);
-            k->start_ns = rd_u64(&r, v, "start_ns", 0, 0);
-            k->end_ns = rd_u64(&r, v, "end_ns", 0, 0);
-            rd_dim3(&r, v, "grid", k->grid);
-            rd_dim3(&r, v, "block", k->block);
-            k->dyn_smem = rd_u32(&r, v, "dyn_smem", 1);
-            k->static_smem = rd_u32(&r, v, "static_smem", 1);
-            k->regs = rd_u32(&r, v, "regs", 1);
-            json_t *tm = json_object_get(v, "timed");
+            mh_timing_kernel *rec = k;
+            MH_TIMING_KERNEL_FIELDS(RD_FIELD)
+            json_t *tm = json_object_get(v, "timed"); /* not a column: absent when clean */
             if (tm) {
                 const char *ts = json_string_value(tm);
                 if (ts && !strcmp(ts, "instrumented")) k->timed = MH_TIMED_INSTRUMENTED;
@@ -555,13 +515,8 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
                 break;
             }
             c->kind = kind;
-            c->device = rd_u32(&r, v, "device", 1);
-            c->context = rd_u32(&r, v, "context", 1);
-            c->stream = rd_u32(&r, v, "stream", 1);
-            c->correlation = rd_u32(&r, v, "correlation", 1);
-            c->start_ns = rd_u64(&r, v, "start_ns", 0, 0);
-            c->end_ns = rd_u64(&r, v, "end_ns", 0, 0);
-            c->bytes = rd_u64(&r, v, "bytes", 0, 0);
+            mh_timing_copy *rec = c;
+            MH_TIMING_COPY_FIELDS(RD_FIELD)
             c->value = rd_u32(&r, v, "value", 1);
             if (r.rc == MH_OK && c->end_ns < c->start_ns) rd_fail(&r, "copy ends before it starts");
             if (r.rc != MH_OK) break;

@@ -1,18 +1,41 @@
-/* test_banks.c -- shared-memory bank-conflict degree: hand-computed warp
+/* test_banks.c -- shared-memory bank conflicts under the phase rule: hand-computed warp
  * accesses, and per-pc statistics from a trace through the analyze pass. */
 #include "../mh_test.h"
 #include "memheat/analyze.h"
 #include "memheat/banks.h"
 #include "tbuild.h"
 
-static unsigned deg_lanes(uint64_t stride_bytes, uint32_t size, unsigned lanes) {
+/* Lanes lo..hi-1 of one warp, lane l at byte base + l * stride, `size` bytes. */
+static mh_bank_cost cost_lanes(uint64_t base, uint64_t stride, uint32_t size, unsigned lo, unsigned hi) {
     uint64_t a[64];
-    uint32_t s[64];
-    for (unsigned l = 0; l < lanes; l++) {
-        a[l] = l * stride_bytes;
-        s[l] = size;
+    uint32_t s[64], ln[64];
+    size_t n = 0;
+    for (unsigned l = lo; l < hi; l++, n++) {
+        a[n] = base + l * stride;
+        s[n] = size;
+        ln[n] = l;
     }
-    return mh_bank_degree(a, s, lanes);
+    return mh_bank_cost_of(a, s, ln, n, 32);
+}
+
+static unsigned deg_lanes(uint64_t stride_bytes, uint32_t size, unsigned lanes) {
+    return cost_lanes(0, stride_bytes, size, 0, lanes).wavefronts;
+}
+
+#define CHECK_COST(c, w, p, worst_)      \
+    do {                                 \
+        mh_bank_cost c_ = (c);           \
+        CHECK_EQ_U(c_.wavefronts, (w));  \
+        CHECK_EQ_U(c_.phases, (p));      \
+        CHECK_EQ_U(c_.worst, (worst_));  \
+    } while (0)
+
+static void test_phases(void) {
+    CHECK_EQ_U(mh_bank_phases(1), 1);
+    CHECK_EQ_U(mh_bank_phases(2), 1);
+    CHECK_EQ_U(mh_bank_phases(4), 1);
+    CHECK_EQ_U(mh_bank_phases(8), 2);
+    CHECK_EQ_U(mh_bank_phases(16), 4);
 }
 
 static void test_degree_by_hand(void) {
@@ -22,31 +45,114 @@ static void test_degree_by_hand(void) {
     CHECK_EQ_U(deg_lanes(128, 4, 32), 32); /* a column of a [32][32] float tile */
     CHECK_EQ_U(deg_lanes(132, 4, 32), 1);  /* padded [32][33]: conflict free */
     CHECK_EQ_U(deg_lanes(0, 4, 32), 1);    /* broadcast of one word */
-    CHECK_EQ_U(deg_lanes(8, 8, 32), 2);    /* 64-bit: 64 words over 32 banks */
     CHECK_EQ_U(deg_lanes(4, 4, 0), 0);
+    CHECK_COST(cost_lanes(0, 4, 4, 0, 0), 0, 0, 0);
     /* AIWC coalescedAB tile read aTile[lr][k] with lr = lane % 16: words
      * 16*lr + k; lanes 16..31 repeat lanes 0..15 (broadcast). Rows lr and
      * lr+2 share a bank: 8 distinct words per bank. */
     uint64_t a[32];
-    uint32_t s[32];
+    uint32_t s[32], ln[32];
     for (unsigned l = 0; l < 32; l++) {
         a[l] = 4u * (16u * (l % 16) + 3);
         s[l] = 4;
+        ln[l] = l;
     }
-    CHECK_EQ_U(mh_bank_degree(a, s, 32), 8);
+    CHECK_COST(mh_bank_cost_of(a, s, ln, 32, 32), 8, 1, 8);
     /* transposed: aTile[k][lr] -> words 16*k + lr: conflict free */
     for (unsigned l = 0; l < 32; l++) a[l] = 4u * (16u * 3 + (l % 16));
-    CHECK_EQ_U(mh_bank_degree(a, s, 32), 1);
+    CHECK_COST(mh_bank_cost_of(a, s, ln, 32, 32), 1, 1, 1);
     /* a word straddling access (size 2 at offset 3) touches words 0 and 1 */
     uint64_t b[2] = {3, 128};
-    uint32_t bs[2] = {2, 4};
-    CHECK_EQ_U(mh_bank_degree(b, bs, 2), 2); /* words 0,1 and 32: bank 0 twice */
+    uint32_t bs[2] = {2, 4}, bl[2] = {0, 1};
+    CHECK_EQ_U(mh_bank_cost_of(b, bs, bl, 2, 32).wavefronts, 2); /* words 0,1 and 32: bank 0 twice */
+}
+
+/* 1- and 2-byte accesses: one phase of 32 lanes; sub-word accesses to one
+ * word are one word. */
+static void test_subword(void) {
+    CHECK_COST(cost_lanes(0, 1, 1, 0, 32), 1, 1, 1);   /* 32 bytes: words 0..7 */
+    CHECK_COST(cost_lanes(0, 2, 2, 0, 32), 1, 1, 1);   /* 64 bytes: words 0..15 */
+    CHECK_COST(cost_lanes(0, 0, 1, 0, 32), 1, 1, 1);   /* one byte, broadcast */
+    CHECK_COST(cost_lanes(0, 128, 1, 0, 32), 32, 1, 32); /* char s[32*128]; s[128t] */
+    CHECK_COST(cost_lanes(0, 256, 2, 0, 32), 32, 1, 32); /* two lanes per 2 rows: 32 words of bank 0 */
+    CHECK_COST(cost_lanes(0, 64, 2, 0, 32), 16, 1, 16);  /* 16 distinct words per bank 0 and 16 */
+}
+
+/* The four kernels of issue 17 (ncu on an H100, 256 threads), one warp. */
+static void test_ncu_cases(void) {
+    CHECK_COST(cost_lanes(16, 16, 16, 0, 32), 4, 4, 1);  /* float4 s[256]; v = s[t+1]: 4, no conflict */
+    CHECK_COST(cost_lanes(8, 8, 8, 0, 32), 2, 2, 1);     /* float2 s[256]; v = s[t+1]: 2, no conflict */
+    CHECK_COST(cost_lanes(32, 32, 16, 0, 32), 8, 4, 2);  /* float4 s[512]; v = s[2t+2]: 8, 4 extra */
+    CHECK_COST(cost_lanes(0, 128, 4, 0, 32), 32, 1, 32); /* float s[256*32]; v = s[32t]: 32 */
+}
+
+/* 8- and 16-byte accesses: conflicts count within a phase only. */
+static void test_wide(void) {
+    /* double s[]; v = s[t]: each half-warp 32 consecutive words */
+    CHECK_COST(cost_lanes(0, 8, 8, 0, 32), 2, 2, 1);
+    /* double s[]; v = s[2t]: each half-warp's lanes l and l+8 share banks */
+    CHECK_COST(cost_lanes(0, 16, 8, 0, 32), 4, 2, 2);
+    /* double s[]; v = s[16t]: 16 lanes x 2 words in banks 0 and 1 */
+    CHECK_COST(cost_lanes(0, 128, 8, 0, 32), 32, 2, 16);
+    /* the two half-warps read the same 32 words: no conflict across phases */
+    uint64_t a[32];
+    uint32_t s[32], ln[32];
+    for (unsigned l = 0; l < 32; l++) {
+        a[l] = 8u * (l % 16);
+        s[l] = 8;
+        ln[l] = l;
+    }
+    CHECK_COST(mh_bank_cost_of(a, s, ln, 32, 32), 2, 2, 1);
+    /* float4 stride 16 words: lanes 0, 2, 4, 6 of a quarter in banks 0..3 */
+    CHECK_COST(cost_lanes(0, 64, 16, 0, 32), 16, 4, 4);
+    /* float4 s[][9]-like padding (stride 9 float4 = 36 words): conflict free */
+    CHECK_COST(cost_lanes(0, 144, 16, 0, 32), 4, 4, 1);
+}
+
+/* Partial warps: phases without an active lane cost nothing. */
+static void test_partial(void) {
+    CHECK_COST(cost_lanes(0, 16, 16, 0, 8), 1, 1, 1);    /* float4, first quarter only */
+    CHECK_COST(cost_lanes(0, 16, 16, 0, 9), 2, 2, 1);    /* one lane of the second quarter */
+    CHECK_COST(cost_lanes(0, 8, 8, 16, 32), 1, 1, 1);    /* double, second half only */
+    CHECK_COST(cost_lanes(0, 128, 4, 0, 5), 5, 1, 5);    /* 5 lanes in bank 0 */
+    CHECK_COST(cost_lanes(0, 64, 16, 24, 32), 4, 1, 4);  /* last quarter, even lanes collide */
+    /* lanes 0..3 and 28..31 of a float4 access: phases 0 and 3 */
+    uint64_t a[8];
+    uint32_t s[8], ln[8];
+    for (unsigned i = 0; i < 8; i++) {
+        ln[i] = i < 4 ? i : 24 + i;
+        a[i] = 16u * ln[i];
+        s[i] = 16;
+    }
+    CHECK_COST(mh_bank_cost_of(a, s, ln, 8, 32), 2, 2, 1);
+}
+
+/* Broadcast: the same word read by many lanes is delivered once. */
+static void test_broadcast(void) {
+    CHECK_COST(cost_lanes(64, 0, 4, 0, 32), 1, 1, 1);
+    CHECK_COST(cost_lanes(64, 0, 8, 0, 32), 2, 2, 1);
+    CHECK_COST(cost_lanes(64, 0, 16, 0, 32), 4, 4, 1);
+    /* even lanes word 0, odd lanes word 32: two words of bank 0 */
+    uint64_t a[32];
+    uint32_t s[32], ln[32];
+    for (unsigned l = 0; l < 32; l++) {
+        a[l] = (l & 1) ? 128 : 0;
+        s[l] = 4;
+        ln[l] = l;
+    }
+    CHECK_COST(mh_bank_cost_of(a, s, ln, 32, 32), 2, 1, 2);
+}
+
+static mh_bank_cost cost3(unsigned w, unsigned p, unsigned worst) {
+    mh_bank_cost c = {w, p, worst};
+    return c;
 }
 
 static void test_table(void) {
     mh_bank_table t;
     mh_bank_init(&t);
-    for (unsigned i = 0; i < 100; i++) CHECK(mh_bank_add(&t, 1, 0x40 + (i % 3) * 16, 0, 1 + i % 3, 0, 0, i, NULL) == 0);
+    for (unsigned i = 0; i < 100; i++)
+        CHECK(mh_bank_add(&t, 1, 0x40 + (i % 3) * 16, 0, cost3(1 + i % 3, 1, 1 + i % 3), 0, 0, i, NULL) == 0);
     CHECK_EQ_U(t.n, 3);
     const mh_bank_pc *p = mh_bank_get(&t, 1, 0x60); /* i % 3 == 2: degree 3 */
     CHECK(p != NULL);
@@ -54,6 +160,22 @@ static void test_table(void) {
         CHECK_EQ_U(p->requests, 33);
         CHECK_EQ_U(p->max_degree, 3);
         CHECK_EQ_U(p->extra, 66);
+        CHECK_EQ_U(p->ideal, 33);
+        CHECK_EQ_U(p->ex_occ, 2); /* the first access with the most extra wavefronts */
+    }
+    /* wide accesses: the phases are not conflicts */
+    CHECK(mh_bank_add(&t, 2, 0x10, 0, cost3(4, 4, 1), 0, 0, 0, NULL) == 0);
+    CHECK(mh_bank_add(&t, 2, 0x10, 0, cost3(8, 4, 2), 0, 3, 1, NULL) == 0);
+    const mh_bank_pc *q = mh_bank_get(&t, 2, 0x10);
+    CHECK(q != NULL);
+    if (q) {
+        CHECK_EQ_U(q->sum_degree, 12);
+        CHECK_EQ_U(q->ideal, 8);
+        CHECK_EQ_U(q->extra, 4);
+        CHECK_EQ_U(q->max_degree, 8);
+        CHECK_EQ_U(q->max_worst, 2);
+        CHECK_EQ_U(q->ex_warp, 3);
+        CHECK_EQ_U(q->ex_extra, 4);
     }
     CHECK(mh_bank_get(&t, 2, 0x60) == NULL);
     mh_bank_free(&t);
@@ -151,4 +273,64 @@ static void test_divergent_conflict(void) {
     unlink(t.path);
 }
 
-MH_TEST_MAIN(T(test_degree_by_hand), T(test_table), T(test_trace_per_pc), T(test_divergent_conflict))
+/* The four kernels of issue 17 through a trace: one block of 256 threads
+ * (8 warps). Per warp access: float4 s[t+1] 4 wavefronts, 0 extra; float2
+ * s[t+1] 2, 0 extra; float4 s[2t+2] 8, 4 extra; float s[32t] 32, 31 extra.
+ * Only the last two are bank_conflict findings. */
+static void test_trace_vector(void) {
+    tb t;
+    CHECK(tb_open(&t, "bankvec"));
+    tb_alloc(&t, 0, 0, 0, 65536, MH_SPACE_SHARED, "s");
+    tb_launch(&t, 0, "vec", 1, 256);
+    for (uint16_t th = 0; th < 256; th++) {
+        tb_acc(&t, 0, 0, th, 0, 16u * (th + 1u), 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x10);
+        tb_acc(&t, 0, 0, th, 1, 8u * (th + 1u), 8, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
+        tb_acc(&t, 0, 0, th, 2, 16u * (2u * th + 2u), 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x30);
+        tb_acc(&t, 0, 0, th, 3, 4u * 32u * th, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x40);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    const mh_bank_table *bt = res.pat ? mh_pat_banks(res.pat) : NULL;
+    CHECK(bt != NULL);
+    static const struct {
+        uint64_t pc;
+        unsigned per_access, extra_per_access;
+    } want[] = {{0x10, 4, 0}, {0x20, 2, 0}, {0x30, 8, 4}, {0x40, 32, 31}};
+    for (size_t i = 0; bt && i < sizeof want / sizeof want[0]; i++) {
+        const mh_bank_pc *b = mh_bank_get(bt, 0, want[i].pc);
+        CHECK(b != NULL);
+        if (!b) continue;
+        CHECK_EQ_U(b->requests, 8);
+        CHECK_EQ_U(b->sum_degree, 8u * want[i].per_access);
+        CHECK_EQ_U(b->max_degree, want[i].per_access);
+        CHECK_EQ_U(b->extra, 8u * want[i].extra_per_access);
+    }
+    size_t n = 0;
+    const mh_pat_finding *f = res.pat ? mh_pat_findings(res.pat, &n) : NULL;
+    int seen30 = 0, seen40 = 0, clean = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].kind != MH_PAT_BANK_CONFLICT) continue;
+        for (size_t j = 0; j < f[i].npcs; j++) {
+            uint64_t pc = f[i].pcs[j].pc;
+            if (pc == 0x30) {
+                seen30++;
+                CHECK(f[i].pcs[j].cost == 32.0);
+            } else if (pc == 0x40) {
+                seen40++;
+                CHECK(f[i].pcs[j].cost == 8.0 * 31.0);
+            } else {
+                clean++;
+            }
+        }
+    }
+    CHECK_EQ_U(seen30, 1);
+    CHECK_EQ_U(seen40, 1);
+    CHECK_EQ_U(clean, 0);
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
+MH_TEST_MAIN(T(test_phases), T(test_degree_by_hand), T(test_subword), T(test_ncu_cases), T(test_wide), T(test_partial),
+             T(test_broadcast), T(test_table), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector))

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "memheat/analyze.h"
+#include "memheat/import.h"
 #include "memheat/pass.h"
 #include "memheat/store.h"
 #include "memheat/synth.h"

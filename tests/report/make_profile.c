@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "memheat/camp.h"
+#include "memheat/import.h"
 #include "memheat/store.h"
 #include "memheat/synth.h"
 #include "memheat/timing.h"

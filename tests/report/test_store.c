@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "memheat/heat.h"
+#include "memheat/import.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
 #include "memheat/store.h"

@@ -1,0 +1,34 @@
+/* import.h -- the whole import that `memheat run` calls after its passes
+ * (src/pipeline/import.c): the trace through one mh_pass (pass.h) with every
+ * analysis, the profile database (store.h) as one of its consumers, then the
+ * timing. It sits above both the analyses and the store; the store itself
+ * never runs an analysis. */
+#ifndef MEMHEAT_IMPORT_H
+#define MEMHEAT_IMPORT_H
+
+#include <stddef.h>
+
+#include "memheat/err.h"
+#include "memheat/store.h"
+
+typedef struct mh_db_import_opts {
+    const char *trace_path;   /* traced pass output, NULL/"" = none */
+    const char *timing_path;  /* timing pass output, NULL/"" = none */
+    const mh_db_timing_in *timing; /* or the timing already loaded (wins over timing_path) */
+    mh_db_run_info run;       /* run.trace_path is set by the caller when --keep-trace */
+    mh_db_progress_fn progress;
+    void *progress_ctx;
+    unsigned threads;         /* analysis threads, 0 = default (mh_pass_default_threads) */
+    size_t group_budget;      /* grouping budget of locality and patterns, 0 = 64 MiB */
+} mh_db_import_opts;
+
+/* Reads the trace -> model -> heat maps (-> locality and findings where those
+ * analyses are built in) and the timing file into db, then mh_db_finish().
+ * A cut-short trace is imported up to its last whole chunk; the profile is
+ * still finished but meta.trace_complete = '0' says so, and the status
+ * MH_ERR_TRUNCATED is returned after everything readable is stored. */
+int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err);
+/* Convenience for the CLI: mh_db_create + mh_db_import + mh_db_close. */
+int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err);
+
+#endif
