@@ -185,7 +185,7 @@ function findingBox(f) {
   var ev = [];
   if (isNum(f.sectors)) ev.push(f.sectors + " " + countUnit(f.kind));
   if (f.example_tag && f.example_tag !== "0x0") ev.push("e.g. sector " + f.example_tag);
-  if (Array.isArray(f.temps)) ev.push("temperatures " + f.temps.join(" "));
+  if (Array.isArray(f.temps) && f.temps.length === 9) ev.push("warps per word " + f.temps.slice(0, 8).join(" ") + ", per sector " + f.temps[8]);
   var w = whereText(f); if (w) ev.push(w);
   if (LANG === "cuda" && f.file && f.pc && f.pc !== "0x0") ev.push("pc " + f.pc);
   if (f.evidence) ev.push(f.evidence);

@@ -164,8 +164,9 @@ function HeatView(map, h) {
     return s + (cnt > 1 ? "  \u00d7" + cnt : "");
   }
   function foldText(f) {
-    return "\u21bb rows above repeat every " + f.span + " sector" + (f.span === 1 ? "" : "s") + " (" + f.span * ss + " B): " +
-      f.reps + " more time" + (f.reps === 1 ? "" : "s") + (f.period > 1 ? " (" + f.period + " rows each)" : "");
+    var last = f.start + f.reps * f.period - 1, o = offsetOf(last, h.meta[last * 4 + 2] - 1);
+    return "\u21bb " + (f.period > 1 ? "the " + f.period + " rows above repeat" : "the row above repeats") + " every " + f.span * ss + " B (" +
+      f.span + " sector" + (f.span === 1 ? "" : "s") + ") " + f.reps + " more time" + (f.reps === 1 ? "" : "s") + (o != null ? ", through " + offText(o) : "");
   }
   function cellX(c) { return c < 8 ? LABELW + c * CELLW : LABELW + 8 * CELLW + GAP; }
   function draw() {
@@ -332,7 +333,7 @@ function hottestList(v, n) {
   var ol = el("ol");
   best.forEach(function (i) {
     var ri = h.runRow[i], reg = h.meta[i * 4 + 3] - 1, g = (v.map.regions || [])[reg];
-    var a = el("a", { href: "#", cls: "mono", text: v.rowLabel(ri).replace(/\s+\u00d7\d+$/, "") + " " + (g && g.label ? g.label : "") + ": " + h.temps[i * 9 + 8] + " warps" });
+    var a = el("a", { href: "#", cls: "mono", text: v.rowLabel(ri).replace(/\s+\u00d7\d+$/, "") + " " + (g && g.label ? g.label : "") + ": " + h.temps[i * 9 + 8] + (h.temps[i * 9 + 8] === 1 ? " warp" : " warps") });
     a.addEventListener("click", function (e) { e.preventDefault(); v.highlight(ri); });
     ol.appendChild(el("li", null, [a]));
   });

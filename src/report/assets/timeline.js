@@ -6,6 +6,7 @@
 /* Below this a host<->device copy of >= PAGEABLE_MIN_BYTES runs at the speed
  * of pageable host memory; pinned memory copies at PCIe speed (>= 10 GB/s). */
 var PAGEABLE_GBPS = 6, PAGEABLE_MIN_BYTES = 256 * 1024;
+function fmtGBps(v) { return v >= 10 ? v.toFixed(1) : v.toFixed(2); }
 function copyGBps(c) { return c.dur_ns > 0 && isNum(c.bytes) ? c.bytes / c.dur_ns : null; }
 function pageableSpeed(c) { var b = copyGBps(c); return (c.kind === "HtoD" || c.kind === "DtoH") && c.bytes >= PAGEABLE_MIN_BYTES && b != null && b < PAGEABLE_GBPS; }
 
@@ -29,8 +30,8 @@ function sectionTimeline() {
   kr.forEach(function (k) { items.push({ lane: lane("k" + k.stream, "stream " + k.stream + " kernels"), s: k.start_ns, d: k.dur_ns, name: k.name, label: k.name, color: "#0b5cad", kernel: 1 }); });
   cp.forEach(function (c) {
     var bw = copyGBps(c), pg = pageableSpeed(c);
-    items.push({ lane: lane("c" + c.kind, c.kind), s: c.start_ns, d: c.dur_ns, name: c.kind + " " + fmtBytes(c.bytes) + (bw != null ? " at " + bw.toFixed(1) + " GB/s" : "") + (pg ? " (pageable-memory speed)" : ""),
-      label: c.kind + " " + fmtBytes(c.bytes) + (bw != null ? " " + bw.toFixed(1) + " GB/s" : "") + (pg ? " \u26a0" : ""), color: pg ? "#b03a2e" : (c.kind === "HtoD" ? "#d35400" : (c.kind === "DtoH" ? "#27ae60" : "#7f8c8d")) });
+    items.push({ lane: lane("c" + c.kind, c.kind), s: c.start_ns, d: c.dur_ns, name: c.kind + " " + fmtBytes(c.bytes) + (bw != null ? " at " + fmtGBps(bw) + " GB/s" : "") + (pg ? " (pageable-memory speed)" : ""),
+      label: c.kind + " " + fmtBytes(c.bytes) + (bw != null ? " " + fmtGBps(bw) + " GB/s" : "") + (pg ? " \u26a0" : ""), color: pg ? "#b03a2e" : (c.kind === "HtoD" ? "#d35400" : (c.kind === "DtoH" ? "#27ae60" : "#7f8c8d")) });
   });
   items = items.filter(function (it) { return isNum(it.s) && isNum(it.d); });
   items.forEach(function (it) { end = Math.max(end, it.s + it.d); t0 = Math.min(t0, it.s); });
