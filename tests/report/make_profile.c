@@ -24,6 +24,8 @@
  *       -> one row (words 1 0 .. 0, sector 1) repeating every 4 sectors, 127 more times
  *   "b" at 0x20000: sector 8i, i < 64: warp 0 reads word 0; when i is odd warp 1 reads word 1 too
  *       -> two rows repeating every 16 sectors, 31 more times
+ * "a" is read at pc 0x100, attributed to periodic_src.cu:3 (a relative path: the
+ * report test writes that file); "b" at pc 0x200, which has no source line.
  * Its timing: kernels of 10 us with 10 us gaps, a 4 MiB DtoH copy at 2.5 GB/s (1677.7 us). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,11 +108,11 @@ static int write_timing(const char *path, const char *const *names, int n, int s
     return rc;
 }
 
-static int put_acc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, mh_err *err) {
+static int put_acc_pc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, uint64_t pc, mh_err *err) {
     mh_access a;
     memset(&a, 0, sizeof a);
     a.addr = addr;
-    a.pc = 0x100;
+    a.pc = pc;
     a.launch = 0;
     a.block = 0;
     a.seq = seq;
@@ -118,6 +120,10 @@ static int put_acc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t 
     a.size = 4;
     a.flags = MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL);
     return mh_trace_write_accesses(w, &a, 1, err);
+}
+
+static int put_acc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, mh_err *err) {
+    return put_acc_pc(w, addr, thread, seq, 0x100, err);
 }
 
 static int write_hostile(const char *path, mh_err *err) {
@@ -182,13 +188,15 @@ static int write_periodic(const char *path, mh_err *err) {
     if ((rc = mh_trace_write_alloc(w, &a, err)) || (rc = mh_trace_write_alloc(w, &b, err)) ||
         (rc = mh_trace_write_launch(w, &l, err)))
         goto out;
+    mh_pcinfo pi = {.pc = 0x100, .function = "periodic", .file = "periodic_src.cu", .line = 3};
+    if ((rc = mh_trace_write_pcinfo(w, &pi, err))) goto out;
     uint32_t n = 0;
     for (uint32_t i = 0; i < 128 && !rc; i++, n++) rc = put_acc(w, a.base + 32 * 4 * i, (i % 8) * 32, i, err);
     for (uint32_t i = 0; i < 64 && !rc; i++) {
-        rc = put_acc(w, b.base + 32 * 8 * i, 0, 200 + i, err);
+        rc = put_acc_pc(w, b.base + 32 * 8 * i, 0, 200 + i, 0x200, err);
         n++;
         if (!rc && i % 2) {
-            rc = put_acc(w, b.base + 32 * 8 * i + 4, 32, 300 + i, err);
+            rc = put_acc_pc(w, b.base + 32 * 8 * i + 4, 32, 300 + i, 0x200, err);
             n++;
         }
     }

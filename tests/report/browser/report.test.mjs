@@ -310,6 +310,8 @@ run(args.memheat, ["report", "-q", "-f", "hostile.mhdb", "-o", "hostile.html"]);
 
 // ---- 4. periodic rows, timeline ----
 run(args["make-profile"], ["periodic", "periodic.mhdb"]);
+// the source file the profile names for pc 0x100 (line 3), relative to where the report is written
+fs.writeFileSync(path.join(out, "periodic_src.cu"), "__global__ void periodic(float *a) {\n  int i = threadIdx.x;\n  float v = a[4 * 8 * i]; // strided\n  use(v);\n}\n");
 run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]);
 {
   const p = await openPage(path.join(out, "periodic.html"), "periodic");
@@ -320,10 +322,13 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
   });
   check(f.runs === 192 && f.rows === 7, `periodic: 192 runs shown as 7 rows (2 objects, 3 pattern rows, 2 folds): ${f.rows}`);
   check(f.labels.some((t) => /row above repeats every 128 B \(4 sectors\) 127 more times/.test(t)) &&
-    f.labels.some((t) => /2 rows above repeat every 512 B \(16 sectors\) 31 more times/.test(t)), "periodic: fold rows say what repeats: " + JSON.stringify(f.labels));
+    f.labels.some((t) => /2 rows above repeat every 512 B \(16 sectors\) 31 more times/.test(t)), "periodic: fold rows say what repeats: " + JSON.stringify(f.labels.slice(0, 8)));
   check(f.labels.includes("+0x0 [0]") && f.labels.includes("+0x100 [64]"), "periodic: rows show offsets [element] in the object");
-  const hint = await p.page.$eval("#fix-first", (e) => e.textContent);
-  check(/nvcc -lineinfo/.test(hint), "periodic: a pc without file:line gets the -lineinfo hint");
+  const hint = await p.page.$eval("#launch-body", (e) => e.textContent);
+  check(/pc 0x200: no file:line \(build with nvcc -lineinfo/.test(hint), "periodic: a pc without file:line gets the -lineinfo hint");
+  const snip = await p.page.$$eval("#fix-first pre.snippet", (e) => e.map((x) => [x.textContent, x.querySelector(".at") && x.querySelector(".at").textContent]));
+  check(snip.length === 1 && /^\s+2 .*\n\s+3 .*a\[4 \* 8 \* i\].*\n\s+4 /.test(snip[0][0]) && /^\s+3 /.test(snip[0][1] || ""),
+    "periodic: the cause shows lines 2-4 of periodic_src.cu, line 3 marked: " + JSON.stringify(snip));
   // b's example sector is 0x1008 (i = 1): the row "+0x100 [64]"
   const cb = await p.page.evaluate(() => {
     const R = window.memheatReport, fb = R.data.findings.find((x) => x.object_label === "b");
@@ -331,6 +336,9 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
     const v = Object.values(R.views)[0]; return { tag: fb.example_tag, label: v.rowLabel(v.highlighted()) };
   });
   check(cb.tag === "0x1008" && cb.label === "+0x100 [64]", "periodic: the finding opens at the row of its example sector: " + JSON.stringify(cb));
+  const causes = await p.page.$$eval("#fix-list > li.fix", (e) => e.map((x) => x.textContent));
+  check(causes.length === 1 && /a \(global\), b \(global\)/.test(causes[0]) && /seen as Strided access \+ False sharing/.test(causes[0]),
+    "periodic: strided 'a' and false-sharing 'b' of one launch are one cause: " + JSON.stringify(causes));
   const hot = await p.page.$$eval(".hm-hottest li", (e) => e.map((x) => x.textContent));
   check(hot.length === 3 && /b: 2 warps$/.test(hot[0]), "periodic: hottest sectors listed, hottest first: " + JSON.stringify(hot));
   // timeline: labels, copy bandwidth, pageable copy, zoom
