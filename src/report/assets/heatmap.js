@@ -120,22 +120,17 @@ function hideTip() { if (tip) tip.style.display = "none"; }
 function HeatView(map, h) {
   var self = this, regions = map.regions || [];
   var W = LABELW + 8 * CELLW + GAP + SECW + 4, ss = map.sector_size || 32;
-  var nrows = h.rows.length;
-  var viewH = Math.min(nrows * ROWH, 560);
-  var fullH = nrows * ROWH, virtH = Math.min(fullH, MAXH);
+  var nrows, viewH, virtH, visible; /* set by layout() */
   var box = el("div", { cls: "hm-box" });
   var scroll = el("div", { cls: "hm-scroll", "data-map": String(map.id) });
-  scroll.style.height = (viewH + 2) + "px"; scroll.style.width = (W + 18) + "px";
-  var canvas = el("canvas", { cls: "hm-canvas" });
+  scroll.style.width = (W + 18) + "px";
+  var canvas = el("canvas", { cls: "hm-canvas", title: "" });
   var spacer = el("div");
-  spacer.style.height = Math.max(0, virtH - viewH) + "px";
   scroll.appendChild(canvas); scroll.appendChild(spacer);
   box.appendChild(scroll);
   var dpr = window.devicePixelRatio || 1;
-  canvas.width = W * dpr; canvas.height = viewH * dpr;
-  canvas.style.width = W + "px"; canvas.style.height = viewH + "px";
+  canvas.style.width = W + "px";
   var ctx = canvas.getContext("2d");
-  var visible = Math.ceil(viewH / ROWH) + 1;
   var hl = -1; /* highlighted display row */
   this.scroll = scroll; this.canvas = canvas; this.h = h; this.map = map; this.box = box;
   var regStart = regions.map(function (g) { try { return BigInt(g.start); } catch (e) { return null; } });
@@ -212,7 +207,19 @@ function HeatView(map, h) {
   /* Overview strip: the whole map squeezed into the view's height, each pixel
    * the hottest sector of its rows; the box marks what the view shows. */
   var strip = null, stripImg = null;
-  if (nrows * ROWH > viewH * 2) {
+  /* Sizes from the number of display rows (again after a fold is expanded). */
+  function layout() {
+    nrows = h.rows.length;
+    viewH = Math.min(nrows * ROWH, 560);
+    virtH = Math.min(nrows * ROWH, MAXH);
+    visible = Math.ceil(viewH / ROWH) + 1;
+    scroll.style.height = (viewH + 2) + "px";
+    spacer.style.height = Math.max(0, virtH - viewH) + "px";
+    canvas.width = W * dpr; canvas.height = viewH * dpr; canvas.style.height = viewH + "px";
+    if (strip) { strip.remove(); strip = null; }
+    if (nrows * ROWH > viewH * 2) buildStrip();
+  }
+  function buildStrip() {
     strip = el("canvas", { cls: "hm-strip", title: "overview of the whole map: click to jump" });
     strip.width = STRIPW; strip.height = viewH; strip.style.width = STRIPW + "px"; strip.style.height = viewH + "px";
     var sg = strip.getContext("2d"), hot = new Uint32Array(viewH), any = new Uint8Array(viewH);
@@ -229,6 +236,7 @@ function HeatView(map, h) {
     });
     box.insertBefore(strip, scroll);
   }
+  layout();
   function drawStrip() {
     var g = strip.getContext("2d");
     g.putImageData(stripImg, 0, 0);
@@ -239,6 +247,25 @@ function HeatView(map, h) {
   function schedule() { if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(); }); } }
   scroll.addEventListener("scroll", function () { hideTip(); schedule(); });
   canvas.addEventListener("mouseleave", hideTip);
+  /* A click on a fold row shows the rows it folds. */
+  canvas.addEventListener("click", function (ev) {
+    var r = canvas.getBoundingClientRect(), ri = Math.floor(firstRowF() + (ev.clientY - r.top) / ROWH);
+    if (ri >= 0 && ri < nrows && h.rows[ri] <= FOLD_BASE) self.expand(ri);
+  });
+  /* Replaces fold row ri by the runs it folds. */
+  this.expand = function (ri) {
+    var code = h.rows[ri];
+    if (!(code <= FOLD_BASE)) return false;
+    var f = h.folds[FOLD_BASE - code], n = f.reps * f.period, rows = new Int32Array(nrows - 1 + n);
+    rows.set(h.rows.subarray(0, ri), 0);
+    for (var k = 0; k < n; k++) { rows[ri + k] = f.start + k; h.runRow[f.start + k] = ri + k; }
+    rows.set(h.rows.subarray(ri + 1), ri + n);
+    for (var i = f.start + n; i < h.nruns; i++) h.runRow[i] += n - 1;
+    h.rows = rows;
+    if (hl > ri) hl += n - 1;
+    layout(); draw();
+    return true;
+  };
   canvas.addEventListener("mousemove", function (ev) {
     var r = canvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
     var info = self.describe(x, y);
@@ -252,7 +279,7 @@ function HeatView(map, h) {
     if (code <= FOLD_BASE) {
       var fo = h.folds[FOLD_BASE - code], last = fo.start + fo.reps * fo.period - 1;
       return foldText(fo) + "\nfolded sectors " + hex(h.meta[fo.start * 4 + 1], h.meta[fo.start * 4]) + " .. " +
-        hex(h.meta[last * 4 + 1], h.meta[last * 4]) + " (" + offText(offsetOf(fo.start, 0)) + " .. " + offText(offsetOf(last, h.meta[last * 4 + 2] - 1)) + ")";
+        hex(h.meta[last * 4 + 1], h.meta[last * 4]) + " (" + offText(offsetOf(fo.start, 0)) + " .. " + offText(offsetOf(last, h.meta[last * 4 + 2] - 1)) + ")\nclick to show the folded rows";
     }
     if (code < 0) return "Region " + (-1 - code - 1) + "\n" + regionText(-1 - code - 1);
     var m = h.meta, t = h.temps, b = code * 4, tb = code * 9, cnt = m[b + 2];

@@ -339,6 +339,17 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
   const causes = await p.page.$$eval("#fix-list > li.fix", (e) => e.map((x) => x.textContent));
   check(causes.length === 1 && /a \(global\), b \(global\)/.test(causes[0]) && /seen as Strided access \+ False sharing/.test(causes[0]),
     "periodic: strided 'a' and false-sharing 'b' of one launch are one cause: " + JSON.stringify(causes));
+  // a click on b's fold row shows its 62 rows
+  const ex = await p.page.evaluate(() => {
+    const v = Object.values(window.memheatReport.views)[0], rows = [...v.h.rows];
+    const ri = rows.lastIndexOf(Math.min(...rows));
+    v.scrollToRow(ri);
+    const b = v.canvas.getBoundingClientRect();
+    return { x: b.left + 40, y: b.top + v.rowY(ri) + 9 };
+  });
+  await p.page.mouse.click(ex.x, ex.y);
+  const ex2 = await p.page.evaluate(() => { const v = Object.values(window.memheatReport.views)[0]; return { n: v.h.rows.length, last: v.rowLabel(v.h.rows.length - 1) }; });
+  check(ex2.n === 7 - 1 + 62 && ex2.last === "+0x3f00 [4032]", "periodic: clicking a fold row shows the rows it folds: " + JSON.stringify(ex2));
   const hot = await p.page.$$eval(".hm-hottest li", (e) => e.map((x) => x.textContent));
   check(hot.length === 3 && /b: 2 warps$/.test(hot[0]), "periodic: hottest sectors listed, hottest first: " + JSON.stringify(hot));
   // timeline: labels, copy bandwidth, pageable copy, zoom
