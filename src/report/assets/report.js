@@ -242,10 +242,11 @@ function sectionLaunches() {
     if (bcx.length) {
       body.appendChild(el("h3", { text: "Shared-memory bank conflicts" }));
       var t = el("table", { cls: "data", id: "bank-table" }), tr = el("tr");
-      ["pc", "mean degree (wavefronts per request)", "max degree", "warp requests", "extra wavefronts"].forEach(function (h) { tr.appendChild(el("th", { text: h })); });
+      ["source", "mean degree (wavefronts per request)", "max degree", "warp requests", "extra wavefronts"].forEach(function (h) { tr.appendChild(el("th", { text: h })); });
       t.appendChild(tr);
       bcx.sort(function (a, b) { return (b.degree - 1) * b.accesses - (a.degree - 1) * a.accesses; });
-      bcx.forEach(function (b) { t.appendChild(el("tr", null, [el("td", { cls: "mono", text: b.pc }), el("td", { text: fmtNum(b.degree, 2) }), el("td", { text: String(b.max_degree) }), el("td", { text: fmtInt(b.accesses) }), el("td", { text: fmtInt((b.degree - 1) * b.accesses) })])); });
+      /* OpenCL pcs are Oclgrind's host pointers: the source line says more */
+      bcx.forEach(function (b) { t.appendChild(el("tr", null, [el("td", { cls: "mono", text: (b.file ? b.file + (b.line ? ":" + b.line : "") : "") + (LANG === "cuda" || !b.file ? (b.file ? " (pc " + b.pc + ")" : "pc " + b.pc) : "") }), el("td", { text: fmtNum(b.degree, 2) }), el("td", { text: String(b.max_degree) }), el("td", { text: fmtInt(b.accesses) }), el("td", { text: fmtInt((b.degree - 1) * b.accesses) })])); });
       body.appendChild(tableBox(t));
     }
     if (bc.length > bcx.length) body.appendChild(el("p", { cls: "muted", text: (bc.length - bcx.length) + " shared-memory instruction" + (bc.length - bcx.length === 1 ? " is" : "s are") + " conflict free (degree 1)." }));
