@@ -35,7 +35,17 @@ void mh_report_term_text(FILE *f, const char *s);
 /* Writes n bytes as base64 (no line breaks). */
 void mh_report_base64(FILE *f, const void *data, size_t n);
 
-/* The embedded page assets (generated from assets/ at build time). */
+/* The embedded page assets (generated from assets/ at build time); the page's
+ * script is util.js, heatmap.js, findings.js, timeline.js, report.js in one
+ * function scope. */
+extern const char mh_report_asset_util_js[];
+extern const size_t mh_report_asset_util_js_len;
+extern const char mh_report_asset_heatmap_js[];
+extern const size_t mh_report_asset_heatmap_js_len;
+extern const char mh_report_asset_findings_js[];
+extern const size_t mh_report_asset_findings_js_len;
+extern const char mh_report_asset_timeline_js[];
+extern const size_t mh_report_asset_timeline_js_len;
 extern const char mh_report_asset_report_js[];
 extern const size_t mh_report_asset_report_js_len;
 extern const char mh_report_asset_report_css[];

@@ -213,8 +213,9 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         err)) ||
         (rc = read_locality(db, root, err)) ||
         (rc = add_array(db, root, "bank_conflicts",
-                        "SELECT launch, printf('0x%x', pc) AS pc, degree, max_degree, accesses"
-                        " FROM bank_conflict ORDER BY launch, degree DESC",
+                        "SELECT b.launch, printf('0x%x', b.pc) AS pc, b.degree, b.max_degree, b.accesses,"
+                        " p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"
+                        " ORDER BY b.launch, b.degree DESC",
                         err)) ||
         (rc = add_array(db, root, "camp",
                         "SELECT kernel, device, warps AS warps_json, best_ms AS best_ms_json,"

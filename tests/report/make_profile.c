@@ -5,7 +5,10 @@
  *
  *   make_profile synth   OUT.mhdb   all CUTHERMO shapes + a timing pass of them
  *   make_profile hostile OUT.mhdb   names built to break HTML/JSON/<script>
- *   make_profile big     OUT.mhdb N one launch, N distinct sectors (no folding)
+ *   make_profile big     OUT.mhdb N one launch, N distinct sectors (no folding,
+ *                                   no periodic pattern: the report's worst case)
+ *   make_profile periodic OUT.mhdb  strided rows that fold into repeating patterns,
+ *                                   a timing pass with idle gaps and a pageable-speed copy
  *
  * The synth profile also gets a partition-camping band for "strided" (the
  * band arithmetic is camp.h's; the lines here are made up: best 1 + w/64 ms,
@@ -14,7 +17,16 @@
  * The hostile profile's known heat map (global object at 0x1000):
  *   tag 0x80:      warps 0..7 each read word w   -> words 1 x 8, sector 8
  *   tags 0x81-83:  warp 0 reads every word       -> words 1 x 8, sector 1 (one row x3)
- *   tag 0x84:      warps 0..31 read every word   -> words 32 x 8, sector 32 */
+ *   tag 0x84:      warps 0..31 read every word   -> words 32 x 8, sector 32
+ *
+ * The periodic profile (kernel "periodic", 8 warps, global objects):
+ *   "a" at 0x10000: warp i % 8 reads word 0 of sector 4i, i < 128
+ *       -> one row (words 1 0 .. 0, sector 1) repeating every 4 sectors, 127 more times
+ *   "b" at 0x20000: sector 8i, i < 64: warp 0 reads word 0; when i is odd warp 1 reads word 1 too
+ *       -> two rows repeating every 16 sectors, 31 more times
+ * "a" is read at pc 0x100, attributed to periodic_src.cu:3 (a relative path: the
+ * report test writes that file); "b" at pc 0x200, which has no source line.
+ * Its timing: kernels of 10 us with 10 us gaps, a 4 MiB DtoH copy at 2.5 GB/s (1677.7 us). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +50,7 @@ static int fail(const mh_err *e) {
 
 /* A timing file for the given kernel names: 3 launches each, a device with a
  * known peak (1 GHz x 256 bit x 2 = 64 GB/s) and copies around them. */
-static int write_timing(const char *path, const char *const *names, int n, mh_err *err) {
+static int write_timing(const char *path, const char *const *names, int n, int slow, mh_err *err) {
     mh_timing t;
     mh_timing_init(&t);
     snprintf(t.producer, sizeof t.producer, "make_profile");
@@ -81,14 +93,14 @@ static int write_timing(const char *path, const char *const *names, int n, mh_er
             k->c.flops_dp = 0;
             k->c.occupancy_pct = 50;
             k->c.warps_per_sm = 32;
-            clock += 2000;
+            clock += slow ? 10000 : 2000;
         }
     }
     c = mh_timing_add_copy(&t);
     c->kind = MH_COPY_DTOH;
     c->start_ns = clock;
-    c->end_ns = clock += 40000;
-    c->bytes = 1 << 20;
+    c->end_ns = clock += slow ? 1677722 : 40000; /* slow: 4 MiB at 2.5 GB/s (pageable host memory) */
+    c->bytes = slow ? 4u << 20 : 1u << 20;
     t.counters.requested = 1;
     snprintf(t.counters.status, sizeof t.counters.status, "ok");
     mh_timing_sort(&t);
@@ -97,11 +109,11 @@ static int write_timing(const char *path, const char *const *names, int n, mh_er
     return rc;
 }
 
-static int put_acc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, mh_err *err) {
+static int put_acc_pc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, uint64_t pc, mh_err *err) {
     mh_access a;
     memset(&a, 0, sizeof a);
     a.addr = addr;
-    a.pc = 0x100;
+    a.pc = pc;
     a.launch = 0;
     a.block = 0;
     a.seq = seq;
@@ -109,6 +121,10 @@ static int put_acc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t 
     a.size = 4;
     a.flags = MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL);
     return mh_trace_write_accesses(w, &a, 1, err);
+}
+
+static int put_acc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, mh_err *err) {
+    return put_acc_pc(w, addr, thread, seq, 0x100, err);
 }
 
 static int write_hostile(const char *path, mh_err *err) {
@@ -148,7 +164,54 @@ out:
     return rc;
 }
 
-/* One launch whose global object has n sectors, neighbours never identical. */
+/* Strided rows that fold into repeating patterns (see the header). */
+static int write_periodic(const char *path, mh_err *err) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = "make_profile periodic";
+    h.command = "periodic";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, path, &h, NULL, err);
+    if (rc) return rc;
+    mh_launch l;
+    memset(&l, 0, sizeof l);
+    l.name = l.display_name = "periodic";
+    l.grid = (mh_dim3){1, 1, 1};
+    l.block = (mh_dim3){256, 1, 1};
+    l.n_sampled = MH_TRACE_ALL_BLOCKS;
+    mh_alloc a = {.id = 0, .launch = MH_TRACE_NO_LAUNCH, .base = 0x10000, .size = 128 * 4 * 32,
+                  .space = MH_SPACE_GLOBAL, .label = "a"};
+    mh_alloc b = {.id = 1, .launch = MH_TRACE_NO_LAUNCH, .base = 0x20000, .size = 64 * 8 * 32,
+                  .space = MH_SPACE_GLOBAL, .label = "b"};
+    if ((rc = mh_trace_write_alloc(w, &a, err)) || (rc = mh_trace_write_alloc(w, &b, err)) ||
+        (rc = mh_trace_write_launch(w, &l, err)))
+        goto out;
+    mh_pcinfo pi = {.pc = 0x100, .function = "periodic", .file = "periodic_src.cu", .line = 3};
+    if ((rc = mh_trace_write_pcinfo(w, &pi, err))) goto out;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < 128 && !rc; i++, n++) rc = put_acc(w, a.base + 32 * 4 * i, (i % 8) * 32, i, err);
+    for (uint32_t i = 0; i < 64 && !rc; i++) {
+        rc = put_acc_pc(w, b.base + 32 * 8 * i, 0, 200 + i, 0x200, err);
+        n++;
+        if (!rc && i % 2) {
+            rc = put_acc_pc(w, b.base + 32 * 8 * i + 4, 32, 300 + i, 0x200, err);
+            n++;
+        }
+    }
+    if (rc) goto out;
+    mh_kernel_end e = {.launch = 0, .recorded = n};
+    if ((rc = mh_trace_write_kernel_end(w, &e, err))) goto out;
+    return mh_trace_close(w, err);
+out:
+    mh_trace_abandon(w);
+    return rc;
+}
+
+/* One launch whose global object has n sectors, neighbours never identical and
+ * no repeating pattern (1 to 3 warps per sector on hashed words). */
 static int write_big(const char *path, uint64_t n, mh_err *err) {
     mh_trace_header h;
     memset(&h, 0, sizeof h);
@@ -171,25 +234,30 @@ static int write_big(const char *path, uint64_t n, mh_err *err) {
     if ((rc = mh_trace_write_alloc(w, &a, err)) || (rc = mh_trace_write_launch(w, &l, err))) goto out;
     static mh_access buf[8192];
     size_t k = 0;
+    uint64_t nacc = 0;
     for (uint64_t s = 0; s < n && !rc; s++) {
-        /* sector s: warp (s % 32) reads word s % 8, warp (s*7 % 32) reads word (s+3) % 8 */
-        uint32_t w1 = (uint32_t)(s % 32), w2 = (uint32_t)((s * 7 + 1) % 32);
-        for (int j = 0; j < 2; j++) {
+        /* sector s: warps hash..hash+j read hashed words; neighbours differ in their first word */
+        uint64_t hs = (s + 1) * 0x9e3779b97f4a7c15ull;
+        hs ^= hs >> 29;
+        int nw = 1 + (int)((hs >> 40) % 3);
+        for (int j = 0; j < nw; j++) {
             mh_access *x = &buf[k++];
+            nacc++;
             memset(x, 0, sizeof *x);
-            x->addr = a.base + s * 32 + 4 * ((s + (uint64_t)j * 3) % 8);
-            x->thread = (uint16_t)((j ? w2 : w1) * 32);
+            uint64_t word = j == 0 ? s % 8 : (hs >> (8 * j)) % 8;
+            x->addr = a.base + s * 32 + 4 * word;
+            x->thread = (uint16_t)(((hs >> (16 + 4 * j)) % 32 + (uint64_t)j) % 32 * 32);
             x->seq = (uint32_t)s;
             x->size = 4;
             x->flags = MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL);
         }
-        if (k == sizeof buf / sizeof buf[0]) {
+        if (k + 3 > sizeof buf / sizeof buf[0]) {
             rc = mh_trace_write_accesses(w, buf, k, err);
             k = 0;
         }
     }
     if (!rc && k) rc = mh_trace_write_accesses(w, buf, k, err);
-    mh_kernel_end e = {.launch = 0, .recorded = 2 * n};
+    mh_kernel_end e = {.launch = 0, .recorded = nacc};
     if (!rc) rc = mh_trace_write_kernel_end(w, &e, err);
     if (rc) goto out;
     return mh_trace_close(w, err);
@@ -200,7 +268,7 @@ out:
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_profile synth|hostile|big OUT.mhdb [N]\n");
+        fprintf(stderr, "usage: make_profile synth|hostile|periodic|big OUT.mhdb [N]\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -226,14 +294,19 @@ int main(int argc, char **argv) {
         if ((rc = mh_synth_write(trace, &so, &err))) return fail(&err);
         const char *names[MH_SYNTH_SHAPE_COUNT];
         for (int i = 0; i < MH_SYNTH_SHAPE_COUNT; i++) names[i] = mh_synth_shape_name((unsigned)i);
-        if ((rc = write_timing(timing, names, MH_SYNTH_SHAPE_COUNT, &err))) return fail(&err);
+        if ((rc = write_timing(timing, names, MH_SYNTH_SHAPE_COUNT, 0, &err))) return fail(&err);
         io.timing_path = timing;
     } else if (strcmp(mode, "hostile") == 0) {
         if ((rc = write_hostile(trace, &err))) return fail(&err);
         const char *names[1] = {HOSTILE_KERNEL};
-        if ((rc = write_timing(timing, names, 1, &err))) return fail(&err);
+        if ((rc = write_timing(timing, names, 1, 0, &err))) return fail(&err);
         io.timing_path = timing;
         prog_argv[1] = (char *)"</script><!-- \xe2\x80\xa8";
+    } else if (strcmp(mode, "periodic") == 0) {
+        if ((rc = write_periodic(trace, &err))) return fail(&err);
+        const char *names[1] = {"periodic"};
+        if ((rc = write_timing(timing, names, 1, 1, &err))) return fail(&err);
+        io.timing_path = timing;
     } else if (strcmp(mode, "big") == 0 && argc > 3) {
         if ((rc = write_big(trace, strtoull(argv[3], NULL, 10), &err))) return fail(&err);
     } else {

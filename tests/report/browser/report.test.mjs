@@ -4,10 +4,15 @@
 // Profiles: (1) the OpenCL pattern examples run under Oclgrind by
 // `memheat run --backend oclgrind` (when the examples and oclgrind exist),
 // (2) a synthetic trace + timing file of every CUTHERMO shape, (3) a profile
-// whose names are built to break the page. For each: the page loads with no
-// console errors, the kernel table has the expected rows, a heat-map row shows
-// the expected temperatures (tooltip text and the canvas pixels), and a
-// screenshot is written. Exit 0 = pass, 1 = fail, 77 = skipped.
+// whose names are built to break the page, (4) strided rows that fold into
+// repeating patterns with a timing pass (idle gaps, a pageable-speed copy).
+// For each: the page loads with no console errors, the kernel table has the
+// expected rows, a heat-map row shows the expected temperatures (tooltip text
+// and the canvas pixels), the page does not scroll sideways at 800 px, and a
+// screenshot is written. The first screen (findings ranked by cost, one click
+// to the highlighted heat-map row, the default launch), the shared colour
+// scale, folding, the bank view and the timeline are checked against values
+// computed here from the page's own data. Exit 0 = pass, 1 = fail, 77 = skipped.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -65,6 +70,55 @@ async function finish(p, shot) {
   check(p.requests.length === 0, `${p.label}: no network requests` + (p.requests.length ? ": " + p.requests.join(" ") : ""));
 }
 
+// No sideways scrolling at 800 px (then back to 1400).
+async function narrowCheck(p) {
+  await p.page.setViewportSize({ width: 800, height: 900 });
+  const w = await p.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(w[0] <= w[1], `${p.label}: no sideways scroll at 800 px (scrollWidth ${w[0]}, window ${w[1]})`);
+  await p.page.screenshot({ path: path.join(out, `report-${p.label}-800.png`) });
+  await p.page.setViewportSize({ width: 1400, height: 1000 });
+}
+
+// The first screen: "What to fix first" is the first section, its first cause
+// is on screen, causes carry a cost and a saving and are ranked.
+async function firstScreen(p, timed) {
+  const fs = await p.page.evaluate(() => {
+    const sec = document.querySelector("main > section");
+    const items = [...document.querySelectorAll("#fix-list > li.fix")].map((li) => ({
+      launch: +li.dataset.launch, cost: +li.dataset.cost, costText: li.querySelector(".cost").textContent,
+      saving: li.querySelector(".saving").textContent, top: li.getBoundingClientRect().top,
+      text: li.textContent }));
+    return { first: sec && sec.id, items, groups: window.memheatReport.groups.map((g) => ({ launch: g.launch, cost: g.cost, savingNs: g.savingNs })),
+      sel: +document.getElementById("launch-select").value, def: window.memheatReport.defaultLaunch };
+  });
+  check(fs.first === "fix-first", `${p.label}: the first section is "What to fix first" (${fs.first})`);
+  check(fs.items.length > 0 && fs.items[0].top < 900, `${p.label}: the costliest cause is on the first screen (top ${fs.items.length ? fs.items[0].top : "-"})`);
+  check(fs.items.every((it) => /^[\d,]+$/.test(it.costText) && +it.costText.replace(/,/g, "") === Math.round(it.cost) && /%$/.test(it.saving)),
+    `${p.label}: every cause shows its cost as a number and a saving in %`);
+  const g = fs.groups;
+  let ranked = true;
+  for (let i = 1; i < g.length; i++) {
+    if (timed && g[i - 1].savingNs != null && g[i].savingNs != null) { if (g[i - 1].savingNs < g[i].savingNs) ranked = false; }
+    else if (!timed && g[i - 1].cost < g[i].cost) ranked = false;
+  }
+  check(ranked, `${p.label}: causes ranked by ${timed ? "estimated time saving" : "cost"}: ${JSON.stringify(g.map((x) => timed ? x.savingNs : x.cost))}`);
+  return fs;
+}
+
+// Clicks "Show in heat map" of cause i: the launch opens with a highlighted row in view.
+async function clickCause(p, i) {
+  const li = p.page.locator("#fix-list > li.fix").nth(i);
+  const launch = +(await li.getAttribute("data-launch"));
+  await li.locator(".fix-open").click();
+  return p.page.evaluate((launch) => {
+    const R = window.memheatReport, sel = +document.getElementById("launch-select").value;
+    const vs = Object.values(R.views).filter((v) => v.highlighted() >= 0);
+    if (!vs.length) return { sel, launch, hl: -1 };
+    const v = vs[0], ri = v.highlighted(), y = v.rowY(ri), b = v.canvas.getBoundingClientRect();
+    return { sel, launch, hl: ri, label: v.rowLabel(ri), inView: y >= 0 && y + 18 <= b.height && b.top + y >= 0 && b.top + y < window.innerHeight };
+  }, launch);
+}
+
 async function kernelNames(page) {
   return page.$$eval("#kernel-table tbody tr td:first-child", (tds) => tds.map((t) => t.textContent));
 }
@@ -110,7 +164,7 @@ async function probeRow(page, kernel, space, label, cols) {
 }
 
 async function expectColor(page, res, i, temp, what) {
-  const want = await page.evaluate(([t, m]) => window.memheatReport.colorOf(t, m), [temp, res.max]);
+  const want = await page.evaluate((t) => window.memheatReport.colorOf(t), temp);
   check(res.colors[i] === want, `${what}: cell colour ${res.colors[i]} is the scale's colour for ${temp} (${want})`);
 }
 
@@ -141,8 +195,41 @@ if (oclExe && fs.existsSync(oclExe)) {
     if (!s.err) await expectColor(p.page, s, 1, 0, "opencl strided word 3 (not accessed)");
     const findings = await p.page.$$eval(".finding .kind", (e) => e.map((x) => x.textContent));
     check(findings.length > 0, "opencl: findings shown for the strided launch: " + findings.join(", "));
+    // first screen, ranking, default launch (no timing under Oclgrind: the costliest cause's)
+    const fs = await firstScreen(p, false);
+    check(fs.def === fs.groups[0].launch, `opencl: default launch is the costliest cause's (${fs.def} vs ${fs.groups[0].launch})`);
+    const fixText = await p.page.$$eval(".fix-fix, .finding .advice", (e) => e.map((x) => x.textContent).join("\n"));
+    check(/get_local_id|barrier\(CLK_LOCAL_MEM_FENCE\)|__local|sub-group/.test(fixText) && !/threadIdx|__syncthreads|__shfl_sync|cudaMallocPitch/.test(fixText),
+      "opencl: advice in OpenCL terms, no CUDA names:\n" + fixText.slice(0, 400));
+    const c0 = await clickCause(p, 0);
+    check(c0.sel === c0.launch && c0.hl >= 0 && c0.inView, `opencl: one click opens launch ${c0.launch} at a highlighted row in view: ${JSON.stringify(c0)}`);
+    // absolute colour scale: the largest temperature of any map; a coalesced map is pale
+    const sc = await p.page.evaluate(() => {
+      const R = window.memheatReport, D = R.data;
+      const l = D.launches.find((x) => x.name === "patCoalesced"); R.showLaunch(l.id);
+      const m = D.heat_maps.find((x) => x.launch === l.id && x.space === "global");
+      const legend = document.querySelector(".hm-sampled").textContent;
+      return { max: R.scaleMax, want: Math.max(...D.heat_maps.map((x) => x.max_temp)), mapMax: m.max_temp, c1: R.colorOf(1), legend,
+        sampled: l.warps_per_block * l.n_sampled };
+    });
+    const rgb = sc.c1.match(/\d+/g).map(Number);
+    check(sc.max === sc.want && sc.mapMax === 1 && rgb[0] + rgb[1] + rgb[2] > 600, `opencl: one scale 1..${sc.max} for every map; the coalesced map's 1 warp is pale ${sc.c1}`);
+    check(sc.legend.includes(sc.sampled + " warps sampled") && sc.legend.includes("at most " + sc.sampled), "opencl: legend says how many warps were sampled: " + sc.legend);
+    const cz = await probeRow(p.page, "patCoalesced", "global", "in", [8]);
+    if (!cz.err) await expectColor(p.page, cz, 0, 1, "opencl coalesced sector (absolute scale)");
+    // bank view of the shared map; the bank table leaves degree-1 instructions out
+    const bank = await p.page.evaluate(() => {
+      const R = window.memheatReport, l = R.data.launches.find((x) => x.name === "patSharedAbuse"); R.showLaunch(l.id);
+      const c = document.querySelector(".bank-canvas"), bc = R.data.bank_conflicts.filter((b) => b.launch === l.id);
+      return { words: c ? c.getAttribute("data-words").split(" ").map(Number) : null, table: !!document.getElementById("bank-table"),
+        n1: bc.filter((b) => b.max_degree <= 1).length, nx: bc.filter((b) => b.max_degree > 1).length,
+        note: [...document.querySelectorAll("#launch-body p.muted")].map((x) => x.textContent).join(" | ") };
+    });
+    check(bank.words && bank.words.length === 32 && bank.words.reduce((a, b) => a + b, 0) > 0, "opencl: bank view of the shared map, words per bank " + JSON.stringify(bank.words));
+    check(bank.table === (bank.nx > 0) && (bank.n1 === 0 || bank.note.includes(bank.n1 + " shared-memory instruction")), `opencl: bank table without degree-1 rows (${bank.nx} listed, ${bank.n1} conflict free: ${bank.note})`);
     await p.page.evaluate(() => { const l = window.memheatReport.data.launches.find((x) => x.name === "patFalseSharing"); window.memheatReport.showLaunch(l.id); });
     await p.page.locator(".hm-scroll").first().scrollIntoViewIfNeeded();
+    await narrowCheck(p);
     await finish(p, "report-opencl.png");
     await p.page.close();
   }
@@ -168,6 +255,21 @@ run(args.memheat, ["report", "-q", "-f", "synth.mhdb", "-o", "synth.html"]);
   check(JSON.stringify(byName) === JSON.stringify([...shapes].sort((a, b) => a.localeCompare(b))), "synth: sort by name");
   const bw = await p.page.$$eval("#kernel-table tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   check(bw.every((r) => r[4] === "32.0" && r[5] === "50.0" && r[6] === "memory"), "synth: bandwidth 32.0 GB/s, 50.0% of peak, memory-bound in every row");
+  const def = await p.page.evaluate(() => { const R = window.memheatReport; return R.data.launches.find((l) => l.id === R.defaultLaunch).name; });
+  check(def === "shared_tile", "synth: the slowest kernel's launch is open by default (" + def + ")");
+  await firstScreen(p, true);
+  await p.page.click("#kernel-table tbody tr[data-launch] >> text=misaligned");
+  const opened = await p.page.evaluate(() => { const id = +document.getElementById("launch-select").value; return window.memheatReport.data.launches.find((l) => l.id === id).name; });
+  check(opened === "misaligned", "synth: a kernel row opens its launch (" + opened + ")");
+  const idle = await p.page.evaluate(() => {
+    const D = window.memheatReport.data, iv = [...D.kernel_runs, ...D.copies].map((x) => [x.start_ns, x.start_ns + x.dur_ns]).sort((a, b) => a[0] - b[0]);
+    let busy = 0, s = -1, e = -1, end = 0;
+    for (const [a, b] of iv) { end = Math.max(end, b); if (a > e) { busy += e - s; s = a; e = b; } else e = Math.max(e, b); }
+    busy += e - s;
+    return { want: (1 - busy / end) * 100, text: document.getElementById("idle-share").textContent };
+  });
+  const shown = parseFloat((/GPU idle ([\d.]+)%/.exec(idle.text) || [])[1]);
+  check(Math.abs(shown - idle.want) < (idle.want < 10 ? 0.06 : 0.6), `synth: GPU idle share ${shown}% = ${idle.want.toFixed(2)}% computed from the activities (${idle.text})`);
   const r = await probeRow(p.page, "hot", "global", "hot", [0, 8]);
   check(!r.err && /words\s+8 8 8 8 8 8 8 8\n/.test(r.tip) && /sector\s+8 distinct warps/.test(r.tip), "synth: hot row: words 8, sector 8 -- " + (r.err || r.tip));
   if (!r.err) await expectColor(p.page, r, 0, 8, "synth hot word");
@@ -177,6 +279,7 @@ run(args.memheat, ["report", "-q", "-f", "synth.mhdb", "-o", "synth.html"]);
   const camp = await p.page.$$eval("#camping svg.chart polyline", (e) => e.length);
   const deg = await p.page.$eval("#camping .camp-degree", (e) => e.textContent).catch(() => "");
   check(camp === 3 && deg.startsWith("camping degree 0.11"), `synth: camping band chart (best, worst, kernel lines; ${deg})`);
+  await narrowCheck(p);
   await finish(p, "report-synth.png");
   await p.page.locator("#timeline").scrollIntoViewIfNeeded();
   await p.page.screenshot({ path: path.join(out, "report-synth-timeline.png") });
@@ -200,11 +303,73 @@ run(args.memheat, ["report", "-q", "-f", "hostile.mhdb", "-o", "hostile.html"]);
   check(!r.err && r.tip.includes("<img src=x onerror=\"window.__pwned=2\">"), "hostile: object label shown verbatim in the tooltip");
   const folded = await p.page.evaluate(() => { const h = Object.values(window.memheatReport.views)[0].h; return Array.from(h.meta.filter((_, i) => i % 4 === 2)); });
   check(JSON.stringify(folded) === "[1,3,1]", "hostile: three identical sectors folded into one row x3: " + JSON.stringify(folded));
+  await narrowCheck(p);
   await finish(p, "report-hostile.png");
   await p.page.close();
 }
 
-// ---- 4. diff page ----
+// ---- 4. periodic rows, timeline ----
+run(args["make-profile"], ["periodic", "periodic.mhdb"]);
+// the source file the profile names for pc 0x100 (line 3), relative to where the report is written
+fs.writeFileSync(path.join(out, "periodic_src.cu"), "__global__ void periodic(float *a) {\n  int i = threadIdx.x;\n  float v = a[4 * 8 * i]; // strided\n  use(v);\n}\n");
+run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]);
+{
+  const p = await openPage(path.join(out, "periodic.html"), "periodic");
+  // make_profile: "a" = 1 row x 128 every 4 sectors, "b" = 2 rows x 32 every 16 sectors
+  const f = await p.page.evaluate(() => {
+    const R = window.memheatReport, m = R.data.heat_maps[0], v = R.views[m.id];
+    return { runs: m.runs, rows: v.h.rows.length, labels: [...v.h.rows].map((_, i) => v.rowLabel(i)) };
+  });
+  check(f.runs === 192 && f.rows === 7, `periodic: 192 runs shown as 7 rows (2 objects, 3 pattern rows, 2 folds): ${f.rows}`);
+  check(f.labels.some((t) => /row above repeats every 128 B \(4 sectors\) 127 more times/.test(t)) &&
+    f.labels.some((t) => /2 rows above repeat every 512 B \(16 sectors\) 31 more times/.test(t)), "periodic: fold rows say what repeats: " + JSON.stringify(f.labels.slice(0, 8)));
+  check(f.labels.includes("+0x0 [0]") && f.labels.includes("+0x100 [64]"), "periodic: rows show offsets [element] in the object");
+  const hint = await p.page.$eval("#launch-body", (e) => e.textContent);
+  check(/pc 0x200: no file:line \(build with nvcc -lineinfo/.test(hint), "periodic: a pc without file:line gets the -lineinfo hint");
+  const snip = await p.page.$$eval("#fix-first pre.snippet", (e) => e.map((x) => [x.textContent, x.querySelector(".at") && x.querySelector(".at").textContent]));
+  check(snip.length === 1 && /^\s+2 .*\n\s+3 .*a\[4 \* 8 \* i\].*\n\s+4 /.test(snip[0][0]) && /^\s+3 /.test(snip[0][1] || ""),
+    "periodic: the cause shows lines 2-4 of periodic_src.cu, line 3 marked: " + JSON.stringify(snip));
+  // b's example sector is 0x1008 (i = 1): the row "+0x100 [64]"
+  const cb = await p.page.evaluate(() => {
+    const R = window.memheatReport, fb = R.data.findings.find((x) => x.object_label === "b");
+    R.openFinding(fb);
+    const v = Object.values(R.views)[0]; return { tag: fb.example_tag, label: v.rowLabel(v.highlighted()) };
+  });
+  check(cb.tag === "0x1008" && cb.label === "+0x100 [64]", "periodic: the finding opens at the row of its example sector: " + JSON.stringify(cb));
+  const causes = await p.page.$$eval("#fix-list > li.fix", (e) => e.map((x) => x.textContent));
+  check(causes.length === 1 && /a \(global\), b \(global\)/.test(causes[0]) && /seen as Strided access \+ False sharing/.test(causes[0]),
+    "periodic: strided 'a' and false-sharing 'b' of one launch are one cause: " + JSON.stringify(causes));
+  // a click on b's fold row shows its 62 rows
+  const ex = await p.page.evaluate(() => {
+    const v = Object.values(window.memheatReport.views)[0], rows = [...v.h.rows];
+    const ri = rows.lastIndexOf(Math.min(...rows));
+    v.scrollToRow(ri);
+    const b = v.canvas.getBoundingClientRect();
+    return { x: b.left + 40, y: b.top + v.rowY(ri) + 9 };
+  });
+  await p.page.mouse.click(ex.x, ex.y);
+  const ex2 = await p.page.evaluate(() => { const v = Object.values(window.memheatReport.views)[0]; return { n: v.h.rows.length, last: v.rowLabel(v.h.rows.length - 1) }; });
+  check(ex2.n === 7 - 1 + 62 && ex2.last === "+0x3f00 [4032]", "periodic: clicking a fold row shows the rows it folds: " + JSON.stringify(ex2));
+  const hot = await p.page.$$eval(".hm-hottest li", (e) => e.map((x) => x.textContent));
+  check(hot.length === 3 && /b: 2 warps$/.test(hot[0]), "periodic: hottest sectors listed, hottest first: " + JSON.stringify(hot));
+  // timeline: labels, copy bandwidth, pageable copy, zoom
+  const tl = await p.page.evaluate(() => ({ labels: [...document.querySelectorAll("#timeline-chart .tl-label")].map((x) => x.textContent),
+    warn: !!document.getElementById("pageable-warn"), rows: [...document.querySelectorAll("#copy-table tr")].map((r) => r.textContent),
+    range: document.getElementById("timeline-chart").getAttribute("data-range") }));
+  check(tl.labels.some((t) => /DtoH 4\.0 MiB 2\.50 GB\/s/.test(t)), "periodic: copies labelled with their bandwidth: " + JSON.stringify(tl.labels));
+  check(tl.warn && tl.rows.some((r) => /DtoH \(pageable speed\)/.test(r) && /2\.50/.test(r)), "periodic: the 2.5 GB/s copy is flagged as pageable speed");
+  await p.page.click("#timeline .tl-controls button >> text=zoom in");
+  const r2 = await p.page.$eval("#timeline-chart", (e) => e.getAttribute("data-range"));
+  const [a0, a1] = tl.range.split(" ").map(Number), [b0, b1] = r2.split(" ").map(Number);
+  check(Math.abs((b1 - b0) - (a1 - a0) / 2) < 1, `periodic: zoom in halves the time range (${tl.range} -> ${r2})`);
+  const kl = await p.page.evaluate(() => { window.memheatReport.timelineZoom(50000, 110000); return [...document.querySelectorAll("#timeline-chart .tl-label")].map((x) => x.textContent); });
+  check(kl.some((t) => t.startsWith("periodic")), "periodic: kernels labelled with their name when zoomed in: " + JSON.stringify(kl));
+  await narrowCheck(p);
+  await finish(p, "report-periodic.png");
+  await p.page.close();
+}
+
+// ---- 5. diff page ----
 {
   let text = "";
   try { text = run(args.memheat, ["diff", "synth.mhdb", "hostile.mhdb", "--html", "diff.html"]); }
