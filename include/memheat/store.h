@@ -45,6 +45,9 @@ typedef void (*mh_db_progress_fn)(void *ctx, const char *line, int done);
  * overwrite is set; otherwise MH_ERR_ARG). Writes the schema and the meta rows
  * with complete = '0' in one transaction. */
 int mh_db_create(mh_db **db, const char *path, int overwrite, mh_err *err);
+/* The same at path, with errors naming `name` (a profile written to a
+ * temporary file and renamed to name when complete, util/outfile.h). */
+int mh_db_create_named(mh_db **db, const char *path, const char *name, int overwrite, mh_err *err);
 /* Opens an existing profile and checks that it is one: zero-length file ->
  * MH_ERR_EMPTY; not SQLite, or SQLite of another application -> MH_ERR_DB;
  * written by a newer schema -> MH_ERR_VERSION; damaged -> MH_ERR_CORRUPT. */
@@ -131,7 +134,11 @@ typedef struct mh_db_import_opts {
  * still finished but meta.trace_complete = '0' says so, and the status
  * MH_ERR_TRUNCATED is returned after everything readable is stored. */
 int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err);
-/* Convenience for the CLI: mh_db_create + mh_db_import + mh_db_close. */
+/* Convenience for the CLI: mh_db_create + mh_db_import + mh_db_close, on a
+ * temporary file beside db_path renamed over it when the profile is usable
+ * (complete, or holding what a cut or damaged trace had): a failed write
+ * (disk full, read-only folder) leaves no file and any earlier profile as
+ * it was. */
 int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err);
 
 /* ---- reading ---- */

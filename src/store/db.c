@@ -142,22 +142,26 @@ int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err) {
 }
 
 int mh_db_create(mh_db **out, const char *path, int overwrite, mh_err *err) {
+    return mh_db_create_named(out, path, path, overwrite, err);
+}
+
+int mh_db_create_named(mh_db **out, const char *path, const char *name, int overwrite, mh_err *err) {
     *out = NULL;
     struct stat sb;
     if (stat(path, &sb) == 0) {
         if (!overwrite)
-            return mh_err_set(err, MH_ERR_ARG, "%s already exists (use -f/--force to replace it)", path);
+            return mh_err_set(err, MH_ERR_ARG, "%s already exists (use -f/--force to replace it)", name);
         if (unlink(path) != 0)
-            return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", path, strerror(errno));
+            return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", name, strerror(errno));
     }
     char side[4200];
     snprintf(side, sizeof side, "%s-journal", path);
     unlink(side); /* a stale journal of an earlier file must not be replayed into the new one */
     mh_db *db;
-    int rc = db_alloc(&db, path, err);
+    int rc = db_alloc(&db, name, err);
     if (rc) return rc;
     if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", path,
+        rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", name,
                         db->h ? sqlite3_errmsg(db->h) : "out of memory");
         mh_db_close(db);
         return rc;
@@ -177,7 +181,7 @@ int mh_db_create(mh_db **out, const char *path, int overwrite, mh_err *err) {
         (rc = mh_db_set_meta(db, "schema_version", ver, err)) ||
         (rc = mh_db_set_meta(db, "complete", "0", err)) ||
         (rc = mh_db_set_meta(db, "created_unix_s", now, err)) || (rc = mh_db_commit(db, err))) {
-        mh_err_wrap(err, "creating profile");
+        mh_err_wrap(err, "creating profile %s", name);
         mh_db_close(db);
         return rc;
     }
