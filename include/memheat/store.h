@@ -110,6 +110,12 @@ int mh_db_batch_begin(mh_db *db, mh_err *err);
 int mh_db_batch_commit(mh_db *db, mh_err *err);
 /* meta key/value (INSERT OR REPLACE). */
 int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
+/* meta value of key ("" when absent). */
+int mh_db_get_meta(mh_db *db, const char *key, char *out, size_t cap, mh_err *err);
+/* One line when the profile does not hold a whole run (meta.complete '0':
+ * interrupted; meta.trace_complete '0': built from an incomplete trace);
+ * returns 1 then (commands exit 4), else 0 with out = "". */
+int mh_db_notice(mh_db *db, char *out, size_t cap);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 

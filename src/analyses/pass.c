@@ -407,7 +407,7 @@ int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t 
         }                                                                                                \
     } while (0)
     if (st->skipped_total) {
-        ADD("%s: skipped %llu bad records (valid checksums, contradicting the trace):", path,
+        ADD("%s: skipped %llu bad entries (valid checksums, contradicting the trace):", path,
             (unsigned long long)st->skipped_total);
         const char *sep = " ";
         for (int w = 1; w < MH_BAD_COUNT; w++) {

@@ -57,10 +57,13 @@ int mh_cmd_diff(int argc, char **argv) {
         return mh_cli_fail_err("diff", &err);
     }
     int rc = mh_report_diff(a, b, stdout, mh_cli_color(stdout), of.f, &err);
+    char note[600] = "";
+    if (!mh_db_notice(a, note, sizeof note)) mh_db_notice(b, note, sizeof note);
     mh_db_close(a);
     mh_db_close(b);
     if (html && rc == MH_OK) rc = mh_outfile_commit(&of, &err);
     else if (html) mh_outfile_abort(&of);
     if (rc != MH_OK) return mh_cli_fail_err("diff", &err);
+    if (note[0]) return mh_cli_fail("diff", MH_EXIT_PARTIAL, "%s", note);
     return MH_EXIT_OK;
 }

@@ -79,6 +79,8 @@ int mh_cmd_report(int argc, char **argv) {
     mh_report_opts ro = {0};
     if (!quiet && isatty(STDERR_FILENO)) ro.progress = progress;
     int rc = mh_report_html(db, f, &ro, &err);
+    char note[600] = "";
+    mh_db_notice(db, note, sizeof note);
     mh_db_close(db);
     if (!to_stdout) {
         if (rc == MH_OK) rc = mh_outfile_commit(&of, &err);
@@ -88,5 +90,6 @@ int mh_cmd_report(int argc, char **argv) {
     }
     if (rc != MH_OK) return mh_cli_fail_err("report", &err);
     if (!quiet && !to_stdout) fprintf(stderr, "memheat: report written to %s\n", outp);
+    if (note[0]) return mh_cli_fail("report", MH_EXIT_PARTIAL, "%s", note);
     return MH_EXIT_OK;
 }

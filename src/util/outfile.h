@@ -29,7 +29,7 @@ int mh_outfile_not_input(const char *out, const char *in, mh_err *err);
 int mh_outfile_begin(mh_outfile *o, const char *path, unsigned flags, mh_err *err);
 /* mh_outfile_begin + a stdio stream on it in o->f. */
 int mh_outfile_open(mh_outfile *o, const char *path, unsigned flags, mh_err *err);
-/* Flushes and closes o->f (if any), syncs, renames tmp over path. On any
+/* Flushes and closes o->f (if any), renames tmp over path. On any
  * failure the temporary file is removed and path is untouched. Frees o. */
 int mh_outfile_commit(mh_outfile *o, mh_err *err);
 /* Removes the temporary file; path is untouched. Frees o; NULL-safe. */
