@@ -308,6 +308,7 @@ int mh_pass_open(mh_pass **out, const char *path, mh_model *model, const mh_pass
         mh_loc_opts lo = {p->o.group_budget, loc_emit, p};
         rc = mh_loc_run_new(&p->lr, p->m, &lo, err);
     }
+    if (rc != MH_OK && p->model_ok) mh_err_wrap(err, "%s", path); /* an analysis refused the trace: name it */
     if (rc != MH_OK) {
         if (model && p->model_ok) mh_model_free(model); /* the caller frees only after success */
         p->model_ok = model ? 0 : p->model_ok;

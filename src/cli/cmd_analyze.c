@@ -29,7 +29,8 @@ static void help(FILE *f) {
           "  -h, --help\n\n"
           "A trace cut short or damaged is analysed up to the problem, the results are\n"
           "printed, then the error. Exit codes: 0 ok, 1 error (damaged input: results\n"
-          "before the damage were printed), 2 usage, 4 trace cut short.\n",
+          "before the damage were printed), 2 usage, 4 trace incomplete (cut short, no\n"
+          "end record, or bad records skipped: every finished launch is still analysed).\n",
           f);
 }
 

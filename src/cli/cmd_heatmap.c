@@ -3,8 +3,10 @@
  * Streams the trace through the model and the heat-map runner. Without -o the
  * maps are rendered on the terminal (folded rows); with -o DIR each (launch,
  * space) map is written as DIR/launch<ID>_<space>.csv in the paper's shape plus
- * DIR/launch<ID>_<space>_regions.csv. A trace cut short still yields the maps
- * of its whole chunks, and the command then exits with code 4. */
+ * DIR/launch<ID>_<space>_regions.csv (each through util/outfile.h). A trace
+ * cut short, without its end record or with bad records skipped still yields
+ * the maps of every finished launch, and the command then exits with code 4
+ * (mh_pass_notice). */
 #include <errno.h>
 #include <getopt.h>
 #include <regex.h>
