@@ -78,7 +78,10 @@ int mh_cmd_report(int argc, char **argv) {
     }
     mh_report_opts ro = {0};
     if (!quiet && isatty(STDERR_FILENO)) ro.progress = progress;
+    errno = 0;
     int rc = mh_report_html(db, f, &ro, &err);
+    if (rc == MH_ERR_IO && !strcmp(err.msg, "write error")) /* the renderer does not know the file's name */
+        mh_err_set(&err, MH_ERR_IO, "write error on %s: %s", outp, strerror(errno ? errno : EIO));
     char note[600] = "";
     mh_db_notice(db, note, sizeof note);
     mh_db_close(db);

@@ -82,10 +82,20 @@ if mount -t tmpfs -o size=160k tmpfs full 2>/dev/null; then
     "$M" import big.mht -o full/q.mhdb -q 2>/dev/null
     [ -e full/q.mhdb ] && bad "3: a failed profile creation left a file" || ok "3: a failed creation leaves no file"
     "$M" analyze -q -o full/x.json big.mht >/dev/null 2>&1
+    cp full/x.json x.prev
     dd if=/dev/zero of=full/fill bs=1k count=200 2>/dev/null
     "$M" analyze -q -o full/x.json big.mht >/dev/null 2>err3; rc=$?
     check "3: analyze -o on a full disk exits 1" 1 $rc
     grep -q "write error on full/x.json" err3 && ok "3: ... write error naming the file" || bad "3: analyze full-disk message: $(cat err3)"
+    "$M" report p.keep -o full/r.html -q 2>err3; rc=$?
+    check "3: report -o on a full disk exits 1" 1 $rc
+    [ -e full/r.html ] && bad "3: a cut report was left" || ok "3: ... and leaves no report"
+    grep -q "full/r.html" err3 && ok "3: ... naming the file" || bad "3: report full-disk message: $(cat err3)"
+    "$M" diff p.keep p.keep --html full/d.html >/dev/null 2>err3; rc=$?
+    check "3: diff --html on a full disk exits 1" 1 $rc
+    [ -e full/d.html ] && bad "3: a cut diff page was left" || ok "3: ... and leaves no page"
+    cmp -s full/x.json x.prev && ok "3: full disk: the previous analyze JSON is kept whole" || bad "3: JSON destroyed"
+    check "3: full disk: nothing but the filler and that JSON left" 2 "$(ls -A full | wc -l)"
     umount full
 else
     echo "skip - full disk (cannot mount a tmpfs here)"
