@@ -66,8 +66,18 @@ if [ "$(id -u)" != 0 ]; then
     check "3: analyze -o into a read-only folder exits 1" 1 $rc
     check "3: ... nothing left in it" 0 "$(ls -A ro | wc -l)"
     chmod 755 ro
+elif mkdir -p rofs && mount -t tmpfs -o ro,size=64k tmpfs rofs 2>/dev/null; then
+    # root ignores permissions: a read-only file system instead
+    "$M" analyze -q -o rofs/x.json raw.mht >/dev/null 2>err3; rc=$?
+    check "3: analyze -o into a read-only file system exits 1" 1 $rc
+    grep -q "cannot write rofs/x.json: Read-only file system" err3 && ok "3: ... one line naming file and cause" \
+        || bad "3: read-only message: $(cat err3)"
+    "$M" import raw.mht -o rofs/p.mhdb -q 2>err3; rc=$?
+    check "3: import into a read-only file system exits 1" 1 $rc
+    check "3: ... nothing left in it" 0 "$(ls -A rofs | wc -l)"
+    umount rofs
 else
-    echo "skip - read-only folder (root ignores permissions)"
+    echo "skip - read-only folder (root, and no read-only mount)"
 fi
 mkdir -p full
 if mount -t tmpfs -o size=160k tmpfs full 2>/dev/null; then
