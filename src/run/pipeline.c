@@ -10,7 +10,9 @@
  * the profile's rows come from the same report), and trace + timing are
  * imported into NAME.mhdb. A program that fails in a pass ends the passes,
  * but what it left is imported all the same, and the error says which pass
- * failed with which status. */
+ * failed with which status. A signal forwarded to the program (spawn.c)
+ * ends the passes the same way: what was collected is imported, and the
+ * error says the run was interrupted. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -74,7 +76,7 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
             else
                 tm->t.timing_run = (mh_timing_run){.ran = 1, .exit_status = status, .wall_ns = wall};
         }
-        if (counters && tm->loaded && cs->rc == MH_OK) {
+        if (counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
             if (!o->quiet) fprintf(stderr, "memheat: counters run: %s\n", o->argv[0]);
             mh_run_timed_counters(o, timer, tm);
         }
@@ -85,12 +87,12 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
         rc = mh_run_timed_pass(o, timer, tm, &status, &perr);
         cs->exit_status = status;
         if ((rc = pass_result(rc, &perr, "timing pass", cs, err)) != MH_OK) return rc;
-        if (counters && tm->loaded && cs->rc == MH_OK) {
+        if (counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
             if (!o->quiet) fprintf(stderr, "memheat: counters pass: %s\n", o->argv[0]);
             mh_run_timed_counters(o, timer, tm);
         }
     }
-    if (o->trace && cs->rc == MH_OK) {
+    if (o->trace && cs->rc == MH_OK && !mh_run_interrupted()) {
         if (!o->quiet) fprintf(stderr, "memheat: traced pass (%s): %s\n", tracer->name, o->argv[0]);
         rc = mh_run_pass(o, tracer, MH_RUN_TRACE, o->collect.trace_path, NULL, NULL, &status, &wall, &perr);
         cs->exit_status = status;
