@@ -44,6 +44,7 @@ typedef struct mh_analyze_result {
     int complete;         /* END record seen */
     size_t peak_heat, peak_loc, peak_pat;
     uint64_t split_loc, split_pat;
+    char notice[1024];    /* mh_pass_notice: why results miss part of the trace; "" = they do not */
 } mh_analyze_result;
 
 /* Runs the whole analysis. When reading stops early (file cut short, damaged

@@ -28,7 +28,11 @@ typedef struct mh_db_import_opts {
  * still finished but meta.trace_complete = '0' says so, and the status
  * MH_ERR_TRUNCATED is returned after everything readable is stored. */
 int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err);
-/* Convenience for the CLI: mh_db_create + mh_db_import + mh_db_close. */
+/* Convenience for the CLI: mh_db_create + mh_db_import + mh_db_close, on a
+ * temporary file beside db_path renamed over it when the profile is usable
+ * (complete, or holding what a cut or damaged trace had): a failed write
+ * (disk full, read-only folder) leaves no file and any earlier profile as
+ * it was. */
 int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err);
 
 #endif

@@ -46,6 +46,25 @@ int mh_model_init(mh_model *m, const mh_trace_header *h, mh_err *err);
 void mh_model_free(mh_model *m);
 /* Feed every record in trace order (ACCESSES records are ignored here). */
 int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err);
+/* Records with valid checksums that contradict the model (a collector bug,
+ * two writers on one file, a duplicated chunk). mh_pass skips and counts
+ * them, so one bad record never discards or overwrites a finished launch. */
+enum mh_model_bad {
+    MH_BAD_NONE = 0,
+    MH_BAD_ACCESS_UNKNOWN, /* an access naming a launch never announced */
+    MH_BAD_ACCESS_ENDED,   /* an access naming a launch that already ended */
+    MH_BAD_LAUNCH_TWICE,   /* a launch id announced twice */
+    MH_BAD_END_UNKNOWN,    /* a kernel end of a launch never announced */
+    MH_BAD_END_TWICE,      /* a second kernel end of one launch */
+    MH_BAD_COUNT
+};
+/* Why an access naming launch id cannot be taken (MH_BAD_NONE = it can). */
+int mh_model_check_access(const mh_model *m, uint32_t launch);
+/* Why a LAUNCH or KERNEL_END record cannot be taken (MH_BAD_NONE = it can;
+ * other record types always can). */
+int mh_model_check(const mh_model *m, const mh_record *rec);
+/* "access naming a launch never announced", ... */
+const char *mh_model_bad_text(int why);
 /* Launch by id, NULL if unknown. */
 const mh_model_launch *mh_model_launch_get(const mh_model *m, uint32_t id);
 /* Index in launch->sampled order of linear block b (b itself when all blocks

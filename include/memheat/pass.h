@@ -15,6 +15,12 @@
  * of an analysis or a consumer stops the pass and is returned as is. A NULL
  * err never hides an error: the code is always returned.
  *
+ * Bad records (valid checksums, contradicting the model: an access naming a
+ * launch never announced or already ended, a launch id seen twice, a kernel
+ * end of an unknown or ended launch) are skipped and counted in the stats,
+ * never handed to the model, the analyses or the consumers: every finished
+ * launch is kept. mh_pass_notice says so in one line.
+ *
  * Threads: ACCESSES records are copied into batches and each built-in
  * analysis feeds on its own worker thread, while the main thread reads and
  * decompresses the next batch. Every other record (launch, alloc, free,
@@ -75,6 +81,11 @@ typedef struct mh_pass_stats {
     unsigned threads;        /* worker threads used (1 = serial) */
     size_t peak_heat, peak_loc, peak_pat;
     uint64_t split_pat;      /* pattern requests split by the budget (mh_pat_run_split) */
+    /* records that contradict the model (model.h, enum mh_model_bad), skipped:
+     * accesses for the MH_BAD_ACCESS_* reasons, whole records for the others */
+    uint64_t skipped[MH_BAD_COUNT];
+    uint32_t skipped_launch[MH_BAD_COUNT]; /* launch id named by the first of each */
+    uint64_t skipped_total;
 } mh_pass_stats;
 
 typedef struct mh_pass mh_pass;
@@ -95,6 +106,11 @@ const mh_pass_stats *mh_pass_stats_get(const mh_pass *p);
 const mh_pat_run *mh_pass_patterns(const mh_pass *p);
 mh_pat_run *mh_pass_take_patterns(mh_pass *p);
 void mh_pass_close(mh_pass *p);
+
+/* One line (no newline) saying why results do not cover the whole trace at
+ * path: records skipped, or no end record (the run stopped early). Returns 1
+ * when there is something to say (commands then exit 4), 0 with buf = "". */
+int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t cap);
 
 /* Worker threads for threads = 0: $MEMHEAT_THREADS when set (>= 1), else
  * sysconf(_SC_NPROCESSORS_ONLN). */

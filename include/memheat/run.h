@@ -137,5 +137,8 @@ int mh_run_which(const char *name, char *out, size_t cap);
 /* fork/exec argv with the current environment plus extra "K=V" strings
  * (NULL-terminated); waits; fills *status with the exit status (128+sig if killed). */
 int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err *err);
+/* The signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) memheat received while a
+ * program ran and forwarded to the program's process group; 0 = none. */
+int mh_run_interrupted(void);
 
 #endif

@@ -45,6 +45,9 @@ typedef void (*mh_db_progress_fn)(void *ctx, const char *line, int done);
  * overwrite is set; otherwise MH_ERR_ARG). Writes the schema and the meta rows
  * with complete = '0' in one transaction. */
 int mh_db_create(mh_db **db, const char *path, int overwrite, mh_err *err);
+/* The same at path, with errors naming `name` (a profile written to a
+ * temporary file and renamed to name when complete, util/outfile.h). */
+int mh_db_create_named(mh_db **db, const char *path, const char *name, int overwrite, mh_err *err);
 /* Opens an existing profile and checks that it is one: zero-length file ->
  * MH_ERR_EMPTY; not SQLite, or SQLite of another application -> MH_ERR_DB;
  * written by a newer schema -> MH_ERR_VERSION; damaged -> MH_ERR_CORRUPT. */
@@ -107,6 +110,12 @@ int mh_db_batch_begin(mh_db *db, mh_err *err);
 int mh_db_batch_commit(mh_db *db, mh_err *err);
 /* meta key/value (INSERT OR REPLACE). */
 int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
+/* meta value of key ("" when absent). */
+int mh_db_get_meta(mh_db *db, const char *key, char *out, size_t cap, mh_err *err);
+/* One line when the profile does not hold a whole run (meta.complete '0':
+ * interrupted; meta.trace_complete '0': built from an incomplete trace);
+ * returns 1 then (commands exit 4), else 0 with out = "". */
+int mh_db_notice(mh_db *db, char *out, size_t cap);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 

@@ -12,6 +12,7 @@
 #include "memheat/heat.h"
 #include "memheat/pass.h"
 #include "util/grow.h"
+#include "util/outfile.h"
 
 static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
     mh_analyze_result *res = ctx;
@@ -59,6 +60,7 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     res->peak_loc = st->peak_loc;
     res->peak_pat = st->peak_pat;
     res->split_pat = st->split_pat;
+    mh_pass_notice(st, path, res->notice, sizeof res->notice);
     res->pat = mh_pass_take_patterns(p);
     mh_pass_close(p);
     return rc;
@@ -258,7 +260,8 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     json_object_set_new(root, "format", jstr("memheat-analyze-1"));
     json_object_set_new(root, "accesses", json_integer((json_int_t)res->accesses));
     json_object_set_new(root, "launches", json_integer((json_int_t)res->model.nlaunches));
-    json_object_set_new(root, "complete", json_boolean(res->complete));
+    json_object_set_new(root, "complete", json_boolean(res->complete && !res->notice[0]));
+    if (res->notice[0]) json_object_set_new(root, "notice", json_string(res->notice));
     json_object_set_new(root, "truncated", json_boolean(res->truncated));
     json_object_set_new(root, "partial", json_boolean(res->partial));
     json_object_set_new(root, "requests_split", json_integer((json_int_t)res->split_pat));
@@ -304,8 +307,16 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     if (!strcmp(path, "-")) {
         if (json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF)
             rc = mh_err_set(err, MH_ERR_IO, "writing JSON to stdout failed");
-    } else if (json_dump_file(root, path, flags) != 0) {
-        rc = mh_err_set(err, MH_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    } else {
+        /* a temporary beside path, renamed when complete: never a half-written JSON */
+        mh_outfile of;
+        rc = mh_outfile_open(&of, path, MH_OUTFILE_FORCE, err);
+        if (rc == MH_OK && (json_dumpf(root, of.f, flags) != 0 || fputc('\n', of.f) == EOF)) {
+            rc = mh_err_set(err, MH_ERR_IO, "write error on %s: %s", path, strerror(errno ? errno : EIO));
+            mh_outfile_abort(&of);
+        } else if (rc == MH_OK) {
+            rc = mh_outfile_commit(&of, err);
+        }
     }
     json_decref(root);
     return rc;

@@ -83,7 +83,7 @@ static int resize(mh_heat *h, size_t cap) {
 int mh_heat_new(mh_heat **out, uint32_t sector_size, mh_err *err) {
     *out = NULL;
     if (sector_size != 32)
-        return mh_err_set(err, MH_ERR_ARG, "heat maps need 32-byte sectors (trace says %u)", sector_size);
+        return mh_err_set(err, MH_ERR_FORMAT, "heat maps need 32-byte sectors (trace says %u)", sector_size);
     mh_heat *h = calloc(1, sizeof *h);
     if (!h || resize(h, 1024) != MH_OK) {
         free(h);

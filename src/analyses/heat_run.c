@@ -36,7 +36,7 @@ struct mh_heat_run {
 int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *o, mh_err *err) {
     *out = NULL;
     if (model->hdr.device.sector_size != 4u * MH_HEAT_WORDS) /* eight 4-byte words per sector */
-        return mh_err_set(err, MH_ERR_ARG, "heat maps need 32-byte sectors (trace says %u)",
+        return mh_err_set(err, MH_ERR_FORMAT, "heat maps need 32-byte sectors (trace says %u)",
                           model->hdr.device.sector_size);
     mh_heat_run *hr = calloc(1, sizeof *hr);
     if (!hr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");

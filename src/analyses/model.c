@@ -155,6 +155,33 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
     }
 }
 
+int mh_model_check_access(const mh_model *m, uint32_t launch) {
+    const mh_model_launch *ml = mh_model_launch_get(m, launch);
+    if (!ml) return MH_BAD_ACCESS_UNKNOWN;
+    return ml->ended ? MH_BAD_ACCESS_ENDED : MH_BAD_NONE;
+}
+
+int mh_model_check(const mh_model *m, const mh_record *rec) {
+    if (rec->type == MH_REC_LAUNCH) return mh_model_launch_get(m, rec->u.launch.id) ? MH_BAD_LAUNCH_TWICE : MH_BAD_NONE;
+    if (rec->type == MH_REC_KERNEL_END) {
+        const mh_model_launch *ml = mh_model_launch_get(m, rec->u.kernel_end.launch);
+        if (!ml) return MH_BAD_END_UNKNOWN;
+        return ml->ended ? MH_BAD_END_TWICE : MH_BAD_NONE;
+    }
+    return MH_BAD_NONE;
+}
+
+const char *mh_model_bad_text(int why) {
+    switch (why) {
+    case MH_BAD_ACCESS_UNKNOWN: return "accesses naming a launch never announced";
+    case MH_BAD_ACCESS_ENDED: return "accesses naming a launch that had ended";
+    case MH_BAD_LAUNCH_TWICE: return "launch records repeating a launch id";
+    case MH_BAD_END_UNKNOWN: return "kernel ends of a launch never announced";
+    case MH_BAD_END_TWICE: return "repeated kernel ends";
+    default: return "records";
+    }
+}
+
 const mh_model_launch *mh_model_launch_get(const mh_model *m, uint32_t id) {
     /* Collectors number launches 0,1,2,... in order: try the direct slot first. */
     if (id < m->nlaunches && m->launches[id].l.id == id) return &m->launches[id];

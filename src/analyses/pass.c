@@ -61,6 +61,12 @@ struct mh_pass {
     int task_rc[U_COUNT];
     mh_err task_err[U_COUNT];
     batch b[2];
+    /* bad-record check of accesses: the verdict for the last launch id asked,
+     * valid until the model changes (a non-access record) */
+    int chk_valid, chk_why;
+    uint32_t chk_id;
+    mh_access *keep; /* the good accesses of a record that had bad ones */
+    size_t capkeep;
     /* progress */
     double t0, last_progress;
 };
@@ -302,6 +308,7 @@ int mh_pass_open(mh_pass **out, const char *path, mh_model *model, const mh_pass
         mh_loc_opts lo = {p->o.group_budget, loc_emit, p};
         rc = mh_loc_run_new(&p->lr, p->m, &lo, err);
     }
+    if (rc != MH_OK && p->model_ok) mh_err_wrap(err, "%s", path); /* an analysis refused the trace: name it */
     if (rc != MH_OK) {
         if (model && p->model_ok) mh_model_free(model); /* the caller frees only after success */
         p->model_ok = model ? 0 : p->model_ok;
@@ -344,8 +351,79 @@ void mh_pass_close(mh_pass *p) {
         free(p->b[i].v);
         free(p->b[i].rec_n);
     }
+    free(p->keep);
     free(p->c);
     free(p);
+}
+
+/* ---- bad records: skipped and counted, never fed (pass.h) ---- */
+
+static void note_skip(mh_pass *p, int why, uint32_t launch, uint64_t n) {
+    if (!p->st.skipped[why]) p->st.skipped_launch[why] = launch;
+    p->st.skipped[why] += n;
+    p->st.skipped_total += n;
+}
+
+static int access_bad(mh_pass *p, uint32_t launch) {
+    if (p->chk_valid && launch == p->chk_id) return p->chk_why;
+    p->chk_id = launch;
+    p->chk_why = mh_model_check_access(p->m, launch);
+    p->chk_valid = 1;
+    return p->chk_why;
+}
+
+/* Drops the accesses naming an unknown or ended launch from rec (pointing
+ * it at a filtered copy when there are any). */
+static int filter_accesses(mh_pass *p, mh_record *rec, mh_err *err) {
+    const mh_access *v = rec->u.accesses.v;
+    size_t n = rec->u.accesses.n, i = 0;
+    while (i < n && !access_bad(p, v[i].launch)) i++;
+    if (i == n) return MH_OK;
+    if (n > p->capkeep) {
+        mh_access *k = realloc(p->keep, n * sizeof *k);
+        if (!k) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        p->keep = k;
+        p->capkeep = n;
+    }
+    memcpy(p->keep, v, i * sizeof *v);
+    size_t k = i;
+    for (; i < n; i++) {
+        int why = access_bad(p, v[i].launch);
+        if (why) note_skip(p, why, v[i].launch, 1);
+        else p->keep[k++] = v[i];
+    }
+    rec->u.accesses.v = p->keep;
+    rec->u.accesses.n = k;
+    return MH_OK;
+}
+
+int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+#define ADD(...)                                                                                         \
+    do {                                                                                                 \
+        if (len < cap) {                                                                                 \
+            int w_ = snprintf(buf + len, cap - len, __VA_ARGS__);                                        \
+            if (w_ > 0) len += (size_t)w_;                                                               \
+        }                                                                                                \
+    } while (0)
+    if (st->skipped_total) {
+        ADD("%s: skipped %llu bad entries (valid checksums, contradicting the trace):", path,
+            (unsigned long long)st->skipped_total);
+        const char *sep = " ";
+        for (int w = 1; w < MH_BAD_COUNT; w++) {
+            if (!st->skipped[w]) continue;
+            ADD("%s%llu %s (first: launch %u)", sep, (unsigned long long)st->skipped[w], mh_model_bad_text(w),
+                st->skipped_launch[w]);
+            sep = ", ";
+        }
+        ADD("; every other record was used");
+    }
+    if (!st->complete && !st->partial)
+        ADD("%s%s ends without its end record (the run stopped early): results cover what it holds",
+            len ? "; " : "", st->skipped_total ? "it" : path);
+#undef ADD
+    return buf[0] != '\0';
 }
 
 /* ---- the loop ---- */
@@ -376,6 +454,7 @@ static int consumers_record(mh_pass *p, const mh_record *rec, mh_err *err) {
 /* One record, all on this thread: the serial path, and every non-access
  * record of the threaded one (after the pool is idle). */
 static int feed_here(mh_pass *p, const mh_record *rec, mh_err *err) {
+    if (rec->type != MH_REC_ACCESSES) p->chk_valid = 0; /* the model may change */
     int rc = mh_model_feed(p->m, rec, err);
     for (int u = 0; u < U_COUNT && rc == MH_OK; u++) rc = unit_feed(p, u, rec, err);
     if (rc == MH_OK) rc = consumers_record(p, rec, err);
@@ -414,7 +493,17 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
         read_rc = mh_trace_next(p->r, &rec, &rerr);
         if (read_rc != MH_OK || rec.type == MH_REC_EOF) break;
         p->st.records++;
-        if (rec.type == MH_REC_ACCESSES) p->st.accesses += rec.u.accesses.n;
+        if (rec.type == MH_REC_ACCESSES) {
+            if ((rc = filter_accesses(p, &rec, err)) != MH_OK) break;
+            if (rec.u.accesses.n == 0) continue;
+            p->st.accesses += rec.u.accesses.n;
+        } else {
+            int why = mh_model_check(p->m, &rec);
+            if (why) {
+                note_skip(p, why, rec.type == MH_REC_LAUNCH ? rec.u.launch.id : rec.u.kernel_end.launch, 1);
+                continue;
+            }
+        }
         if (!p->pool_ok) {
             rc = feed_here(p, &rec, err);
         } else if (rec.type == MH_REC_ACCESSES) {

@@ -15,7 +15,7 @@ enum mh_exit {
     MH_EXIT_ERROR = 1,   /* bad input, I/O, internal error */
     MH_EXIT_USAGE = 2,   /* bad command line */
     MH_EXIT_CHILD = 3,   /* the profiled program failed; what was collected is kept */
-    MH_EXIT_PARTIAL = 4  /* input cut short: results cover its whole chunks only */
+    MH_EXIT_PARTIAL = 4  /* input incomplete (cut, no end record, bad records skipped, interrupted profile) */
 };
 
 typedef struct mh_cli_cmd {

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "memheat/analyze.h"
+#include "util/outfile.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat analyze TRACE [options]\n\n"
@@ -28,7 +29,8 @@ static void help(FILE *f) {
           "  -h, --help\n\n"
           "A trace cut short or damaged is analysed up to the problem, the results are\n"
           "printed, then the error. Exit codes: 0 ok, 1 error (damaged input: results\n"
-          "before the damage were printed), 2 usage, 4 trace cut short.\n",
+          "before the damage were printed), 2 usage, 4 trace incomplete (cut short, no\n"
+          "end record, or bad records skipped: every finished launch is still analysed).\n",
           f);
 }
 
@@ -82,6 +84,8 @@ int mh_cmd_analyze(int argc, char **argv) {
     }
     if (!quiet && isatty(STDERR_FILENO)) ao.progress = mh_cli_progress;
     mh_err err = {0};
+    if (out && strcmp(out, "-") != 0 && mh_outfile_not_input(out, argv[optind], &err) != MH_OK)
+        return mh_cli_fail_err("analyze", &err);
     mh_analyze_result res;
     int rc = mh_analyze_file(argv[optind], &ao, &res, &err);
     int code = MH_EXIT_OK;
@@ -98,6 +102,8 @@ int mh_cmd_analyze(int argc, char **argv) {
                     (unsigned long long)res.model.dropped_total);
     }
     if (rc != MH_OK && code == MH_EXIT_OK) code = mh_cli_fail_err("analyze", &err);
+    else if (rc == MH_OK && code == MH_EXIT_OK && res.notice[0])
+        code = mh_cli_fail("analyze", MH_EXIT_PARTIAL, "%s", res.notice);
     mh_analyze_free(&res);
     return code;
 }

@@ -8,26 +8,30 @@
 #include "cli/cli.h"
 #include "memheat/store.h"
 #include "report/report.h"
+#include "util/outfile.h"
 
 static void help(FILE *f) {
-    fputs("usage: memheat diff A.mhdb B.mhdb [--html out.html]\n\n"
+    fputs("usage: memheat diff A.mhdb B.mhdb [--html out.html [-f]]\n\n"
           "Compares two profiles kernel by kernel: total GPU time before (A) and after (B)\n"
           "and its change, effective bandwidth and share of peak, the bound verdict, and\n"
           "the findings that appeared in B or disappeared from A.\n\n"
           "  --html PATH   also write the comparison as a self-contained HTML page\n"
+          "  -f, --force   replace an existing --html file\n"
           "  -h, --help    this text\n",
           f);
 }
 
 int mh_cmd_diff(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"html", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *html = NULL;
-    int c;
+    int c, force = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "fh", longopts, NULL)) != -1) {
         switch (c) {
         case 'H': html = optarg; break;
+        case 'f': force = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
         default: help(stderr); return MH_EXIT_USAGE;
         }
@@ -43,16 +47,23 @@ int mh_cmd_diff(int argc, char **argv) {
         mh_db_close(a);
         return mh_cli_fail_err("diff", &err);
     }
-    FILE *hf = NULL;
-    if (html && !(hf = fopen(html, "wb"))) {
+    /* the page goes to a temporary beside PATH, renamed when complete; never over an input */
+    mh_outfile of = {0};
+    if (html && ((mh_outfile_not_input(html, argv[optind], &err) != MH_OK ||
+                  mh_outfile_not_input(html, argv[optind + 1], &err) != MH_OK) ||
+                 mh_outfile_open(&of, html, force ? MH_OUTFILE_FORCE : 0, &err) != MH_OK)) {
         mh_db_close(a);
         mh_db_close(b);
-        return mh_cli_fail("diff", MH_EXIT_ERROR, "cannot write %s", html);
+        return mh_cli_fail_err("diff", &err);
     }
-    int rc = mh_report_diff(a, b, stdout, mh_cli_color(stdout), hf, &err);
+    int rc = mh_report_diff(a, b, stdout, mh_cli_color(stdout), of.f, &err);
+    char note[600] = "";
+    if (!mh_db_notice(a, note, sizeof note)) mh_db_notice(b, note, sizeof note);
     mh_db_close(a);
     mh_db_close(b);
-    if (hf && fclose(hf) != 0 && rc == MH_OK) rc = mh_err_set(&err, MH_ERR_IO, "cannot write %s", html);
+    if (html && rc == MH_OK) rc = mh_outfile_commit(&of, &err);
+    else if (html) mh_outfile_abort(&of);
     if (rc != MH_OK) return mh_cli_fail_err("diff", &err);
+    if (note[0]) return mh_cli_fail("diff", MH_EXIT_PARTIAL, "%s", note);
     return MH_EXIT_OK;
 }

@@ -3,8 +3,10 @@
  * Streams the trace through the model and the heat-map runner. Without -o the
  * maps are rendered on the terminal (folded rows); with -o DIR each (launch,
  * space) map is written as DIR/launch<ID>_<space>.csv in the paper's shape plus
- * DIR/launch<ID>_<space>_regions.csv. A trace cut short still yields the maps
- * of its whole chunks, and the command then exits with code 4. */
+ * DIR/launch<ID>_<space>_regions.csv (each through util/outfile.h). A trace
+ * cut short, without its end record or with bad records skipped still yields
+ * the maps of every finished launch, and the command then exits with code 4
+ * (mh_pass_notice). */
 #include <errno.h>
 #include <getopt.h>
 #include <regex.h>
@@ -17,6 +19,7 @@
 #include "memheat/heat.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
+#include "util/outfile.h"
 
 typedef struct hm_ctx {
     const char *outdir;
@@ -59,10 +62,12 @@ static int emit(void *vctx, const mh_heat_result *r, mh_err *err) {
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/launch%u_%s%s.csv", c->outdir, r->launch->l.id, mh_space_name(r->space),
                  k ? "_regions" : "");
-        FILE *f = fopen(path, "w");
-        if (!f) return mh_err_set(err, MH_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-        int rc = k ? mh_heat_write_regions(f, r, err) : mh_heat_write_csv(f, r, err);
-        if (fclose(f) != 0 && rc == MH_OK) rc = mh_err_set(err, MH_ERR_IO, "writing %s failed", path);
+        mh_outfile of; /* temporary + rename: a failed write never leaves a cut CSV */
+        int rc = mh_outfile_open(&of, path, MH_OUTFILE_FORCE, err);
+        if (rc != MH_OK) return rc;
+        rc = k ? mh_heat_write_regions(of.f, r, err) : mh_heat_write_csv(of.f, r, err);
+        if (rc != MH_OK) mh_outfile_abort(&of);
+        else rc = mh_outfile_commit(&of, err);
         if (rc != MH_OK) return rc;
     }
     return MH_OK;
@@ -145,8 +150,11 @@ int mh_cmd_heatmap(int argc, char **argv) {
     rc = mh_pass_add(p, &pc, &err);
     /* whatever was read, even before a cut or damage, is still mapped */
     if (rc == MH_OK) rc = mh_pass_run(p, &err);
+    char note[1024];
+    int noted = mh_pass_notice(mh_pass_stats_get(p), argv[optind], note, sizeof note);
     mh_pass_close(p);
     if (rc != MH_OK) code = mh_cli_fail_err("heatmap", &err);
+    else if (noted) code = mh_cli_fail("heatmap", MH_EXIT_PARTIAL, "%s", note);
     else if (c.maps == 0)
         fprintf(stderr, "memheat heatmap: no accesses matched (launches: %zu)\n", m.nlaunches);
     if (rc == MH_OK && m.dropped_total)

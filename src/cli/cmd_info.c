@@ -144,13 +144,12 @@ int mh_cmd_info(int argc, char **argv) {
         print_str(a->label[0] ? a->label : "(unnamed)");
         putchar('\n');
     }
-    int complete = st->complete;
+    char note[1024];
+    int noted = mh_pass_notice(st, argv[optind], note, sizeof note);
     mh_pass_close(p);
     free(lc);
     mh_model_free(&m);
     if (rc != MH_OK) return mh_cli_fail_err("info", &err);
-    if (!complete)
-        return mh_cli_fail("info", MH_EXIT_PARTIAL, "%s ends without its end record: the run stopped early",
-                           argv[optind]);
+    if (noted) return mh_cli_fail("info", MH_EXIT_PARTIAL, "%s", note);
     return MH_EXIT_OK;
 }

@@ -1,5 +1,6 @@
 /* cmd_report.c -- `memheat report PROFILE [-o report.html]`: the profile
  * database as one self-contained HTML file (src/report/html.c). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "cli/cli.h"
 #include "memheat/store.h"
 #include "report/report.h"
+#include "util/outfile.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat report PROFILE [-o report.html] [-f]\n\n"
@@ -60,34 +62,37 @@ int mh_cmd_report(int argc, char **argv) {
         outp = def;
     }
     int to_stdout = strcmp(outp, "-") == 0;
-    if (!to_stdout && !force && access(outp, F_OK) == 0)
-        return mh_cli_fail("report", MH_EXIT_USAGE, "%s already exists (use -f/--force to replace it)", outp);
     mh_err err = {0};
+    if (!to_stdout && mh_outfile_not_input(outp, prof, &err) != MH_OK) return mh_cli_fail_err("report", &err);
     mh_db *db;
     if (mh_db_open(&db, prof, MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("report", &err);
     /* write beside the target, rename when complete: no half-written report */
-    char tmp[4200];
+    mh_outfile of = {0};
     FILE *f = stdout;
     if (!to_stdout) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", outp);
-        f = fopen(tmp, "wb");
-        if (!f) {
+        if (mh_outfile_open(&of, outp, force ? MH_OUTFILE_FORCE : 0, &err) != MH_OK) {
             mh_db_close(db);
-            return mh_cli_fail("report", MH_EXIT_ERROR, "cannot write %s", tmp);
+            return mh_cli_fail_err("report", &err);
         }
+        f = of.f;
     }
     mh_report_opts ro = {0};
     if (!quiet && isatty(STDERR_FILENO)) ro.progress = progress;
+    errno = 0;
     int rc = mh_report_html(db, f, &ro, &err);
+    if (rc == MH_ERR_IO && !strcmp(err.msg, "write error")) /* the renderer does not know the file's name */
+        mh_err_set(&err, MH_ERR_IO, "write error on %s: %s", outp, strerror(errno ? errno : EIO));
+    char note[600] = "";
+    mh_db_notice(db, note, sizeof note);
     mh_db_close(db);
     if (!to_stdout) {
-        if (fclose(f) != 0 && rc == MH_OK) rc = mh_err_set(&err, MH_ERR_IO, "cannot write %s", outp);
-        if (rc == MH_OK && rename(tmp, outp) != 0) rc = mh_err_set(&err, MH_ERR_IO, "cannot rename %s to %s", tmp, outp);
-        if (rc != MH_OK) unlink(tmp);
+        if (rc == MH_OK) rc = mh_outfile_commit(&of, &err);
+        else mh_outfile_abort(&of);
     } else if (fflush(stdout) != 0 && rc == MH_OK) {
-        rc = mh_err_set(&err, MH_ERR_IO, "cannot write standard output");
+        rc = mh_err_set(&err, MH_ERR_IO, "write error on standard output: %s", strerror(errno));
     }
     if (rc != MH_OK) return mh_cli_fail_err("report", &err);
     if (!quiet && !to_stdout) fprintf(stderr, "memheat: report written to %s\n", outp);
+    if (note[0]) return mh_cli_fail("report", MH_EXIT_PARTIAL, "%s", note);
     return MH_EXIT_OK;
 }

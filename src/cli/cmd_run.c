@@ -166,6 +166,9 @@ int mh_cmd_run(int argc, char **argv) {
     snprintf(o.profile_path, sizeof o.profile_path, "%s.mhdb", base);
     int rc = mh_run_pipeline(&o, &err);
     mh_collect_cfg_free(&o.collect);
-    if (rc != MH_OK) return mh_cli_fail_err("run", &err);
+    if (rc != MH_OK) {
+        int code = mh_cli_fail_err("run", &err);
+        return mh_run_interrupted() ? 128 + mh_run_interrupted() : code; /* as a shell reports a signal */
+    }
     return MH_EXIT_OK;
 }

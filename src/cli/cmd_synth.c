@@ -22,6 +22,8 @@ static void help(FILE *f) {
           "  -h, --help\n", f);
 }
 
+#define SYNTH_MAX_ACCESSES (1ull << 28) /* 8 GiB of raw accesses; about 1 GiB on disk */
+
 int mh_cmd_synth(int argc, char **argv) {
     enum { O_SHAPE = 256, O_WARPS, O_BLOCKS, O_ITERS, O_STRIDE, O_OFFSET, O_SEED };
     static const struct option longopts[] = {
@@ -41,6 +43,8 @@ int mh_cmd_synth(int argc, char **argv) {
         case O_SHAPE: {
             char buf[512];
             snprintf(buf, sizeof buf, "%s", optarg);
+            if (strspn(optarg, ",") == strlen(optarg))
+                return mh_cli_fail("synth", MH_EXIT_USAGE, "--shape needs at least one shape (or 'all')");
             for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 if (!strcmp(t, "all")) {
                     o.shapes = (1u << MH_SYNTH_SHAPE_COUNT) - 1;
@@ -52,9 +56,9 @@ int mh_cmd_synth(int argc, char **argv) {
             }
             break;
         }
-        case O_WARPS: if ((code = mh_cli_u64("synth", "--warps", optarg, 32, &v))) return code; o.warps = (uint32_t)v; break;
-        case O_BLOCKS: if ((code = mh_cli_u64("synth", "--blocks", optarg, 64, &v))) return code; o.blocks = (uint32_t)v; break;
-        case O_ITERS: if ((code = mh_cli_u64("synth", "--iters", optarg, UINT32_MAX, &v))) return code; o.iters = (uint32_t)v; break;
+        case O_WARPS: if ((code = mh_cli_u64("synth", "--warps", optarg, 32, &v))) return code; if (!v) return mh_cli_fail("synth", MH_EXIT_USAGE, "--warps must be at least 1"); o.warps = (uint32_t)v; break;
+        case O_BLOCKS: if ((code = mh_cli_u64("synth", "--blocks", optarg, 64, &v))) return code; if (!v) return mh_cli_fail("synth", MH_EXIT_USAGE, "--blocks must be at least 1"); o.blocks = (uint32_t)v; break;
+        case O_ITERS: if ((code = mh_cli_u64("synth", "--iters", optarg, UINT32_MAX, &v))) return code; if (!v) return mh_cli_fail("synth", MH_EXIT_USAGE, "--iters must be at least 1"); o.iters = (uint32_t)v; break;
         case O_STRIDE: if ((code = mh_cli_u64("synth", "--stride", optarg, 1u << 20, &v))) return code; o.stride = (uint32_t)v; break;
         case O_OFFSET: if ((code = mh_cli_u64("synth", "--offset", optarg, 1u << 20, &v))) return code; o.offset = (uint32_t)v; break;
         case O_SEED: if ((code = mh_cli_u64("synth", "--seed", optarg, UINT64_MAX, &v))) return code; o.seed = v; break;
@@ -66,7 +70,16 @@ int mh_cmd_synth(int argc, char **argv) {
         help(stderr);
         return MH_EXIT_USAGE;
     }
+    /* 0 is "the default" inside mh_synth_opts: an explicit 0 is refused above;
+     * the size is bounded so a typo cannot fill the disk */
     if (o.offset == 0) o.offset = 4;
+    uint64_t shapes = 0;
+    for (uint32_t m = o.shapes ? o.shapes : 1u; m; m &= m - 1) shapes++;
+    uint64_t accesses = shapes * (o.blocks ? o.blocks : 1) * (o.warps ? o.warps : 8) * 32u * (o.iters ? o.iters : 1);
+    if (accesses > SYNTH_MAX_ACCESSES)
+        return mh_cli_fail("synth", MH_EXIT_USAGE,
+                           "%llu accesses asked (shapes x blocks x warps x 32 x iters); at most %llu",
+                           (unsigned long long)accesses, (unsigned long long)SYNTH_MAX_ACCESSES);
     mh_err err = {0};
     if (mh_synth_write(out, &o, &err) != MH_OK) return mh_cli_fail_err("synth", &err);
     return MH_EXIT_OK;

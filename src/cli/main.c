@@ -19,7 +19,7 @@ static void usage(FILE *f) {
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'memheat <command> --help' describes a command's options.\n"
           "exit codes: 0 ok, 1 error, 2 bad command line, 3 profiled program failed,\n"
-          "            4 input cut short (results cover what was complete)\n", f);
+          "            4 input incomplete (results cover what it held), 128+N stopped by signal N\n", f);
 }
 
 int main(int argc, char **argv) {

@@ -17,6 +17,7 @@
 #include "memheat/import.h"
 #include "memheat/pass.h"
 #include "memheat/store.h"
+#include "util/outfile.h"
 
 /* Writes go into large transactions (mh_db_batch_begin), committed every
  * COMMIT_ROWS heat rows or COMMIT_BATCHES batches: one commit per heat map
@@ -94,7 +95,12 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
         if (!rc) rc = frc;
     }
     uint64_t chunks = st->chunks, maps = st->maps, sectors = st->sectors;
-    int complete = st->complete;
+    /* records skipped or no end record: kept as incomplete, said in one line */
+    char note[1024];
+    int noted = mh_pass_notice(st, o->trace_path, note, sizeof note);
+    int complete = st->complete && !st->skipped_total;
+    char skipped[32];
+    snprintf(skipped, sizeof skipped, "%llu", (unsigned long long)st->skipped_total);
     mh_pass_close(p);
     /* launches, objects and drops are stored even after an error above, so
      * the profile holds everything that was read */
@@ -102,6 +108,7 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     mh_model_free(&m);
     if (!rc) rc = rc2;
     if (!rc) rc = mh_db_set_meta(db, "trace_complete", complete && !truncated ? "1" : "0", err);
+    if (!rc) rc = mh_db_set_meta(db, "trace_skipped_records", skipped, err);
     /* what was written is kept even after an error (each failed batch rolled back alone) */
     int rc3 = mh_db_batch_commit(db, rc ? &tmp : err);
     if (!rc) rc = rc3;
@@ -114,6 +121,7 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     if (!rc && truncated)
         return mh_err_set(err, MH_ERR_TRUNCATED, "%s is cut short: imported up to its last whole chunk",
                           o->trace_path);
+    if (!rc && noted) return mh_err_set(err, MH_ERR_TRUNCATED, "%s", note);
     return rc;
 }
 
@@ -121,11 +129,14 @@ int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     int rc = mh_db_put_run(db, &o->run, err);
     if (rc) return rc;
     int trunc = 0;
+    mh_err terr = {0};
     if (o->trace_path && o->trace_path[0]) {
-        rc = import_trace(db, o, err);
+        rc = import_trace(db, o, &terr);
         if (rc == MH_ERR_TRUNCATED) {
             trunc = 1;
             rc = MH_OK;
+        } else if (rc && err) {
+            *err = terr;
         }
         if (rc) {
             mh_err_wrap(err, "importing trace %s", o->trace_path);
@@ -140,17 +151,41 @@ int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
         if (rc) return rc;
     }
     rc = mh_db_finish(db, err);
-    if (!rc && trunc)
-        return mh_err_set(err, MH_ERR_TRUNCATED, "%s is cut short: the profile holds its whole chunks",
-                          o->trace_path);
+    if (!rc && trunc) {
+        if (err) *err = terr; /* what is missing: a cut, skipped records, no end record */
+        return MH_ERR_TRUNCATED;
+    }
     return rc;
 }
 
+/* Input problems (a cut, damage, a foreign trace) still leave a profile that
+ * says what it holds; write problems (disk full, I/O, out of memory) do not. */
+static int profile_usable(int rc) {
+    return rc == MH_OK || rc == MH_ERR_TRUNCATED || rc == MH_ERR_CORRUPT || rc == MH_ERR_FORMAT ||
+           rc == MH_ERR_VERSION || rc == MH_ERR_EMPTY;
+}
+
 int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err) {
-    mh_db *db;
-    int rc = mh_db_create(&db, db_path, overwrite, err);
+    mh_outfile of;
+    int rc = mh_outfile_begin(&of, db_path, overwrite ? MH_OUTFILE_FORCE : 0, err);
     if (rc) return rc;
+    mh_db *db;
+    rc = mh_db_create_named(&db, of.tmp, db_path, 1, err);
+    if (rc) {
+        mh_outfile_abort(&of);
+        return rc;
+    }
     rc = mh_db_import(db, o, err);
     mh_db_close(db);
+    if (!profile_usable(rc)) {
+        mh_outfile_abort(&of);
+        return rc;
+    }
+    mh_err cerr = {0};
+    int crc = mh_outfile_commit(&of, &cerr);
+    if (crc) {
+        if (err) *err = cerr;
+        return crc;
+    }
     return rc;
 }

@@ -10,7 +10,9 @@
  * the profile's rows come from the same report), and trace + timing are
  * imported into NAME.mhdb. A program that fails in a pass ends the passes,
  * but what it left is imported all the same, and the error says which pass
- * failed with which status. */
+ * failed with which status. A signal forwarded to the program (spawn.c)
+ * ends the passes the same way: what was collected is imported, and the
+ * error says the run was interrupted. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -82,7 +84,7 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
                             kept == 1 ? "its" : "their");
             }
         }
-        if (counters && tm->loaded && cs->rc == MH_OK) {
+        if (counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
             if (!o->quiet) fprintf(stderr, "memheat: counters run: %s\n", o->argv[0]);
             mh_run_timed_counters(o, timer, tm);
         }
@@ -93,12 +95,12 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
         rc = mh_run_timed_pass(o, timer, tm, &status, &perr);
         cs->exit_status = status;
         if ((rc = pass_result(rc, &perr, "timing pass", cs, err)) != MH_OK) return rc;
-        if (counters && tm->loaded && cs->rc == MH_OK) {
+        if (counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
             if (!o->quiet) fprintf(stderr, "memheat: counters pass: %s\n", o->argv[0]);
             mh_run_timed_counters(o, timer, tm);
         }
     }
-    if (o->trace && cs->rc == MH_OK) {
+    if (o->trace && cs->rc == MH_OK && !mh_run_interrupted()) {
         if (!o->quiet) fprintf(stderr, "memheat: traced pass (%s): %s\n", tracer->name, o->argv[0]);
         rc = mh_run_pass(o, tracer, MH_RUN_TRACE, o->collect.trace_path, NULL, NULL, &status, &wall, &perr);
         cs->exit_status = status;
@@ -107,8 +109,39 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
     return MH_OK;
 }
 
+/* Checks made before anything runs, so a bad name fails the same way on
+ * every back end: the program exists, the profile's folder is writable. */
+static int check_inputs(const mh_run_opts *o, mh_err *err) {
+    char prog[4096];
+    if (o->argv && o->argv[0] && !mh_run_which(o->argv[0], prog, sizeof prog))
+        return mh_err_set(err, MH_ERR_ARG, "no program '%s' (%s)", o->argv[0],
+                          strchr(o->argv[0], '/') ? "no such file" : "not found on PATH");
+    char dir[4096];
+    const char *slash = strrchr(o->profile_path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - o->profile_path + (slash == o->profile_path)) : 1,
+             slash ? o->profile_path : ".");
+    if (access(dir, F_OK) != 0)
+        return mh_err_set(err, MH_ERR_IO, "cannot write %s: folder %s does not exist", o->profile_path, dir);
+    if (access(dir, W_OK) != 0)
+        return mh_err_set(err, MH_ERR_IO, "cannot write %s: folder %s is not writable", o->profile_path, dir);
+    return MH_OK;
+}
+
+/* After a signal was forwarded to the program: say so, and where the data is. */
+static int interrupted(const mh_run_opts *o, int irc, mh_err *err) {
+    int sig = mh_run_interrupted();
+    if (irc == MH_OK || irc == MH_ERR_TRUNCATED)
+        return mh_err_set(err, MH_ERR_CHILD, "interrupted by signal %d (forwarded to the program): what it "
+                          "collected is in %s", sig, o->profile_path);
+    return mh_err_set(err, MH_ERR_CHILD, "interrupted by signal %d (forwarded to the program); no profile "
+                      "written (import what is left with: memheat import %s -o %s)", sig, o->collect.trace_path,
+                      o->profile_path);
+}
+
 int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
     uint64_t start = now_ns();
+    int crc = check_inputs(o, err);
+    if (crc) return crc;
     const mh_run_backend *tracer = mh_run_backend_pick(o->backend, o->argv ? o->argv[0] : "", err);
     if (!tracer) return err ? err->code : MH_ERR_ARG;
     /* a simulator has no GPU clock to time: only platforms with a timer are timed */
@@ -135,6 +168,7 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
         mh_bw_report_print(stdout, &tm.rep, 20);
     if (!have_trace && !tm.loaded) {
         mh_run_timed_free(&tm);
+        if (mh_run_interrupted()) return interrupted(o, MH_ERR_CHILD, err);
         if (cs.rc != MH_OK) {
             if (err) *err = cs.err;
             return cs.rc;
@@ -157,6 +191,13 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
     if (!o->quiet && (irc == MH_OK || irc == MH_ERR_TRUNCATED))
         fprintf(stderr, "memheat: profile written to %s%s\n", o->profile_path,
                 o->keep_trace && have_trace ? " (trace kept)" : "");
+    if (mh_run_interrupted()) return interrupted(o, irc, err);
+    if (irc != MH_OK && irc != MH_ERR_TRUNCATED && have_trace)
+    {
+        char msg[sizeof ierr.msg];
+        snprintf(msg, sizeof msg, "%s", ierr.msg);
+        mh_err_set(&ierr, irc, "%s; the trace is kept in %s (memheat import retries)", msg, o->collect.trace_path);
+    }
     if (cs.rc != MH_OK) {
         if (err) *err = cs.err;
         return cs.rc;

@@ -21,6 +21,15 @@ int mh_db_fail(mh_db *db, mh_err *err, const char *what) {
     const char *msg = db && db->h ? sqlite3_errmsg(db->h) : "no database";
     int prim = rc & 0xff;
     const char *p = db && db->path ? db->path : "?";
+    /* a schema that is not memheat's: say what is missing, not SQLite's words */
+    static const char *const missing[][2] = {{"no such table: ", "table"}, {"no such column: ", "column"}};
+    for (size_t i = 0; i < 2; i++)
+        if (!strncmp(msg, missing[i][0], strlen(missing[i][0])))
+            return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (missing %s %s)", p, missing[i][1],
+                              msg + strlen(missing[i][0]));
+    if (prim == SQLITE_ERROR && db && db->h && !db->writable)
+        return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (its tables do not match schema %d: %s)", p,
+                          MH_DB_SCHEMA_VERSION, msg);
     if (prim == SQLITE_CORRUPT)
         return mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s) while %s", p, msg, what);
     if (prim == SQLITE_NOTADB)
@@ -142,22 +151,26 @@ int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err) {
 }
 
 int mh_db_create(mh_db **out, const char *path, int overwrite, mh_err *err) {
+    return mh_db_create_named(out, path, path, overwrite, err);
+}
+
+int mh_db_create_named(mh_db **out, const char *path, const char *name, int overwrite, mh_err *err) {
     *out = NULL;
     struct stat sb;
     if (stat(path, &sb) == 0) {
         if (!overwrite)
-            return mh_err_set(err, MH_ERR_ARG, "%s already exists (use -f/--force to replace it)", path);
+            return mh_err_set(err, MH_ERR_ARG, "%s already exists (use -f/--force to replace it)", name);
         if (unlink(path) != 0)
-            return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", path, strerror(errno));
+            return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", name, strerror(errno));
     }
     char side[4200];
     snprintf(side, sizeof side, "%s-journal", path);
     unlink(side); /* a stale journal of an earlier file must not be replayed into the new one */
     mh_db *db;
-    int rc = db_alloc(&db, path, err);
+    int rc = db_alloc(&db, name, err);
     if (rc) return rc;
     if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", path,
+        rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", name,
                         db->h ? sqlite3_errmsg(db->h) : "out of memory");
         mh_db_close(db);
         return rc;
@@ -177,7 +190,7 @@ int mh_db_create(mh_db **out, const char *path, int overwrite, mh_err *err) {
         (rc = mh_db_set_meta(db, "schema_version", ver, err)) ||
         (rc = mh_db_set_meta(db, "complete", "0", err)) ||
         (rc = mh_db_set_meta(db, "created_unix_s", now, err)) || (rc = mh_db_commit(db, err))) {
-        mh_err_wrap(err, "creating profile");
+        mh_err_wrap(err, "creating profile %s", name);
         mh_db_close(db);
         return rc;
     }
@@ -292,6 +305,37 @@ int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
     }
     *out = db;
     return MH_OK;
+}
+
+int mh_db_get_meta(mh_db *db, const char *key, char *out, size_t cap, mh_err *err) {
+    sqlite3_stmt *st;
+    out[0] = '\0';
+    int rc = mh_db_prepare(db, &st, "SELECT value FROM meta WHERE key = ?1", err);
+    if (rc) return rc;
+    mh_db_bind_text(st, 1, key);
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        snprintf(out, cap, "%s", v ? v : "");
+    } else if (s != SQLITE_DONE) {
+        rc = mh_db_fail(db, err, "reading meta");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mh_db_notice(mh_db *db, char *out, size_t cap) {
+    char c[16], t[16];
+    out[0] = '\0';
+    if (mh_db_get_meta(db, "complete", c, sizeof c, NULL) || mh_db_get_meta(db, "trace_complete", t, sizeof t, NULL))
+        return 0;
+    if (strcmp(c, "1") != 0)
+        snprintf(out, cap, "%s is incomplete: its run or import was interrupted (it holds what was stored before)",
+                 db->path);
+    else if (!strcmp(t, "0"))
+        snprintf(out, cap, "%s was built from an incomplete trace (cut short, no end record or bad records skipped)",
+                 db->path);
+    return out[0] != '\0';
 }
 
 int mh_db_finish(mh_db *db, mh_err *err) { return mh_db_set_meta(db, "complete", "1", err); }
