@@ -1,5 +1,6 @@
-/* patterns.c -- classifies every data object of a launch into the CUTHERMO
- * patterns (memheat/patterns.h) and explains each finding.
+/* patterns.c -- the pattern analysis's evidence and driver: gathers, per
+ * data object of a launch, what patterns_classify.c decides from
+ * (memheat/patterns.h; shared types in patterns_internal.h).
  *
  * Three inputs per launch, all bounded by distinct sectors / words / pcs:
  *  - heat summaries: per object, counts of hot, false-sharing and fully used
@@ -10,10 +11,11 @@
  *    reduced to sectors touched, sectors needed, dominant lane stride;
  *  - shared-memory word owners per (block, word): one thread, one warp, or
  *    several warps; and bank-conflict degrees per pc (banks.c).
- * When the launch ends the three are combined by classify_launch(), and the
+ * When the launch ends the three are combined by mh_pat_classify_launch()
+ * (patterns_classify.c), and the
  * findings of one (space, object, pattern) at several pcs are merged into
  * one (merge_launch()). */
-#include "memheat/patterns.h"
+#include "analyses/patterns_internal.h"
 
 #include <assert.h>
 #include <math.h>
@@ -21,126 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/canon.h"
-#include "analyses/groupbuf.h"
-#include "analyses/occur.h"
 #include "util/hash.h"
 
-/* ---- per-launch state ---- */
-
-typedef struct pcstat {
-    unsigned space;
-    int64_t obj;
-    uint64_t pc;
-    uint64_t requests, lanes, sectors, ideal;
-    uint64_t broadcast, contig, strided, irregular, misaligned;
-    uint64_t contig_small; /* contiguous requests covering less than a sector */
-    uint64_t excess_strided, excess_mis, excess_irreg;
-    int64_t stride_cand; /* Misra-Gries majority candidate over strided requests */
-    uint64_t stride_cnt;
-    uint32_t elem_size;
-    uint32_t ex_block, ex_warp, ex_occ;
-    uint64_t ex_off;
-} pcstat;
-
-typedef struct hsum {
-    unsigned space;
-    int64_t obj;
-    uint64_t rows, touched_words;
-    uint64_t hot, hot_random, fs, full;
-    double hot_cost, fs_cost;
-    uint32_t max_word, max_sector;
-    int has_hot, has_fs, has_sparse;
-    mh_heat_row ex_hot, ex_fs, ex_sparse;
-    /* sparse sectors (at most 2 of 8 words used) and the spacing of their
-     * first used words: a Misra-Gries majority over consecutive deltas */
-    uint64_t sparse, sparse_deltas, last_sparse_addr;
-    int64_t delta_cand;
-    uint64_t delta_cnt;
-    double sparse_cost;
-    uint64_t obj_start;
-} hsum;
-
-typedef struct owner {
-    uint64_t word;  /* canonical key of the 4-byte word; 0 = empty */
-    uint32_t block;
-    uint16_t thread;
-    uint8_t state;  /* 1 one thread, 2 several threads of one warp, 3 several warps */
-    uint8_t pad;
-} owner;
-
-typedef struct sobj {
-    int64_t obj;
-    uint64_t accesses;
-    uint64_t cells, priv, warp, cross;
-} sobj;
-
-typedef struct pstate {
-    uint32_t launch;
-    pcstat *pcs;
-    size_t npcs, cappcs;
-    uint32_t *pch; /* open addressing: pcs index + 1 */
-    size_t pchcap;
-    hsum *hs;
-    size_t nhs, caphs;
-    owner *ow;
-    size_t nown, capown;
-    sobj *so;
-    size_t nso, capso;
-} pstate;
-
-struct mh_pat_run {
-    const mh_model *model;
-    mh_pat_opts o;
-    mh_canon canon;
-    mh_grp *grp;
-    mh_occ *occ; /* per-thread per-pc execution counts: the step of a warp request */
-    pstate *ps;
-    size_t nps, capps;
-    mh_pat_finding *f;
-    size_t nf, capf;
-    mh_bank_table banks;
-    size_t bytes, peak;
-};
 
 static void note(mh_pat_run *pr) {
     size_t b = pr->bytes + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
     if (b > pr->peak) pr->peak = b;
 }
 
-/* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----
- * Shares are written as integer ratios: "x * DEN >= n" reads "x is at least
- * 1/DEN of n", so the tests stay exact. */
-#define PAT_HOT_MIN_WARPS 2u       /* hot word: at least this many distinct warps ... */
-#define PAT_HOT_MAX_WARPS 32u      /* ... half the sampled warps, at most this many */
-#define PAT_HOT_ROWS_DEN 10        /* hot spot: >= 1/10 of the object's sectors hot ... */
-#define PAT_HOT_MIN_ROWS 4         /* ... or at least this many hot sectors */
-#define PAT_RANDOM_DEN 2           /* random hot spot: > 1/2 of hot sectors random, or of requests irregular */
-#define PAT_FS_ROWS_DEN 10         /* false sharing: >= 1/10 of the sectors shared by warps using few words */
-#define PAT_FS_CONTIG_DEN 2        /* vetoed when >= 1/2 of multi-warp requests are contiguous, a sector or more */
-#define PAT_FS_UTIL 0.75           /* strided pc inside a false-shared object: words used >= 75% -> false sharing */
-#define PAT_STRIDED_REQ_DEN 2      /* strided pc: >= 1/2 of its requests strided ... */
-#define PAT_STRIDED_EXCESS_DEN 10  /* ... and excess sectors >= 1/10 of its sectors */
-#define PAT_MIS_REQ_DEN 4          /* misaligned pc: >= 1/4 of its requests straddle sectors ... */
-#define PAT_MIS_EXCESS_DEN 20      /* ... and excess sectors >= 1/20 of its sectors */
-#define PAT_SPARSE_MIN_ROWS 4      /* strided over time: at least this many sectors, */
-#define PAT_SPARSE_ROWS_DEN 2      /* >= 1/2 of them sparse (<= 2 of 8 words used), */
-#define PAT_SPARSE_DELTA_DEN 4     /* the stride candidate >= 1/4 of the sparse deltas, */
-#define PAT_SPARSE_MIN_STRIDE 32   /* and a stride of more than this many bytes */
-#define PAT_SMEM_MIN_CELLS 2       /* shared-memory abuse: at least this many (block, word) cells, */
-#define PAT_SMEM_CROSS_DEN 20      /* at most 1/20 of them used by several warps, */
-#define PAT_SMEM_WARP_DEN 2        /* "one warp" when >= 1/2 of the private-or-warp cells are warp-wide */
-#define PAT_SMEM_COST_DIV 32.0     /* cost: accesses / this (one warp request's worth) */
 
-static uint32_t warp_size(const mh_pat_run *pr) {
-    uint32_t ws = pr->model->hdr.device.warp_size;
-    return ws ? ws : 32;
-}
-
-static uint32_t sector_size(const mh_pat_run *pr) {
-    uint32_t s = pr->model->hdr.device.sector_size;
-    return s ? s : 32;
-}
 
 static pstate *find_ps(mh_pat_run *pr, uint32_t launch) {
     for (size_t i = 0; i < pr->nps; i++)
@@ -218,7 +109,7 @@ static pcstat *get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, ui
     return p;
 }
 
-static sobj *get_sobj(mh_pat_run *pr, pstate *s, int64_t obj) {
+sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj) {
     for (size_t i = 0; i < s->nso; i++)
         if (s->so[i].obj == obj) return &s->so[i];
     if (s->nso == s->capso) {
@@ -456,17 +347,6 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
     return MH_OK;
 }
 
-/* ---- heat summaries ---- */
-
-/* Hot threshold: a word is hot when at least this many distinct warps of the
- * sample touched it: half the sampled warps, at least 2, at most 32. */
-static uint32_t hot_threshold(const mh_model_launch *ml) {
-    uint64_t nw = ml ? (uint64_t)ml->n_sampled * ml->warps_per_block : 0;
-    uint64_t t = nw / 2;
-    if (t < PAT_HOT_MIN_WARPS) t = PAT_HOT_MIN_WARPS;
-    if (t > PAT_HOT_MAX_WARPS) t = PAT_HOT_MAX_WARPS;
-    return (uint32_t)t;
-}
 
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
     if (r->space != MH_SPACE_GLOBAL || !r->launch) return MH_OK;
@@ -542,320 +422,6 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
         }
     }
     note(pr);
-    return MH_OK;
-}
-
-/* ---- classification ---- */
-
-const char *mh_pat_kind_name(int kind) {
-    static const char *const names[MH_PAT_KIND_COUNT] = {
-        "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
-        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced"};
-    return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
-}
-
-int mh_pat_kind_parse(const char *name) {
-    for (int k = 0; k < MH_PAT_KIND_COUNT; k++)
-        if (!strcmp(name, mh_pat_kind_name(k))) return k;
-    return -1;
-}
-
-static mh_pat_finding *new_finding(mh_pat_run *pr, int kind, const mh_model_launch *ml, unsigned space, int64_t obj,
-                                   uint64_t pc) {
-    if (pr->nf == pr->capf) {
-        size_t cap = pr->capf ? pr->capf * 2 : 32;
-        mh_pat_finding *v = realloc(pr->f, cap * sizeof *v);
-        if (!v) return NULL;
-        pr->f = v;
-        pr->capf = cap;
-    }
-    mh_pat_finding *f = &pr->f[pr->nf++];
-    memset(f, 0, sizeof *f);
-    f->kind = kind;
-    f->launch = ml ? ml->l.id : 0;
-    f->kernel = ml ? ml->l.display_name : "";
-    f->space = space;
-    f->obj = obj;
-    f->label = (obj >= 0 && (size_t)obj < pr->model->nobjs) ? pr->model->objs[obj].a.label : "";
-    if (!f->label) f->label = "";
-    f->pc = pc;
-    const mh_pcinfo *pi = pc ? mh_model_pcinfo(pr->model, pc) : NULL;
-    if (pi) {
-        f->file = pi->file;
-        f->line = pi->line;
-        f->function = pi->function;
-    }
-    return f;
-}
-
-static void set_pc_evidence(mh_pat_finding *f, const pcstat *p) {
-    if (!p) return;
-    f->requests = p->requests;
-    f->req_sectors = p->sectors;
-    f->ideal_sectors = p->ideal;
-    f->elem_size = p->elem_size;
-}
-
-static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_row *ex, uint32_t ss) {
-    if (!h) return;
-    f->sectors = h->rows;
-    f->max_word_temp = h->max_word;
-    f->max_sector_temp = h->max_sector;
-    if (ex) {
-        f->has_example = 1;
-        f->example = *ex;
-        f->example_off = ex->tag * ss >= h->obj_start ? ex->tag * ss - h->obj_start : 0;
-    }
-}
-
-static const char *obj_name(const mh_pat_finding *f) { return f->label && *f->label ? f->label : "this array"; }
-
-/* Top pc (by requests) of an object, NULL if none. */
-static const pcstat *top_pc(const pstate *s, unsigned space, int64_t obj) {
-    const pcstat *best = NULL;
-    for (size_t i = 0; i < s->npcs; i++) {
-        const pcstat *p = &s->pcs[i];
-        if (p->space == space && p->obj == obj && (!best || p->requests > best->requests)) best = p;
-    }
-    return best;
-}
-
-static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml, int64_t obj, const hsum *h) {
-    const unsigned sp = MH_SPACE_GLOBAL;
-    size_t before = pr->nf;
-    uint64_t req = 0, irr = 0, multi = 0, contig_big = 0, sectors = 0, ideal = 0;
-    for (size_t i = 0; i < s->npcs; i++) {
-        const pcstat *p = &s->pcs[i];
-        if (p->space != sp || p->obj != obj) continue;
-        req += p->requests;
-        irr += p->irregular;
-        multi += p->broadcast + p->contig + p->strided + p->irregular;
-        contig_big += p->contig - p->contig_small;
-        sectors += p->sectors;
-        ideal += p->ideal;
-    }
-    const pcstat *tp = top_pc(s, sp, obj);
-    /* False sharing: sectors fetched by several warps that each use few of
-     * its words. Warps issuing contiguous requests of a sector or more can
-     * only share a sector at their boundaries (misalignment), so they veto. */
-    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi);
-    double util = h && h->rows ? (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS) : 0;
-    const pcstat *fs_stride = NULL;
-    for (size_t i = 0; i < s->npcs; i++) {
-        const pcstat *p = &s->pcs[i];
-        if (p->space != sp || p->obj != obj) continue;
-        uint64_t pm = p->broadcast + p->contig + p->strided + p->irregular;
-        if (p->strided * PAT_STRIDED_REQ_DEN >= pm && p->strided &&
-            p->excess_strided * PAT_STRIDED_EXCESS_DEN >= p->sectors) {
-            if (fs && util >= PAT_FS_UTIL) { /* the skipped words are used by other warps: false sharing */
-                if (!fs_stride || p->strided > fs_stride->strided) fs_stride = p;
-                continue;
-            }
-            mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, p->pc);
-            if (!f) return MH_ERR_NOMEM;
-            set_pc_evidence(f, p);
-            set_heat_evidence(f, h, NULL, sector_size(pr));
-            f->flagged = p->strided;
-            f->stride = p->stride_cand;
-            f->cost = (double)p->excess_strided;
-            long long el = p->elem_size ? (long long)(p->stride_cand / (int64_t)p->elem_size) : 0;
-            snprintf(f->summary, sizeof f->summary,
-                     "%llu of %llu warp requests have lanes %lld bytes (%lld elements) apart: %.2f sectors per "
-                     "request where %.2f would do",
-                     (unsigned long long)p->strided, (unsigned long long)p->requests, (long long)p->stride_cand, el,
-                     (double)p->sectors / (double)p->requests, (double)p->ideal / (double)p->requests);
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "swap the thread-to-index mapping so consecutive threads (threadIdx.x) walk the contiguous "
-                     "dimension of %s, or transpose it; if the strided elements are reused, stage the tile through "
-                     "shared memory with coalesced loads",
-                     obj_name(f));
-        }
-        if (p->misaligned && p->misaligned * PAT_MIS_REQ_DEN >= pm && p->excess_mis * PAT_MIS_EXCESS_DEN >= p->sectors) {
-            mh_pat_finding *f = new_finding(pr, MH_PAT_MISALIGNED, ml, sp, obj, p->pc);
-            if (!f) return MH_ERR_NOMEM;
-            set_pc_evidence(f, p);
-            set_heat_evidence(f, h, NULL, sector_size(pr));
-            f->flagged = p->misaligned;
-            f->cost = (double)p->excess_mis;
-            snprintf(f->summary, sizeof f->summary,
-                     "%llu of %llu contiguous warp requests straddle sector boundaries: %llu extra sectors; e.g. a "
-                     "request at offset %llu (%llu bytes past a sector)",
-                     (unsigned long long)p->misaligned, (unsigned long long)p->contig,
-                     (unsigned long long)p->excess_mis, (unsigned long long)p->ex_off,
-                     (unsigned long long)(p->ex_off % sector_size(pr)));
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "align each warp's first element of %s to a 32-byte sector: pad rows to a multiple of 32 bytes "
-                     "(cudaMallocPitch), shift the index or allocate with alignment; aligned data also allows vector "
-                     "loads (float2/float4)",
-                     obj_name(f));
-        }
-    }
-    /* Strided over time (CUTHERMO Fig. 6(d)): most sectors have one or two of
-     * their words used, at a regular spacing, e.g. a column walked by a loop
-     * while all lanes read the same element. Only when no pc showed a lane
-     * stride already. */
-    int have_strided = 0;
-    for (size_t i = before; i < pr->nf; i++) have_strided |= pr->f[i].kind == MH_PAT_STRIDED;
-    if (!have_strided && !fs && h && h->rows >= PAT_SPARSE_MIN_ROWS && h->sparse * PAT_SPARSE_ROWS_DEN >= h->rows &&
-        h->sparse_deltas && h->delta_cnt * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
-        h->delta_cand > PAT_SPARSE_MIN_STRIDE) {
-        /* Misra-Gries gives a candidate; confirm it by its surviving count */
-        mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, tp ? tp->pc : 0);
-        if (!f) return MH_ERR_NOMEM;
-        set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, &h->ex_sparse, sector_size(pr));
-        f->flagged = h->sparse;
-        f->stride = h->delta_cand;
-        f->cost = h->sparse_cost;
-        snprintf(f->summary, sizeof f->summary,
-                 "%llu of %llu sectors have at most 2 of 8 words used, %lld bytes apart: %.0f%% of the fetched bytes "
-                 "are never used",
-                 (unsigned long long)h->sparse, (unsigned long long)h->rows, (long long)h->delta_cand,
-                 100.0 * (1.0 - (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS)));
-        snprintf(f->suggestion, sizeof f->suggestion,
-                 "%s is walked with a %lld-byte stride: transpose it (or swap the index order) so the elements read "
-                 "together are adjacent, or stage the needed part through shared memory",
-                 obj_name(f), (long long)h->delta_cand);
-    }
-    if (h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS)) {
-        int random = h->hot_random * PAT_RANDOM_DEN > h->hot || (req && irr * PAT_RANDOM_DEN > req);
-        mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
-        if (!f) return MH_ERR_NOMEM;
-        set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, &h->ex_hot, sector_size(pr));
-        f->flagged = h->hot;
-        f->cost = h->hot_cost;
-        snprintf(f->summary, sizeof f->summary,
-                 "%llu of %llu sectors are read by >= %u warps (up to %u per word, %u per sector)%s",
-                 (unsigned long long)h->hot, (unsigned long long)h->rows, hot_threshold(ml), h->max_word,
-                 h->max_sector, random ? "; word temperatures vary (data-dependent sharing)" : "");
-        if (random)
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "data-dependent reads of %s are shared by varying numbers of warps: stage the hot part in "
-                     "shared memory, or reorder/sort the indices so a warp's reads fall into few sectors",
-                     obj_name(f));
-        else
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "the same sectors of %s are fetched by many warps: load them once per block into shared "
-                     "memory (or registers / constant memory when read-only and uniform) and reuse from there",
-                     obj_name(f));
-    }
-    if (fs) {
-        const pcstat *fp = fs_stride ? fs_stride : tp;
-        mh_pat_finding *f = new_finding(pr, MH_PAT_FALSE_SHARING, ml, sp, obj, fp ? fp->pc : 0);
-        if (!f) return MH_ERR_NOMEM;
-        set_pc_evidence(f, fp);
-        set_heat_evidence(f, h, &h->ex_fs, sector_size(pr));
-        f->flagged = h->fs;
-        f->cost = h->fs_cost;
-        if (fs_stride) {
-            f->stride = fs_stride->stride_cand;
-            if (fs_stride->excess_strided > f->cost) f->cost = (double)fs_stride->excess_strided;
-        }
-        snprintf(f->summary, sizeof f->summary,
-                 "%llu of %llu sectors are fetched by several warps that each use few of its words (sector "
-                 "temperature >= 2x the hottest word)%s",
-                 (unsigned long long)h->fs, (unsigned long long)h->rows,
-                 fs_stride ? "; within a warp, lanes are a fixed stride apart" : "");
-        snprintf(f->suggestion, sizeof f->suggestion,
-                 "swap the thread-to-index mapping so that one warp covers whole sectors of %s (threadIdx.x along "
-                 "the contiguous dimension); the words of a sector are then fetched by one request",
-                 obj_name(f));
-    }
-    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs) {
-        mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
-        if (!f) return MH_ERR_NOMEM;
-        set_pc_evidence(f, tp);
-        set_heat_evidence(f, h, NULL, sector_size(pr));
-        f->requests = req;
-        f->req_sectors = sectors;
-        f->ideal_sectors = ideal;
-        f->cost = 0;
-        snprintf(f->summary, sizeof f->summary, "%.2f sectors per warp request, %.2f needed",
-                 (double)sectors / (double)req, (double)ideal / (double)req);
-        snprintf(f->suggestion, sizeof f->suggestion, "none: accesses to %s are well coalesced", obj_name(f));
-    }
-    return MH_OK;
-}
-
-static int classify_launch(mh_pat_run *pr, pstate *s) {
-    const mh_model_launch *ml = mh_model_launch_get(pr->model, s->launch);
-    /* global objects: union of heat summaries and pc statistics */
-    for (size_t i = 0; i < s->nhs; i++)
-        if (s->hs[i].space == MH_SPACE_GLOBAL && classify_global(pr, s, ml, s->hs[i].obj, &s->hs[i]) != MH_OK)
-            return MH_ERR_NOMEM;
-    for (size_t i = 0; i < s->npcs; i++) {
-        const pcstat *p = &s->pcs[i];
-        if (p->space != MH_SPACE_GLOBAL) continue;
-        int seen = 0;
-        for (size_t j = 0; j < s->nhs && !seen; j++) seen = s->hs[j].space == MH_SPACE_GLOBAL && s->hs[j].obj == p->obj;
-        for (size_t j = 0; j < i && !seen; j++) seen = s->pcs[j].space == MH_SPACE_GLOBAL && s->pcs[j].obj == p->obj;
-        if (!seen && classify_global(pr, s, ml, p->obj, NULL) != MH_OK) return MH_ERR_NOMEM;
-    }
-    /* shared objects: word owners */
-    for (size_t i = 0; i < s->capown; i++) {
-        const owner *o = &s->ow[i];
-        if (!o->word) continue;
-        sobj *so = get_sobj(pr, s, MH_CANON_OBJ(o->word));
-        if (!so) return MH_ERR_NOMEM;
-        so->cells++;
-        if (o->state == 1) so->priv++;
-        else if (o->state == 2) so->warp++;
-        else so->cross++;
-    }
-    for (size_t i = 0; i < s->nso; i++) {
-        const sobj *so = &s->so[i];
-        if (so->cells < PAT_SMEM_MIN_CELLS || so->cross * PAT_SMEM_CROSS_DEN > so->cells) continue;
-        int warp = so->warp * PAT_SMEM_WARP_DEN >= so->priv + so->warp;
-        mh_pat_finding *f = new_finding(pr, warp ? MH_PAT_SMEM_WARP : MH_PAT_SMEM_THREAD, ml, MH_SPACE_SHARED, so->obj,
-                                        0);
-        if (!f) return MH_ERR_NOMEM;
-        const pcstat *tp = NULL;
-        (void)tp;
-        f->flagged = warp ? so->warp : so->priv;
-        f->sectors = so->cells;
-        f->requests = so->accesses;
-        f->cost = (double)so->accesses / PAT_SMEM_COST_DIV;
-        f->max_word_temp = 1;
-        snprintf(f->summary, sizeof f->summary,
-                 "%llu (block, word) cells of %s: %llu used by one thread, %llu by several threads of one warp, %llu "
-                 "by several warps",
-                 (unsigned long long)so->cells, f->label && *f->label ? f->label : "the shared array",
-                 (unsigned long long)so->priv, (unsigned long long)so->warp, (unsigned long long)so->cross);
-        if (warp)
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "values of %s are only exchanged inside a warp: keep them in registers and pass them with "
-                     "__shfl_sync(0xffffffff, v, srcLane); drop the shared array and its __syncthreads",
-                     obj_name(f));
-        else
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "each word of %s is used by a single thread: keep the value in a register (a local variable) "
-                     "instead of shared memory and drop the related __syncthreads",
-                     obj_name(f));
-    }
-    /* bank conflicts of this launch */
-    for (size_t i = 0; i < pr->banks.n; i++) {
-        const mh_bank_pc *b = &pr->banks.v[i];
-        if (b->launch != s->launch || !b->requests) continue;
-        double avg = (double)b->sum_degree / (double)b->requests;
-        if (avg < 1.5) continue;
-        mh_pat_finding *f = new_finding(pr, MH_PAT_BANK_CONFLICT, ml, MH_SPACE_SHARED, b->obj, b->pc);
-        if (!f) return MH_ERR_NOMEM;
-        f->requests = b->requests;
-        f->degree_avg = avg;
-        f->degree_max = b->max_degree;
-        f->flagged = b->extra;
-        f->cost = (double)b->extra;
-        snprintf(f->summary, sizeof f->summary,
-                 "%llu warp accesses with conflict degree %.2f on average, %u at most (block %u, warp %u, execution "
-                 "%u of the pc): %llu extra wavefronts",
-                 (unsigned long long)b->requests, avg, b->max_degree, b->ex_block, b->ex_warp, b->ex_occ + 1,
-                 (unsigned long long)b->extra);
-        snprintf(f->suggestion, sizeof f->suggestion,
-                 "lanes hit up to %u different words of one bank in %s: pad the inner dimension by one word (e.g. "
-                 "[N][N+1]) or swap the index order/transpose the tile so consecutive lanes use consecutive words",
-                 b->max_degree, obj_name(f));
-    }
     return MH_OK;
 }
 
@@ -947,7 +513,7 @@ static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
     if (rc) return rc;
     mh_occ_end_launch(pr->occ, s->launch);
     size_t before = pr->nf;
-    rc = classify_launch(pr, s);
+    rc = mh_pat_classify_launch(pr, s);
     if (!rc) rc = merge_launch(pr, before);
     free_ps(pr, s);
     return rc ? mh_err_set(err, rc, "out of memory classifying patterns") : MH_OK;
@@ -1005,7 +571,7 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
         }
         uint64_t key = mh_canon_key(&pr->canon, ml, a);
         if (space == MH_SPACE_SHARED) {
-            sobj *so = get_sobj(pr, s, MH_CANON_OBJ(key));
+            sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(key));
             if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             so->accesses++;
             uint32_t sz = a->size ? a->size : 1;

@@ -1,0 +1,326 @@
+/* patterns_classify.c -- the classifier of the pattern analysis: which
+ * pattern the evidence of an object shows (patterns_internal.h, gathered by
+ * patterns.c), with the figures and the fix of each finding. A pattern is
+ * named only where its own evidence holds (docs/metrics.md, "Classifier
+ * thresholds"): a lane stride needs a constant lane-to-lane stride, a stride
+ * over time a spacing that most sparse sectors share exactly. */
+#include "analyses/patterns_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- classification ---- */
+
+const char *mh_pat_kind_name(int kind) {
+    static const char *const names[MH_PAT_KIND_COUNT] = {
+        "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
+        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced"};
+    return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
+}
+
+int mh_pat_kind_parse(const char *name) {
+    for (int k = 0; k < MH_PAT_KIND_COUNT; k++)
+        if (!strcmp(name, mh_pat_kind_name(k))) return k;
+    return -1;
+}
+
+static mh_pat_finding *new_finding(mh_pat_run *pr, int kind, const mh_model_launch *ml, unsigned space, int64_t obj,
+                                   uint64_t pc) {
+    if (pr->nf == pr->capf) {
+        size_t cap = pr->capf ? pr->capf * 2 : 32;
+        mh_pat_finding *v = realloc(pr->f, cap * sizeof *v);
+        if (!v) return NULL;
+        pr->f = v;
+        pr->capf = cap;
+    }
+    mh_pat_finding *f = &pr->f[pr->nf++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->launch = ml ? ml->l.id : 0;
+    f->kernel = ml ? ml->l.display_name : "";
+    f->space = space;
+    f->obj = obj;
+    f->label = (obj >= 0 && (size_t)obj < pr->model->nobjs) ? pr->model->objs[obj].a.label : "";
+    if (!f->label) f->label = "";
+    f->pc = pc;
+    const mh_pcinfo *pi = pc ? mh_model_pcinfo(pr->model, pc) : NULL;
+    if (pi) {
+        f->file = pi->file;
+        f->line = pi->line;
+        f->function = pi->function;
+    }
+    return f;
+}
+
+static void set_pc_evidence(mh_pat_finding *f, const pcstat *p) {
+    if (!p) return;
+    f->requests = p->requests;
+    f->req_sectors = p->sectors;
+    f->ideal_sectors = p->ideal;
+    f->elem_size = p->elem_size;
+}
+
+static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_row *ex, uint32_t ss) {
+    if (!h) return;
+    f->sectors = h->rows;
+    f->max_word_temp = h->max_word;
+    f->max_sector_temp = h->max_sector;
+    if (ex) {
+        f->has_example = 1;
+        f->example = *ex;
+        f->example_off = ex->tag * ss >= h->obj_start ? ex->tag * ss - h->obj_start : 0;
+    }
+}
+
+static const char *obj_name(const mh_pat_finding *f) { return f->label && *f->label ? f->label : "this array"; }
+
+/* Top pc (by requests) of an object, NULL if none. */
+static const pcstat *top_pc(const pstate *s, unsigned space, int64_t obj) {
+    const pcstat *best = NULL;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space == space && p->obj == obj && (!best || p->requests > best->requests)) best = p;
+    }
+    return best;
+}
+
+static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml, int64_t obj, const hsum *h) {
+    const unsigned sp = MH_SPACE_GLOBAL;
+    size_t before = pr->nf;
+    uint64_t req = 0, irr = 0, multi = 0, contig_big = 0, sectors = 0, ideal = 0;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space != sp || p->obj != obj) continue;
+        req += p->requests;
+        irr += p->irregular;
+        multi += p->broadcast + p->contig + p->strided + p->irregular;
+        contig_big += p->contig - p->contig_small;
+        sectors += p->sectors;
+        ideal += p->ideal;
+    }
+    const pcstat *tp = top_pc(s, sp, obj);
+    /* False sharing: sectors fetched by several warps that each use few of
+     * its words. Warps issuing contiguous requests of a sector or more can
+     * only share a sector at their boundaries (misalignment), so they veto. */
+    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi);
+    double util = h && h->rows ? (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS) : 0;
+    const pcstat *fs_stride = NULL;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space != sp || p->obj != obj) continue;
+        uint64_t pm = p->broadcast + p->contig + p->strided + p->irregular;
+        if (p->strided * PAT_STRIDED_REQ_DEN >= pm && p->strided &&
+            p->excess_strided * PAT_STRIDED_EXCESS_DEN >= p->sectors) {
+            if (fs && util >= PAT_FS_UTIL) { /* the skipped words are used by other warps: false sharing */
+                if (!fs_stride || p->strided > fs_stride->strided) fs_stride = p;
+                continue;
+            }
+            mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, p->pc);
+            if (!f) return MH_ERR_NOMEM;
+            set_pc_evidence(f, p);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
+            f->flagged = p->strided;
+            f->stride = p->stride_cand;
+            f->cost = (double)p->excess_strided;
+            long long el = p->elem_size ? (long long)(p->stride_cand / (int64_t)p->elem_size) : 0;
+            snprintf(f->summary, sizeof f->summary,
+                     "%llu of %llu warp requests have lanes %lld bytes (%lld elements) apart: %.2f sectors per "
+                     "request where %.2f would do",
+                     (unsigned long long)p->strided, (unsigned long long)p->requests, (long long)p->stride_cand, el,
+                     (double)p->sectors / (double)p->requests, (double)p->ideal / (double)p->requests);
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "swap the thread-to-index mapping so consecutive threads (threadIdx.x) walk the contiguous "
+                     "dimension of %s, or transpose it; if the strided elements are reused, stage the tile through "
+                     "shared memory with coalesced loads",
+                     obj_name(f));
+        }
+        if (p->misaligned && p->misaligned * PAT_MIS_REQ_DEN >= pm && p->excess_mis * PAT_MIS_EXCESS_DEN >= p->sectors) {
+            mh_pat_finding *f = new_finding(pr, MH_PAT_MISALIGNED, ml, sp, obj, p->pc);
+            if (!f) return MH_ERR_NOMEM;
+            set_pc_evidence(f, p);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
+            f->flagged = p->misaligned;
+            f->cost = (double)p->excess_mis;
+            snprintf(f->summary, sizeof f->summary,
+                     "%llu of %llu contiguous warp requests straddle sector boundaries: %llu extra sectors; e.g. a "
+                     "request at offset %llu (%llu bytes past a sector)",
+                     (unsigned long long)p->misaligned, (unsigned long long)p->contig,
+                     (unsigned long long)p->excess_mis, (unsigned long long)p->ex_off,
+                     (unsigned long long)(p->ex_off % sector_size(pr)));
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "align each warp's first element of %s to a 32-byte sector: pad rows to a multiple of 32 bytes "
+                     "(cudaMallocPitch), shift the index or allocate with alignment; aligned data also allows vector "
+                     "loads (float2/float4)",
+                     obj_name(f));
+        }
+    }
+    /* Strided over time (CUTHERMO Fig. 6(d)): most sectors have one or two of
+     * their words used, at a regular spacing, e.g. a column walked by a loop
+     * while all lanes read the same element. Only when no pc showed a lane
+     * stride already. */
+    int have_strided = 0;
+    for (size_t i = before; i < pr->nf; i++) have_strided |= pr->f[i].kind == MH_PAT_STRIDED;
+    if (!have_strided && !fs && h && h->rows >= PAT_SPARSE_MIN_ROWS && h->sparse * PAT_SPARSE_ROWS_DEN >= h->rows &&
+        h->sparse_deltas && h->delta_cnt * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
+        h->delta_cand > PAT_SPARSE_MIN_STRIDE) {
+        /* Misra-Gries gives a candidate; confirm it by its surviving count */
+        mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, tp ? tp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, tp);
+        set_heat_evidence(f, h, &h->ex_sparse, sector_size(pr));
+        f->flagged = h->sparse;
+        f->stride = h->delta_cand;
+        f->cost = h->sparse_cost;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu of %llu sectors have at most 2 of 8 words used, %lld bytes apart: %.0f%% of the fetched bytes "
+                 "are never used",
+                 (unsigned long long)h->sparse, (unsigned long long)h->rows, (long long)h->delta_cand,
+                 100.0 * (1.0 - (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS)));
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "%s is walked with a %lld-byte stride: transpose it (or swap the index order) so the elements read "
+                 "together are adjacent, or stage the needed part through shared memory",
+                 obj_name(f), (long long)h->delta_cand);
+    }
+    if (h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS)) {
+        int random = h->hot_random * PAT_RANDOM_DEN > h->hot || (req && irr * PAT_RANDOM_DEN > req);
+        mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, tp);
+        set_heat_evidence(f, h, &h->ex_hot, sector_size(pr));
+        f->flagged = h->hot;
+        f->cost = h->hot_cost;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu of %llu sectors are read by >= %u warps (up to %u per word, %u per sector)%s",
+                 (unsigned long long)h->hot, (unsigned long long)h->rows, hot_threshold(ml), h->max_word,
+                 h->max_sector, random ? "; word temperatures vary (data-dependent sharing)" : "");
+        if (random)
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "data-dependent reads of %s are shared by varying numbers of warps: stage the hot part in "
+                     "shared memory, or reorder/sort the indices so a warp's reads fall into few sectors",
+                     obj_name(f));
+        else
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "the same sectors of %s are fetched by many warps: load them once per block into shared "
+                     "memory (or registers / constant memory when read-only and uniform) and reuse from there",
+                     obj_name(f));
+    }
+    if (fs) {
+        const pcstat *fp = fs_stride ? fs_stride : tp;
+        mh_pat_finding *f = new_finding(pr, MH_PAT_FALSE_SHARING, ml, sp, obj, fp ? fp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, fp);
+        set_heat_evidence(f, h, &h->ex_fs, sector_size(pr));
+        f->flagged = h->fs;
+        f->cost = h->fs_cost;
+        if (fs_stride) {
+            f->stride = fs_stride->stride_cand;
+            if (fs_stride->excess_strided > f->cost) f->cost = (double)fs_stride->excess_strided;
+        }
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu of %llu sectors are fetched by several warps that each use few of its words (sector "
+                 "temperature >= 2x the hottest word)%s",
+                 (unsigned long long)h->fs, (unsigned long long)h->rows,
+                 fs_stride ? "; within a warp, lanes are a fixed stride apart" : "");
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "swap the thread-to-index mapping so that one warp covers whole sectors of %s (threadIdx.x along "
+                 "the contiguous dimension); the words of a sector are then fetched by one request",
+                 obj_name(f));
+    }
+    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs) {
+        mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
+        if (!f) return MH_ERR_NOMEM;
+        set_pc_evidence(f, tp);
+        set_heat_evidence(f, h, NULL, sector_size(pr));
+        f->requests = req;
+        f->req_sectors = sectors;
+        f->ideal_sectors = ideal;
+        f->cost = 0;
+        snprintf(f->summary, sizeof f->summary, "%.2f sectors per warp request, %.2f needed",
+                 (double)sectors / (double)req, (double)ideal / (double)req);
+        snprintf(f->suggestion, sizeof f->suggestion, "none: accesses to %s are well coalesced", obj_name(f));
+    }
+    return MH_OK;
+}
+
+int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
+    const mh_model_launch *ml = mh_model_launch_get(pr->model, s->launch);
+    /* global objects: union of heat summaries and pc statistics */
+    for (size_t i = 0; i < s->nhs; i++)
+        if (s->hs[i].space == MH_SPACE_GLOBAL && classify_global(pr, s, ml, s->hs[i].obj, &s->hs[i]) != MH_OK)
+            return MH_ERR_NOMEM;
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space != MH_SPACE_GLOBAL) continue;
+        int seen = 0;
+        for (size_t j = 0; j < s->nhs && !seen; j++) seen = s->hs[j].space == MH_SPACE_GLOBAL && s->hs[j].obj == p->obj;
+        for (size_t j = 0; j < i && !seen; j++) seen = s->pcs[j].space == MH_SPACE_GLOBAL && s->pcs[j].obj == p->obj;
+        if (!seen && classify_global(pr, s, ml, p->obj, NULL) != MH_OK) return MH_ERR_NOMEM;
+    }
+    /* shared objects: word owners */
+    for (size_t i = 0; i < s->capown; i++) {
+        const owner *o = &s->ow[i];
+        if (!o->word) continue;
+        sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(o->word));
+        if (!so) return MH_ERR_NOMEM;
+        so->cells++;
+        if (o->state == 1) so->priv++;
+        else if (o->state == 2) so->warp++;
+        else so->cross++;
+    }
+    for (size_t i = 0; i < s->nso; i++) {
+        const sobj *so = &s->so[i];
+        if (so->cells < PAT_SMEM_MIN_CELLS || so->cross * PAT_SMEM_CROSS_DEN > so->cells) continue;
+        int warp = so->warp * PAT_SMEM_WARP_DEN >= so->priv + so->warp;
+        mh_pat_finding *f = new_finding(pr, warp ? MH_PAT_SMEM_WARP : MH_PAT_SMEM_THREAD, ml, MH_SPACE_SHARED, so->obj,
+                                        0);
+        if (!f) return MH_ERR_NOMEM;
+        const pcstat *tp = NULL;
+        (void)tp;
+        f->flagged = warp ? so->warp : so->priv;
+        f->sectors = so->cells;
+        f->requests = so->accesses;
+        f->cost = (double)so->accesses / PAT_SMEM_COST_DIV;
+        f->max_word_temp = 1;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu (block, word) cells of %s: %llu used by one thread, %llu by several threads of one warp, %llu "
+                 "by several warps",
+                 (unsigned long long)so->cells, f->label && *f->label ? f->label : "the shared array",
+                 (unsigned long long)so->priv, (unsigned long long)so->warp, (unsigned long long)so->cross);
+        if (warp)
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "values of %s are only exchanged inside a warp: keep them in registers and pass them with "
+                     "__shfl_sync(0xffffffff, v, srcLane); drop the shared array and its __syncthreads",
+                     obj_name(f));
+        else
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "each word of %s is used by a single thread: keep the value in a register (a local variable) "
+                     "instead of shared memory and drop the related __syncthreads",
+                     obj_name(f));
+    }
+    /* bank conflicts of this launch */
+    for (size_t i = 0; i < pr->banks.n; i++) {
+        const mh_bank_pc *b = &pr->banks.v[i];
+        if (b->launch != s->launch || !b->requests) continue;
+        double avg = (double)b->sum_degree / (double)b->requests;
+        if (avg < 1.5) continue;
+        mh_pat_finding *f = new_finding(pr, MH_PAT_BANK_CONFLICT, ml, MH_SPACE_SHARED, b->obj, b->pc);
+        if (!f) return MH_ERR_NOMEM;
+        f->requests = b->requests;
+        f->degree_avg = avg;
+        f->degree_max = b->max_degree;
+        f->flagged = b->extra;
+        f->cost = (double)b->extra;
+        snprintf(f->summary, sizeof f->summary,
+                 "%llu warp accesses with conflict degree %.2f on average, %u at most (block %u, warp %u, execution "
+                 "%u of the pc): %llu extra wavefronts",
+                 (unsigned long long)b->requests, avg, b->max_degree, b->ex_block, b->ex_warp, b->ex_occ + 1,
+                 (unsigned long long)b->extra);
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "lanes hit up to %u different words of one bank in %s: pad the inner dimension by one word (e.g. "
+                 "[N][N+1]) or swap the index order/transpose the tile so consecutive lanes use consecutive words",
+                 b->max_degree, obj_name(f));
+    }
+    return MH_OK;
+}
+

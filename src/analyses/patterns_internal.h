@@ -1,0 +1,143 @@
+/* patterns_internal.h -- what the pattern analysis's files share: the
+ * per-launch evidence (patterns.c gathers it from warp-level requests, heat
+ * rows and shared-memory word owners), the classifier thresholds, and the
+ * classifier's entry (patterns_classify.c turns evidence into findings). */
+#ifndef MH_PATTERNS_INTERNAL_H
+#define MH_PATTERNS_INTERNAL_H
+
+#include "memheat/patterns.h"
+
+#include "analyses/canon.h"
+#include "analyses/groupbuf.h"
+#include "analyses/occur.h"
+
+/* ---- per-launch state ---- */
+
+typedef struct pcstat {
+    unsigned space;
+    int64_t obj;
+    uint64_t pc;
+    uint64_t requests, lanes, sectors, ideal;
+    uint64_t broadcast, contig, strided, irregular, misaligned;
+    uint64_t contig_small; /* contiguous requests covering less than a sector */
+    uint64_t excess_strided, excess_mis, excess_irreg;
+    int64_t stride_cand; /* Misra-Gries majority candidate over strided requests */
+    uint64_t stride_cnt;
+    uint32_t elem_size;
+    uint32_t ex_block, ex_warp, ex_occ;
+    uint64_t ex_off;
+} pcstat;
+
+typedef struct hsum {
+    unsigned space;
+    int64_t obj;
+    uint64_t rows, touched_words;
+    uint64_t hot, hot_random, fs, full;
+    double hot_cost, fs_cost;
+    uint32_t max_word, max_sector;
+    int has_hot, has_fs, has_sparse;
+    mh_heat_row ex_hot, ex_fs, ex_sparse;
+    /* sparse sectors (at most 2 of 8 words used) and the spacing of their
+     * first used words: a Misra-Gries majority over consecutive deltas */
+    uint64_t sparse, sparse_deltas, last_sparse_addr;
+    int64_t delta_cand;
+    uint64_t delta_cnt;
+    double sparse_cost;
+    uint64_t obj_start;
+} hsum;
+
+typedef struct owner {
+    uint64_t word;  /* canonical key of the 4-byte word; 0 = empty */
+    uint32_t block;
+    uint16_t thread;
+    uint8_t state;  /* 1 one thread, 2 several threads of one warp, 3 several warps */
+    uint8_t pad;
+} owner;
+
+typedef struct sobj {
+    int64_t obj;
+    uint64_t accesses;
+    uint64_t cells, priv, warp, cross;
+} sobj;
+
+typedef struct pstate {
+    uint32_t launch;
+    pcstat *pcs;
+    size_t npcs, cappcs;
+    uint32_t *pch; /* open addressing: pcs index + 1 */
+    size_t pchcap;
+    hsum *hs;
+    size_t nhs, caphs;
+    owner *ow;
+    size_t nown, capown;
+    sobj *so;
+    size_t nso, capso;
+} pstate;
+
+struct mh_pat_run {
+    const mh_model *model;
+    mh_pat_opts o;
+    mh_canon canon;
+    mh_grp *grp;
+    mh_occ *occ; /* per-thread per-pc execution counts: the step of a warp request */
+    pstate *ps;
+    size_t nps, capps;
+    mh_pat_finding *f;
+    size_t nf, capf;
+    mh_bank_table banks;
+    size_t bytes, peak;
+};
+
+/* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----
+ * Shares are written as integer ratios: "x * DEN >= n" reads "x is at least
+ * 1/DEN of n", so the tests stay exact. */
+#define PAT_HOT_MIN_WARPS 2u       /* hot word: at least this many distinct warps ... */
+#define PAT_HOT_MAX_WARPS 32u      /* ... half the sampled warps, at most this many */
+#define PAT_HOT_ROWS_DEN 10        /* hot spot: >= 1/10 of the object's sectors hot ... */
+#define PAT_HOT_MIN_ROWS 4         /* ... or at least this many hot sectors */
+#define PAT_RANDOM_DEN 2           /* random hot spot: > 1/2 of hot sectors random, or of requests irregular */
+#define PAT_FS_ROWS_DEN 10         /* false sharing: >= 1/10 of the sectors shared by warps using few words */
+#define PAT_FS_CONTIG_DEN 2        /* vetoed when >= 1/2 of multi-warp requests are contiguous, a sector or more */
+#define PAT_FS_UTIL 0.75           /* strided pc inside a false-shared object: words used >= 75% -> false sharing */
+#define PAT_STRIDED_REQ_DEN 2      /* strided pc: >= 1/2 of its requests strided ... */
+#define PAT_STRIDED_EXCESS_DEN 10  /* ... and excess sectors >= 1/10 of its sectors */
+#define PAT_MIS_REQ_DEN 4          /* misaligned pc: >= 1/4 of its requests straddle sectors ... */
+#define PAT_MIS_EXCESS_DEN 20      /* ... and excess sectors >= 1/20 of its sectors */
+#define PAT_SPARSE_MIN_ROWS 4      /* strided over time: at least this many sectors, */
+#define PAT_SPARSE_ROWS_DEN 2      /* >= 1/2 of them sparse (<= 2 of 8 words used), */
+#define PAT_SPARSE_DELTA_DEN 4     /* the stride candidate >= 1/4 of the sparse deltas, */
+#define PAT_SPARSE_MIN_STRIDE 32   /* and a stride of more than this many bytes */
+#define PAT_SMEM_MIN_CELLS 2       /* shared-memory abuse: at least this many (block, word) cells, */
+#define PAT_SMEM_CROSS_DEN 20      /* at most 1/20 of them used by several warps, */
+#define PAT_SMEM_WARP_DEN 2        /* "one warp" when >= 1/2 of the private-or-warp cells are warp-wide */
+#define PAT_SMEM_COST_DIV 32.0     /* cost: accesses / this (one warp request's worth) */
+
+static inline uint32_t warp_size(const mh_pat_run *pr) {
+    uint32_t ws = pr->model->hdr.device.warp_size;
+    return ws ? ws : 32;
+}
+
+static inline uint32_t sector_size(const mh_pat_run *pr) {
+    uint32_t s = pr->model->hdr.device.sector_size;
+    return s ? s : 32;
+}
+
+/* ---- heat summaries ---- */
+
+/* Hot threshold: a word is hot when at least this many distinct warps of the
+ * sample touched it: half the sampled warps, at least 2, at most 32. */
+static inline uint32_t hot_threshold(const mh_model_launch *ml) {
+    uint64_t nw = ml ? (uint64_t)ml->n_sampled * ml->warps_per_block : 0;
+    uint64_t t = nw / 2;
+    if (t < PAT_HOT_MIN_WARPS) t = PAT_HOT_MIN_WARPS;
+    if (t > PAT_HOT_MAX_WARPS) t = PAT_HOT_MAX_WARPS;
+    return (uint32_t)t;
+}
+
+/* Shared-array evidence of an object of the launch (patterns.c). */
+sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj);
+/* Appends the findings of one ended launch to pr->f (patterns_classify.c);
+ * MH_ERR_NOMEM on failure. */
+int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);
+
+#endif
