@@ -421,6 +421,25 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
             }
         }
     }
+    /* Misra-Gries only proposes a spacing; a second pass over the rows counts
+     * how many sparse deltas are exactly that spacing (the evidence of a
+     * stride over time: a few scattered hot words of a table have none). */
+    for (size_t i = 0; i < r->nrows; i++) {
+        const mh_heat_row *row = &r->rows[i];
+        int64_t obj = row->region >= 0 && (size_t)row->region < r->nregions ? r->regions[row->region].obj : -1;
+        unsigned touched = 0, w0 = MH_HEAT_WORDS;
+        for (unsigned w = 0; w < MH_HEAT_WORDS; w++)
+            if (row->word[w]) {
+                touched++;
+                if (w0 == MH_HEAT_WORDS) w0 = w;
+            }
+        if (!touched || touched > 2) continue;
+        hsum *h = get_hsum(pr, s, r->space, obj); /* exists: the first pass made it */
+        if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        uint64_t addr = row->tag * r->sector_size + 4u * w0;
+        if (h->exact_sparse++ && (int64_t)(addr - h->exact_last) == h->delta_cand) h->delta_exact++;
+        h->exact_last = addr;
+    }
     note(pr);
     return MH_OK;
 }

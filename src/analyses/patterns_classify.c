@@ -15,7 +15,7 @@
 const char *mh_pat_kind_name(int kind) {
     static const char *const names[MH_PAT_KIND_COUNT] = {
         "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
-        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced"};
+        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced", "irregular"};
     return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -103,7 +103,13 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
     /* False sharing: sectors fetched by several warps that each use few of
      * its words. Warps issuing contiguous requests of a sector or more can
      * only share a sector at their boundaries (misalignment), so they veto. */
-    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi);
+    /* Irregular requests (no lane stride: a gather through an index) also
+     * fetch sectors for several warps that each use few words, but no
+     * thread-to-index swap fixes that: they veto false sharing too. */
+    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi) &&
+             !(multi && irr * PAT_IRR_REQ_DEN >= multi);
+    /* hot sectors: reuse by many warps explains an irregular gather (a table lookup) */
+    int hot = h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS);
     double util = h && h->rows ? (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS) : 0;
     const pcstat *fs_stride = NULL;
     for (size_t i = 0; i < s->npcs; i++) {
@@ -135,6 +141,25 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                      "shared memory with coalesced loads",
                      obj_name(f));
         }
+        if (!hot && p->irregular && p->irregular * PAT_IRR_REQ_DEN >= pm &&
+            p->excess_irreg * PAT_IRR_EXCESS_DEN >= p->sectors) {
+            mh_pat_finding *f = new_finding(pr, MH_PAT_IRREGULAR, ml, sp, obj, p->pc);
+            if (!f) return MH_ERR_NOMEM;
+            set_pc_evidence(f, p);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
+            f->flagged = p->irregular;
+            f->cost = (double)p->excess_irreg;
+            snprintf(f->summary, sizeof f->summary,
+                     "%llu of %llu warp requests have lanes at no common stride (an indexed gather or scatter): "
+                     "%.2f sectors per request where %.2f would do",
+                     (unsigned long long)p->irregular, (unsigned long long)p->requests,
+                     (double)p->sectors / (double)p->requests, (double)p->ideal / (double)p->requests);
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "the lanes of a warp read scattered elements of %s: sort or renumber the indices so neighbouring "
+                     "threads use neighbouring elements (e.g. reorder rows/columns, RCM for sparse matrices), or "
+                     "gather the needed part once per block through shared memory",
+                     obj_name(f));
+        }
         if (p->misaligned && p->misaligned * PAT_MIS_REQ_DEN >= pm && p->excess_mis * PAT_MIS_EXCESS_DEN >= p->sectors) {
             mh_pat_finding *f = new_finding(pr, MH_PAT_MISALIGNED, ml, sp, obj, p->pc);
             if (!f) return MH_ERR_NOMEM;
@@ -162,9 +187,10 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
     int have_strided = 0;
     for (size_t i = before; i < pr->nf; i++) have_strided |= pr->f[i].kind == MH_PAT_STRIDED;
     if (!have_strided && !fs && h && h->rows >= PAT_SPARSE_MIN_ROWS && h->sparse * PAT_SPARSE_ROWS_DEN >= h->rows &&
-        h->sparse_deltas && h->delta_cnt * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
+        h->sparse_deltas && h->delta_exact >= PAT_SPARSE_MIN_MATCH &&
+        h->delta_exact * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
         h->delta_cand > PAT_SPARSE_MIN_STRIDE) {
-        /* Misra-Gries gives a candidate; confirm it by its surviving count */
+        /* Misra-Gries gave the candidate; the second pass counted its exact matches */
         mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
@@ -182,7 +208,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                  "together are adjacent, or stage the needed part through shared memory",
                  obj_name(f), (long long)h->delta_cand);
     }
-    if (h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS)) {
+    if (hot) {
         int random = h->hot_random * PAT_RANDOM_DEN > h->hot || (req && irr * PAT_RANDOM_DEN > req);
         mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;

@@ -43,6 +43,8 @@ typedef struct hsum {
     int64_t delta_cand;
     uint64_t delta_cnt;
     double sparse_cost;
+    uint64_t delta_exact;      /* deltas exactly equal to the candidate (second pass) */
+    uint64_t exact_sparse, exact_last;
     uint64_t obj_start;
 } hsum;
 
@@ -105,8 +107,11 @@ struct mh_pat_run {
 #define PAT_MIS_EXCESS_DEN 20      /* ... and excess sectors >= 1/20 of its sectors */
 #define PAT_SPARSE_MIN_ROWS 4      /* strided over time: at least this many sectors, */
 #define PAT_SPARSE_ROWS_DEN 2      /* >= 1/2 of them sparse (<= 2 of 8 words used), */
-#define PAT_SPARSE_DELTA_DEN 4     /* the stride candidate >= 1/4 of the sparse deltas, */
+#define PAT_SPARSE_DELTA_DEN 2     /* the stride exactly >= 1/2 of the sparse deltas, */
+#define PAT_SPARSE_MIN_MATCH 3     /* at least this many of them, */
 #define PAT_SPARSE_MIN_STRIDE 32   /* and a stride of more than this many bytes */
+#define PAT_IRR_REQ_DEN 2          /* irregular pc: >= 1/2 of its multi-lane requests without a lane stride ... */
+#define PAT_IRR_EXCESS_DEN 10      /* ... and excess sectors >= 1/10 of its sectors; false sharing vetoed then */
 #define PAT_SMEM_MIN_CELLS 2       /* shared-memory abuse: at least this many (block, word) cells, */
 #define PAT_SMEM_CROSS_DEN 20      /* at most 1/20 of them used by several warps, */
 #define PAT_SMEM_WARP_DEN 2        /* "one warp" when >= 1/2 of the private-or-warp cells are warp-wide */

@@ -58,10 +58,11 @@ static int drain(gen *g) {
 }
 
 /* Tables of the irregular shapes, drawn once per launch. */
-enum { LUT_WORDS = 16384, LUT_HOT = 8, EDGE_IDLE = 24 };
+enum { LUT_WORDS = 16384, LUT_HOT_MAX = 64, EDGE_IDLE = 24 };
 typedef struct shape_tab {
-    uint32_t *perm;          /* PERMUTATION: iters * T entries */
-    uint32_t hot[LUT_HOT];   /* TABLE_LOOKUP: the hot words */
+    uint32_t *perm;              /* PERMUTATION: iters * T entries */
+    uint32_t hot[LUT_HOT_MAX];   /* TABLE_LOOKUP: the hot words ... */
+    uint32_t nhot;               /* ... `stride` of them (at most 64) */
 } shape_tab;
 
 #define SKIP UINT64_MAX /* the lane is idle */
@@ -82,7 +83,7 @@ static uint64_t element(unsigned shape, const mh_synth_opts *o, const shape_tab 
     case MH_SYNTH_SHARED_WARP: return w;
     case MH_SYNTH_SHARED_TILE: return (l + k * ws) % T; /* every warp sweeps the whole tile */
     case MH_SYNTH_PERMUTATION: return tab->perm[k * T + t];
-    case MH_SYNTH_TABLE_LOOKUP: return tab->hot[rng_next(rng) % LUT_HOT];
+    case MH_SYNTH_TABLE_LOOKUP: return tab->hot[rng_next(rng) % tab->nhot];
     case MH_SYNTH_CSR_GATHER: return 16 + k * T + t + rng_next(rng) % 33 - 16; /* row r's columns r-16..r+16 */
     case MH_SYNTH_EDGE_WARP: return t < T - EDGE_IDLE ? k * (T - EDGE_IDLE) + t : SKIP;
     default: return 0;
@@ -126,7 +127,8 @@ static int emit_shape(gen *g, unsigned shape, uint32_t id, const mh_synth_opts *
             tab.perm[j] = x;
         }
     }
-    for (int j = 0; j < LUT_HOT; j++) tab.hot[j] = (uint32_t)(rng_next(&rng) % LUT_WORDS);
+    tab.nhot = o->stride < LUT_HOT_MAX ? o->stride : LUT_HOT_MAX;
+    for (uint32_t j = 0; j < tab.nhot; j++) tab.hot[j] = (uint32_t)(rng_next(&rng) % LUT_WORDS);
     uint64_t before = mh_trace_written_accesses(g->w);
     for (uint32_t b = 0; b < nb && rc == MH_OK; b++) {
         uint32_t seq[1024] = {0};
