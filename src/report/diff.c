@@ -8,6 +8,7 @@
  * paired with A's by the user (--pair OLD=NEW) or, for those left unpaired
  * by name, in the order of their first launch (--match order). Every output
  * says which pairing each row used. */
+#include "report/names.h"
 #include "report/report.h"
 #include "util/grow.h"
 
@@ -218,8 +219,9 @@ static void term_table(FILE *f, kset *k, int color, const char *pa, const char *
         fmt_num(bb, sizeof bb, r->s[1].bw_Bps / 1e9, 1);
         fmt_num(pka, sizeof pka, r->s[0].pct, 1);
         fmt_num(pkb, sizeof pkb, r->s[1].pct, 1);
-        char nm[41];
-        snprintf(nm, sizeof nm, "%s", r->name);
+        char nm[41], shown[256];
+        mh_names_display(r->name, shown, sizeof shown);
+        snprintf(nm, sizeof nm, "%s", shown);
         mh_report_term_text(f, nm);
         for (size_t p = strlen(nm); p < 40; p++) fputc(' ', f);
         const char *cc = "";
@@ -287,7 +289,15 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb) {
             mh_report_html_text(f, r->paired);
             fputs("</div></td>", f);
         } else {
-            html_cell(f, r->name, "mono");
+            char shown[256];
+            char *full = mh_names_demangle(r->name);
+            mh_names_display(r->name, shown, sizeof shown);
+            fputs("<td class=\"mono\" title=\"", f);
+            mh_report_html_text(f, full ? full : r->name);
+            fputs("\">", f);
+            mh_report_html_text(f, shown);
+            fputs("</td>", f);
+            free(full);
         }
         fmt_ns(b, sizeof b, r->s[0].total_ns);
         html_cell(f, b, NULL);

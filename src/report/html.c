@@ -8,6 +8,7 @@
  * temperatures per run as uint16 (or uint32 when a map is hotter than 65535
  * warps); then the embedded JS, which draws everything. Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
+#include "report/names.h"
 #include "report/report.h"
 #include "util/grow.h"
 
@@ -97,6 +98,7 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
 int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     json_t *root;
     int rc = mh_db_read_summary(db, &root, err);
+    if (rc == MH_OK) mh_names_annotate(root); /* full_name, short_name beside every kernel name (names.c) */
     if (rc) return rc;
     json_t *run = json_object_get(root, "run");
     const char *cmd = run ? json_string_value(json_object_get(run, "command")) : NULL;
