@@ -56,6 +56,9 @@ void mh_analyze_free(mh_analyze_result *res);
 
 /* Findings (most costly first), bank table and locality tables as text. */
 int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced);
+/* One launch's locality table, as mh_analyze_print prints it (also used for
+ * the locality read back from a profile). */
+void mh_analyze_print_locality(FILE *f, uint32_t launch, const char *kernel, const mh_loc_result *r);
 /* JSON document (schema in docs/metrics.md); path "-" = stdout. */
 int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err *err);
 

@@ -37,6 +37,7 @@ enum mh_pat_kind {
     MH_PAT_SMEM_WARP,     /* shared-memory abuse: words shared within one warp only */
     MH_PAT_BANK_CONFLICT,
     MH_PAT_COALESCED,     /* well-coalesced: informational, cost 0 */
+    MH_PAT_IRREGULAR,     /* lanes at no common stride: an indexed gather/scatter touching many sectors */
     MH_PAT_KIND_COUNT
 };
 

@@ -22,6 +22,11 @@ enum mh_synth_shape {
     MH_SYNTH_SHARED_PRIVATE,  /* shared memory: every thread reuses only its own word */
     MH_SYNTH_SHARED_WARP,     /* shared memory: lane 0 writes, its own warp reads (broadcast) */
     MH_SYNTH_SHARED_TILE,     /* shared memory used well: every warp reads every word of a tile */
+    /* irregular shapes (issue 15), named as a performance engineer would */
+    MH_SYNTH_PERMUTATION,     /* permutation_gather: out[i] = in[perm[i]], perm a random permutation */
+    MH_SYNTH_TABLE_LOOKUP,    /* table_lookup: each thread reads one of `stride` hot words scattered over a 64 KiB table */
+    MH_SYNTH_CSR_GATHER,      /* csr_gather: x[col[j]] of a banded CSR matrix, columns row-16..row+16 */
+    MH_SYNTH_EDGE_WARP,       /* edge_partial_warp: rows of T-24 elements, the last warp of each row 8 lanes */
     MH_SYNTH_SHAPE_COUNT
 };
 
@@ -30,7 +35,7 @@ typedef struct mh_synth_opts {
     uint32_t warps;       /* warps per block (default 8) */
     uint32_t blocks;      /* sampled blocks per launch (default 1) */
     uint32_t iters;       /* accesses per thread per launch (default 1) */
-    uint32_t stride;      /* words, for STRIDED (default 8) */
+    uint32_t stride;      /* words, for STRIDED; hot words, for TABLE_LOOKUP (default 8) */
     uint32_t offset;      /* bytes, for MISALIGNED (default 4) */
     uint64_t seed;        /* RANDOM_HOT */
     uint32_t warp_size;   /* default 32 */

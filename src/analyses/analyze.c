@@ -104,6 +104,33 @@ static void print_finding(FILE *f, size_t i, const mh_pat_finding *x) {
     fprintf(f, "     fix: %s\n", x->suggestion);
 }
 
+void mh_analyze_print_locality(FILE *f, uint32_t launch, const char *kernel, const mh_loc_result *r) {
+    fprintf(f, "\nLocality (AIWC), launch %u %s: relative local memory usage %.4f\n", launch, kernel, r->rel_local);
+    if (r->psl_split)
+        fprintf(f, "  (PSL approximate: up to %" PRIu64 " steps were split by the memory budget; raise --group-mem)\n",
+                r->psl_split);
+    int cols[MH_LOC_COLS], nc = 0;
+    for (int c = 0; c < MH_LOC_COLS; c++)
+        if (r->m[c].accesses) cols[nc++] = c;
+    fprintf(f, "  %-16s", "");
+    for (int k = 0; k < nc; k++) fprintf(f, " %12s", cols[k] == MH_LOC_TOTAL ? "total" : mh_space_name(cols[k]));
+    fprintf(f, "\n  %-16s", "accesses");
+    for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].accesses);
+    fprintf(f, "\n  %-16s", "footprint");
+    for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].footprint);
+    fprintf(f, "\n  %-16s", "90% footprint");
+    for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].footprint90);
+    for (int d = 0; d < MH_LOC_NBITS; d++) {
+        fprintf(f, "\n  entropy n=%-6d", d);
+        for (int k = 0; k < nc; k++) fprintf(f, " %12.4f", r->m[cols[k]].entropy[d]);
+    }
+    for (int d = 0; d < MH_LOC_NBITS; d++) {
+        fprintf(f, "\n  PSL n=%-10d", d);
+        for (int k = 0; k < nc; k++) fprintf(f, " %12.4f", r->m[cols[k]].psl[d]);
+    }
+    fputc('\n', f);
+}
+
 int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced) {
     fprintf(f, "memheat analyze: %zu launches, %" PRIu64 " accesses%s\n\n", res->model.nlaunches, res->accesses,
             res->truncated ? " (trace cut short: whole chunks only)"
@@ -143,35 +170,8 @@ int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings,
             }
         }
     }
-    for (size_t i = 0; i < res->nloc; i++) {
-        const mh_analyze_loc *l = &res->loc[i];
-        const mh_loc_result *r = &l->r;
-        fprintf(f, "\nLocality (AIWC), launch %u %s: relative local memory usage %.4f\n", l->launch,
-                kernel_name(res, l->launch), r->rel_local);
-        if (r->psl_split)
-            fprintf(f, "  (PSL approximate: up to %" PRIu64 " steps were split by the memory budget; raise --group-mem)\n",
-                    r->psl_split);
-        int cols[MH_LOC_COLS], nc = 0;
-        for (int c = 0; c < MH_LOC_COLS; c++)
-            if (r->m[c].accesses) cols[nc++] = c;
-        fprintf(f, "  %-16s", "");
-        for (int k = 0; k < nc; k++) fprintf(f, " %12s", cols[k] == MH_LOC_TOTAL ? "total" : mh_space_name(cols[k]));
-        fprintf(f, "\n  %-16s", "accesses");
-        for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].accesses);
-        fprintf(f, "\n  %-16s", "footprint");
-        for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].footprint);
-        fprintf(f, "\n  %-16s", "90% footprint");
-        for (int k = 0; k < nc; k++) fprintf(f, " %12" PRIu64, r->m[cols[k]].footprint90);
-        for (int d = 0; d < MH_LOC_NBITS; d++) {
-            fprintf(f, "\n  entropy n=%-6d", d);
-            for (int k = 0; k < nc; k++) fprintf(f, " %12.4f", r->m[cols[k]].entropy[d]);
-        }
-        for (int d = 0; d < MH_LOC_NBITS; d++) {
-            fprintf(f, "\n  PSL n=%-10d", d);
-            for (int k = 0; k < nc; k++) fprintf(f, " %12.4f", r->m[cols[k]].psl[d]);
-        }
-        fputc('\n', f);
-    }
+    for (size_t i = 0; i < res->nloc; i++)
+        mh_analyze_print_locality(f, res->loc[i].launch, kernel_name(res, res->loc[i].launch), &res->loc[i].r);
     return ferror(f) ? MH_ERR_IO : MH_OK;
 }
 

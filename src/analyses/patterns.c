@@ -1,5 +1,6 @@
-/* patterns.c -- classifies every data object of a launch into the CUTHERMO
- * patterns (memheat/patterns.h) and explains each finding.
+/* patterns.c -- the pattern analysis's evidence and driver: gathers, per
+ * data object of a launch, what patterns_classify.c decides from
+ * (memheat/patterns.h; shared types in patterns_internal.h).
  *
  * Three inputs per launch, all bounded by distinct sectors / words / pcs:
  *  - heat summaries: per object, counts of hot, false-sharing and fully used
@@ -10,11 +11,11 @@
  *    reduced to sectors touched, sectors needed, dominant lane stride;
  *  - shared-memory word owners per (block, word): one thread, one warp, or
  *    several warps; and bank costs (wavefronts per phase) per pc (banks.c).
- * This file gathers them; when the launch ends patterns_classify.c combines
- * them into findings (mh_pat_classify_launch) and merges the findings of one
- * (space, object, pattern) at several pcs into one (mh_pat_merge_launch).
- * The state both share is patterns_internal.h. */
-#include "memheat/patterns.h"
+ * When the launch ends the three are combined by mh_pat_classify_launch()
+ * (patterns_classify.c), and the
+ * findings of one (space, object, pattern) at several pcs are merged into
+ * one (merge_launch()). */
+#include "analyses/patterns_internal.h"
 
 #include <assert.h>
 #include <math.h>
@@ -22,14 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/patterns_internal.h"
-#include "util/hash.h"
 #include "util/grow.h"
+#include "util/hash.h"
+
 
 static void note(mh_pat_run *pr) {
     size_t b = pr->bytes + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
     if (b > pr->peak) pr->peak = b;
 }
+
+
 
 static pstate *find_ps(mh_pat_run *pr, uint32_t launch) {
     for (size_t i = 0; i < pr->nps; i++)
@@ -40,7 +43,7 @@ static pstate *find_ps(mh_pat_run *pr, uint32_t launch) {
 static pstate *get_ps(mh_pat_run *pr, uint32_t launch) {
     pstate *s = find_ps(pr, launch);
     if (s) return s;
-    if (pr->nps == pr->capps) {
+    {
         pstate *v = mh_grow(pr->ps, &pr->capps, pr->nps + 1, sizeof *v, 4);
         if (!v) return NULL;
         pr->ps = v;
@@ -88,11 +91,11 @@ static pcstat *get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, ui
         if (p->space == space && p->obj == obj && p->pc == pc) return p;
         j = (j + 1) & (s->pchcap - 1);
     }
-    if (s->npcs == s->cappcs) {
-        size_t old = s->cappcs;
+    {
+        size_t was = s->cappcs;
         pcstat *v = mh_grow(s->pcs, &s->cappcs, s->npcs + 1, sizeof *v, 16);
         if (!v) return NULL;
-        pr->bytes += (s->cappcs - old) * sizeof *v;
+        pr->bytes += (s->cappcs - was) * sizeof *v;
         s->pcs = v;
     }
     pcstat *p = &s->pcs[s->npcs++];
@@ -107,11 +110,11 @@ static pcstat *get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, ui
 sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj) {
     for (size_t i = 0; i < s->nso; i++)
         if (s->so[i].obj == obj) return &s->so[i];
-    if (s->nso == s->capso) {
-        size_t old = s->capso;
+    {
+        size_t was = s->capso;
         sobj *v = mh_grow(s->so, &s->capso, s->nso + 1, sizeof *v, 8);
         if (!v) return NULL;
-        pr->bytes += (s->capso - old) * sizeof *v;
+        pr->bytes += (s->capso - was) * sizeof *v;
         s->so = v;
     }
     sobj *o = &s->so[s->nso++];
@@ -123,11 +126,11 @@ sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj) {
 static hsum *get_hsum(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj) {
     for (size_t i = 0; i < s->nhs; i++)
         if (s->hs[i].space == space && s->hs[i].obj == obj) return &s->hs[i];
-    if (s->nhs == s->caphs) {
-        size_t old = s->caphs;
+    {
+        size_t was = s->caphs;
         hsum *v = mh_grow(s->hs, &s->caphs, s->nhs + 1, sizeof *v, 8);
         if (!v) return NULL;
-        pr->bytes += (s->caphs - old) * sizeof *v;
+        pr->bytes += (s->caphs - was) * sizeof *v;
         s->hs = v;
     }
     hsum *h = &s->hs[s->nhs++];
@@ -342,24 +345,13 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
     return MH_OK;
 }
 
-/* ---- heat summaries ---- */
-
-/* Hot threshold: a word is hot when at least this many distinct warps of the
- * sample touched it: half the sampled warps, at least 2, at most 32. */
-uint32_t mh_pat_hot_threshold(const mh_model_launch *ml) {
-    uint64_t nw = ml ? (uint64_t)ml->n_sampled * ml->warps_per_block : 0;
-    uint64_t t = nw / 2;
-    if (t < PAT_HOT_MIN_WARPS) t = PAT_HOT_MIN_WARPS;
-    if (t > PAT_HOT_MAX_WARPS) t = PAT_HOT_MAX_WARPS;
-    return (uint32_t)t;
-}
 
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
     if (r->space != MH_SPACE_GLOBAL || !r->launch) return MH_OK;
     assert(r->sector_size == 4u * MH_HEAT_WORDS); /* word w of a row is bytes [4w, 4w + 4) */
     pstate *s = get_ps(pr, r->launch->l.id);
     if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    uint32_t T = mh_pat_hot_threshold(r->launch);
+    uint32_t T = hot_threshold(r->launch);
     for (size_t i = 0; i < r->nrows; i++) {
         const mh_heat_row *row = &r->rows[i];
         int64_t obj = -1;
@@ -427,8 +419,110 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
             }
         }
     }
+    /* Misra-Gries only proposes a spacing; a second pass over the rows counts
+     * how many sparse deltas are exactly that spacing (the evidence of a
+     * stride over time: a few scattered hot words of a table have none). */
+    for (size_t i = 0; i < r->nrows; i++) {
+        const mh_heat_row *row = &r->rows[i];
+        int64_t obj = row->region >= 0 && (size_t)row->region < r->nregions ? r->regions[row->region].obj : -1;
+        unsigned touched = 0, w0 = MH_HEAT_WORDS;
+        for (unsigned w = 0; w < MH_HEAT_WORDS; w++)
+            if (row->word[w]) {
+                touched++;
+                if (w0 == MH_HEAT_WORDS) w0 = w;
+            }
+        if (!touched || touched > 2) continue;
+        hsum *h = get_hsum(pr, s, r->space, obj); /* exists: the first pass made it */
+        if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        uint64_t addr = row->tag * r->sector_size + 4u * w0;
+        if (h->exact_sparse++ && (int64_t)(addr - h->exact_last) == h->delta_cand) h->delta_exact++;
+        h->exact_last = addr;
+    }
     note(pr);
     return MH_OK;
+}
+
+/* ---- one finding per (launch, space, object, pattern) ---- */
+
+static int cmp_pcref(const void *a, const void *b) {
+    const mh_pat_pc *x = a, *y = b;
+    return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+static int add_pcref(mh_pat_finding *f, uint64_t pc, double cost, const char *file, uint32_t line) {
+    if (!pc) return MH_OK;
+    for (size_t i = 0; i < f->npcs; i++)
+        if (f->pcs[i].pc == pc) { /* same pc twice (cannot happen per kind today): add up */
+            f->pcs[i].cost += cost;
+            return MH_OK;
+        }
+    mh_pat_pc *v = realloc(f->pcs, (f->npcs + 1) * sizeof *v);
+    if (!v) return MH_ERR_NOMEM;
+    f->pcs = v;
+    f->pcs[f->npcs++] = (mh_pat_pc){pc, cost, file, line};
+    return MH_OK;
+}
+
+/* Merges the findings pr->f[before..] of one launch: per (space, object,
+ * kind) one finding remains, with the evidence of its costliest pc, the sum
+ * of the costs and the list of every pc. Order of first appearance is kept
+ * (the final sort is by cost). */
+static int merge_launch(mh_pat_run *pr, size_t before) {
+    size_t out = before;
+    for (size_t i = before; i < pr->nf; i++) {
+        mh_pat_finding g = pr->f[i];
+        size_t m = before;
+        while (m < out && !(pr->f[m].kind == g.kind && pr->f[m].space == g.space && pr->f[m].obj == g.obj)) m++;
+        if (m == out) {
+            g.pcs = NULL;
+            g.npcs = 0;
+            if (add_pcref(&g, g.pc, g.cost, g.file, g.line) != MH_OK) return MH_ERR_NOMEM;
+            pr->f[out++] = g;
+            continue;
+        }
+        mh_pat_finding *f = &pr->f[m];
+        double rep = -1; /* cost of the current representative */
+        for (size_t j = 0; j < f->npcs; j++)
+            if (f->pcs[j].pc == f->pc) rep = f->pcs[j].cost;
+        if (rep < 0) rep = f->cost;
+        if (add_pcref(f, g.pc, g.cost, g.file, g.line) != MH_OK) return MH_ERR_NOMEM;
+        double total = f->cost + g.cost;
+        if (g.cost > rep) { /* the costlier pc becomes the evidence */
+            mh_pat_pc *pcs = f->pcs;
+            size_t npcs = f->npcs;
+            *f = g;
+            f->pcs = pcs;
+            f->npcs = npcs;
+        }
+        f->cost = total;
+    }
+    pr->nf = out;
+    for (size_t i = before; i < out; i++)
+        if (pr->f[i].npcs > 1) qsort(pr->f[i].pcs, pr->f[i].npcs, sizeof *pr->f[i].pcs, cmp_pcref);
+    return MH_OK;
+}
+
+size_t mh_pat_pcs_text(const mh_pat_finding *f, char *buf, size_t cap) {
+    enum { LIST = 12 };
+    if (!cap) return 0;
+    buf[0] = 0;
+    if (f->npcs < 2) return 0;
+    size_t n = 0;
+#define MH_PUT(...)                                                       \
+    do {                                                                  \
+        if (n < cap) {                                                    \
+            int w_ = snprintf(buf + n, cap - n, __VA_ARGS__);             \
+            n = w_ < 0 ? n : (n + (size_t)w_ < cap ? n + (size_t)w_ : cap - 1); \
+        }                                                                 \
+    } while (0)
+    MH_PUT("at %zu pcs:", f->npcs);
+    for (size_t i = 0; i < f->npcs && i < LIST; i++) {
+        MH_PUT("%s 0x%llx", i ? "," : "", (unsigned long long)f->pcs[i].pc);
+        if (f->pcs[i].file) MH_PUT(" (%s:%u)", f->pcs[i].file, f->pcs[i].line);
+    }
+    if (f->npcs > LIST) MH_PUT(", ... (%zu more)", f->npcs - LIST);
+#undef MH_PUT
+    return n;
 }
 
 static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
@@ -437,7 +531,7 @@ static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
     mh_occ_end_launch(pr->occ, s->launch);
     size_t before = pr->nf;
     rc = mh_pat_classify_launch(pr, s);
-    if (!rc) rc = mh_pat_merge_launch(pr, before);
+    if (!rc) rc = merge_launch(pr, before);
     free_ps(pr, s);
     return rc ? mh_err_set(err, rc, "out of memory classifying patterns") : MH_OK;
 }

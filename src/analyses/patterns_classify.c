@@ -1,24 +1,22 @@
-/* patterns_classify.c -- the finding writers of the pattern analysis: when
- * a launch ends, the evidence patterns.c gathered (heat summaries, request
- * statistics per pc, shared-memory word owners, bank costs) is classified
- * into findings with a summary and a suggestion (classify_launch), and the
- * findings of one (space, object, pattern) at several pcs are merged into
- * one (merge_launch). The thresholds are in patterns_internal.h. */
-#include <assert.h>
-#include <math.h>
+/* patterns_classify.c -- the classifier of the pattern analysis: which
+ * pattern the evidence of an object shows (patterns_internal.h, gathered by
+ * patterns.c), with the figures and the fix of each finding. A pattern is
+ * named only where its own evidence holds (docs/metrics.md, "Classifier
+ * thresholds"): a lane stride needs a constant lane-to-lane stride, a stride
+ * over time a spacing that most sparse sectors share exactly. */
+#include "analyses/patterns_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-#include "analyses/patterns_internal.h"
 #include "util/grow.h"
+#include <string.h>
 
 /* ---- classification ---- */
 
 const char *mh_pat_kind_name(int kind) {
     static const char *const names[MH_PAT_KIND_COUNT] = {
         "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
-        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced"};
+        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced", "irregular"};
     return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -30,7 +28,7 @@ int mh_pat_kind_parse(const char *name) {
 
 static mh_pat_finding *new_finding(mh_pat_run *pr, int kind, const mh_model_launch *ml, unsigned space, int64_t obj,
                                    uint64_t pc) {
-    if (pr->nf == pr->capf) {
+    {
         mh_pat_finding *v = mh_grow(pr->f, &pr->capf, pr->nf + 1, sizeof *v, 32);
         if (!v) return NULL;
         pr->f = v;
@@ -104,7 +102,13 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
     /* False sharing: sectors fetched by several warps that each use few of
      * its words. Warps issuing contiguous requests of a sector or more can
      * only share a sector at their boundaries (misalignment), so they veto. */
-    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi);
+    /* Irregular requests (no lane stride: a gather through an index) also
+     * fetch sectors for several warps that each use few words, but no
+     * thread-to-index swap fixes that: they veto false sharing too. */
+    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi) &&
+             !(multi && irr * PAT_IRR_REQ_DEN >= multi);
+    /* hot sectors: reuse by many warps explains an irregular gather (a table lookup) */
+    int hot = h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS);
     double util = h && h->rows ? (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS) : 0;
     const pcstat *fs_stride = NULL;
     for (size_t i = 0; i < s->npcs; i++) {
@@ -136,6 +140,25 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                      "shared memory with coalesced loads",
                      obj_name(f));
         }
+        if (!hot && p->irregular && p->irregular * PAT_IRR_REQ_DEN >= pm &&
+            p->excess_irreg * PAT_IRR_EXCESS_DEN >= p->sectors) {
+            mh_pat_finding *f = new_finding(pr, MH_PAT_IRREGULAR, ml, sp, obj, p->pc);
+            if (!f) return MH_ERR_NOMEM;
+            set_pc_evidence(f, p);
+            set_heat_evidence(f, h, NULL, sector_size(pr));
+            f->flagged = p->irregular;
+            f->cost = (double)p->excess_irreg;
+            snprintf(f->summary, sizeof f->summary,
+                     "%llu of %llu warp requests have lanes at no common stride (an indexed gather or scatter): "
+                     "%.2f sectors per request where %.2f would do",
+                     (unsigned long long)p->irregular, (unsigned long long)p->requests,
+                     (double)p->sectors / (double)p->requests, (double)p->ideal / (double)p->requests);
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "the lanes of a warp read scattered elements of %s: sort or renumber the indices so neighbouring "
+                     "threads use neighbouring elements (e.g. reorder rows/columns, RCM for sparse matrices), or "
+                     "gather the needed part once per block through shared memory",
+                     obj_name(f));
+        }
         if (p->misaligned && p->misaligned * PAT_MIS_REQ_DEN >= pm && p->excess_mis * PAT_MIS_EXCESS_DEN >= p->sectors) {
             mh_pat_finding *f = new_finding(pr, MH_PAT_MISALIGNED, ml, sp, obj, p->pc);
             if (!f) return MH_ERR_NOMEM;
@@ -163,9 +186,10 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
     int have_strided = 0;
     for (size_t i = before; i < pr->nf; i++) have_strided |= pr->f[i].kind == MH_PAT_STRIDED;
     if (!have_strided && !fs && h && h->rows >= PAT_SPARSE_MIN_ROWS && h->sparse * PAT_SPARSE_ROWS_DEN >= h->rows &&
-        h->sparse_deltas && h->delta_cnt * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
+        h->sparse_deltas && h->delta_exact >= PAT_SPARSE_MIN_MATCH &&
+        h->delta_exact * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
         h->delta_cand > PAT_SPARSE_MIN_STRIDE) {
-        /* Misra-Gries gives a candidate; confirm it by its surviving count */
+        /* Misra-Gries gave the candidate; the second pass counted its exact matches */
         mh_pat_finding *f = new_finding(pr, MH_PAT_STRIDED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
@@ -183,7 +207,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                  "together are adjacent, or stage the needed part through shared memory",
                  obj_name(f), (long long)h->delta_cand);
     }
-    if (h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS)) {
+    if (hot) {
         int random = h->hot_random * PAT_RANDOM_DEN > h->hot || (req && irr * PAT_RANDOM_DEN > req);
         mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
@@ -193,7 +217,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         f->cost = h->hot_cost;
         snprintf(f->summary, sizeof f->summary,
                  "%llu of %llu sectors are read by >= %u warps (up to %u per word, %u per sector)%s",
-                 (unsigned long long)h->hot, (unsigned long long)h->rows, mh_pat_hot_threshold(ml), h->max_word,
+                 (unsigned long long)h->hot, (unsigned long long)h->rows, hot_threshold(ml), h->max_word,
                  h->max_sector, random ? "; word temperatures vary (data-dependent sharing)" : "");
         if (random)
             snprintf(f->suggestion, sizeof f->suggestion,
@@ -325,88 +349,5 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
                  b->max_worst, obj_name(f));
     }
     return MH_OK;
-}
-
-/* ---- one finding per (launch, space, object, pattern) ---- */
-
-static int cmp_pcref(const void *a, const void *b) {
-    const mh_pat_pc *x = a, *y = b;
-    return (x->pc > y->pc) - (x->pc < y->pc);
-}
-
-static int add_pcref(mh_pat_finding *f, uint64_t pc, double cost, const char *file, uint32_t line) {
-    if (!pc) return MH_OK;
-    for (size_t i = 0; i < f->npcs; i++)
-        if (f->pcs[i].pc == pc) { /* same pc twice (cannot happen per kind today): add up */
-            f->pcs[i].cost += cost;
-            return MH_OK;
-        }
-    mh_pat_pc *v = realloc(f->pcs, (f->npcs + 1) * sizeof *v);
-    if (!v) return MH_ERR_NOMEM;
-    f->pcs = v;
-    f->pcs[f->npcs++] = (mh_pat_pc){pc, cost, file, line};
-    return MH_OK;
-}
-
-/* Merges the findings pr->f[before..] of one launch: per (space, object,
- * kind) one finding remains, with the evidence of its costliest pc, the sum
- * of the costs and the list of every pc. Order of first appearance is kept
- * (the final sort is by cost). */
-int mh_pat_merge_launch(mh_pat_run *pr, size_t before) {
-    size_t out = before;
-    for (size_t i = before; i < pr->nf; i++) {
-        mh_pat_finding g = pr->f[i];
-        size_t m = before;
-        while (m < out && !(pr->f[m].kind == g.kind && pr->f[m].space == g.space && pr->f[m].obj == g.obj)) m++;
-        if (m == out) {
-            g.pcs = NULL;
-            g.npcs = 0;
-            if (add_pcref(&g, g.pc, g.cost, g.file, g.line) != MH_OK) return MH_ERR_NOMEM;
-            pr->f[out++] = g;
-            continue;
-        }
-        mh_pat_finding *f = &pr->f[m];
-        double rep = -1; /* cost of the current representative */
-        for (size_t j = 0; j < f->npcs; j++)
-            if (f->pcs[j].pc == f->pc) rep = f->pcs[j].cost;
-        if (rep < 0) rep = f->cost;
-        if (add_pcref(f, g.pc, g.cost, g.file, g.line) != MH_OK) return MH_ERR_NOMEM;
-        double total = f->cost + g.cost;
-        if (g.cost > rep) { /* the costlier pc becomes the evidence */
-            mh_pat_pc *pcs = f->pcs;
-            size_t npcs = f->npcs;
-            *f = g;
-            f->pcs = pcs;
-            f->npcs = npcs;
-        }
-        f->cost = total;
-    }
-    pr->nf = out;
-    for (size_t i = before; i < out; i++)
-        if (pr->f[i].npcs > 1) qsort(pr->f[i].pcs, pr->f[i].npcs, sizeof *pr->f[i].pcs, cmp_pcref);
-    return MH_OK;
-}
-
-size_t mh_pat_pcs_text(const mh_pat_finding *f, char *buf, size_t cap) {
-    enum { LIST = 12 };
-    if (!cap) return 0;
-    buf[0] = 0;
-    if (f->npcs < 2) return 0;
-    size_t n = 0;
-#define MH_PUT(...)                                                       \
-    do {                                                                  \
-        if (n < cap) {                                                    \
-            int w_ = snprintf(buf + n, cap - n, __VA_ARGS__);             \
-            n = w_ < 0 ? n : (n + (size_t)w_ < cap ? n + (size_t)w_ : cap - 1); \
-        }                                                                 \
-    } while (0)
-    MH_PUT("at %zu pcs:", f->npcs);
-    for (size_t i = 0; i < f->npcs && i < LIST; i++) {
-        MH_PUT("%s 0x%llx", i ? "," : "", (unsigned long long)f->pcs[i].pc);
-        if (f->pcs[i].file) MH_PUT(" (%s:%u)", f->pcs[i].file, f->pcs[i].line);
-    }
-    if (f->npcs > LIST) MH_PUT(", ... (%zu more)", f->npcs - LIST);
-#undef MH_PUT
-    return n;
 }
 

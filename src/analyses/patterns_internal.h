@@ -1,18 +1,15 @@
-/* patterns_internal.h -- state shared by the two halves of the pattern
- * analysis (private to src/analyses): patterns.c gathers the evidence of a
- * launch (request statistics, heat summaries, shared-memory word owners, bank
- * costs), patterns_classify.c turns it into findings when the launch ends and
- * merges them per (space, object, pattern). */
+/* patterns_internal.h -- what the pattern analysis's files share: the
+ * per-launch evidence (patterns.c gathers it from warp-level requests, heat
+ * rows and shared-memory word owners), the classifier thresholds, and the
+ * classifier's entry (patterns_classify.c turns evidence into findings). */
 #ifndef MH_PATTERNS_INTERNAL_H
 #define MH_PATTERNS_INTERNAL_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "memheat/patterns.h"
 
 #include "analyses/canon.h"
 #include "analyses/groupbuf.h"
 #include "analyses/occur.h"
-#include "memheat/patterns.h"
 
 /* ---- per-launch state ---- */
 
@@ -46,6 +43,8 @@ typedef struct hsum {
     int64_t delta_cand;
     uint64_t delta_cnt;
     double sparse_cost;
+    uint64_t delta_exact;      /* deltas exactly equal to the candidate (second pass) */
+    uint64_t exact_sparse, exact_last;
     uint64_t obj_start;
 } hsum;
 
@@ -108,8 +107,11 @@ struct mh_pat_run {
 #define PAT_MIS_EXCESS_DEN 20      /* ... and excess sectors >= 1/20 of its sectors */
 #define PAT_SPARSE_MIN_ROWS 4      /* strided over time: at least this many sectors, */
 #define PAT_SPARSE_ROWS_DEN 2      /* >= 1/2 of them sparse (<= 2 of 8 words used), */
-#define PAT_SPARSE_DELTA_DEN 4     /* the stride candidate >= 1/4 of the sparse deltas, */
+#define PAT_SPARSE_DELTA_DEN 2     /* the stride exactly >= 1/2 of the sparse deltas, */
+#define PAT_SPARSE_MIN_MATCH 3     /* at least this many of them, */
 #define PAT_SPARSE_MIN_STRIDE 32   /* and a stride of more than this many bytes */
+#define PAT_IRR_REQ_DEN 2          /* irregular pc: >= 1/2 of its multi-lane requests without a lane stride ... */
+#define PAT_IRR_EXCESS_DEN 10      /* ... and excess sectors >= 1/10 of its sectors; false sharing vetoed then */
 #define PAT_SMEM_MIN_CELLS 2       /* shared-memory abuse: at least this many (block, word) cells, */
 #define PAT_SMEM_CROSS_DEN 20      /* at most 1/20 of them used by several warps, */
 #define PAT_SMEM_WARP_DEN 2        /* "one warp" when >= 1/2 of the private-or-warp cells are warp-wide */
@@ -126,16 +128,22 @@ static inline uint32_t sector_size(const mh_pat_run *pr) {
     return s ? s : 32;
 }
 
-/* patterns.c: the hot threshold of a launch (distinct warps per word) and
- * the shared-object counters of obj in s (created on first use; NULL when out
- * of memory). */
-uint32_t mh_pat_hot_threshold(const mh_model_launch *ml);
-sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj);
+/* ---- heat summaries ---- */
 
-/* patterns_classify.c: the findings of launch s, appended to pr->f
- * (MH_ERR_NOMEM on failure) ... */
+/* Hot threshold: a word is hot when at least this many distinct warps of the
+ * sample touched it: half the sampled warps, at least 2, at most 32. */
+static inline uint32_t hot_threshold(const mh_model_launch *ml) {
+    uint64_t nw = ml ? (uint64_t)ml->n_sampled * ml->warps_per_block : 0;
+    uint64_t t = nw / 2;
+    if (t < PAT_HOT_MIN_WARPS) t = PAT_HOT_MIN_WARPS;
+    if (t > PAT_HOT_MAX_WARPS) t = PAT_HOT_MAX_WARPS;
+    return (uint32_t)t;
+}
+
+/* Shared-array evidence of an object of the launch (patterns.c). */
+sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj);
+/* Appends the findings of one ended launch to pr->f (patterns_classify.c);
+ * MH_ERR_NOMEM on failure. */
 int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);
-/* ... and their merge per (space, object, kind) from pr->f[before]. */
-int mh_pat_merge_launch(mh_pat_run *pr, size_t before);
 
 #endif

@@ -1,6 +1,7 @@
-/* cmd_analyze.c -- `memheat analyze TRACE`: pattern findings with evidence
- * and fixes (most costly first), shared-memory bank conflicts and AIWC
- * locality metrics, as text and/or JSON. The work is in analyze.c; this file
+/* cmd_analyze.c -- `memheat analyze TRACE|PROFILE`: pattern findings with
+ * evidence and fixes (most costly first), shared-memory bank conflicts and
+ * AIWC locality metrics, as text and/or JSON. The work is in analyze.c (a
+ * trace) and profile_in.c (a profile, told by its first bytes); this file
  * only parses options and maps errors to exit codes. */
 #include <getopt.h>
 #include <stdlib.h>
@@ -8,11 +9,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/profile_in.h"
 #include "memheat/analyze.h"
 #include "util/outfile.h"
 
 static void help(FILE *f) {
-    fputs("usage: memheat analyze TRACE [options]\n\n"
+    fputs("usage: memheat analyze TRACE|PROFILE [options]\n\n"
           "Detects memory-access patterns per data object (hot spots, random hot spots,\n"
           "false sharing, misalignment, strided access, shared-memory abuse, bank\n"
           "conflicts, well-coalesced), prints them most costly first with evidence and a\n"
@@ -27,6 +29,8 @@ static void help(FILE *f) {
           "      --threads N      analysis threads (default: $MEMHEAT_THREADS, else all cores)\n"
           "  -q, --quiet          no progress line on stderr\n"
           "  -h, --help\n\n"
+          "A profile (.mhdb, what memheat run writes) gives the findings and metrics it\n"
+          "stored; --group-mem and --threads then do not apply.\n\n"
           "A trace cut short or damaged is analysed up to the problem, the results are\n"
           "printed, then the error. Exit codes: 0 ok, 1 error (damaged input: results\n"
           "before the damage were printed), 2 usage, 4 trace incomplete (cut short, no\n"
@@ -82,10 +86,16 @@ int mh_cmd_analyze(int argc, char **argv) {
         help(stderr);
         return MH_EXIT_USAGE;
     }
-    if (!quiet && isatty(STDERR_FILENO)) ao.progress = mh_cli_progress;
     mh_err err = {0};
     if (out && strcmp(out, "-") != 0 && mh_outfile_not_input(out, argv[optind], &err) != MH_OK)
         return mh_cli_fail_err("analyze", &err);
+    if (mh_cli_input_kind(argv[optind]) == MH_CLI_IN_PROFILE) {
+        mh_cli_profile_analyze_opts po = {.json = json, .out = out, .max_findings = (size_t)max,
+                                          .show_coalesced = all, .no_locality = ao.no_locality,
+                                          .no_patterns = ao.no_patterns};
+        return mh_cli_profile_analyze(argv[optind], &po, &err) == MH_OK ? MH_EXIT_OK : mh_cli_fail_err("analyze", &err);
+    }
+    if (!quiet && isatty(STDERR_FILENO)) ao.progress = mh_cli_progress;
     mh_analyze_result res;
     int rc = mh_analyze_file(argv[optind], &ao, &res, &err);
     int code = MH_EXIT_OK;

@@ -1,5 +1,7 @@
-/* cmd_diff.c -- `memheat diff A B [--html out.html]`: per kernel, before and
- * after time, bandwidth, bound and findings (src/report/diff.c). */
+/* cmd_diff.c -- `memheat diff A B [--html out.html] [--pair OLD=NEW]...
+ * [--match order]`: per kernel, before and after time, bandwidth, bound and
+ * findings (src/report/diff.c); renamed kernels paired by the user or by
+ * launch order. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,20 +13,32 @@
 #include "util/outfile.h"
 
 static void help(FILE *f) {
-    fputs("usage: memheat diff A.mhdb B.mhdb [--html out.html [-f]]\n\n"
+    fputs("usage: memheat diff A.mhdb B.mhdb [--html out.html [-f]] [--pair OLD=NEW]... [--match order]\n\n"
           "Compares two profiles kernel by kernel: total GPU time before (A) and after (B)\n"
           "and its change, effective bandwidth and share of peak, the bound verdict, and\n"
           "the findings that appeared in B or disappeared from A.\n\n"
-          "  --html PATH   also write the comparison as a self-contained HTML page\n"
-          "  -f, --force   replace an existing --html file\n"
-          "  -h, --help    this text\n",
+          "  --html PATH       also write the comparison as a self-contained HTML page\n"
+          "  --pair OLD=NEW    kernel OLD of A is kernel NEW of B (a fix renamed it); repeatable\n"
+          "  --match order     pair the kernels left unpaired by name in the order of their\n"
+          "                    first launch (by default they are listed as only in A / only in B)\n"
+          "  -f, --force       replace an existing --html file\n"
+          "  -h, --help        this text\n"
+          "The output says which pairing each row used.\n",
           f);
 }
 
 int mh_cmd_diff(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    enum { O_PAIR = 256, O_MATCH };
+    static const struct option longopts[] = {{"html", required_argument, 0, 'H'},
+                                             {"pair", required_argument, 0, O_PAIR},
+                                             {"match", required_argument, 0, O_MATCH},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    enum { MAXPAIRS = 256 };
+    static char pairbuf[MAXPAIRS][512];
+    const char *pold[MAXPAIRS], *pnew[MAXPAIRS];
+    mh_report_diff_opts dopt = {.pair_old = pold, .pair_new = pnew};
     const char *html = NULL;
     int c, force = 0;
     optind = 1;
@@ -32,6 +46,23 @@ int mh_cmd_diff(int argc, char **argv) {
         switch (c) {
         case 'H': html = optarg; break;
         case 'f': force = 1; break;
+        case O_PAIR: {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || !eq[1] || strlen(optarg) >= sizeof pairbuf[0])
+                return mh_cli_fail("diff", MH_EXIT_USAGE, "--pair wants OLD=NEW (two kernel names), not '%s'", optarg);
+            if (dopt.npairs == MAXPAIRS) return mh_cli_fail("diff", MH_EXIT_USAGE, "at most %d --pair options", MAXPAIRS);
+            char *b = pairbuf[dopt.npairs];
+            snprintf(b, sizeof pairbuf[0], "%s", optarg);
+            b[eq - optarg] = 0;
+            pold[dopt.npairs] = b;
+            pnew[dopt.npairs++] = b + (eq - optarg) + 1;
+            break;
+        }
+        case O_MATCH:
+            if (strcmp(optarg, "order") && strcmp(optarg, "name"))
+                return mh_cli_fail("diff", MH_EXIT_USAGE, "--match takes 'order' or 'name', not '%s'", optarg);
+            dopt.match_order = !strcmp(optarg, "order");
+            break;
         case 'h': help(stdout); return MH_EXIT_OK;
         default: help(stderr); return MH_EXIT_USAGE;
         }
@@ -56,7 +87,7 @@ int mh_cmd_diff(int argc, char **argv) {
         mh_db_close(b);
         return mh_cli_fail_err("diff", &err);
     }
-    int rc = mh_report_diff(a, b, stdout, mh_cli_color(stdout), of.f, &err);
+    int rc = mh_report_diff_ex(a, b, stdout, mh_cli_color(stdout), of.f, &dopt, &err);
     char note[600] = "";
     if (!mh_db_notice(a, note, sizeof note)) mh_db_notice(b, note, sizeof note);
     mh_db_close(a);

@@ -1,6 +1,7 @@
-/* cmd_heatmap.c -- `memheat heatmap TRACE`: word-sector heat maps.
+/* cmd_heatmap.c -- `memheat heatmap TRACE|PROFILE`: word-sector heat maps.
  *
- * Streams the trace through the model and the heat-map runner. Without -o the
+ * Streams the trace through the model and the heat-map runner, or reads the
+ * maps a profile stored (profile_in.c: told by the file's first bytes). Without -o the
  * maps are rendered on the terminal (folded rows); with -o DIR each (launch,
  * space) map is written as DIR/launch<ID>_<space>.csv in the paper's shape plus
  * DIR/launch<ID>_<space>_regions.csv (each through util/outfile.h). A trace
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/profile_in.h"
 #include "memheat/heat.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
@@ -33,9 +35,10 @@ typedef struct hm_ctx {
 } hm_ctx;
 
 static void help(FILE *f) {
-    fputs("usage: memheat heatmap TRACE [options]\n\n"
+    fputs("usage: memheat heatmap TRACE|PROFILE [options]\n\n"
           "Word-sector heat maps: for every 32-byte sector, the number of distinct warps\n"
-          "that touched each of its eight 4-byte words and the sector as a whole.\n\n"
+          "that touched each of its eight 4-byte words and the sector as a whole.\n"
+          "A profile (.mhdb, what memheat run writes) gives the maps it stored.\n\n"
           "  -o, --output DIR     write launch<ID>_<space>.csv and _regions.csv into DIR\n"
           "      --launch ID      only this launch\n"
           "      --kernel REGEX   only launches whose name matches (POSIX extended)\n"
@@ -137,6 +140,18 @@ int mh_cmd_heatmap(int argc, char **argv) {
         goto out;
     }
     mh_err err = {0};
+    if (mh_cli_input_kind(argv[optind]) == MH_CLI_IN_PROFILE) {
+        size_t nl = 0;
+        uint64_t dropped = 0;
+        if (mh_cli_profile_heat(argv[optind], space_mask, emit, &c, &nl, &dropped, &err) != MH_OK)
+            code = mh_cli_fail_err("heatmap", &err);
+        else if (c.maps == 0)
+            fprintf(stderr, "memheat heatmap: no accesses matched (launches: %zu)\n", nl);
+        if (code == MH_EXIT_OK && dropped)
+            fprintf(stderr, "memheat heatmap: warning: the collector dropped %llu accesses; temperatures undercount\n",
+                    (unsigned long long)dropped);
+        goto out;
+    }
     mh_model m;
     mh_pass *p;
     mh_pass_opts po = {.analyses = MH_PASS_HEAT, .heat_spaces = space_mask};

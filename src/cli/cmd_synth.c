@@ -13,12 +13,13 @@ static void help(FILE *f) {
           "      --shape LIST     comma-separated shapes or 'all' (default coalesced):\n"
           "                       coalesced false_sharing strided misaligned hot random_hot\n"
           "                       shared_private shared_warp shared_tile\n"
+          "                       permutation_gather table_lookup csr_gather edge_partial_warp\n"
           "      --warps N        warps per block (default 8)\n"
           "      --blocks N       sampled blocks per launch (default 1)\n"
           "      --iters N        accesses per thread (default 1)\n"
           "      --stride N       words between strided accesses (default 8)\n"
           "      --offset N       bytes of misalignment (default 4)\n"
-          "      --seed N         random_hot seed (default 0)\n"
+          "      --seed N         seed of the random shapes (default 0)\n"
           "  -h, --help\n", f);
 }
 

@@ -11,7 +11,8 @@
 
 static const char *const shape_names[MH_SYNTH_SHAPE_COUNT] = {
     "coalesced", "false_sharing", "strided", "misaligned", "hot",
-    "random_hot", "shared_private", "shared_warp", "shared_tile"};
+    "random_hot", "shared_private", "shared_warp", "shared_tile",
+    "permutation_gather", "table_lookup", "csr_gather", "edge_partial_warp"};
 
 const char *mh_synth_shape_name(unsigned shape) {
     return shape < MH_SYNTH_SHAPE_COUNT ? shape_names[shape] : "unknown";
@@ -56,9 +57,20 @@ static int drain(gen *g) {
     return rc;
 }
 
+/* Tables of the irregular shapes, drawn once per launch. */
+enum { LUT_WORDS = 16384, LUT_HOT_MAX = 64, EDGE_IDLE = 24 };
+typedef struct shape_tab {
+    uint32_t *perm;              /* PERMUTATION: iters * T entries */
+    uint32_t hot[LUT_HOT_MAX];   /* TABLE_LOOKUP: the hot words ... */
+    uint32_t nhot;               /* ... `stride` of them (at most 64) */
+} shape_tab;
+
+#define SKIP UINT64_MAX /* the lane is idle */
+
 /* Element index (4-byte words from the object's base) that thread (w, l) of
- * warp-count W and T threads touches at iteration k. */
-static uint64_t element(unsigned shape, const mh_synth_opts *o, uint64_t k, uint32_t w, uint32_t l, uint64_t *rng) {
+ * warp-count W and T threads touches at iteration k; SKIP = no access. */
+static uint64_t element(unsigned shape, const mh_synth_opts *o, const shape_tab *tab, uint64_t k, uint32_t w,
+                        uint32_t l, uint64_t *rng) {
     uint64_t W = o->warps, ws = o->warp_size, T = W * ws, t = (uint64_t)w * ws + l;
     switch (shape) {
     case MH_SYNTH_COALESCED: return k * T + t;
@@ -70,16 +82,21 @@ static uint64_t element(unsigned shape, const mh_synth_opts *o, uint64_t k, uint
     case MH_SYNTH_SHARED_PRIVATE: return t;
     case MH_SYNTH_SHARED_WARP: return w;
     case MH_SYNTH_SHARED_TILE: return (l + k * ws) % T; /* every warp sweeps the whole tile */
+    case MH_SYNTH_PERMUTATION: return tab->perm[k * T + t];
+    case MH_SYNTH_TABLE_LOOKUP: return tab->hot[rng_next(rng) % tab->nhot];
+    case MH_SYNTH_CSR_GATHER: return 16 + k * T + t + rng_next(rng) % 33 - 16; /* row r's columns r-16..r+16 */
+    case MH_SYNTH_EDGE_WARP: return t < T - EDGE_IDLE ? k * (T - EDGE_IDLE) + t : SKIP;
     default: return 0;
     }
 }
 
 static int emit_shape(gen *g, unsigned shape, uint32_t id, const mh_synth_opts *o) {
     const uint64_t W = o->warps, ws = o->warp_size, T = W * ws;
-    int shared = shape >= MH_SYNTH_SHARED_PRIVATE;
+    int shared = shape >= MH_SYNTH_SHARED_PRIVATE && shape <= MH_SYNTH_SHARED_TILE;
     unsigned space = shared ? MH_SPACE_SHARED : MH_SPACE_GLOBAL;
     uint64_t base = shared ? 0 : 0x7f0000000000ull + ((uint64_t)id << 32);
     uint64_t span_words = (uint64_t)o->iters * T * (shape == MH_SYNTH_STRIDED ? o->stride : 1) + T + 64;
+    if (shape == MH_SYNTH_TABLE_LOOKUP) span_words = LUT_WORDS;
     uint64_t size = span_words * 4 + (shape == MH_SYNTH_MISALIGNED ? o->offset : 0);
     uint32_t sampled[64];
     uint32_t nb = o->blocks > 64 ? 64 : o->blocks;
@@ -97,6 +114,21 @@ static int emit_shape(gen *g, unsigned shape, uint32_t id, const mh_synth_opts *
     int rc = mh_trace_write_alloc(g->w, &a, g->err);
     if (rc == MH_OK) rc = mh_trace_write_launch(g->w, &l, g->err);
     uint64_t rng = o->seed * 0x9E3779B97F4A7C15ull + id + 1;
+    shape_tab tab = {0};
+    if (rc == MH_OK && shape == MH_SYNTH_PERMUTATION) { /* Fisher-Yates */
+        uint64_t n = (uint64_t)o->iters * T;
+        tab.perm = malloc(n * sizeof *tab.perm);
+        if (!tab.perm) rc = mh_err_set(g->err, MH_ERR_NOMEM, "out of memory");
+        for (uint64_t i = 0; tab.perm && i < n; i++) tab.perm[i] = (uint32_t)i;
+        for (uint64_t i = n; tab.perm && i > 1; i--) {
+            uint64_t j = rng_next(&rng) % i;
+            uint32_t x = tab.perm[i - 1];
+            tab.perm[i - 1] = tab.perm[j];
+            tab.perm[j] = x;
+        }
+    }
+    tab.nhot = o->stride < LUT_HOT_MAX ? o->stride : LUT_HOT_MAX;
+    for (uint32_t j = 0; j < tab.nhot; j++) tab.hot[j] = (uint32_t)(rng_next(&rng) % LUT_WORDS);
     uint64_t before = mh_trace_written_accesses(g->w);
     for (uint32_t b = 0; b < nb && rc == MH_OK; b++) {
         uint32_t seq[1024] = {0};
@@ -104,7 +136,8 @@ static int emit_shape(gen *g, unsigned shape, uint32_t id, const mh_synth_opts *
             for (uint32_t w = 0; w < W && rc == MH_OK; w++) {
                 for (uint32_t ln = 0; ln < ws && rc == MH_OK; ln++) {
                     uint32_t t = (uint32_t)(w * ws + ln);
-                    uint64_t e = element(shape, o, k, w, ln, &rng);
+                    uint64_t e = element(shape, o, &tab, k, w, ln, &rng);
+                    if (e == SKIP) continue;
                     unsigned kind = MH_KIND_LOAD;
                     if (shape == MH_SYNTH_SHARED_WARP && ln != 0 && k == 0) continue; /* lane 0 writes first */
                     if (shared && k == 0) kind = MH_KIND_STORE;
@@ -117,6 +150,7 @@ static int emit_shape(gen *g, unsigned shape, uint32_t id, const mh_synth_opts *
             }
         }
     }
+    free(tab.perm);
     if (rc == MH_OK) rc = drain(g);
     mh_kernel_end end = {.launch = id, .recorded = mh_trace_written_accesses(g->w) - before};
     if (rc == MH_OK) rc = mh_trace_write_kernel_end(g->w, &end, g->err);

@@ -2,7 +2,13 @@
  * name: total and median GPU time, effective bandwidth and its share of peak,
  * the bound verdict, and the findings (kind + data object + space) that
  * appeared in B or disappeared from A. CampProf's "monitor the improvement"
- * and CUTHERMO's tune-and-re-profile loop, as one table. */
+ * and CUTHERMO's tune-and-re-profile loop, as one table.
+ *
+ * Kernels pair by name; a fix often renames the kernel, so B's kernels can be
+ * paired with A's by the user (--pair OLD=NEW) or, for those left unpaired
+ * by name, in the order of their first launch (--match order). Every output
+ * says which pairing each row used. */
+#include "report/names.h"
 #include "report/report.h"
 #include "util/grow.h"
 
@@ -13,6 +19,8 @@
 
 typedef struct side {
     int present;
+    long first;       /* order of first appearance: first traced launch id, else 1e9 + first timed run */
+    const char *name; /* this profile's name of the kernel */
     double total_ns, median_ns, bw_Bps, pct;
     const char *bound;
     long count, traced;
@@ -22,6 +30,7 @@ typedef struct side {
 typedef struct krow {
     const char *name;
     side s[2];
+    const char *paired; /* NULL = by name; "--pair", "launch order": B's side is s[1].name */
 } krow;
 
 typedef struct kset {
@@ -41,6 +50,7 @@ static krow *kget(kset *k, const char *name) {
     memset(r, 0, sizeof *r);
     r->name = name;
     for (int j = 0; j < 2; j++) {
+        r->s[j].first = -1;
         r->s[j].total_ns = r->s[j].median_ns = r->s[j].bw_Bps = r->s[j].pct = NAN;
         r->s[j].findings = json_array();
     }
@@ -67,6 +77,7 @@ static int collect(kset *k, json_t *root, int j) {
         if (!r) return MH_ERR_NOMEM;
         side *s = &r->s[j];
         s->present = 1;
+        s->name = r->name;
         s->count = (long)num(o, "count");
         s->total_ns = num(o, "total_ns");
         s->median_ns = num(o, "median_ns");
@@ -85,8 +96,10 @@ static int collect(kset *k, json_t *root, int j) {
         if (!r) return MH_ERR_NOMEM;
         side *s = &r->s[j];
         s->present = 1;
+        s->name = r->name;
         s->traced++;
         json_int_t id = json_integer_value(json_object_get(o, "id"));
+        if (s->first < 0 || id < s->first) s->first = (long)id;
         size_t fi;
         json_t *f;
         json_array_foreach(json_object_get(root, "findings"), fi, f) {
@@ -99,6 +112,65 @@ static int collect(kset *k, json_t *root, int j) {
             snprintf(key, sizeof key, "%s in %s (%s)", kind, obj && obj[0] ? obj : "(unnamed object)", sp ? sp : "?");
             if (!has_str(s->findings, key)) json_array_append_new(s->findings, json_string_nocheck(key));
         }
+    }
+    json_array_foreach(json_object_get(root, "kernel_runs"), i, o) { /* untraced kernels: order of their first run */
+        const char *name = json_string_value(json_object_get(o, "name"));
+        for (size_t q = 0; name && q < k->n; q++)
+            if (k->v[q].s[j].present && k->v[q].s[j].first < 0 && strcmp(k->v[q].name, name) == 0)
+                k->v[q].s[j].first = 1000000000L + (long)i;
+    }
+    return MH_OK;
+}
+
+static krow *kfind(kset *k, const char *name) {
+    for (size_t i = 0; i < k->n; i++)
+        if (strcmp(k->v[i].name, name) == 0) return &k->v[i];
+    return NULL;
+}
+
+static long first_of(const side *s) { return s->first < 0 ? 2000000000L : s->first; }
+
+/* Moves B's row kb into A's row ka (which has no B side). */
+static void join_b(krow *ka, krow *kb, const char *how) {
+    json_decref(ka->s[1].findings);
+    ka->s[1] = kb->s[1];
+    memset(&kb->s[1], 0, sizeof kb->s[1]); /* present = 0: taken */
+    kb->s[1].findings = json_array();
+    ka->paired = how;
+}
+
+/* Pairs the rows of B collected in kb with A's rows in k, then appends B's
+ * unpaired rows: by --pair first, then by name, then (order) by launch order. */
+static int pair_rows(kset *k, kset *kb, const mh_report_diff_opts *o) {
+    size_t na = k->n;
+    for (size_t p = 0; o && p < o->npairs; p++) {
+        krow *ra = kfind(k, o->pair_old[p]), *rb = kfind(kb, o->pair_new[p]);
+        if (ra && rb && rb->s[1].present && !ra->s[1].present) join_b(ra, rb, "--pair");
+    }
+    for (size_t i = 0; i < kb->n; i++) {
+        krow *rb = &kb->v[i], *ra = rb->s[1].present ? kfind(k, rb->name) : NULL;
+        if (ra && !ra->s[1].present && !ra->paired) join_b(ra, rb, NULL);
+    }
+    if (o && o->match_order) {
+        for (;;) { /* the earliest unpaired A with the earliest unpaired B */
+            krow *ra = NULL, *rb = NULL;
+            for (size_t i = 0; i < na; i++)
+                if (!k->v[i].s[1].present && k->v[i].s[0].present && (!ra || first_of(&k->v[i].s[0]) < first_of(&ra->s[0])))
+                    ra = &k->v[i];
+            for (size_t i = 0; i < kb->n; i++)
+                if (kb->v[i].s[1].present && (!rb || first_of(&kb->v[i].s[1]) < first_of(&rb->s[1]))) rb = &kb->v[i];
+            if (!ra || !rb) break;
+            join_b(ra, rb, "launch order");
+        }
+    }
+    for (size_t i = 0; i < kb->n; i++) {
+        if (!kb->v[i].s[1].present) continue;
+        krow *r = kget(k, kb->v[i].name);
+        if (!r) return MH_ERR_NOMEM;
+        json_decref(r->s[1].findings);
+        r->s[1] = kb->v[i].s[1];
+        kb->v[i].s[1].findings = json_array();
+        kb->v[i].s[1].present = 0;
     }
     return MH_OK;
 }
@@ -127,7 +199,15 @@ static void term_table(FILE *f, kset *k, int color, const char *pa, const char *
     mh_report_term_text(f, pa);
     fputs(", B = ", f);
     mh_report_term_text(f, pb);
-    fprintf(f, "\n%-40s %12s %12s %8s %10s %10s %7s %7s  %s\n", "kernel", "time A", "time B", "change", "GB/s A",
+    size_t npair = 0, norder = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (k->v[i].paired && !strcmp(k->v[i].paired, "--pair")) npair++;
+        else if (k->v[i].paired) norder++;
+    fprintf(f, "\npairing: by name%s", npair || norder ? "" : " (only)");
+    if (npair) fprintf(f, "; %zu by --pair", npair);
+    if (norder) fprintf(f, "; %zu by launch order (--match order)", norder);
+    fputc('\n', f);
+    fprintf(f, "%-40s %12s %12s %8s %10s %10s %7s %7s  %s\n", "kernel", "time A", "time B", "change", "GB/s A",
             "GB/s B", "%pk A", "%pk B", "bound A -> B");
     for (size_t i = 0; i < k->n; i++) {
         krow *r = &k->v[i];
@@ -139,8 +219,9 @@ static void term_table(FILE *f, kset *k, int color, const char *pa, const char *
         fmt_num(bb, sizeof bb, r->s[1].bw_Bps / 1e9, 1);
         fmt_num(pka, sizeof pka, r->s[0].pct, 1);
         fmt_num(pkb, sizeof pkb, r->s[1].pct, 1);
-        char nm[41];
-        snprintf(nm, sizeof nm, "%s", r->name);
+        char nm[41], shown[256];
+        mh_names_display(r->name, shown, sizeof shown);
+        snprintf(nm, sizeof nm, "%s", shown);
         mh_report_term_text(f, nm);
         for (size_t p = strlen(nm); p < 40; p++) fputc(' ', f);
         const char *cc = "";
@@ -149,6 +230,13 @@ static void term_table(FILE *f, kset *k, int color, const char *pa, const char *
         fprintf(f, " %12s %12s %s%8s%s %10s %10s %7s %7s  %s -> %s%s\n", ta, tb, cc, ch, off, ba, bb, pka, pkb,
                 r->s[0].bound ? r->s[0].bound : "-", r->s[1].bound ? r->s[1].bound : "-",
                 !r->s[0].present ? "  (only in B)" : (!r->s[1].present ? "  (only in A)" : ""));
+        if (r->paired) {
+            fprintf(f, "    paired by %s: A ", r->paired);
+            mh_report_term_text(f, r->name);
+            fputs(" = B ", f);
+            mh_report_term_text(f, r->s[1].name ? r->s[1].name : "?");
+            fputc('\n', f);
+        }
         size_t j;
         json_t *v;
         json_array_foreach(r->s[1].findings, j, v) if (!has_str(r->s[0].findings, json_string_value(v))) {
@@ -192,7 +280,25 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb) {
         krow *r = &k->v[i];
         char b[64];
         fputs("<tr>", f);
-        html_cell(f, r->name, "mono");
+        if (r->paired) {
+            fputs("<td class=\"mono\">", f);
+            mh_report_html_text(f, r->name);
+            fputs(" &rarr; ", f);
+            mh_report_html_text(f, r->s[1].name ? r->s[1].name : "?");
+            fputs("<div class=\"muted\">paired by ", f);
+            mh_report_html_text(f, r->paired);
+            fputs("</div></td>", f);
+        } else {
+            char shown[256];
+            char *full = mh_names_demangle(r->name);
+            mh_names_display(r->name, shown, sizeof shown);
+            fputs("<td class=\"mono\" title=\"", f);
+            mh_report_html_text(f, full ? full : r->name);
+            fputs("\">", f);
+            mh_report_html_text(f, shown);
+            fputs("</td>", f);
+            free(full);
+        }
         fmt_ns(b, sizeof b, r->s[0].total_ns);
         html_cell(f, b, NULL);
         fmt_ns(b, sizeof b, r->s[1].total_ns);
@@ -230,12 +336,23 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb) {
 }
 
 int mh_report_diff(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, mh_err *err) {
+    return mh_report_diff_ex(a, b, term, color, html, NULL, err);
+}
+
+int mh_report_diff_ex(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, const mh_report_diff_opts *o,
+                      mh_err *err) {
     json_t *ra = NULL, *rb = NULL;
     int rc = mh_db_read_summary(a, &ra, err);
     if (!rc) rc = mh_db_read_summary(b, &rb, err);
-    kset k = {0};
+    kset k = {0}, kb = {0};
     if (!rc) rc = collect(&k, ra, 0);
-    if (!rc) rc = collect(&k, rb, 1);
+    if (!rc) rc = collect(&kb, rb, 1);
+    if (!rc) rc = pair_rows(&k, &kb, o);
+    for (size_t i = 0; i < kb.n; i++) {
+        json_decref(kb.v[i].s[0].findings);
+        json_decref(kb.v[i].s[1].findings);
+    }
+    free(kb.v);
     if (rc == MH_ERR_NOMEM) mh_err_set(err, rc, "out of memory comparing profiles");
     if (!rc) {
         if (term) term_table(term, &k, color, mh_db_path(a), mh_db_path(b));

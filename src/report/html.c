@@ -11,6 +11,7 @@
  * everything. Findings whose source file is readable where the report is
  * written get the lines around their line as "snippet". Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
+#include "report/names.h"
 #include "report/report.h"
 #include "util/grow.h"
 
@@ -144,6 +145,7 @@ static void add_snippets(json_t *root) {
 int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     json_t *root;
     int rc = mh_db_read_summary(db, &root, err);
+    if (rc == MH_OK) mh_names_annotate(root); /* full_name, short_name beside every kernel name (names.c) */
     if (rc) return rc;
     json_t *run = json_object_get(root, "run");
     const char *cmd = run ? json_string_value(json_object_get(run, "command")) : NULL;

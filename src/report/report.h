@@ -22,6 +22,16 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err);
  * that appeared or disappeared. term (may be NULL) gets a table (color = ANSI
  * colours); html (may be NULL) gets a self-contained page. */
 int mh_report_diff(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, mh_err *err);
+/* The same with kernel pairing: pair_old[i] in A is B's pair_new[i]
+ * (--pair OLD=NEW); match_order pairs kernels left unpaired by name in the
+ * order of their first launch (--match order). Output names the pairing. */
+typedef struct mh_report_diff_opts {
+    const char *const *pair_old, *const *pair_new;
+    size_t npairs;
+    int match_order;
+} mh_report_diff_opts;
+int mh_report_diff_ex(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, const mh_report_diff_opts *o,
+                      mh_err *err);
 
 /* ---- escaping (escape.c) ---- */
 /* JSON text made safe inside <script>: '<', '>', '&', U+2028 and U+2029 become

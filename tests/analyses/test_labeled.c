@@ -3,7 +3,7 @@
  * finding on a well-coalesced control.
  *
  *   test_labeled --labels FILE --source synth|opencl|cuda [--memheat EXE]
- *                [--program EXE | --examples-dir DIR] [--workdir DIR]
+ *                [--program EXE | --examples-dir DIR] [--workdir DIR] [--strict]
  *
  * labeled.tsv columns (tab-separated; '#' starts a comment line):
  *   source   synth | opencl | cuda
@@ -21,7 +21,8 @@
  * Lines sharing (source, program, args) share one traced run. A finding on a
  * labeled object that is not expected counts as a false positive; a missed
  * expected pattern as a false negative. Exit 0 only with no false negative
- * and no false positive on a control; recall and precision are printed. */
+ * and no false positive on a control (with --strict: no false positive at
+ * all); recall and precision are printed, overall and per pattern. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -162,7 +163,17 @@ static int traced_run(const label *l, const char *memheat, const char *program, 
 
 int main(int argc, char **argv) {
     const char *labels = NULL, *source = NULL, *memheat = NULL, *program = NULL, *exdir = NULL, *workdir = ".";
-    for (int i = 1; i + 1 < argc; i += 2) {
+    int strict = 0;
+    for (int i = 1; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--strict")) {
+            strict = 1;
+            i--;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "test_labeled: %s needs a value\n", argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--labels")) labels = argv[i + 1];
         else if (!strcmp(argv[i], "--source")) source = argv[i + 1];
         else if (!strcmp(argv[i], "--memheat")) memheat = argv[i + 1];
@@ -177,7 +188,7 @@ int main(int argc, char **argv) {
     if (!labels || !source || (strcmp(source, "synth") && !memheat) || (!strcmp(source, "opencl") && !program) ||
         (!strcmp(source, "cuda") && !exdir)) {
         fprintf(stderr, "usage: test_labeled --labels FILE --source synth|opencl|cuda [--memheat EXE] "
-                        "[--program EXE | --examples-dir DIR] [--workdir DIR]\n");
+                        "[--program EXE | --examples-dir DIR] [--workdir DIR] [--strict]\n");
         return 2;
     }
     if (mkdir(workdir, 0755) != 0 && errno != EEXIST) {
@@ -297,21 +308,24 @@ int main(int argc, char **argv) {
                     if (control) control_fp++;
                 }
             }
-            printf("%-5s %s:%d %s/%s [%s] expected %s, found %s%s%s%s%s\n", lfn || (lfp && control) ? "FAIL" : "ok",
+            printf("%-5s %s:%d %s/%s [%s] expected %s, found %s%s%s%s%s\n",
+                   lfn || (lfp && (control || strict)) ? "FAIL" : "ok",
                    labels, l->line, l->kernel, l->object, l->args, l->expected, *gots ? gots : "-",
                    lfn ? "; missed:" : "", miss, lfp ? "; extra:" : "", extra);
         }
         if (have) mh_analyze_free(&res);
     }
-    printf("\nper pattern (tp/fn/fp):");
+    printf("\nper pattern: %-18s %4s %4s %4s %9s %9s\n", "pattern", "tp", "fn", "fp", "precision", "recall");
     for (int k = 0; k < MH_PAT_KIND_COUNT; k++)
         if (per_tp[k] + per_fn[k] + per_fp[k])
-            printf(" %s %lu/%lu/%lu;", mh_pat_kind_name(k), per_tp[k], per_fn[k], per_fp[k]);
+            printf("per pattern: %-18s %4lu %4lu %4lu %9.3f %9.3f\n", mh_pat_kind_name(k), per_tp[k], per_fn[k],
+                   per_fp[k], per_tp[k] + per_fp[k] ? (double)per_tp[k] / (double)(per_tp[k] + per_fp[k]) : 1.0,
+                   per_tp[k] + per_fn[k] ? (double)per_tp[k] / (double)(per_tp[k] + per_fn[k]) : 1.0);
     double prec = tp + fp ? (double)tp / (double)(tp + fp) : 1.0, rec = tp + fn ? (double)tp / (double)(tp + fn) : 1.0;
     printf("\n%s labels: %zu objects in %d runs; precision %.3f (%lu/%lu), recall %.3f (%lu/%lu); false findings on "
            "controls: %lu; run errors: %lu\n",
            source, nv, runs, prec, tp, tp + fp, rec, tp, tp + fn, control_fp, run_errors);
     free(done);
     free(v);
-    return (fn || control_fp || run_errors) ? 1 : 0;
+    return (fn || control_fp || (strict && fp) || run_errors) ? 1 : 0;
 }

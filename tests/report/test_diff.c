@@ -13,7 +13,7 @@
 
 static const char *make_profile;
 
-static char *diff_text(const char *a, const char *b, char **html) {
+static char *diff_text_opts(const char *a, const char *b, char **html, const mh_report_diff_opts *o) {
     mh_err err = {0};
     mh_db *da, *db;
     CHECK(mh_db_open(&da, a, MH_DB_CHECK, &err) == MH_OK);
@@ -21,7 +21,7 @@ static char *diff_text(const char *a, const char *b, char **html) {
     char *buf = NULL, *hbuf = NULL;
     size_t n = 0, hn = 0;
     FILE *f = open_memstream(&buf, &n), *h = open_memstream(&hbuf, &hn);
-    CHECK(mh_report_diff(da, db, f, 0, h, &err) == MH_OK);
+    CHECK(mh_report_diff_ex(da, db, f, 0, h, o, &err) == MH_OK);
     fclose(f);
     fclose(h);
     mh_db_close(da);
@@ -29,6 +29,8 @@ static char *diff_text(const char *a, const char *b, char **html) {
     *html = hbuf;
     return buf;
 }
+
+static char *diff_text(const char *a, const char *b, char **html) { return diff_text_opts(a, b, html, NULL); }
 
 /* the terminal line of kernel `name` (first column), or "" */
 static const char *line_of(const char *text, const char *name, char *out, size_t cap) {
@@ -79,8 +81,53 @@ static void test_before_after(void) {
     free(html);
 }
 
+/* B renamed two kernels (strided -> strided_fixed, hot -> hot_v2) and made
+ * strided_fixed twice as fast: by name both are "only in"; --pair pairs the
+ * first, --match order the second too, and the output names the pairing. */
+static void test_rename(void) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "%s synth ren_a.mhdb && cp ren_a.mhdb ren_b.mhdb", make_profile);
+    CHECK(system(cmd) == 0);
+    sqlite3 *h;
+    CHECK(sqlite3_open("ren_b.mhdb", &h) == SQLITE_OK);
+    CHECK(sqlite3_exec(h,
+                       "UPDATE kernel SET name = 'strided_fixed', total_ns = total_ns / 2 WHERE name = 'strided';"
+                       "UPDATE kernel_run SET name = 'strided_fixed' WHERE name = 'strided';"
+                       "UPDATE launch SET name = 'strided_fixed', display_name = 'strided_fixed' WHERE name = 'strided';"
+                       "UPDATE kernel SET name = 'hot_v2' WHERE name = 'hot';"
+                       "UPDATE kernel_run SET name = 'hot_v2' WHERE name = 'hot';"
+                       "UPDATE launch SET name = 'hot_v2', display_name = 'hot_v2' WHERE name = 'hot';",
+                       0, 0, 0) == SQLITE_OK);
+    sqlite3_close(h);
+    char *html, line[512];
+    char *t = diff_text("ren_a.mhdb", "ren_b.mhdb", &html);
+    CHECK(strstr(line_of(t, "strided", line, sizeof line), "(only in A)") != NULL);
+    CHECK(strstr(line_of(t, "strided_fixed", line, sizeof line), "(only in B)") != NULL);
+    CHECK(strstr(t, "pairing: by name (only)") != NULL);
+    free(t);
+    free(html);
+    const char *old[] = {"strided"}, *new[] = {"strided_fixed"};
+    mh_report_diff_opts o = {.pair_old = old, .pair_new = new, .npairs = 1};
+    t = diff_text_opts("ren_a.mhdb", "ren_b.mhdb", &html, &o);
+    CHECK(strstr(line_of(t, "strided", line, sizeof line), "-50.0%") != NULL);
+    CHECK(strstr(t, "paired by --pair: A strided = B strided_fixed") != NULL);
+    CHECK(strstr(t, "pairing: by name; 1 by --pair\n") != NULL);
+    CHECK(strstr(line_of(t, "hot", line, sizeof line), "(only in A)") != NULL);
+    CHECK(strstr(line_of(t, "strided_fixed", line, sizeof line), "only in") == NULL); /* no row of its own */
+    CHECK(strstr(html, "strided &rarr; strided_fixed<div class=\"muted\">paired by --pair</div>") != NULL);
+    free(t);
+    free(html);
+    o.match_order = 1;
+    t = diff_text_opts("ren_a.mhdb", "ren_b.mhdb", &html, &o);
+    CHECK(strstr(t, "paired by launch order: A hot = B hot_v2") != NULL);
+    CHECK(strstr(t, "pairing: by name; 1 by --pair; 1 by launch order (--match order)") != NULL);
+    CHECK(strstr(t, "only in") == NULL);
+    free(t);
+    free(html);
+}
+
 int main(int argc, char **argv) {
     make_profile = argc > 1 ? argv[1] : "./mh_make_profile";
-    static const mh_test_case cases[] = {{"before_after", test_before_after}};
+    static const mh_test_case cases[] = {{"before_after", test_before_after}, {"rename", test_rename}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }
