@@ -138,6 +138,22 @@ typedef struct mh_launch_stats {
     uint64_t traced;   /* of which traced */
 } mh_launch_stats;
 
+/* The process that wrote the trace (one per trace, after the header): who it
+ * is in a job of several processes. Ranks are -1 where the variable is unset. */
+typedef struct mh_process {
+    uint64_t pid, ppid;
+    int32_t rank;         /* RANK (torchrun, DeepSpeed) */
+    int32_t local_rank;   /* LOCAL_RANK */
+    int32_t world_size;   /* WORLD_SIZE */
+    int32_t ompi_rank;    /* OMPI_COMM_WORLD_RANK (Open MPI) */
+    int32_t pmi_rank;     /* PMI_RANK (MPICH, Intel MPI) */
+    int32_t slurm_procid; /* SLURM_PROCID (srun) */
+    const char *host;     /* gethostname() */
+    const char *command;  /* /proc/self/cmdline, arguments joined by spaces */
+    uint32_t n_devices;
+    const char *const *devices; /* device UUIDs ("GPU-..."); none for a simulator */
+} mh_process;
+
 enum mh_rec_type {
     MH_REC_EOF = 0,      /* reader: no more records */
     MH_REC_HEADER = 1,   /* internal: first record of the file */
@@ -149,7 +165,8 @@ enum mh_rec_type {
     MH_REC_DROPPED = 7,
     MH_REC_PCINFO = 8,
     MH_REC_END = 9,      /* clean end of trace, written by mh_trace_close */
-    MH_REC_LAUNCH_STATS = 10
+    MH_REC_LAUNCH_STATS = 10,
+    MH_REC_PROCESS = 11  /* mh_process, right after the header */
 };
 
 typedef struct mh_record {
@@ -166,6 +183,7 @@ typedef struct mh_record {
         mh_dropped dropped;
         mh_pcinfo pcinfo;
         mh_launch_stats launch_stats;
+        mh_process process;
     } u;
 } mh_record;
 
@@ -187,6 +205,7 @@ int mh_trace_write_kernel_end(mh_trace_writer *w, const mh_kernel_end *e, mh_err
 int mh_trace_write_dropped(mh_trace_writer *w, const mh_dropped *d, mh_err *err);
 int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *p, mh_err *err);
 int mh_trace_write_launch_stats(mh_trace_writer *w, const mh_launch_stats *s, mh_err *err);
+int mh_trace_write_process(mh_trace_writer *w, const mh_process *p, mh_err *err);
 /* Ends the current chunk and writes it out, so a later crash loses nothing before. */
 int mh_trace_flush(mh_trace_writer *w, mh_err *err);
 /* Writes the END record, flushes and closes; frees w in every case. */
