@@ -122,8 +122,8 @@ uint32_t mh_collect_sampled_list(const mh_collect_cfg *cfg, mh_dim3 grid, uint32
 /* Claims an output name for this process: path when no other process has
  * created it (O_EXCL), else <stem>.<pid><ext> (<ext>: the last ".xxx" of
  * the file name; then <stem>.<pid>-<n><ext> while taken). The file is
- * created empty; its name (without the folder) is appended as one line to
- * <path>.procs with one O_APPEND write. got (cap bytes) receives the path
+ * created empty; "<pid> <name>\n" (name without the folder) is appended
+ * to <path>.procs with one O_APPEND write. got (cap bytes) receives the path
  * to write. Only libc: built into every collector, CUPTI included
  * (src/collectors/claim.c). */
 int mh_collect_claim(const char *path, char *got, size_t cap, mh_err *err);

@@ -26,7 +26,7 @@
 #include "memheat/patterns.h"
 #include "memheat/trace.h"
 
-#define MH_DB_SCHEMA_VERSION 2 /* 2: launch_config; version-1 profiles are read as they are */
+#define MH_DB_SCHEMA_VERSION 3 /* 2: launch_config; 3: process; older profiles are read as they are */
 #define MH_DB_APPLICATION_ID 0x4D485046 /* "MHPF": PRAGMA application_id */
 #define MH_DB_FORMAT "memheat-profile"  /* meta.format */
 
@@ -110,6 +110,25 @@ int mh_db_set_meta(mh_db *db, const char *key, const char *value, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 
+/* ---- processes (schema 3; src/store/process.c) ---- */
+/* A process row (pid, parent, host, command, ranks, device UUIDs) and the
+ * files it wrote (NULL: none); *id (may be NULL) receives its id. */
+int mh_db_put_process(mh_db *db, const mh_process *p, const char *trace_file, const char *timing_file,
+                      int64_t *id, mh_err *err);
+/* Sets process = id on every row written since the last tag (process IS NULL). */
+int mh_db_tag_process(mh_db *db, int64_t id, mh_err *err);
+typedef struct mh_db_merge_info {
+    int64_t first_process; /* id of its first process in db */
+    int64_t processes;     /* processes it added */
+    int64_t launches;      /* launches it added */
+    int complete;          /* the source said meta.complete = '1' */
+} mh_db_merge_info;
+/* Appends the profile at src_path to db (one transaction): launch, object,
+ * heat-map, device and process ids are renumbered past db's, every row of
+ * every table is kept (a schema 1 or 2 profile joins as one process). A
+ * profile of another schema (newer) is refused with MH_ERR_VERSION. */
+int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err);
+
 /* ---- the whole import that `memheat run` calls after its passes ----
  * Declared here for its callers, implemented above the store in
  * src/pipeline/import.c: mh_pass (pass.h) runs the analyses and the store
@@ -123,6 +142,8 @@ typedef struct mh_db_import_opts {
     void *progress_ctx;
     unsigned threads;         /* analysis threads, 0 = default (mh_pass_default_threads) */
     size_t group_budget;      /* grouping budget of locality and patterns, 0 = 64 MiB */
+    uint64_t pid;             /* the process, where its trace has no process record (0 = unknown) */
+    const char *timing_file;  /* name of the timing file for the process row when `timing` is given */
 } mh_db_import_opts;
 
 /* Reads the trace -> model -> heat maps (-> locality and findings where those
@@ -133,6 +154,19 @@ typedef struct mh_db_import_opts {
 int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err);
 /* Convenience for the CLI: mh_db_create + mh_db_import + mh_db_close. */
 int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err);
+/* One process's outputs (trace and/or timing) of a run of several. */
+typedef struct mh_db_import_proc {
+    const char *trace_path;        /* NULL: none */
+    const char *timing_path;       /* NULL: none, or see timing */
+    const mh_db_timing_in *timing; /* already loaded (wins over timing_path) */
+    uint64_t pid;                  /* 0 = unknown */
+} mh_db_import_proc;
+/* A run of n processes into one profile at db_path (replaced): one process
+ * is mh_db_import_trace; several are each imported beside db_path, then
+ * merged (mh_db_merge), in the given order (process ids 1..n). o gives the
+ * run row and the import settings; its trace/timing fields are ignored. */
+int mh_db_import_procs(const char *db_path, const mh_db_import_opts *o, const mh_db_import_proc *procs, size_t n,
+                       mh_err *err);
 
 /* ---- reading ---- */
 /* Everything but heat rows, as one JSON object (shape in docs/profile-schema.md,

@@ -28,7 +28,7 @@ static int manifest_add(const char *path, const char *got, mh_err *err) {
     const char *base = strrchr(got, '/');
     base = base ? base + 1 : got;
     char line[1024];
-    int n = snprintf(line, sizeof line, "%s\n", base);
+    int n = snprintf(line, sizeof line, "%ld %s\n", (long)getpid(), base);
     if (n < 0 || (size_t)n >= sizeof line) return mh_err_set(err, MH_ERR_ARG, "output name too long: %s", got);
     int fd = open(man, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return mh_err_set(err, MH_ERR_IO, "cannot open the process list %s: %s", man, strerror(errno));

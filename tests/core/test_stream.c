@@ -25,7 +25,9 @@ static int read_manifest(const char *path, char names[][256], int cap) {
     char line[256];
     while (n < cap && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        snprintf(names[n++], 256, "%s", line);
+        char *sp = strchr(line, ' '); /* "<pid> <name>" */
+        if (!sp || atol(line) <= 0) return -2;
+        snprintf(names[n++], 256, "%s", sp + 1);
     }
     fclose(f);
     return n;
