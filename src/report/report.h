@@ -23,6 +23,13 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err);
  * colours); html (may be NULL) gets a self-contained page. */
 int mh_report_diff(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, mh_err *err);
 
+/* The view by rank of a profile of several processes (ranks.c): per-kernel
+ * time/bandwidth (or accesses) per rank, slowest rank vs the median, findings
+ * with "the same on every rank" folded. root = mh_db_read_summary's JSON;
+ * writes nothing for one process. */
+struct json_t;
+int mh_report_ranks_html(const struct json_t *root, FILE *out);
+
 /* ---- escaping (escape.c) ---- */
 /* JSON text made safe inside <script>: '<', '>', '&', U+2028 and U+2029 become
  * \uXXXX escapes (they can only occur inside JSON strings, so the JSON value is

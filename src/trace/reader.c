@@ -1,4 +1,4 @@
-/* reader.c -- streaming reader of trace format v1.
+/* reader.c -- streaming reader of trace formats v1 and v2.
  *
  * Reads one chunk at a time: checks the chunk header's CRC, reads the payload,
  * checks its CRC, decompresses it and walks its records with bounds checks.

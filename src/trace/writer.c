@@ -1,4 +1,4 @@
-/* writer.c -- streaming writer of trace format v1.
+/* writer.c -- streaming writer of trace format v2.
  *
  * Records are appended to an uncompressed chunk buffer; when it passes the
  * chunk size (or on flush/close) the buffer is zstd-compressed, framed with a
