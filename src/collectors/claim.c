@@ -44,7 +44,8 @@ static int manifest_add(const char *path, const char *got, mh_err *err) {
 int mh_collect_claim(const char *path, char *got, size_t cap, mh_err *err) {
     int e = create_excl(path);
     if (e == 0) {
-        if ((size_t)snprintf(got, cap, "%s", path) >= cap) return mh_err_set(err, MH_ERR_ARG, "path too long: %s", path);
+        if ((size_t)snprintf(got, cap, "%s", path) >= cap)
+            return mh_err_set(err, MH_ERR_ARG, "path too long: %s", path);
         return manifest_add(path, got, err);
     }
     if (e != EEXIST) return mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", path, strerror(e));

@@ -177,7 +177,8 @@ void mh_run_timed_counters(const mh_run_opts *o, const mh_run_backend *timer, mh
         snprintf(t->counters.message, sizeof t->counters.message, "%s", e2.msg);
     }
     t->counters_run = (mh_timing_run){.ran = wall > 0, .exit_status = status, .wall_ns = wall};
-    if (part) remove(part);
+    /* counters of the first process only; the other processes' files go too */
+    if (part) mh_run_outputs_reset(part, NULL);
     free(part);
     mh_timing_free(&c);
 }
