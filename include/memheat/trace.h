@@ -1,7 +1,7 @@
-/* trace.h -- memheat trace format v1: the record model, a streaming writer and
+/* trace.h -- memheat trace format v2: the record model, a streaming writer and
  * a streaming reader.
  *
- * A trace is one file per profiled run. Collectors (CUDA Sanitizer, Oclgrind)
+ * A trace is one file per profiled process. Collectors (CUDA Sanitizer, Oclgrind)
  * write it; every analysis reads it. The file is a 16-byte prefix followed by
  * zstd-compressed chunks, each with a CRC-32C, so a run cut short by a crash is
  * readable up to its last whole chunk and a damaged file is refused with an
@@ -18,7 +18,7 @@
 
 #include "memheat/err.h"
 
-#define MH_TRACE_VERSION 1u
+#define MH_TRACE_VERSION 2u /* 2: MH_REC_PROCESS; version-1 traces are read too */
 #define MH_TRACE_ALL_BLOCKS UINT32_MAX /* mh_launch.n_sampled: every block traced */
 #define MH_TRACE_NO_LAUNCH UINT32_MAX  /* mh_alloc.launch: object outlives launches */
 
