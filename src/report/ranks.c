@@ -7,7 +7,8 @@
  * else traced launches and accesses), the slowest rank against the median
  * (load imbalance), and the findings with those identical on every rank
  * folded into one line. Static HTML from the summary JSON (no script), a
- * section of its own after the main page; one process writes nothing. */
+ * section of its own after the main page, ranks in order; one process
+ * writes nothing. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,19 @@ static void rank_label(const json_t *p, char *buf, size_t cap) {
             return;
         }
     snprintf(buf, cap, "pid %lld", jint(p, "pid"));
+}
+
+/* Sort key: the rank where one is set, else after every rank in id order. */
+static long long rank_key(const json_t *p) {
+    static const char *const keys[] = {"rank", "ompi_rank", "pmi_rank", "slurm_procid"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (json_is_integer(json_object_get(p, keys[i]))) return jint(p, keys[i]);
+    return (1ll << 40) + jint(p, "id");
+}
+
+static int cmp_proc(const void *a, const void *b) {
+    long long x = rank_key(*(json_t *const *)a), y = rank_key(*(json_t *const *)b);
+    return x < y ? -1 : x > y;
 }
 
 /* Index of process id `pid` in procs, or -1. */
@@ -239,9 +253,21 @@ static void findings_table(FILE *out, const json_t *root, const json_t *procs, s
 }
 
 int mh_report_ranks_html(const json_t *root, FILE *out) {
-    const json_t *procs = json_object_get(root, "processes");
-    size_t np = json_array_size(procs);
+    const json_t *all = json_object_get(root, "processes");
+    size_t np = json_array_size(all);
     if (np < 2) return 0;
+    /* columns in rank order */
+    json_t **v = malloc(np * sizeof *v);
+    json_t *procs = json_array();
+    if (!v || !procs) {
+        free(v);
+        json_decref(procs);
+        return -1;
+    }
+    for (size_t k = 0; k < np; k++) v[k] = json_array_get(all, k);
+    qsort(v, np, sizeof *v, cmp_proc);
+    for (size_t k = 0; k < np; k++) json_array_append(procs, v[k]);
+    free(v);
     if (np > MH_RANKS_MAX) np = MH_RANKS_MAX;
     fputs("<section id=\"mh-ranks\" style=\"margin:1em 2em;font:14px sans-serif\">\n<h2>Processes and ranks</h2>\n"
           "<style>#mh-ranks table{border-collapse:collapse;margin:.5em 0}#mh-ranks td,#mh-ranks th{border:1px solid "
@@ -269,5 +295,6 @@ int mh_report_ranks_html(const json_t *root, FILE *out) {
     kernel_table(out, root, procs, np);
     findings_table(out, root, procs, np);
     fputs("</section>\n", out);
+    json_decref(procs);
     return 0;
 }

@@ -26,7 +26,7 @@ int mh_report_diff(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, mh_err
 /* The view by rank of a profile of several processes (ranks.c): per-kernel
  * time/bandwidth (or accesses) per rank, slowest rank vs the median, findings
  * with "the same on every rank" folded. root = mh_db_read_summary's JSON;
- * writes nothing for one process. */
+ * writes nothing for one process. Returns 0, -1 when out of memory. */
 struct json_t;
 int mh_report_ranks_html(const struct json_t *root, FILE *out);
 
