@@ -85,7 +85,14 @@ void mh_collect_cfg_free(mh_collect_cfg *cfg) {
 int mh_collect_cfg_to_env(const mh_collect_cfg *cfg, mh_err *err) {
     char v[64];
     int rc = 0;
-    rc |= setenv("MEMHEAT_TRACE", cfg->trace_path, 1);
+    /* absolute: a child that changes directory (mpirun -wdir, srun --chdir) still writes beside the others */
+    char abs[2200];
+    const char *tp = cfg->trace_path;
+    char cwd[1024];
+    if (tp[0] && tp[0] != '/' && getcwd(cwd, sizeof cwd) &&
+        (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, tp) < sizeof abs)
+        tp = abs;
+    rc |= setenv("MEMHEAT_TRACE", tp, 1);
     if (cfg->block_3d)
         snprintf(v, sizeof v, "%u,%u,%u", cfg->block.x, cfg->block.y, cfg->block.z);
     else

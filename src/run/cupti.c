@@ -69,6 +69,9 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
     } else {
         return mh_err_set(err, MH_ERR_INTERNAL, "the timing collector has no pass %d", pass);
     }
+    char abs[2200], cwd[1024]; /* absolute: children that change directory write beside the others */
+    if (out[0] != '/' && getcwd(cwd, sizeof cwd) && (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, out) < sizeof abs)
+        out = abs;
     if (rc == MH_OK) rc = mh_run_cmd_env(cmd, "MEMHEAT_TIMING_OUT", out, err);
     if (rc == MH_OK) rc = mh_run_cmd_env(cmd, "MEMHEAT_TIMING_MODE", mode, err);
     if (rc == MH_OK) rc = mh_run_cmd_env(cmd, "MEMHEAT_COMMAND", command, err);

@@ -99,6 +99,10 @@ multiproc)
   "$memheat" run -q --backend oclgrind -o mp1 -- "${a[@]}"
   [ "$(q mp1.mhdb "SELECT COUNT(*) FROM process")" = 1 ] || { echo "rerun: stale process"; exit 1; }
   ls mp1.*.mht >/dev/null 2>&1 && { echo "rerun: stale per-process trace left"; exit 1; }
+  # a process that changes directory still writes beside the others (absolute MEMHEAT_TRACE)
+  mkdir -p sub
+  "$memheat" run -q --backend oclgrind -o cdrun -- sh -c '(cd sub && "$0" --only patHot) & "$0" --only patHot & wait' "$host"
+  [ "$(q cdrun.mhdb "SELECT COUNT(*) FROM process")" = 2 ] || { echo "a process in another directory was lost"; exit 1; }
   # -o substitutions: rank and host
   host_short=$(hostname | cut -d. -f1)
   RANK=3 "$memheat" run -q --backend oclgrind -o "r%r_%h" -- "${a[@]}"
