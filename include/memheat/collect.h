@@ -119,4 +119,37 @@ int mh_collect_block_sampled(const mh_collect_cfg *cfg, mh_dim3 grid, uint32_t b
  * returns the count, or MH_TRACE_ALL_BLOCKS when every block is traced. */
 uint32_t mh_collect_sampled_list(const mh_collect_cfg *cfg, mh_dim3 grid, uint32_t *ids, uint32_t cap);
 
+/* ---- one stream per process ----
+ * Every process that loads a collector writes its own files. `memheat run`
+ * names one path per output (MEMHEAT_TRACE, MEMHEAT_TIMING_OUT); the first
+ * process to claim it gets it, each later one <stem>.<pid><ext>, and every
+ * process appends the name it got to the manifest <path>.procs, which the
+ * run layer reads to import exactly those files (docs/trace-format.md,
+ * "Several processes"). */
+
+/* Claims an output name for this process: path when no other process has
+ * created it (O_EXCL), else <stem>.<pid><ext> (<ext>: the last ".xxx" of
+ * the file name; then <stem>.<pid>-<n><ext> while taken). The file is
+ * created empty; "<pid> <name>\n" (name without the folder) is appended
+ * to <path>.procs with one O_APPEND write. got (cap bytes) receives the path
+ * to write. Only libc: built into every collector, CUPTI included
+ * (src/collectors/claim.c). */
+int mh_collect_claim(const char *path, char *got, size_t cap, mh_err *err);
+
+/* Who this process is (mh_process of trace.h): pid, parent, host, command
+ * line, ranks from the environment (-1 where unset). Strings point into buf;
+ * devices are left empty for the caller to fill. */
+typedef struct mh_collect_procbuf {
+    char host[256];
+    char command[4096];
+} mh_collect_procbuf;
+void mh_collect_process_get(mh_process *p, mh_collect_procbuf *buf);
+
+/* What a collector calls instead of mh_trace_create: claims a name for
+ * path (mh_collect_claim), creates the trace there and writes this
+ * process's MH_REC_PROCESS record with the given device UUIDs (may be none),
+ * flushed at once. got (may be NULL) receives the path used. */
+int mh_collect_trace_open(mh_trace_writer **w, const char *path, const mh_trace_header *h,
+                          const char *const *devices, uint32_t ndevices, char *got, size_t gotcap, mh_err *err);
+
 #endif

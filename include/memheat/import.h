@@ -7,6 +7,7 @@
 #define MEMHEAT_IMPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "memheat/err.h"
 #include "memheat/store.h"
@@ -20,6 +21,8 @@ typedef struct mh_db_import_opts {
     void *progress_ctx;
     unsigned threads;         /* analysis threads, 0 = default (mh_pass_default_threads) */
     size_t group_budget;      /* grouping budget of locality and patterns, 0 = 64 MiB */
+    uint64_t pid;             /* the process, where its trace has no process record (0 = unknown) */
+    const char *timing_file;  /* name of the timing file for the process row when `timing` is given */
 } mh_db_import_opts;
 
 /* Reads the trace -> model -> heat maps (-> locality and findings where those
@@ -34,5 +37,18 @@ int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err);
  * (disk full, read-only folder) leaves no file and any earlier profile as
  * it was. */
 int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err);
+/* One process's outputs (trace and/or timing) of a run of several. */
+typedef struct mh_db_import_proc {
+    const char *trace_path;        /* NULL: none */
+    const char *timing_path;       /* NULL: none, or see timing */
+    const mh_db_timing_in *timing; /* already loaded (wins over timing_path) */
+    uint64_t pid;                  /* 0 = unknown */
+} mh_db_import_proc;
+/* A run of n processes into one profile at db_path (replaced): one process
+ * is mh_db_import_trace; several are each imported beside db_path, then
+ * merged (mh_db_merge), in the given order (process ids 1..n). o gives the
+ * run row and the import settings; its trace/timing fields are ignored. */
+int mh_db_import_procs(const char *db_path, const mh_db_import_opts *o, const mh_db_import_proc *procs, size_t n,
+                       mh_err *err);
 
 #endif

@@ -26,7 +26,7 @@
 #include "memheat/patterns.h"
 #include "memheat/trace.h"
 
-#define MH_DB_SCHEMA_VERSION 2 /* 2: launch_config; version-1 profiles are read as they are */
+#define MH_DB_SCHEMA_VERSION 3 /* 2: launch_config; 3: process; older profiles are read as they are */
 #define MH_DB_APPLICATION_ID 0x4D485046 /* "MHPF": PRAGMA application_id */
 #define MH_DB_FORMAT "memheat-profile"  /* meta.format */
 
@@ -118,6 +118,25 @@ int mh_db_get_meta(mh_db *db, const char *key, char *out, size_t cap, mh_err *er
 int mh_db_notice(mh_db *db, char *out, size_t cap);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
+
+/* ---- processes (schema 3; src/store/process.c) ---- */
+/* A process row (pid, parent, host, command, ranks, device UUIDs) and the
+ * files it wrote (NULL: none); *id (may be NULL) receives its id. */
+int mh_db_put_process(mh_db *db, const mh_process *p, const char *trace_file, const char *timing_file,
+                      int64_t *id, mh_err *err);
+/* Sets process = id on every row written since the last tag (process IS NULL). */
+int mh_db_tag_process(mh_db *db, int64_t id, mh_err *err);
+typedef struct mh_db_merge_info {
+    int64_t first_process; /* id of its first process in db */
+    int64_t processes;     /* processes it added */
+    int64_t launches;      /* launches it added */
+    int complete;          /* the source said meta.complete = '1' */
+} mh_db_merge_info;
+/* Appends the profile at src_path to db (one transaction): launch, object,
+ * heat-map, device and process ids are renumbered past db's, every row of
+ * every table is kept (a schema 1 or 2 profile joins as one process). A
+ * profile of another schema (newer) is refused with MH_ERR_VERSION. */
+int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err);
 
 /* The whole import that `memheat run` calls after its passes (mh_db_import)
  * is memheat/import.h: it runs the analyses, so it lives above the store. */

@@ -1,7 +1,7 @@
-/* trace.h -- memheat trace format v1: the record model, a streaming writer and
+/* trace.h -- memheat trace format v2: the record model, a streaming writer and
  * a streaming reader.
  *
- * A trace is one file per profiled run. Collectors (CUDA Sanitizer, Oclgrind)
+ * A trace is one file per profiled process. Collectors (CUDA Sanitizer, Oclgrind)
  * write it; every analysis reads it. The file is a 16-byte prefix followed by
  * zstd-compressed chunks, each with a CRC-32C, so a run cut short by a crash is
  * readable up to its last whole chunk and a damaged file is refused with an
@@ -18,7 +18,7 @@
 
 #include "memheat/err.h"
 
-#define MH_TRACE_VERSION 1u
+#define MH_TRACE_VERSION 2u /* 2: MH_REC_PROCESS; version-1 traces are read too */
 #define MH_TRACE_ALL_BLOCKS UINT32_MAX /* mh_launch.n_sampled: every block traced */
 #define MH_TRACE_NO_LAUNCH UINT32_MAX  /* mh_alloc.launch: object outlives launches */
 
@@ -138,6 +138,22 @@ typedef struct mh_launch_stats {
     uint64_t traced;   /* of which traced */
 } mh_launch_stats;
 
+/* The process that wrote the trace (one per trace, after the header): who it
+ * is in a job of several processes. Ranks are -1 where the variable is unset. */
+typedef struct mh_process {
+    uint64_t pid, ppid;
+    int32_t rank;         /* RANK (torchrun, DeepSpeed) */
+    int32_t local_rank;   /* LOCAL_RANK */
+    int32_t world_size;   /* WORLD_SIZE */
+    int32_t ompi_rank;    /* OMPI_COMM_WORLD_RANK (Open MPI) */
+    int32_t pmi_rank;     /* PMI_RANK (MPICH, Intel MPI) */
+    int32_t slurm_procid; /* SLURM_PROCID (srun) */
+    const char *host;     /* gethostname() */
+    const char *command;  /* /proc/self/cmdline, arguments joined by spaces */
+    uint32_t n_devices;
+    const char *const *devices; /* device UUIDs ("GPU-..."); none for a simulator */
+} mh_process;
+
 enum mh_rec_type {
     MH_REC_EOF = 0,      /* reader: no more records */
     MH_REC_HEADER = 1,   /* internal: first record of the file */
@@ -149,7 +165,8 @@ enum mh_rec_type {
     MH_REC_DROPPED = 7,
     MH_REC_PCINFO = 8,
     MH_REC_END = 9,      /* clean end of trace, written by mh_trace_close */
-    MH_REC_LAUNCH_STATS = 10
+    MH_REC_LAUNCH_STATS = 10,
+    MH_REC_PROCESS = 11  /* mh_process, right after the header */
 };
 
 typedef struct mh_record {
@@ -166,6 +183,7 @@ typedef struct mh_record {
         mh_dropped dropped;
         mh_pcinfo pcinfo;
         mh_launch_stats launch_stats;
+        mh_process process;
     } u;
 } mh_record;
 
@@ -187,6 +205,7 @@ int mh_trace_write_kernel_end(mh_trace_writer *w, const mh_kernel_end *e, mh_err
 int mh_trace_write_dropped(mh_trace_writer *w, const mh_dropped *d, mh_err *err);
 int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *p, mh_err *err);
 int mh_trace_write_launch_stats(mh_trace_writer *w, const mh_launch_stats *s, mh_err *err);
+int mh_trace_write_process(mh_trace_writer *w, const mh_process *p, mh_err *err);
 /* Ends the current chunk and writes it out, so a later crash loses nothing before. */
 int mh_trace_flush(mh_trace_writer *w, mh_err *err);
 /* Writes the END record, flushes and closes; frees w in every case. */

@@ -9,7 +9,10 @@
 #include "cli/cli.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
+#include "memheat/store.h"
 #include "memheat/trace.h"
+
+#include <jansson.h>
 
 typedef struct launch_count {
     uint64_t by[MH_SPACE_COUNT][3];
@@ -19,7 +22,13 @@ typedef struct counts {
     launch_count *lc; /* per model launch */
     size_t nlc;
     uint64_t total;
+    char process[512]; /* the MH_REC_PROCESS record as one line, "" = none */
 } counts;
+
+static void rank_text(char *buf, size_t cap, const char *name, int32_t v) {
+    size_t n = strlen(buf);
+    if (v >= 0 && n < cap) snprintf(buf + n, cap - n, " %s %d", name, (int)v);
+}
 
 /* mh_pass consumer: accesses per launch, space and kind. */
 static int count_record(void *ctx, const mh_model *m, const mh_record *rec, mh_err *err) {
@@ -30,6 +39,21 @@ static int count_record(void *ctx, const mh_model *m, const mh_record *rec, mh_e
         c->lc = p;
         memset(&c->lc[c->nlc], 0, (m->nlaunches - c->nlc) * sizeof *c->lc);
         c->nlc = m->nlaunches;
+    }
+    if (rec->type == MH_REC_PROCESS && !c->process[0]) {
+        const mh_process *pr = &rec->u.process;
+        snprintf(c->process, sizeof c->process, "pid %llu (parent %llu) on %s", (unsigned long long)pr->pid,
+                 (unsigned long long)pr->ppid, pr->host);
+        rank_text(c->process, sizeof c->process, "rank", pr->rank);
+        rank_text(c->process, sizeof c->process, "local rank", pr->local_rank);
+        rank_text(c->process, sizeof c->process, "world size", pr->world_size);
+        rank_text(c->process, sizeof c->process, "OMPI rank", pr->ompi_rank);
+        rank_text(c->process, sizeof c->process, "PMI rank", pr->pmi_rank);
+        rank_text(c->process, sizeof c->process, "Slurm proc", pr->slurm_procid);
+        for (uint32_t i = 0; i < pr->n_devices; i++) {
+            size_t n = strlen(c->process);
+            snprintf(c->process + n, sizeof c->process - n, "%s%s", i ? ", " : "  devices ", pr->devices[i]);
+        }
     }
     if (rec->type != MH_REC_ACCESSES) return MH_OK;
     for (size_t i = 0; i < rec->u.accesses.n; i++) {
@@ -43,13 +67,68 @@ static int count_record(void *ctx, const mh_model *m, const mh_record *rec, mh_e
 }
 
 static void help(FILE *f) {
-    fputs("usage: memheat info TRACE\n\n"
-          "Prints a trace's header, device, launches (with accesses per address space\n"
-          "and kind), data objects, dropped accesses and whether the trace is complete.\n", f);
+    fputs("usage: memheat info TRACE | PROFILE.mhdb\n\n"
+          "Prints a trace's header, process, device, launches (with accesses per address\n"
+          "space and kind), data objects, dropped accesses and whether the trace is\n"
+          "complete; for a profile, its run and processes (pid, host, ranks, launches).\n", f);
 }
 
 static void print_str(const char *s) {
     for (; *s; s++) putchar((unsigned char)*s < 0x20 ? '?' : *s);
+}
+
+static int is_profile(const char *path) {
+    char magic[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    return n == sizeof magic && !memcmp(magic, "SQLite format 3", 16);
+}
+
+/* `memheat info PROFILE.mhdb`: the run and its processes. */
+static int info_profile(const char *path) {
+    mh_err err = {0};
+    mh_db *db;
+    if (mh_db_open(&db, path, 0, &err) != MH_OK) return mh_cli_fail_err("info", &err);
+    json_t *sum = NULL;
+    int rc = mh_db_read_summary(db, &sum, &err);
+    mh_db_close(db);
+    if (rc != MH_OK) return mh_cli_fail_err("info", &err);
+    json_t *run = json_object_get(sum, "run");
+    const char *ver = json_string_value(json_object_get(json_object_get(sum, "meta"), "schema_version"));
+    printf("profile    %s (schema %s)\ncommand    ", path, ver ? ver : "?");
+    const char *cmd = json_string_value(json_object_get(run, "command"));
+    print_str(cmd ? cmd : "");
+    json_t *procs = json_object_get(sum, "processes");
+    printf("\nlaunches   %zu traced\nprocesses  %zu%s\n", json_array_size(json_object_get(sum, "launches")),
+           procs ? json_array_size(procs) : (size_t)1, procs ? "" : " (profile of schema 1 or 2: one process)");
+    size_t i;
+    json_t *p;
+    json_array_foreach(procs, i, p) {
+        printf("  #%lld pid %lld", (long long)json_integer_value(json_object_get(p, "id")),
+               (long long)json_integer_value(json_object_get(p, "pid")));
+        const char *host = json_string_value(json_object_get(p, "host"));
+        if (host) printf(" on %s", host);
+        static const char *const ranks[][2] = {{"rank", "rank"}, {"local_rank", "local rank"},
+                                               {"world_size", "world size"}, {"ompi_rank", "OMPI rank"},
+                                               {"pmi_rank", "PMI rank"}, {"slurm_procid", "Slurm proc"}};
+        for (size_t k = 0; k < 6; k++) {
+            json_t *v = json_object_get(p, ranks[k][0]);
+            if (json_is_integer(v)) printf("  %s %lld", ranks[k][1], (long long)json_integer_value(v));
+        }
+        printf("  launches traced %lld", (long long)json_integer_value(json_object_get(p, "launches_traced")));
+        json_t *ran = json_object_get(p, "launches_run");
+        if (json_is_integer(ran)) printf(" of %lld", (long long)json_integer_value(ran));
+        const char *devs = json_string_value(json_object_get(p, "devices"));
+        if (devs && *devs) printf("  devices %s", devs);
+        printf("\n      ");
+        cmd = json_string_value(json_object_get(p, "command"));
+        print_str(cmd ? cmd : "");
+        putchar('\n');
+    }
+    json_decref(sum);
+    return MH_EXIT_OK;
 }
 
 int mh_cmd_info(int argc, char **argv) {
@@ -69,6 +148,7 @@ int mh_cmd_info(int argc, char **argv) {
         return MH_EXIT_USAGE;
     }
     mh_err err = {0};
+    if (is_profile(argv[optind])) return info_profile(argv[optind]);
     mh_model m;
     mh_pass *p;
     mh_pass_opts po = {0}; /* no analyses: the model and the counts below */
@@ -87,6 +167,10 @@ int mh_cmd_info(int argc, char **argv) {
     print_str(h->producer);
     printf("\ncommand    ");
     print_str(h->command);
+    if (cn.process[0]) {
+        printf("\nprocess    ");
+        print_str(cn.process);
+    }
     printf("\ndevice     ");
     print_str(h->device.name);
     printf(" (warp %u, sector %u B", h->device.warp_size, h->device.sector_size);

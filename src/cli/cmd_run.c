@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "memheat/run.h"
+#include "util/outname.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat run [options] -- PROGRAM [ARGS...]\n\n"
@@ -23,7 +24,9 @@ static void help(FILE *f) {
           "(traced, not timed).\n\n"
           "output:\n"
           "  -o, --output NAME      profile name (default memheat_<program>_<N>): NAME.mhdb,\n"
-          "                         NAME.mht (trace, kept with --keep-trace), NAME.timing.json\n"
+          "                         NAME.mht (trace, kept with --keep-trace), NAME.timing.json;\n"
+          "                         %p pid, %h host, %r rank (RANK, OMPI_COMM_WORLD_RANK,\n"
+          "                         PMI_RANK, SLURM_PROCID; 0 if none), %q{VAR}, %% a percent\n"
           "      --keep-trace       keep the raw trace next to the profile\n"
           "back end:\n"
           "      --backend B        auto (default), cuda, or oclgrind (OpenCL under the simulator)\n"
@@ -154,8 +157,11 @@ int mh_cmd_run(int argc, char **argv) {
         return mh_cli_fail("run", MH_EXIT_ERROR, "cannot locate the memheat executable (/proc/self/exe)");
     char base[1000];
     if (name) {
-        if (strlen(name) >= sizeof base) return mh_cli_fail("run", MH_EXIT_USAGE, "profile name too long");
-        snprintf(base, sizeof base, "%s", name);
+        /* %p %h %r %q{VAR} %%: one command line names every rank's profile (util/outname.h) */
+        if (mh_outname_expand(name, base, sizeof base, &err) != MH_OK) {
+            err.code = MH_ERR_ARG;
+            return mh_cli_fail("run", MH_EXIT_USAGE, "%s", err.msg);
+        }
         size_t n = strlen(base);
         if (n > 5 && !strcmp(base + n - 5, ".mhdb")) base[n - 5] = '\0';
     } else if (pick_name(o.argv[0], base, sizeof base) != 0) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/hash.h"
 
@@ -84,7 +85,14 @@ void mh_collect_cfg_free(mh_collect_cfg *cfg) {
 int mh_collect_cfg_to_env(const mh_collect_cfg *cfg, mh_err *err) {
     char v[64];
     int rc = 0;
-    rc |= setenv("MEMHEAT_TRACE", cfg->trace_path, 1);
+    /* absolute: a child that changes directory (mpirun -wdir, srun --chdir) still writes beside the others */
+    char abs[2200];
+    const char *tp = cfg->trace_path;
+    char cwd[1024];
+    if (tp[0] && tp[0] != '/' && getcwd(cwd, sizeof cwd) &&
+        (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, tp) < sizeof abs)
+        tp = abs;
+    rc |= setenv("MEMHEAT_TRACE", tp, 1);
     if (cfg->block_3d)
         snprintf(v, sizeof v, "%u,%u,%u", cfg->block.x, cfg->block.y, cfg->block.z);
     else
@@ -295,4 +303,66 @@ uint32_t mh_collect_sampled_list(const mh_collect_cfg *cfg, mh_dim3 grid, uint32
     uint32_t first = mh_collect_first_block(cfg, grid), n = 0;
     for (uint64_t b = first; b < total && n < cfg->nblocks && n < cap; b++) ids[n++] = (uint32_t)b;
     return n;
+}
+
+/* ---- the process record and the trace of this process ---- */
+
+static int32_t env_rank(const char *name) {
+    const char *s = getenv(name);
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > INT32_MAX) return -1;
+    return (int32_t)v;
+}
+
+void mh_collect_process_get(mh_process *p, mh_collect_procbuf *buf) {
+    memset(p, 0, sizeof *p);
+    p->pid = (uint64_t)getpid();
+    p->ppid = (uint64_t)getppid();
+    if (gethostname(buf->host, sizeof buf->host) != 0) snprintf(buf->host, sizeof buf->host, "localhost");
+    buf->host[sizeof buf->host - 1] = '\0';
+    buf->command[0] = '\0';
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (f) {
+        size_t n = fread(buf->command, 1, sizeof buf->command - 1, f);
+        fclose(f);
+        buf->command[n] = '\0';
+        while (n > 0 && buf->command[n - 1] == '\0') n--;
+        for (size_t i = 0; i < n; i++)
+            if (buf->command[i] == '\0') buf->command[i] = ' ';
+    }
+    p->host = buf->host;
+    p->command = buf->command;
+    p->rank = env_rank("RANK");
+    p->local_rank = env_rank("LOCAL_RANK");
+    p->world_size = env_rank("WORLD_SIZE");
+    p->ompi_rank = env_rank("OMPI_COMM_WORLD_RANK");
+    p->pmi_rank = env_rank("PMI_RANK");
+    p->slurm_procid = env_rank("SLURM_PROCID");
+}
+
+int mh_collect_trace_open(mh_trace_writer **w, const char *path, const mh_trace_header *h,
+                          const char *const *devices, uint32_t ndevices, char *got, size_t gotcap, mh_err *err) {
+    *w = NULL;
+    char mine[4200];
+    int rc = mh_collect_claim(path, mine, sizeof mine, err);
+    if (rc) return rc;
+    if (got && (size_t)snprintf(got, gotcap, "%s", mine) >= gotcap)
+        return mh_err_set(err, MH_ERR_ARG, "trace path too long: %s", mine);
+    rc = mh_trace_create(w, mine, h, NULL, err);
+    if (rc) return rc;
+    mh_process p;
+    mh_collect_procbuf buf;
+    mh_collect_process_get(&p, &buf);
+    p.devices = devices;
+    p.n_devices = devices ? ndevices : 0;
+    rc = mh_trace_write_process(*w, &p, err);
+    if (!rc) rc = mh_trace_flush(*w, err);
+    if (rc) {
+        mh_trace_abandon(*w);
+        *w = NULL;
+    }
+    return rc;
 }

@@ -12,6 +12,7 @@
  * records before a cut or a damaged chunk are analysed and stored, then the
  * error is returned. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "memheat/import.h"
@@ -125,6 +126,26 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     return rc;
 }
 
+/* The process row of this import: the trace's MH_REC_PROCESS record (right
+ * after its header), else what the caller knows (o->pid). */
+static int put_process(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
+    mh_process none = {.pid = o->pid, .rank = -1, .local_rank = -1, .world_size = -1, .ompi_rank = -1,
+                       .pmi_rank = -1, .slurm_procid = -1};
+    const char *timing = o->timing_path && o->timing_path[0] ? o->timing_path : o->timing_file;
+    mh_trace_reader *r = NULL;
+    mh_record rec = {0};
+    if (o->trace_path && o->trace_path[0] && mh_trace_open(&r, o->trace_path, NULL) == MH_OK) {
+        for (int i = 0; i < 4; i++) /* written first; older collectors write none */
+            if (mh_trace_next(r, &rec, NULL) != MH_OK || rec.type == MH_REC_EOF || rec.type == MH_REC_PROCESS) break;
+        if (rec.type == MH_REC_PROCESS && !rec.u.process.pid) rec.u.process.pid = o->pid;
+    }
+    int64_t id = 0;
+    int rc = mh_db_put_process(db, rec.type == MH_REC_PROCESS ? &rec.u.process : &none, o->trace_path, timing, &id,
+                               err);
+    mh_trace_close_reader(r);
+    return rc ? rc : mh_db_tag_process(db, id, err);
+}
+
 int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     int rc = mh_db_put_run(db, &o->run, err);
     if (rc) return rc;
@@ -150,6 +171,8 @@ int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
         rc = mh_db_import_timing(db, o->timing_path, err);
         if (rc) return rc;
     }
+    rc = put_process(db, o, err);
+    if (rc) return rc;
     rc = mh_db_finish(db, err);
     if (!rc && trunc) {
         if (err) *err = terr; /* what is missing: a cut, skipped records, no end record */
@@ -163,6 +186,72 @@ int mh_db_import(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
 static int profile_usable(int rc) {
     return rc == MH_OK || rc == MH_ERR_TRUNCATED || rc == MH_ERR_CORRUPT || rc == MH_ERR_FORMAT ||
            rc == MH_ERR_VERSION || rc == MH_ERR_EMPTY;
+}
+
+/* Several processes: each into a profile of its own beside db_path, then
+ * merged (process.c renumbers launches, objects, maps and processes). */
+int mh_db_import_procs(const char *db_path, const mh_db_import_opts *o, const mh_db_import_proc *procs, size_t n,
+                       mh_err *err) {
+    if (n <= 1) {
+        mh_db_import_opts one = *o;
+        if (n == 1) {
+            one.trace_path = procs[0].trace_path;
+            one.timing_path = procs[0].timing_path;
+            one.timing = procs[0].timing;
+            one.pid = procs[0].pid;
+        }
+        return mh_db_import_trace(db_path, 1, &one, err);
+    }
+    /* written beside db_path and renamed over it when complete, as one process is */
+    mh_outfile of;
+    int rc = mh_outfile_begin(&of, db_path, MH_OUTFILE_FORCE, err);
+    if (rc) return rc;
+    mh_db *db;
+    rc = mh_db_create_named(&db, of.tmp, db_path, 1, err);
+    if (rc) {
+        mh_outfile_abort(&of);
+        return rc;
+    }
+    rc = mh_db_put_run(db, &o->run, err);
+    int trunc = 0, complete = 1;
+    size_t plen = strlen(db_path) + 32;
+    char *tmp = malloc(plen);
+    if (!tmp && !rc) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < n && !rc; k++) {
+        snprintf(tmp, plen, "%s.p%zu.tmp", db_path, k);
+        mh_db_import_opts one = *o;
+        one.trace_path = procs[k].trace_path;
+        one.timing_path = procs[k].timing_path;
+        one.timing = procs[k].timing;
+        one.pid = procs[k].pid;
+        if (o->progress) {
+            char line[200];
+            snprintf(line, sizeof line, "process %zu of %zu", k + 1, n);
+            o->progress(o->progress_ctx, line, 0);
+        }
+        int prc = mh_db_import_trace(tmp, 1, &one, err);
+        if (prc == MH_ERR_TRUNCATED) {
+            trunc = 1;
+            prc = MH_OK;
+        }
+        mh_db_merge_info mi;
+        if (!prc) prc = mh_db_merge(db, tmp, &mi, err);
+        if (!prc && !mi.complete) complete = 0;
+        remove(tmp);
+        rc = prc;
+    }
+    free(tmp);
+    if (!rc) rc = mh_db_set_meta(db, "trace_complete", complete && !trunc ? "1" : "0", err);
+    if (!rc) rc = mh_db_finish(db, err);
+    mh_db_close(db);
+    if (rc) {
+        mh_outfile_abort(&of);
+        return rc;
+    }
+    if ((rc = mh_outfile_commit(&of, err)) != MH_OK) return rc;
+    if (trunc)
+        return mh_err_set(err, MH_ERR_TRUNCATED, "a process's trace is cut short: the profile holds its whole chunks");
+    return rc;
 }
 
 int mh_db_import_trace(const char *db_path, int overwrite, const mh_db_import_opts *o, mh_err *err) {

@@ -162,6 +162,7 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     fputs("</title>\n<style>\n", out);
     fwrite(mh_report_asset_report_css, 1, mh_report_asset_report_css_len, out);
     fputs("</style>\n</head><body>\n<main id=\"app\"><p>This report needs JavaScript.</p></main>\n", out);
+    mh_report_ranks_html(root, out); /* several processes: view by rank (ranks.c; left out if out of memory) */
 
     /* heat maps first: folding fills each map's "runs" count for the summary */
     json_t *maps = json_object_get(root, "heat_maps");

@@ -41,9 +41,8 @@ int mh_run_cuda_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_
     if (!file_exists(patch))
         return mh_err_set(err, MH_ERR_DEP, "the CUDA collector's device patch %s is missing", patch);
     if (!out || !out[0]) return mh_err_set(err, MH_ERR_ARG, "no trace path given (-o/--output)");
-    if (unlink(out) != 0 && errno != ENOENT)
-        return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", out, strerror(errno));
-    int rc = mh_collect_cfg_to_env(&o->collect, err);
+    int rc = mh_run_outputs_reset(out, err); /* stale files of an earlier run must not pass for this one's */
+    if (rc == MH_OK) rc = mh_collect_cfg_to_env(&o->collect, err);
     if (rc == MH_OK) rc = mh_run_cmd_env(cmd, "CUDA_INJECTION64_PATH", lib, err);
     if (rc == MH_OK) rc = mh_run_cmd_args(cmd, o->argv, err);
     return rc;
@@ -51,8 +50,7 @@ int mh_run_cuda_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_
 
 int mh_run_cuda_check(const mh_run_opts *o, int pass, const char *out, int status, mh_err *err) {
     (void)pass;
-    struct stat sb;
-    int traced = stat(out, &sb) == 0 && sb.st_size > 0;
+    int traced = mh_run_outputs_any(out);
     if (status != 0)
         return mh_err_set(err, MH_ERR_CHILD, "the profiled program %s exited with status %d%s", o->argv[0], status,
                           traced ? "; the trace keeps what was collected before" : "; no trace was written");

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "run_internal.h"
+#include "util/grow.h"
 
 #define MH_CUPTI_LIB "libmemheat_cupti.so"
 
@@ -54,8 +55,7 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
     int rc = find_lib(o, lib, sizeof lib, err);
     if (rc) return rc;
     if (!out || !out[0]) return mh_err_set(err, MH_ERR_ARG, "no path for the timing results");
-    if (unlink(out) != 0 && errno != ENOENT)
-        return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", out, strerror(errno));
+    if ((rc = mh_run_outputs_reset(out, err)) != MH_OK) return rc;
     mh_run_join_argv(o->argv, command, sizeof command);
     const char *mode = pass == MH_RUN_COUNTERS ? "counters" : "timing";
     if (pass == MH_RUN_JOINED) {
@@ -69,6 +69,9 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
     } else {
         return mh_err_set(err, MH_ERR_INTERNAL, "the timing collector has no pass %d", pass);
     }
+    char abs[2200], cwd[1024]; /* absolute: children that change directory write beside the others */
+    if (out[0] != '/' && getcwd(cwd, sizeof cwd) && (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, out) < sizeof abs)
+        out = abs;
     if (rc == MH_OK) rc = mh_run_cmd_env(cmd, "MEMHEAT_TIMING_OUT", out, err);
     if (rc == MH_OK) rc = mh_run_cmd_env(cmd, "MEMHEAT_TIMING_MODE", mode, err);
     if (rc == MH_OK) rc = mh_run_cmd_env(cmd, "MEMHEAT_COMMAND", command, err);
@@ -76,7 +79,7 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
 }
 
 int mh_run_cupti_check(const mh_run_opts *o, int pass, const char *out, int status, mh_err *err) {
-    int have = access(out, F_OK) == 0;
+    int have = mh_run_outputs_any(out);
     if (pass == MH_RUN_COUNTERS) /* the caller records a failing program as "partial" */
         return have ? MH_OK : mh_err_set(err, MH_ERR_EMPTY, "the counters pass wrote nothing (status %d)", status);
     if (status != 0)
@@ -96,6 +99,7 @@ void mh_run_timed_init(mh_run_timed *tm) {
 }
 
 void mh_run_timed_free(mh_run_timed *tm) {
+    mh_run_outputs_free(&tm->extra);
     mh_timing_free(&tm->t);
     if (tm->analyzed) mh_bw_report_free(&tm->rep);
     free(tm->json);
@@ -106,6 +110,40 @@ int mh_run_timed_load(mh_run_timed *tm, const char *path, mh_err *err) {
     mh_run_timed_free(tm);
     int rc = mh_timing_load(&tm->t, path, err);
     tm->loaded = rc == MH_OK;
+    return rc;
+}
+
+int mh_run_timed_load_all(const mh_run_opts *o, mh_run_timed *tm, const char *path, mh_err *err) {
+    mh_run_outputs outs;
+    int rc = mh_run_outputs_list(path, &outs, err);
+    if (rc) return rc;
+    if (outs.n == 0) {
+        mh_run_outputs_free(&outs);
+        return mh_err_set(err, MH_ERR_EMPTY, "no timing file appeared (%s)", path);
+    }
+    rc = mh_run_timed_load(tm, outs.v[0].path, err);
+    tm->pid = outs.v[0].pid;
+    if (rc == MH_OK && strcmp(outs.v[0].path, path) != 0 && strcmp(outs.v[0].path, o->timing_path) != 0)
+        remove(outs.v[0].path);
+    /* the other processes' files, under names of their own beside the run's */
+    size_t stem = strlen(o->timing_path);
+    if (stem > 5 && !strcmp(o->timing_path + stem - 5, ".json")) stem -= 5;
+    for (size_t i = 1; i < outs.n && rc == MH_OK; i++) {
+        mh_run_output *x = &outs.v[i];
+        char dst[MH_RUN_OUTPUT_MAX];
+        snprintf(dst, sizeof dst, "%.*s.%llu.json", (int)stem, o->timing_path, (unsigned long long)x->pid);
+        if (strcmp(dst, x->path) != 0 && rename(x->path, dst) != 0) continue;
+        snprintf(x->path, sizeof x->path, "%s", dst);
+        mh_run_output *v = mh_grow(tm->extra.v, &tm->extra.cap, tm->extra.n + 1, sizeof *v, 4);
+        if (!v) {
+            rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            break;
+        }
+        tm->extra.v = v;
+        v[tm->extra.n++] = *x;
+    }
+    mh_run_outputs_free(&outs);
+    mh_run_outputs_remove(path);
     return rc;
 }
 
@@ -142,7 +180,8 @@ void mh_run_timed_counters(const mh_run_opts *o, const mh_run_backend *timer, mh
         snprintf(t->counters.message, sizeof t->counters.message, "%s", e2.msg);
     }
     t->counters_run = (mh_timing_run){.ran = wall > 0, .exit_status = status, .wall_ns = wall};
-    if (part) remove(part);
+    /* counters of the first process only; the other processes' files go too */
+    if (part) mh_run_outputs_reset(part, NULL);
     free(part);
     mh_timing_free(&c);
 }
@@ -176,7 +215,7 @@ int mh_run_timed_pass(const mh_run_opts *o, const mh_run_backend *timer, mh_run_
     int rc = mh_run_pass(o, timer, MH_RUN_TIMING, part, NULL, NULL, status, &wall, err);
     if (rc == MH_OK || rc == MH_ERR_CHILD) {
         mh_err lerr = {0};
-        if (mh_run_timed_load(tm, part, &lerr) != MH_OK) {
+        if (mh_run_timed_load_all(o, tm, part, &lerr) != MH_OK) {
             if (*status != 0)
                 rc = mh_err_set(err, MH_ERR_CHILD, "the program %s exited with status %d before the timing "
                                 "collector wrote anything", o->argv[0], *status);

@@ -31,10 +31,9 @@ int mh_run_ocl_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_c
         return mh_err_set(err, ferr.code, "memheat's Oclgrind plugin: %s", ferr.msg);
     if (!mh_run_which(o->argv[0], prog, sizeof prog))
         return mh_err_set(err, MH_ERR_ARG, "program '%s' not found or not executable", o->argv[0]);
-    /* a stale trace from an earlier run must not pass for this run's */
-    if (unlink(out) != 0 && errno != ENOENT)
-        return mh_err_set(err, MH_ERR_IO, "cannot replace %s: %s", out, strerror(errno));
-    int rc = mh_collect_cfg_to_env(&o->collect, err);
+    /* stale traces of an earlier run must not pass for this run's */
+    int rc = mh_run_outputs_reset(out, err);
+    if (rc == MH_OK) rc = mh_collect_cfg_to_env(&o->collect, err);
     if (rc == MH_OK) rc = mh_run_cmd_arg(cmd, oclgrind, err);
     if (rc == MH_OK) rc = mh_run_cmd_arg(cmd, "--plugins", err);
     if (rc == MH_OK) rc = mh_run_cmd_arg(cmd, plugin, err);
@@ -44,8 +43,7 @@ int mh_run_ocl_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_c
 
 int mh_run_ocl_check(const mh_run_opts *o, int pass, const char *out, int status, mh_err *err) {
     (void)pass;
-    struct stat st;
-    int traced = stat(out, &st) == 0 && st.st_size > 0;
+    int traced = mh_run_outputs_any(out);
     if (status != 0)
         return mh_err_set(err, MH_ERR_CHILD, "'%s' exited with status %d under Oclgrind%s", o->argv[0], status,
                           traced ? "; the trace keeps what was collected" : "");

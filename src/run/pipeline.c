@@ -14,6 +14,7 @@
  * ends the passes the same way: what was collected is imported, and the
  * error says the run was interrupted. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,10 +70,11 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
         if ((rc = pass_result(rc, &perr, "traced run", cs, err)) != MH_OK) return rc;
         if (timer) {
             mh_err lerr = {0};
-            if (access(o->timing_path, F_OK) != 0)
+            int lrc = mh_run_timed_load_all(o, tm, o->timing_path, &lerr);
+            if (lrc == MH_ERR_EMPTY)
                 fprintf(stderr, "memheat: warning: no timing file appeared (%s); the profile is built from the trace "
                         "alone\n", o->timing_path);
-            else if (mh_run_timed_load(tm, o->timing_path, &lerr) != MH_OK)
+            else if (lrc != MH_OK)
                 fprintf(stderr, "memheat: warning: timing of the traced run: %s\n", lerr.msg);
             else {
                 tm->t.timing_run = (mh_timing_run){.ran = 1, .exit_status = status, .wall_ns = wall};
@@ -151,8 +153,8 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
     child_state cs = {0};
     mh_run_timed tm;
     mh_run_timed_init(&tm);
-    unlink(o->collect.trace_path);
-    unlink(o->timing_path);
+    mh_run_outputs_reset(o->collect.trace_path, NULL);
+    mh_run_outputs_reset(o->timing_path, NULL);
     int rc = run_passes(o, tracer, timer, &tm, &cs, err);
     if (rc != MH_OK) {
         mh_run_timed_free(&tm);
@@ -163,11 +165,19 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
         if (mh_run_timed_finish(o, &tm, &ferr) != MH_OK)
             fprintf(stderr, "memheat: warning: timing results: %s\n", ferr.msg);
     }
-    int have_trace = o->trace && access(o->collect.trace_path, R_OK) == 0;
+    mh_run_outputs traces = {0};
+    if (o->trace && mh_run_outputs_list(o->collect.trace_path, &traces, err) != MH_OK) {
+        mh_run_timed_free(&tm);
+        return err ? err->code : MH_ERR_NOMEM;
+    }
+    int have_trace = traces.n > 0;
+    if (traces.empty && !o->quiet)
+        fprintf(stderr, "memheat: warning: %zu process(es) began a trace and wrote nothing\n", traces.empty);
     if (tm.analyzed && !o->quiet) /* the first answer a user wants: time and bandwidth per kernel */
         mh_bw_report_print(stdout, &tm.rep, 20);
     if (!have_trace && !tm.loaded) {
         mh_run_timed_free(&tm);
+        mh_run_outputs_free(&traces);
         if (mh_run_interrupted()) return interrupted(o, MH_ERR_CHILD, err);
         if (cs.rc != MH_OK) {
             if (err) *err = cs.err;
@@ -178,22 +188,29 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
     }
     mh_db_timing_in tin = {.timing = &tm.t, .report = tm.analyzed ? &tm.rep : NULL, .json = tm.json};
     mh_db_import_opts io = {
-        .trace_path = have_trace ? o->collect.trace_path : NULL,
-        .timing = tm.loaded ? &tin : NULL,
+        .timing_file = o->timing_path,
         .run = {.argv = o->argv, .backend = tracer->name, .memheat_version = MEMHEAT_VERSION,
                 .start_unix_ns = start, .end_unix_ns = now_ns(), .exit_status = cs.exit_status,
                 .trace_path = o->keep_trace && have_trace ? o->collect.trace_path : NULL},
         .progress = progress};
+    size_t nprocs = 0;
+    mh_db_import_proc *procs = mh_run_pair_procs(&traces, tm.loaded ? &tin : NULL, tm.pid, &tm.extra, &nprocs);
     mh_err ierr = {0};
-    int irc = mh_db_import_trace(o->profile_path, 1, &io, &ierr);
+    int irc = procs ? mh_db_import_procs(o->profile_path, &io, procs, nprocs, &ierr)
+                    : mh_err_set(&ierr, MH_ERR_NOMEM, "out of memory");
+    free(procs);
     mh_run_timed_free(&tm);
-    if (irc == MH_OK && have_trace && !o->keep_trace) unlink(o->collect.trace_path);
+    if (irc == MH_OK && !o->keep_trace)
+        for (size_t i = 0; i < traces.n; i++) unlink(traces.v[i].path);
+    if (irc == MH_OK && !o->keep_trace) mh_run_outputs_remove(o->collect.trace_path);
+    if (!o->quiet && nprocs > 1 && (irc == MH_OK || irc == MH_ERR_TRUNCATED))
+        fprintf(stderr, "memheat: %zu processes imported into one profile\n", nprocs);
+    mh_run_outputs_free(&traces);
     if (!o->quiet && (irc == MH_OK || irc == MH_ERR_TRUNCATED))
         fprintf(stderr, "memheat: profile written to %s%s\n", o->profile_path,
                 o->keep_trace && have_trace ? " (trace kept)" : "");
     if (mh_run_interrupted()) return interrupted(o, irc, err);
-    if (irc != MH_OK && irc != MH_ERR_TRUNCATED && have_trace)
-    {
+    if (irc != MH_OK && irc != MH_ERR_TRUNCATED && have_trace) {
         char msg[sizeof ierr.msg];
         snprintf(msg, sizeof msg, "%s", ierr.msg);
         mh_err_set(&ierr, irc, "%s; the trace is kept in %s (memheat import retries)", msg, o->collect.trace_path);

@@ -6,6 +6,8 @@
 
 #include "memheat/bandwidth.h"
 #include "memheat/run.h"
+#include "memheat/import.h"
+#include "memheat/store.h"
 #include "memheat/timing.h"
 
 /* cuda.c: the CUDA Sanitizer tracer (libmemheat_cuda.so). */
@@ -25,16 +27,49 @@ int mh_run_cupti_check(const mh_run_opts *o, int pass, const char *out, int stat
 void mh_run_join_argv(char *const *argv, char *out, size_t cap);
 
 /* The timing of one run, loaded once and post-processed once. */
+/* ---- the files of one output path, one per process (outputs.c) ---- */
+#define MH_RUN_OUTPUT_MAX 1200
+typedef struct mh_run_output {
+    char path[MH_RUN_OUTPUT_MAX];
+    uint64_t pid; /* from the manifest, 0 = unknown */
+} mh_run_output;
+typedef struct mh_run_outputs {
+    mh_run_output *v;
+    size_t n, cap;
+    size_t empty; /* names claimed but left empty */
+} mh_run_outputs;
+/* Removes path, its manifest <path>.procs and every file that lists. */
+int mh_run_outputs_reset(const char *path, mh_err *err);
+/* The non-empty files the manifest of path names, in claim order; path alone
+ * (if non-empty) where no manifest exists. */
+int mh_run_outputs_list(const char *path, mh_run_outputs *out, mh_err *err);
+void mh_run_outputs_free(mh_run_outputs *o);
+/* 1 when some process left a non-empty file for path. */
+int mh_run_outputs_any(const char *path);
+/* The processes of a run: traces paired with timing files (first: the one
+ * loaded, of process first_pid; extra: the others) by pid, else in order;
+ * timing files left over become processes of their own. malloc'd, *n set. */
+mh_db_import_proc *mh_run_pair_procs(const mh_run_outputs *traces, const mh_db_timing_in *first, uint64_t first_pid,
+                                     const mh_run_outputs *extra, size_t *n);
+/* Removes the manifest <path>.procs (after its files were imported). */
+void mh_run_outputs_remove(const char *path);
+
 typedef struct mh_run_timed {
     mh_timing t;
     int loaded;        /* t holds a timing file's contents */
     mh_bw_report rep;  /* mh_bw_analyze(t), valid when analyzed */
     int analyzed;
     char *json;        /* the file as written at o->timing_path (kept in the profile) */
+    uint64_t pid;      /* the process that wrote t, 0 = unknown */
+    mh_run_outputs extra; /* other processes' timing files, kept as <timing stem>.<pid>.json */
 } mh_run_timed;
 
 void mh_run_timed_init(mh_run_timed *tm);
 void mh_run_timed_free(mh_run_timed *tm);
+/* Loads the timing files a pass left for `path` (outputs.c): the first into
+ * tm, the others (other processes') renamed to <timing stem>.<pid>.json
+ * beside o->timing_path and listed in tm->extra. */
+int mh_run_timed_load_all(const mh_run_opts *o, mh_run_timed *tm, const char *path, mh_err *err);
 /* Loads the timing file `path` into tm (once). */
 int mh_run_timed_load(mh_run_timed *tm, const char *path, mh_err *err);
 /* The timing pass in its own process: tm loaded from its file; *status the

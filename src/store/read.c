@@ -164,6 +164,40 @@ static int read_locality(mh_db *db, json_t *root, mh_err *err) {
     return rc;
 }
 
+/* Schema 3: the processes, and each row of root[key] (objects with an "id",
+ * from table) tagged with its "process". An older profile has neither. */
+static int add_processes(mh_db *db, json_t *root, mh_err *err) {
+    sqlite3_stmt *probe = NULL;
+    int have = sqlite3_prepare_v2(db->h, "SELECT 1 FROM process LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    if (!have) return MH_OK;
+    int rc = add_array(db, root, "processes",
+                       "SELECT p.id, pid, ppid, host, command, rank, local_rank, world_size, ompi_rank, pmi_rank,"
+                       " slurm_procid, devices, trace_file, timing_file,"
+                       " (SELECT COUNT(*) FROM launch l WHERE l.process = p.id) AS launches_traced,"
+                       " (SELECT SUM(launches) FROM launch_config c WHERE c.process = p.id) AS launches_run"
+                       " FROM process p ORDER BY p.id",
+                       err);
+    static const char *const keys[][2] = {{"launches", "launch"}, {"kernels", "kernel"}};
+    for (size_t k = 0; k < 2 && !rc; k++) {
+        json_t *arr = json_object_get(root, keys[k][0]);
+        char sql[96];
+        snprintf(sql, sizeof sql, "SELECT process FROM %s WHERE id = ?1", keys[k][1]);
+        sqlite3_stmt *st;
+        if ((rc = mh_db_prepare(db, &st, sql, err))) break;
+        size_t i;
+        json_t *o;
+        json_array_foreach(arr, i, o) {
+            sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(o, "id")));
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+                json_object_set_new(o, "process", json_integer(sqlite3_column_int64(st, 0)));
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    }
+    return rc;
+}
+
 int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
     json_t *root = json_object();
     int rc;
@@ -235,6 +269,11 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                                 "SELECT name, SUM(launches) AS launches, SUM(traced) AS traced,"
                                 " COUNT(*) AS configs FROM launch_config GROUP BY name ORDER BY name",
                                 err))) {
+        json_decref(root);
+        *out = NULL;
+        return rc;
+    }
+    if ((rc = add_processes(db, root, err))) {
         json_decref(root);
         *out = NULL;
         return rc;

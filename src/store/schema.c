@@ -3,7 +3,11 @@
  * One string so that the schema lives in one place (the columns of the timing
  * records come from their field lists, memheat/timing_fields.h);
  * docs/profile-schema.md describes every table and column. Raising the version: add the new tables
- * here, bump MH_DB_SCHEMA_VERSION, and teach mh_db_open to read the old one. */
+ * here, bump MH_DB_SCHEMA_VERSION, and teach mh_db_open to read the old one.
+ * Version 3 adds the process table and a `process` column (the process row
+ * that produced it) on device, launch, object, dropped, launch_config,
+ * kernel_run, copy, kernel and finding; version 1 and 2 profiles are read as
+ * they are: one process, no process table (src/store/process.c). */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 
@@ -16,18 +20,18 @@ const char mh_db_schema_sql[] =
     "  name TEXT, flags INTEGER, warp_size INTEGER, sector_size INTEGER, sm_count INTEGER,\n"
     "  cc_major INTEGER, cc_minor INTEGER, sm_clock_khz INTEGER, mem_clock_khz INTEGER,\n"
     "  bus_width_bits INTEGER, l2_bytes INTEGER, max_warps_per_sm INTEGER,\n"
-    "  max_threads_per_sm INTEGER, global_mem_bytes INTEGER, peak_Bps REAL, measured_peak_Bps REAL);\n"
+    "  max_threads_per_sm INTEGER, global_mem_bytes INTEGER, peak_Bps REAL, measured_peak_Bps REAL, process INTEGER);\n"
     "CREATE TABLE launch(id INTEGER PRIMARY KEY, name TEXT NOT NULL, display_name TEXT,\n"
     "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER,\n"
     "  block_z INTEGER, dyn_smem INTEGER, static_smem INTEGER, regs INTEGER, stream INTEGER,\n"
     "  n_blocks INTEGER, n_sampled INTEGER, sampled TEXT, threads_per_block INTEGER,\n"
-    "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER);\n"
+    "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER, process INTEGER);\n"
     "CREATE TABLE object(id INTEGER PRIMARY KEY, launch INTEGER, base INTEGER, size INTEGER,\n"
-    "  space TEXT, label TEXT, live_at_end INTEGER);\n"
-    "CREATE TABLE dropped(id INTEGER PRIMARY KEY, launch INTEGER, count INTEGER, reason TEXT);\n"
+    "  space TEXT, label TEXT, live_at_end INTEGER, process INTEGER);\n"
+    "CREATE TABLE dropped(id INTEGER PRIMARY KEY, launch INTEGER, count INTEGER, reason TEXT, process INTEGER);\n"
     "CREATE TABLE launch_config(id INTEGER PRIMARY KEY, name TEXT NOT NULL, grid_x INTEGER,\n"
     "  grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
-    "  dyn_smem INTEGER, launches INTEGER, traced INTEGER);\n"
+    "  dyn_smem INTEGER, launches INTEGER, traced INTEGER, process INTEGER);\n"
     "CREATE TABLE pcinfo(pc INTEGER PRIMARY KEY, function TEXT, file TEXT, line INTEGER);\n"
     "CREATE TABLE heat_map(id INTEGER PRIMARY KEY, launch INTEGER NOT NULL REFERENCES launch(id),\n"
     "  space TEXT NOT NULL, sector_size INTEGER, accesses INTEGER, nrows INTEGER, max_temp INTEGER);\n"
@@ -40,15 +44,15 @@ const char mh_db_schema_sql[] =
     "  w6 INTEGER, w7 INTEGER, sector INTEGER, PRIMARY KEY(map, row)) WITHOUT ROWID;\n"
     /* kernel_run and copy: columns from the timing records' field lists */
     "CREATE TABLE kernel_run(id INTEGER PRIMARY KEY" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_COLUMN)
-    ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ");\n"
+    ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER);\n"
     "CREATE TABLE copy(id INTEGER PRIMARY KEY, kind TEXT" MH_TIMING_COPY_FIELDS(MH_TF_SQL_COLUMN)
-    ",\n  value INTEGER);\n"
+    ",\n  value INTEGER, process INTEGER);\n"
     "CREATE TABLE kernel(id INTEGER PRIMARY KEY, device INTEGER, name TEXT NOT NULL,\n"
     "  count INTEGER, total_ns INTEGER, min_ns INTEGER, median_ns REAL, max_ns INTEGER,\n"
     "  with_counters INTEGER, dram_bytes REAL, counted_ns REAL, ld_requests REAL,\n"
     "  ld_sectors REAL, st_requests REAL, st_sectors REAL, flops_sp REAL, flops_dp REAL,\n"
     "  occupancy_pct REAL, warps_per_sm REAL, bandwidth_Bps REAL, pct_peak REAL,\n"
-    "  pct_measured_peak REAL, sectors_per_request REAL, intensity REAL, bound TEXT);\n"
+    "  pct_measured_peak REAL, sectors_per_request REAL, intensity REAL, bound TEXT, process INTEGER);\n"
     "CREATE TABLE overlap(id INTEGER PRIMARY KEY CHECK(id = 1), copy_in_ns REAL,\n"
     "  copy_out_ns REAL, compute_ns REAL, fused_ns REAL, exposed_copy_ns REAL,\n"
     "  wall_ns REAL, speedup REAL);\n"
@@ -61,11 +65,16 @@ const char mh_db_schema_sql[] =
     "CREATE TABLE finding(id INTEGER PRIMARY KEY, launch INTEGER, space TEXT, object INTEGER,\n"
     "  object_label TEXT, kind TEXT NOT NULL, cost REAL, sectors INTEGER, example_tag INTEGER,\n"
     "  temps TEXT, stride INTEGER, pc INTEGER, file TEXT, line INTEGER, evidence TEXT,\n"
-    "  advice TEXT);\n"
+    "  advice TEXT, process INTEGER);\n"
     "CREATE INDEX finding_launch ON finding(launch);\n"
     "CREATE TABLE bank_conflict(launch INTEGER NOT NULL, pc INTEGER NOT NULL, degree REAL,\n"
     "  max_degree INTEGER, accesses INTEGER, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
     "CREATE TABLE camp_band(id INTEGER PRIMARY KEY, kernel TEXT NOT NULL, device TEXT, warps TEXT,\n"
     "  best_ms TEXT, worst_ms TEXT, kernel_ms TEXT, measured_warps REAL, measured_ms REAL,\n"
     "  degree REAL, band_closed INTEGER);\n"
-    "CREATE TABLE document(kind TEXT PRIMARY KEY, json TEXT NOT NULL);\n";
+    "CREATE TABLE document(kind TEXT PRIMARY KEY, json TEXT NOT NULL);\n"
+    /* version 3: the processes of the run (one per trace or timing file) */
+    "CREATE TABLE process(id INTEGER PRIMARY KEY, pid INTEGER, ppid INTEGER, host TEXT, command TEXT,\n"
+    "  rank INTEGER, local_rank INTEGER, world_size INTEGER, ompi_rank INTEGER, pmi_rank INTEGER,\n"
+    "  slurm_procid INTEGER, devices TEXT, trace_file TEXT, timing_file TEXT, source TEXT);\n"
+    "CREATE INDEX launch_process ON launch(process);\n";

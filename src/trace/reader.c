@@ -1,4 +1,4 @@
-/* reader.c -- streaming reader of trace format v1.
+/* reader.c -- streaming reader of trace formats v1 and v2.
  *
  * Reads one chunk at a time: checks the chunk header's CRC, reads the payload,
  * checks its CRC, decompresses it and walks its records with bounds checks.
@@ -31,6 +31,8 @@ struct mh_trace_reader {
     size_t strs_cap;
     uint32_t *sampled;
     size_t sampled_cap;
+    const char **devs;    /* device strings of the current PROCESS record */
+    size_t devs_cap;
     int done, complete, failed;
     mh_trace_header hdr;
     char *hdr_strs;       /* header strings, owned for the reader's life */
@@ -335,6 +337,26 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
             return fail(r, MH_ERR_FORMAT, err, "launch statistics trace more launches than ran");
         break;
     }
+    case MH_REC_PROCESS: {
+        mh_process *pr = &rec->u.process;
+        pr->pid = c64(&c);
+        pr->ppid = c64(&c);
+        int32_t *rk[6] = {&pr->rank, &pr->local_rank, &pr->world_size, &pr->ompi_rank, &pr->pmi_rank,
+                          &pr->slurm_procid};
+        for (int i = 0; i < 6; i++) *rk[i] = (int32_t)c32(&c);
+        pr->n_devices = c32(&c);
+        cskip(&c, 4);
+        pr->host = cstr(&c, &s);
+        pr->command = cstr(&c, &s);
+        if (c.bad || (size_t)(c.end - c.p) / 4 < pr->n_devices)
+            return fail(r, MH_ERR_FORMAT, err, "malformed process record");
+        const char **devs = mh_grow(r->devs, &r->devs_cap, (size_t)pr->n_devices + 1, sizeof *devs, 8);
+        if (!devs) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+        r->devs = devs;
+        for (uint32_t i = 0; i < pr->n_devices; i++) r->devs[i] = cstr(&c, &s);
+        pr->devices = r->devs;
+        break;
+    }
     default:
         return fail(r, MH_ERR_FORMAT, err, "unknown record type");
     }
@@ -378,6 +400,7 @@ void mh_trace_close_reader(mh_trace_reader *r) {
     free(r->acc);
     free(r->strs);
     free(r->sampled);
+    free(r->devs);
     free(r->hdr_strs);
     free(r);
 }

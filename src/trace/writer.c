@@ -1,4 +1,4 @@
-/* writer.c -- streaming writer of trace format v1.
+/* writer.c -- streaming writer of trace format v2.
  *
  * Records are appended to an uncompressed chunk buffer; when it passes the
  * chunk size (or on flush/close) the buffer is zstd-compressed, framed with a
@@ -279,6 +279,23 @@ int mh_trace_write_launch_stats(mh_trace_writer *w, const mh_launch_stats *ls, m
     mh_put64(p + 32, ls->launches);
     mh_put64(p + 40, ls->traced);
     put_str(p + 48, ls->name);
+    return after_record(w, err);
+}
+
+int mh_trace_write_process(mh_trace_writer *w, const mh_process *pr, mh_err *err) {
+    size_t plen = 48 + str_bytes(pr->host) + str_bytes(pr->command);
+    for (uint32_t i = 0; i < pr->n_devices; i++) plen += str_bytes(pr->devices[i]);
+    unsigned char *p = rec_begin(w, MH_REC_PROCESS, plen, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put64(p, pr->pid);
+    mh_put64(p + 8, pr->ppid);
+    int32_t r[6] = {pr->rank, pr->local_rank, pr->world_size, pr->ompi_rank, pr->pmi_rank, pr->slurm_procid};
+    for (int i = 0; i < 6; i++) mh_put32(p + 16 + 4 * i, (uint32_t)r[i]);
+    mh_put32(p + 40, pr->n_devices);
+    mh_put32(p + 44, 0);
+    p = put_str(p + 48, pr->host);
+    p = put_str(p, pr->command);
+    for (uint32_t i = 0; i < pr->n_devices; i++) p = put_str(p, pr->devices[i]);
     return after_record(w, err);
 }
 

@@ -247,7 +247,7 @@ static void test_bad_magic_version_empty(void) {
     CHECK(strstr(c.msg, "magic") != NULL);
 
     CHECK(write_sample(p, 0) == 0);
-    poke(p, 8, 0x02); /* version 1 -> 3 */
+    poke(p, 8, MH_TRACE_VERSION ^ 3u); /* this version -> 3 */
     c = read_all(p);
     CHECK_EQ_U(c.status, MH_ERR_VERSION);
     CHECK(strstr(c.msg, "version 3") != NULL);

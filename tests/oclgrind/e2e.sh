@@ -3,7 +3,7 @@
 # oclgrind` on examples/opencl -> trace -> checks (test_ocl_trace) and
 # `memheat heatmap`. Called by ctest (tests/oclgrind/CMakeLists.txt):
 #   e2e.sh MODE MEMHEAT OCL_EXAMPLES TEST_OCL_TRACE WORKDIR
-# MODE: count | heat | matmul | auto | policy. Exit 0 = pass.
+# MODE: count | heat | matmul | auto | policy | multiproc. Exit 0 = pass.
 set -euo pipefail
 mode=$1 memheat=$2 host=$3 checker=$4 work=$5
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,6 +75,70 @@ policy)
     echo "a bad --launch-policy was accepted"; exit 1
   fi
   [ "$(wc -l <err.txt)" = 1 ] && grep -q "sometimes" err.txt || { echo "bad --launch-policy: not one line naming it"; cat err.txt; exit 1; }
+  ;;
+multiproc)
+  # Two OpenCL processes at once (issue 14): one trace each, one profile with
+  # two processes, and the profile's launches and accesses equal the sum of
+  # the two programs' own counts, over repeated runs. Each program alone first.
+  a=("$host" --only patHot --repeat 3)
+  b=("$host" --only Multiply --n 16)
+  q() { sqlite3 "$1" "$2"; }
+  counts() { q "$1" "SELECT (SELECT SUM(launches) FROM launch_config) || '/' || (SELECT COUNT(*) FROM launch)
+                       || '/' || (SELECT SUM(recorded) FROM launch)"; }
+  "$memheat" run -q --backend oclgrind --launch-policy all --all-blocks -o alone_a -- "${a[@]}"
+  "$memheat" run -q --backend oclgrind --launch-policy all --all-blocks -o alone_b -- "${b[@]}"
+  IFS=/ read -r ra ta xa <<<"$(counts alone_a.mhdb)"
+  IFS=/ read -r rb tb xb <<<"$(counts alone_b.mhdb)"
+  [ "$ra" -ge 3 ] && [ "$rb" -ge 2 ] && [ "$xa" -gt 0 ] && [ "$xb" -gt 0 ] || { echo "baselines: $ra/$ta/$xa $rb/$tb/$xb"; exit 1; }
+  want="$((ra + rb))/$((ta + tb))/$((xa + xb))"
+  runs=${MEMHEAT_MULTIPROC_RUNS:-4}
+  for run in $(seq 1 "$runs"); do
+    "$memheat" run -q --backend oclgrind --launch-policy all --all-blocks --keep-trace -o "mp$run" -- \
+      sh -c '"$0" --only patHot --repeat 3 & "$0" --only Multiply --n 16 & wait' "$host"
+    [ "$(q "mp$run.mhdb" "SELECT COUNT(*) FROM process")" = 2 ] || { echo "run $run: not 2 processes"; exit 1; }
+    [ "$(q "mp$run.mhdb" "SELECT COUNT(DISTINCT pid) FROM process")" = 2 ] || { echo "run $run: pids"; exit 1; }
+    got=$(counts "mp$run.mhdb")
+    [ "$got" = "$want" ] || { echo "run $run: launches run/traced/accesses $got, want $want"; exit 1; }
+    [ "$(q "mp$run.mhdb" "SELECT value FROM meta WHERE key = 'trace_complete'")" = 1 ] || { echo "run $run: damaged trace"; exit 1; }
+    # every launch belongs to a process, each trace in the manifest is complete
+    [ "$(q "mp$run.mhdb" "SELECT COUNT(*) FROM launch WHERE process IS NULL")" = 0 ] || { echo "untagged launches"; exit 1; }
+    [ "$(wc -l <"mp$run.mht.procs")" = 2 ] || { echo "run $run: manifest"; cat "mp$run.mht.procs"; exit 1; }
+    while read -r pid name; do
+      "$memheat" info "$name" | head -1 | grep -q "complete)" || { echo "run $run: $name incomplete"; exit 1; }
+      "$memheat" info "$name" | grep -q "^process    pid $pid " || { echo "run $run: $name has no process $pid"; exit 1; }
+    done <"mp$run.mht.procs"
+  done
+  # a later run under the same name replaces every file of the earlier one
+  "$memheat" run -q --backend oclgrind -o mp1 -- "${a[@]}"
+  [ "$(q mp1.mhdb "SELECT COUNT(*) FROM process")" = 1 ] || { echo "rerun: stale process"; exit 1; }
+  ls mp1.*.mht >/dev/null 2>&1 && { echo "rerun: stale per-process trace left"; exit 1; }
+  # a process that changes directory still writes beside the others (absolute MEMHEAT_TRACE)
+  mkdir -p sub
+  "$memheat" run -q --backend oclgrind -o cdrun -- sh -c '(cd sub && "$0" --only patHot) & "$0" --only patHot & wait' "$host"
+  [ "$(q cdrun.mhdb "SELECT COUNT(*) FROM process")" = 2 ] || { echo "a process in another directory was lost"; exit 1; }
+  # -o substitutions: rank and host
+  host_short=$(hostname | cut -d. -f1)
+  RANK=3 "$memheat" run -q --backend oclgrind -o "r%r_%h" -- "${a[@]}"
+  [ -s "r3_$host_short.mhdb" ] || { echo "-o r%r_%h: no r3_$host_short.mhdb"; ls; exit 1; }
+  [ "$(q "r3_$host_short.mhdb" "SELECT rank FROM process")" = 3 ] || { echo "rank not recorded"; exit 1; }
+  if "$memheat" run -q --backend oclgrind -o "bad%z" -- "${a[@]}" 2>err.txt; then echo "-o bad%z accepted"; exit 1; fi
+  grep -q "%z" err.txt || { echo "-o bad%z: no message naming it"; cat err.txt; exit 1; }
+  # merge: per-rank profiles into one, nothing lost, processes renumbered
+  "$memheat" merge -q mp2.mhdb "r3_$host_short.mhdb" alone_b.mhdb -o job.mhdb
+  [ "$(q job.mhdb "SELECT COUNT(*) FROM process")" = 4 ] || { echo "merge: processes"; exit 1; }
+  [ "$(q job.mhdb "SELECT group_concat(id) FROM process")" = "1,2,3,4" ] || { echo "merge: ids"; exit 1; }
+  ma=$(q mp2.mhdb "SELECT COUNT(*) FROM heat_row")
+  mr=$(q "r3_$host_short.mhdb" "SELECT COUNT(*) FROM heat_row")
+  mb=$(q alone_b.mhdb "SELECT COUNT(*) FROM heat_row")
+  [ "$(q job.mhdb "SELECT COUNT(*) FROM heat_row")" = "$((ma + mr + mb))" ] || { echo "merge: heat rows lost"; exit 1; }
+  la=$(q mp2.mhdb "SELECT COUNT(*) FROM launch"); lr=$(q "r3_$host_short.mhdb" "SELECT COUNT(*) FROM launch")
+  [ "$(q job.mhdb "SELECT COUNT(*) FROM launch")" = "$((la + lr + tb))" ] || { echo "merge: launches lost"; exit 1; }
+  [ "$(q job.mhdb "SELECT COUNT(*) FROM heat_map m LEFT JOIN launch l ON l.id = m.launch WHERE l.id IS NULL")" = 0 ] ||
+    { echo "merge: heat map of no launch"; exit 1; }
+  "$memheat" info job.mhdb | grep -q "rank 3" || { echo "merge: rank lost"; exit 1; }
+  if "$memheat" merge mp2.mhdb err.txt -o bad.mhdb 2>err2.txt; then echo "merge of a non-profile accepted"; exit 1; fi
+  [ "$(wc -l <err2.txt)" = 1 ] && grep -q "err.txt" err2.txt || { echo "merge: not one line naming the file"; cat err2.txt; exit 1; }
+  [ ! -e bad.mhdb ] || { echo "merge: output written after an error"; exit 1; }
   ;;
 *)
   echo "unknown mode $mode"; exit 2 ;;

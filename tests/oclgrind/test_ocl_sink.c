@@ -136,7 +136,15 @@ static int read_trace(const char *path, tally *t) {
 
 static char g_path[256];
 
+static void unlink_run(void) {
+    char man[300];
+    snprintf(man, sizeof man, "%s.procs", g_path);
+    unlink(g_path);
+    unlink(man);
+}
+
 static mh_ocl *open_with(const char *all, const char *block, const char *blocks, const char *kernel) {
+    unlink_run(); /* a new run: the collector claims the plain name again */
     setenv("MEMHEAT_TRACE", g_path, 1);
     setenv("MEMHEAT_ALL_BLOCKS", all, 1);
     setenv("MEMHEAT_BLOCK", block, 1);
@@ -255,6 +263,6 @@ int main(void) {
         {"unwritable trace path", test_bad_trace_path},
     };
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
-    unlink(g_path);
+    unlink_run();
     return rc;
 }

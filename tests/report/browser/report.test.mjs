@@ -233,6 +233,29 @@ if (oclExe && fs.existsSync(oclExe)) {
     await finish(p, "report-opencl.png");
     await p.page.close();
   }
+  // Two OpenCL processes at once (issue 14): the view by rank. RANK=0 and
+  // RANK=1 name them; the kernel row has both ranks and the findings of the
+  // same kernel on both are folded into "the same on every rank".
+  let okMp = true;
+  try {
+    run(args.memheat, ["run", "-q", "--backend", "oclgrind", "-o", "mp", "--", "sh", "-c",
+      'RANK=0 "$0" --only pat --n 16 & RANK=1 "$0" --only pat --n 16 & wait', oclExe]);
+    run(args.memheat, ["report", "-q", "-f", "mp.mhdb", "-o", "mp.html"]);
+  } catch (e) { okMp = false; check(false, "two-process profile + report: " + (e.stderr || e.message)); }
+  if (okMp) {
+    const p = await openPage(path.join(out, "mp.html"), "ranks");
+    const heads = await p.page.$$eval("#mh-ranks .mh-ranks-kernels th", (e) => e.map((x) => x.textContent));
+    check(heads[1] === "rank 0" && heads[2] === "rank 1", `ranks: kernel table columns in rank order ${JSON.stringify(heads)}`);
+    const krows = await p.page.$$eval("#mh-ranks .mh-ranks-kernels tbody tr", (e) => e.length);
+    check(krows === 6, `ranks: one row per pattern kernel (${krows})`);
+    const every = await p.page.$$eval("#mh-ranks .mh-every", (e) => e.length);
+    const some = await p.page.$$eval("#mh-ranks .mh-some", (e) => e.length);
+    check(every > 0 && some === 0, `ranks: identical findings folded (${every} on every rank, ${some} on some)`);
+    check(await p.page.isVisible("#mh-ranks"), "ranks: the section is visible");
+    await p.page.locator("#mh-ranks").scrollIntoViewIfNeeded();
+    await finish(p, "report-ranks.png");
+    await p.page.close();
+  }
 } else {
   console.log("note: OpenCL examples not built (--ocl-examples missing); the OpenCL part is not run");
 }
