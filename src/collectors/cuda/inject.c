@@ -103,11 +103,24 @@ static void mh_cuda_open_trace(CUdevice dev) {
     if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
         h.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     uint32_t reserved = mh_cuda_attr(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    /* the device's UUID for the process record, as nvidia-smi prints it */
+    char uuid[48];
+    const char *uuids[1];
+    uint32_t nuuids = 0;
+    CUuuid u;
+    if (cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
+        const unsigned char *b = (const unsigned char *)u.bytes;
+        snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+        uuids[nuuids++] = uuid;
+    }
     mh_err err;
     mh_err_clear(&err);
     pthread_mutex_lock(&g_mh.mu);
     g_mh.smem_reserved = reserved;
-    if (!g_mh.w && !g_mh.closed && mh_trace_create(&g_mh.w, g_mh.cfg.trace_path, &h, NULL, &err) != MH_OK) {
+    /* one trace per process: the first takes the path, later ones <stem>.<pid>.mht (collect.h) */
+    if (!g_mh.w && !g_mh.closed &&
+        mh_collect_trace_open(&g_mh.w, g_mh.cfg.trace_path, &h, uuids, nuuids, NULL, 0, &err) != MH_OK) {
         mh_cuda_warn("cannot create the trace: %s", err.msg);
         g_mh.w = NULL;
         g_mh.closed = 1;

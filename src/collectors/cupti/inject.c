@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "collectors/cupti/cupti_internal.h"
+#include "memheat/collect.h"
 #include "memheat/timing.h"
 
 #define MH_ACT_BUF (8u << 20)
@@ -332,7 +333,12 @@ static int start_common(void) {
         fprintf(stderr, "memheat: MEMHEAT_TIMING_OUT is not set; the timing collector does nothing\n");
         return 0;
     }
-    snprintf(G.out_path, sizeof G.out_path, "%s", out);
+    /* one timing file per process: the first takes the path, later ones <stem>.<pid>.json (collect.h) */
+    mh_err cerr;
+    if (mh_collect_claim(out, G.out_path, sizeof G.out_path, &cerr) != MH_OK) {
+        fprintf(stderr, "memheat: timing collector: %s\n", cerr.msg);
+        return 0;
+    }
     const char *mode = getenv("MEMHEAT_TIMING_MODE");
     G.mode = (mode && strcmp(mode, "counters") == 0) ? MH_CUPTI_COUNTERS : MH_CUPTI_TIMING;
     const char *kt = getenv("MEMHEAT_TIMING_KERNELS");
