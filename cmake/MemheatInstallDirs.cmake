@@ -6,6 +6,9 @@
 # executable (MEMHEAT_PKGLIBDIR_REL, src/run/find.c), so an installed tree
 # can be moved or unpacked anywhere.
 include(GNUInstallDirs)
+# Two install components: memheat (everything by default) and cuda (what
+# only works with the NVIDIA driver and toolkit; its own Debian package).
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME memheat)
 set(MEMHEAT_INSTALL_PKGLIBDIR "lib/memheat" CACHE STRING
     "memheat's private folder (collectors, plugin, helper programs), relative to the prefix")
 file(RELATIVE_PATH MEMHEAT_PKGLIBDIR_REL /prefix/${CMAKE_INSTALL_BINDIR} /prefix/${MEMHEAT_INSTALL_PKGLIBDIR})
