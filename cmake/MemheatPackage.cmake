@@ -28,6 +28,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
 set(CPACK_DEBIAN_MEMHEAT_PACKAGE_NAME memheat)
 set(CPACK_DEBIAN_MEMHEAT_PACKAGE_SHLIBDEPS ON)
+if(MEMHEAT_HAVE_CUDA)  # where dpkg-shlibdeps finds libcudart (split library) outside ld.so.conf
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
+endif()
 set(CPACK_DEBIAN_MEMHEAT_PACKAGE_GENERATE_SHLIBS ON)  # libmemheat_split.so.0: shlibs + ldconfig trigger
 set(CPACK_DEBIAN_MEMHEAT_PACKAGE_RECOMMENDS "oclgrind")
 set(CPACK_DEBIAN_MEMHEAT_PACKAGE_SUGGESTS "pkg-config, memheat-cuda")
