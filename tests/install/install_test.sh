@@ -23,6 +23,7 @@ set -euo pipefail
 BUILD=$1 SRC=$2 VERSION=$3 PKGLIB=$4 LIBDIR=$5 OCL=$6
 shift 6
 PRIVATE=("$@")
+CMAKE=${CMAKE:-cmake} CPACK=${CPACK:-cpack} # the build's own, from ctest
 T=$(mktemp -d "${TMPDIR:-/tmp}/memheat-install.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail() { echo "install_test: FAIL: $*" >&2; exit 1; }
@@ -33,7 +34,7 @@ if [ "$OCL" != - ] && command -v oclgrind > /dev/null; then
 fi
 
 step "cmake --install into a temporary prefix"
-cmake --install "$BUILD" --prefix "$T/prefix" > "$T/install.log" || { cat "$T/install.log"; fail "cmake --install"; }
+"$CMAKE" --install "$BUILD" --prefix "$T/prefix" > "$T/install.log" || { cat "$T/install.log"; fail "cmake --install"; }
 mv "$T/prefix" "$T/moved" # a moved tree: memheat must find its files relative to itself
 P=$T/moved
 for f in bin/memheat include/memheat/split.h include/memheat/err.h \
@@ -134,23 +135,23 @@ ldd "$T/pc_static" > "$T/ldd.txt"
 ! grep -q libmemheat_split "$T/ldd.txt" || fail "pc_static loads libmemheat_split.so"
 
 step "out-of-tree project with CMake (find_package(memheat COMPONENTS split))"
-cmake -S "$C" -B "$T/cm" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release > "$T/cm.log" 2>&1 ||
+"$CMAKE" -S "$C" -B "$T/cm" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release > "$T/cm.log" 2>&1 ||
   { cat "$T/cm.log"; fail "configure of the CMake consumer"; }
-cmake --build "$T/cm" > "$T/cmb.log" 2>&1 || { cat "$T/cmb.log"; fail "build of the CMake consumer"; }
+"$CMAKE" --build "$T/cm" > "$T/cmb.log" 2>&1 || { cat "$T/cmb.log"; fail "build of the CMake consumer"; }
 for x in consumer_shared consumer_static consumer_cxx; do "$T/cm/$x" || fail "$x (CMake)"; done
 ldd "$T/cm/consumer_static" > "$T/ldd.txt"
 ! grep -q libmemheat_split "$T/ldd.txt" || fail "memheat::split_static loads the shared library"
-if cmake -S "$C" -B "$T/cm_bad" -DCMAKE_PREFIX_PATH="$P" -DMH_COMPONENT=nosuch > "$T/cm_bad.log" 2>&1; then
+if "$CMAKE" -S "$C" -B "$T/cm_bad" -DCMAKE_PREFIX_PATH="$P" -DMH_COMPONENT=nosuch > "$T/cm_bad.log" 2>&1; then
   fail "find_package(memheat COMPONENTS nosuch) succeeded"
 fi
 grep -q "no component 'nosuch'" "$T/cm_bad.log" || { cat "$T/cm_bad.log"; fail "unknown component: no clear message"; }
 
-if ! command -v dpkg-deb > /dev/null || ! command -v cpack > /dev/null; then
+if ! command -v dpkg-deb > /dev/null || ! command -v "$CPACK" > /dev/null; then
   echo "(no dpkg-deb or cpack: the Debian package is not checked)"
   exit 0
 fi
 step "Debian package (cpack -G DEB)"
-(cd "$BUILD" && cpack -G DEB -B "$T/pkg" > "$T/cpack.log" 2>&1) || { cat "$T/cpack.log"; fail "cpack -G DEB"; }
+(cd "$BUILD" && "$CPACK" -G DEB -B "$T/pkg" > "$T/cpack.log" 2>&1) || { cat "$T/cpack.log"; fail "cpack -G DEB"; }
 DEB=$T/pkg/memheat_${VERSION}_amd64.deb
 [ -f "$DEB" ] || { ls "$T/pkg"; fail "no memheat_${VERSION}_amd64.deb"; }
 field() { dpkg-deb -f "$1" "$2"; }
