@@ -3,7 +3,7 @@
 # One list for the whole project: append what your area needs.
 set -euo pipefail
 PKGS=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config file
   libzstd-dev libsqlite3-dev sqlite3 libjansson-dev libgsl-dev
   oclgrind liboclgrind-dev llvm-14-dev ocl-icd-opencl-dev opencl-headers
   chromium

@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" { /* installed with the split library (split.h): usable from C++ */
+#endif
+
 enum mh_status {
     MH_OK = 0,
     MH_ERR_IO = 1,        /* open/read/write failed (errno in message) */
@@ -57,5 +61,9 @@ int mh_err_wrap_rc(mh_err *err, int rc, const char *fmt, ...)
 
 void mh_err_clear(mh_err *err);
 const char *mh_status_name(int code);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,9 +1,12 @@
 /* find.c -- finding collector files and programs for the run layer.
  *
  * Collector files (injection libraries, the Oclgrind plugin, the device patch,
- * memheat-bwcal) live together: installed in <prefix>/lib/memheat beside
- * <prefix>/bin/memheat, in the build tree in build/lib/memheat beside
- * build/memheat. $MEMHEAT_LIB_DIR overrides both. */
+ * memheat-bwcal, memheat-campbench) live together: installed in the private
+ * library folder (<prefix>/lib/memheat by default; MEMHEAT_PKGLIBDIR_REL is
+ * its path relative to the installed memheat's folder, set by the build from
+ * the install dirs), in the build tree in build/lib/memheat beside
+ * build/memheat. Both are relative to the executable, so an installed tree
+ * can be moved. $MEMHEAT_LIB_DIR overrides them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +15,19 @@
 
 #include "memheat/run.h"
 
+#ifndef MEMHEAT_PKGLIBDIR_REL
+#define MEMHEAT_PKGLIBDIR_REL "../lib/memheat"
+#endif
+
 static int is_file(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int mh_run_find_file(const mh_run_opts *o, const char *file, char *out, size_t cap, mh_err *err) {
-    static const char *const rel[] = {"", "/lib/memheat", "/lib", "/../lib/memheat", "/../lib"};
+    /* beside memheat, the build tree, the install tree, older layouts */
+    static const char *const rel[] = {"", "/lib/memheat", "/" MEMHEAT_PKGLIBDIR_REL, "/../lib/memheat", "/lib",
+                                      "/../lib"};
     const char *env = getenv("MEMHEAT_LIB_DIR");
     if (env && *env) {
         if ((size_t)snprintf(out, cap, "%s/%s", env, file) < cap && is_file(out)) return MH_OK;
@@ -27,8 +36,8 @@ int mh_run_find_file(const mh_run_opts *o, const char *file, char *out, size_t c
         if ((size_t)snprintf(out, cap, "%s%s/%s", o->self_dir, rel[i], file) >= cap) continue;
         if (is_file(out)) return MH_OK;
     }
-    return mh_err_set(err, MH_ERR_DEP, "cannot find %s next to memheat (%s, %s/../lib/memheat) or in $MEMHEAT_LIB_DIR",
-                      file, o->self_dir, o->self_dir);
+    return mh_err_set(err, MH_ERR_DEP, "cannot find %s next to memheat (%s, %s/%s) or in $MEMHEAT_LIB_DIR", file,
+                      o->self_dir, o->self_dir, MEMHEAT_PKGLIBDIR_REL);
 }
 
 int mh_run_which(const char *name, char *out, size_t cap) {
