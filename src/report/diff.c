@@ -11,6 +11,7 @@
 #include "report/names.h"
 #include "report/report.h"
 #include "util/grow.h"
+#include "util/demangle.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -290,7 +291,7 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb) {
             fputs("</div></td>", f);
         } else {
             char shown[256];
-            char *full = mh_names_demangle(r->name);
+            char *full = mh_demangle(r->name);
             mh_names_display(r->name, shown, sizeof shown);
             fputs("<td class=\"mono\" title=\"", f);
             mh_report_html_text(f, full ? full : r->name);

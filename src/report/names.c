@@ -1,28 +1,14 @@
-/* names.c -- kernel names for people (names.h): demangling through the
- * Itanium C++ ABI demangler that libstdc++ exports with C linkage
- * (__cxa_demangle, as src/collectors/cuda/demangle.c uses it), and a
+/* names.c -- kernel names for people (names.h): demangled (util/demangle.c,
+ * libstdc++'s Itanium C++ ABI demangler), and a
  * shortening that keeps the kernel's own name readable when its template
  * arguments run to hundreds of characters. */
 #include "report/names.h"
+#include "util/demangle.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* From libstdc++ (declared extern "C" in <cxxabi.h>). */
-char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
-
-char *mh_names_demangle(const char *name) {
-    if (!name || strncmp(name, "_Z", 2) != 0) return NULL;
-    int status = -1;
-    char *d = __cxa_demangle(name, NULL, NULL, &status);
-    if (status != 0) {
-        free(d);
-        return NULL;
-    }
-    return d;
-}
 
 /* s with the insides of bracket pairs (open/close) at depth >= 1 collapsed
  * to "...", into out (cap >= strlen(s) + 4). */
@@ -74,7 +60,7 @@ size_t mh_names_short(const char *full, char *out, size_t cap) {
 }
 
 size_t mh_names_display(const char *name, char *out, size_t cap) {
-    char *d = mh_names_demangle(name);
+    char *d = mh_demangle(name);
     size_t n = mh_names_short(d ? d : name ? name : "", out, cap);
     free(d);
     return n;
@@ -86,7 +72,7 @@ static void annotate_array(json_t *arr) {
     json_array_foreach(arr, i, o) {
         const char *name = json_string_value(json_object_get(o, "name"));
         if (!name) continue;
-        char *d = mh_names_demangle(name);
+        char *d = mh_demangle(name);
         const char *full = d ? d : name;
         size_t n = strlen(full) + 8;
         char *s = malloc(n);

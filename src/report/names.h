@@ -10,9 +10,8 @@ struct json_t;
 
 #define MH_NAMES_SHORT 64 /* names longer than this are shortened */
 
-/* The demangled name of an Itanium-mangled one ("_Z..."), malloc'ed; NULL
- * when name is not mangled or does not demangle (then show it as it is). */
-char *mh_names_demangle(const char *name);
+/* Demangling itself is util/demangle.h (mh_demangle), shared with the CUDA
+ * collector. */
 /* A short form of a (demangled) name into out: template arguments collapsed
  * to <...> while longer than MH_NAMES_SHORT, then the parameter list to
  * (...), then cut with "...". Returns strlen(out). */

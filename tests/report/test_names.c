@@ -7,13 +7,14 @@
 
 #include "mh_test.h"
 #include "report/names.h"
+#include "util/demangle.h"
 
 static void test_demangle(void) {
-    char *d = mh_names_demangle("_Z11h_histogramPKfPfi");
+    char *d = mh_demangle("_Z11h_histogramPKfPfi");
     CHECK(d && !strcmp(d, "h_histogram(float const*, float*, int)"));
     free(d);
-    CHECK(mh_names_demangle("saxpy") == NULL);      /* C / OpenCL names stay */
-    CHECK(mh_names_demangle("_Zgarbage!") == NULL); /* does not demangle: shown as stored */
+    CHECK(mh_demangle("saxpy") == NULL);      /* C / OpenCL names stay */
+    CHECK(mh_demangle("_Zgarbage!") == NULL); /* does not demangle: shown as stored */
     char out[256];
     mh_names_display("_Z11h_histogramPKfPfi", out, sizeof out);
     CHECK(!strcmp(out, "h_histogram(float const*, float*, int)"));

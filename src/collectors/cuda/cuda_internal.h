@@ -29,7 +29,7 @@
 
 #include "collectors/timing_hook.h"
 #include "cuda_dev.h"
-#include "demangle.h"
+#include "util/demangle.h"
 #include "memheat/collect.h"
 #include "memheat/trace.h"
 

@@ -233,7 +233,7 @@ static void mh_cuda_decide_at_entry(CUfunction f, mh_dim3 grid, mh_dim3 block, u
     }
     tl_pend.key.name = strdup(name);
     /* the demangled name only matters to a --kernel regex: no demangling per launch otherwise */
-    tl_pend.key.display = g_mh.cfg.have_regex ? mh_cuda_demangle(name) : NULL;
+    tl_pend.key.display = g_mh.cfg.have_regex ? mh_demangle(name) : NULL;
     if (!tl_pend.key.name) {
         mh_cuda_pending_clear();
         return;
@@ -276,7 +276,7 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     mh_cuda_flight *fl = NULL;
     uint32_t ids[MH_COLLECT_MAX_BLOCKS];
     /* demangled only where a --kernel regex reads it here; a traced launch's record gets it below */
-    char *display = ld->functionName && g_mh.cfg.have_regex ? mh_cuda_demangle(ld->functionName) : NULL;
+    char *display = ld->functionName && g_mh.cfg.have_regex ? mh_demangle(ld->functionName) : NULL;
 
     mh_collect_launch key = {.name = ld->functionName ? ld->functionName : "?", .display = display,
                              .grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z},
@@ -302,7 +302,7 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         want = ld->functionName && mh_cuda_select(&key, ld->context, ld->module, 0, id);
     }
     if (!want) goto untraced;
-    if (!display) display = mh_cuda_demangle(ld->functionName);
+    if (!display) display = mh_demangle(ld->functionName);
 
     mh_dim3 grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z};
     uint32_t nthreads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z;
