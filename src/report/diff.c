@@ -222,7 +222,9 @@ static void term_table(FILE *f, kset *k, int color, const char *pa, const char *
         fmt_num(pkb, sizeof pkb, r->s[1].pct, 1);
         char nm[41], shown[256];
         mh_names_display(r->name, shown, sizeof shown);
-        snprintf(nm, sizeof nm, "%s", shown);
+        size_t nl = strlen(shown) < sizeof nm - 1 ? strlen(shown) : sizeof nm - 1; /* cut to the column */
+        memcpy(nm, shown, nl);
+        nm[nl] = '\0';
         mh_report_term_text(f, nm);
         for (size_t p = strlen(nm); p < 40; p++) fputc(' ', f);
         const char *cc = "";
