@@ -89,12 +89,12 @@ function sectionRun() {
 function kernelRows() {
   var byName = {}, rows = [];
   (D.kernels || []).forEach(function (k) {
-    var r = { name: k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, findings: 0, traced: 0 };
+    var r = { name: k.name, label: k.short_name || k.name, full: k.full_name || k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, findings: 0, traced: 0 };
     byName[k.name] = r; rows.push(r);
   });
   (D.launches || []).forEach(function (l) {
     var r = byName[l.name] || byName[l.display_name];
-    if (!r) { r = { name: launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[l.name] = r; rows.push(r); }
+    if (!r) { r = { name: launchName(l), label: l.short_name || launchName(l), full: l.full_name || launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[l.name] = r; rows.push(r); }
     r.traced++;
     if (r.launch == null) r.launch = l.id;
     (D.findings || []).forEach(function (f) { if (f.launch === l.id && f.kind !== "coalesced") r.findings++; });
@@ -114,7 +114,7 @@ function sectionKernels() {
   if (!rows.length) { sec.appendChild(el("p", { cls: "muted", text: "No kernels in this profile." })); return sec; }
   if (!(D.kernels || []).length) sec.appendChild(el("p", { cls: "muted", text: "No timing pass in this profile (e.g. a simulator run): times and bandwidth are not available." }));
   var cols = [
-    { k: "name", t: "Kernel", f: function (r) { return r.name; } },
+    { k: "name", t: "Kernel", f: function (r) { return r.label || r.name; } },
     { k: "count", t: "Launches", f: function (r) { return r.count == null ? "\u2014" : String(r.count); } },
     { k: "total", t: "Total time", f: function (r) { return fmtNs(r.total); } },
     { k: "median", t: "Median", f: function (r) { return fmtNs(r.median); } },
@@ -152,7 +152,7 @@ function sectionKernels() {
       cols.forEach(function (c) {
         var td = el("td", { text: c.f(r) });
         if (c.k === "bound" && r.bound) td.className = "bound-" + r.bound;
-        if (c.k === "name") td.className = "mono";
+        if (c.k === "name") { td.className = "mono"; if (r.full && r.full !== td.textContent) td.title = r.full; }
         tr.appendChild(td);
       });
       tbody.appendChild(tr);

@@ -46,7 +46,8 @@ function fmtBytes(b) {
   while (b >= 1024 && i < u.length - 1) { b /= 1024; i++; }
   return (i ? b.toFixed(1) : b.toFixed(0)) + " " + u[i];
 }
-function launchName(l) { return l.display_name || l.name || ("launch " + l.id); }
+/* the short demangled name (names.c) where the profile gives one, else as stored */
+function launchName(l) { return l.short_name || l.display_name || l.name || ("launch " + l.id); }
 function launchById(id) { var ls = D.launches || []; for (var i = 0; i < ls.length; i++) if (ls[i].id === id) return ls[i]; return null; }
 function hex(hi, lo) {
   var h = hi >>> 0, l = lo >>> 0;
