@@ -459,7 +459,7 @@ static void mutate_profile(const char *seed, const char *out, int *incomplete) {
         spit(out, b.p, b.n);
     } else {
         spit(out, b.p, b.n);
-        char tab[64], col[64], q[300];
+        char tab[64], col[64], q[640]; /* room for every name the queries below hold */
         if (kind == 2 && pick_table(out, tab, sizeof tab, NULL, 0) == 0) {
             snprintf(q, sizeof q, "PRAGMA foreign_keys=OFF; DROP TABLE \"%s\";", tab);
             sql(out, q);
