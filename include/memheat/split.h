@@ -50,7 +50,8 @@ typedef struct mh_split_fused {
 
 /* What the kernel callback gets for one split. Device pointers of the
  * splittable buffers point at the split's first iteration (local index 0 is
- * global iteration `begin`). `stream` is a cudaStream_t. */
+ * global iteration `begin`). `stream` is a cudaStream_t (built without
+ * CUDA: host pointers and an opaque handle, and the callback computes). */
 typedef struct mh_split_launch {
     int device;      /* CUDA device ordinal, already current */
     void *stream;    /* cudaStream_t: launch the kernel on it, do not sync */
@@ -145,7 +146,9 @@ void mh_split_opts_init(mh_split_opts *opts);
 
 /* Run the loop. opts may be NULL (defaults); report may be NULL.
  * Returns MH_OK or an mh_status (MH_ERR_ARG, MH_ERR_NOMEM, MH_ERR_CUDA,
- * MH_ERR_DEP when built without CUDA, or the callback's code) with err set.
+ * MH_ERR_DEP when no device, or the callback's code) with err set. Built
+ * without CUDA, the run uses the CPU as the device: the callback gets host
+ * pointers and computes the split itself (l->stream is an opaque handle). 
  * On error every device and host allocation made by the run is released;
  * host output buffers may hold the results of splits that completed. */
 int mh_split_run(const mh_split_loop *loop, const mh_split_opts *opts,

@@ -144,6 +144,10 @@ struct mh_split_ctx {
     pthread_mutex_t mu;
 };
 
+/* The host backend (split_host.c): the CPU as the device; what mh_split_run
+ * uses when memheat is built without CUDA. */
+const mh_split_backend *mh_split_host_backend(void);
+
 /* A context over a backend (be must outlive it). NULL when out of memory. */
 mh_split_ctx *mh_split_ctx_new(const mh_split_backend *be);
 

@@ -9,6 +9,7 @@
 
 #include "../mh_test.h"
 #include "fake_backend.h"
+#include "split_internal.h"
 
 typedef struct job {
     size_t n;
@@ -403,6 +404,34 @@ static void test_injected_failures(void) {
     injected_failures(1);
 }
 
-MH_TEST_MAIN(T(test_fixed_remainder), T(test_budget_4x), T(test_multi_device_pinned), T(test_serial_mode),
+/* The host backend (split_host.c: the CPU as the device) computes every
+ * iteration once, tuned and with a fixed split, with a budget of four
+ * times less than the data; without CUDA, mh_split_run is this call
+ * (split_nocuda.c). */
+static void test_host_backend(void) {
+    const mh_split_backend *be = mh_split_host_backend();
+    job j;
+    job_init(&j, 100003);
+    mh_split_loop L = make_loop(&j);
+    mh_split_opts o;
+    mh_split_opts_init(&o);
+    o.budget_bytes = 100003 * 12 / 4;
+    mh_split_report r;
+    mh_err err;
+    CHECK(mh_split_exec(be, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_U(job_bad(&j), 0);
+    CHECK(r.n_splits > 1);
+    job_free(&j);
+    job_init(&j, 5000); /* a fixed split size: 5 of 999 and the remainder */
+    L = make_loop(&j);
+    mh_split_opts_init(&o);
+    o.split_iters = 999;
+    CHECK(mh_split_exec(be, &L, &o, &r, &err) == MH_OK);
+    CHECK_EQ_U(job_bad(&j), 0);
+    CHECK_EQ_U(r.n_splits, 6);
+    job_free(&j);
+}
+
+MH_TEST_MAIN(T(test_host_backend), T(test_fixed_remainder), T(test_budget_4x), T(test_multi_device_pinned), T(test_serial_mode),
              T(test_callback_error), T(test_injected_failures), T(test_context_reuse), T(test_pool_copy),
              T(test_staged_large), T(test_empty_and_args))
