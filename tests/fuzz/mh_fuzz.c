@@ -544,9 +544,14 @@ int main(int argc, char **argv) {
         trace t;
         if (kind < 0 || slurp(argv[3], &b) || trace_parse(&b, &t)) return usage();
         rechunk(&t);
-        if (t.n < 3 || make_bad(&t, kind)) return usage();
-        buf e = trace_encode(&t);
-        return spit(argv[4], e.p, e.n) ? 1 : 0;
+        int bad = t.n < 3 || make_bad(&t, kind);
+        buf e = {0};
+        if (!bad) e = trace_encode(&t);
+        int rc = bad ? usage() : spit(argv[4], e.p, e.n) ? 1 : 0;
+        free(e.p);
+        trace_free(&t);
+        free(b.p);
+        return rc;
     }
     if (argc < 2 || strcmp(argv[1], "run")) return usage();
     const char *work = NULL;
