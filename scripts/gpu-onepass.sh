@@ -28,7 +28,7 @@ fail=0
 check_case() { # name program args...
   local n=$1; shift
   "$@" >"$R/$n.plain.out" 2>&1
-  "$M" run -q -o "$R/$n.one" -- "$@" >"$R/$n.one.out" 2>"$R/$n.one.err"; local rc1=$?
+  "$M" run -q --passes one -o "$R/$n.one" -- "$@" >"$R/$n.one.out" 2>"$R/$n.one.err"; local rc1=$?
   "$M" run -q --passes separate -o "$R/$n.sep" -- "$@" >"$R/$n.sep.out" 2>"$R/$n.sep.err"; local rc2=$?
   if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
     echo "FAIL $n: exit $rc1 (one) $rc2 (separate)"; cat "$R/$n.one.err"; fail=1; return
@@ -47,7 +47,7 @@ echo "== stream overlap: split_vecadd pipelined_ms (medians of $RUNS)"
 V="$B/examples/split/split_vecadd --runs 3 --no-serial --no-cold"
 for i in $(seq 1 "$RUNS"); do
   $V 2>&1 | grep RESULT | sed 's/^/plain /' >>"$R/overlap.txt"
-  "$M" run -q -o "$R/vec_one" -- $V 2>>"$R/overlap.err" | grep RESULT | sed 's/^/one /' >>"$R/overlap.txt"
+  "$M" run -q --passes one -o "$R/vec_one" -- $V 2>>"$R/overlap.err" | grep RESULT | sed 's/^/one /' >>"$R/overlap.txt"
   "$M" run -q --no-timing -o "$R/vec_nt" -- $V 2>>"$R/overlap.err" | grep RESULT | sed 's/^/notiming /' \
     >>"$R/overlap.txt"
 done
