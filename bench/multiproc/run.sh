@@ -28,7 +28,9 @@ fi
 M=$(cd "$B" && pwd)/memheat
 C=$(cd "$B" && pwd)/examples/cuda/coalesced
 fail=0
-sum() { sqlite3 "$1" "SELECT SUM(launches) FROM launch_config"; }
+# the GPU machine has no sqlite3 command: Python's module instead
+sq() { python3 -c "import sqlite3,sys; [print('|'.join(map(str,r))) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])]" "$1" "$2"; }
+sum() { sq "$1" "SELECT SUM(launches) FROM launch_config"; }
 
 echo "== 1. two CUDA programs at once, $RUNS runs"
 "$C" 1048576 50 >"$R/one.plain" 2>&1
@@ -45,13 +47,13 @@ for i in $(seq 1 "$RUNS"); do
 done
 echo "runs with lost launches: $lost of $RUNS"
 [ $lost -eq 0 ] || fail=1
-sqlite3 "$R/two.mhdb" "SELECT id, pid, ppid, host FROM process" 2>/dev/null
+sq "$R/two.mhdb" "SELECT id, pid, ppid, host FROM process"
 
 echo "== 2. torch.multiprocessing.spawn"
 python3 bench/multiproc/spawn2.py 2>&1 | sort >"$R/spawn.plain"
 "$M" run -q -o "$R/spawn" -- python3 bench/multiproc/spawn2.py 2>"$R/spawn.err" | sort >"$R/spawn.mh"
 diff "$R/spawn.plain" "$R/spawn.mh" && echo "checksums as plain" || { echo "FAIL spawn checksums differ"; fail=1; }
-echo "processes in the profile: $(sqlite3 "$R/spawn.mhdb" "SELECT COUNT(*) FROM process")"
+echo "processes in the profile: $(sq "$R/spawn.mhdb" "SELECT COUNT(*) FROM process")"
 
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 if [ "$ngpu" -ge 2 ]; then
@@ -65,7 +67,7 @@ if [ "$ngpu" -ge 2 ]; then
   "$M" merge "$R/ddp_0.mhdb" "$R/ddp_1.mhdb" -o "$R/ddp.mhdb" || fail=1
   diff <(grep losses "$R/ddp.plain") <(grep losses "$R/ddp.mh") && echo "losses as plain" || { echo "FAIL losses"; fail=1; }
   python3 -c "import sys; p,m=float(sys.argv[2])-float(sys.argv[1]), float(sys.argv[3])-float(sys.argv[2]); print(f'plain {p:.1f} s, memheat {m:.1f} s, {m/p:.2f}x')" "$t0" "$t1" "$t2"
-  sqlite3 "$R/ddp.mhdb" "SELECT name, launches, traced FROM launch_config WHERE name LIKE '%nccl%'"
+  sq "$R/ddp.mhdb" "SELECT name, launches, traced FROM launch_config WHERE name LIKE '%nccl%'"
 else
   echo "== 3. skipped: one GPU (use device kind nvidia-h200-x2)"
 fi
