@@ -29,6 +29,14 @@ enum mh_launch_policy {
     MH_LAUNCH_EVERY = 2   /* "every:N" */
 };
 
+/* Under CONFIG, at most this many configurations of one kernel function are
+ * traced by default ("config" = "config:4"; "config:0": no limit). A program
+ * that tunes its split or tile size at run time launches one kernel with a
+ * new grid in every round; block 0 of each shows the same access pattern, and
+ * every traced launch costs a patched module and a wait for its records in
+ * the middle of the program's timeline. */
+#define MH_COLLECT_CONFIGS_PER_KERNEL 4
+
 /* One launch configuration and how often it ran: what the trace's
  * MH_REC_LAUNCH_STATS records carry. */
 typedef struct mh_collect_config {
@@ -38,6 +46,7 @@ typedef struct mh_collect_config {
     uint32_t dyn_smem;
     uint64_t launches;  /* launches of this configuration seen */
     uint64_t traced;    /* of which traced */
+    int over_cap;       /* first seen after its kernel had its quota of traced configurations */
 } mh_collect_config;
 
 typedef struct mh_collect_cfg {
@@ -51,6 +60,7 @@ typedef struct mh_collect_cfg {
     uint64_t launch_count;  /* MEMHEAT_LAUNCH_COUNT: matching launches to trace, 0 = unlimited */
     int launch_policy;      /* MEMHEAT_LAUNCH_POLICY: enum mh_launch_policy (default: first per configuration) */
     uint64_t launch_every;  /* MH_LAUNCH_EVERY: trace every N-th matching launch (N >= 1) */
+    uint64_t configs_per_kernel; /* MH_LAUNCH_CONFIG: traced configurations per kernel, 0 = no limit */
     uint32_t warp_size;     /* MEMHEAT_WARP_SIZE: synthetic warp size for simulators (default 32) */
     uint64_t buffer_bytes;  /* MEMHEAT_BUFFER_BYTES: collector's device/host buffer, 0 = default */
     int trace_collectives;  /* MEMHEAT_TRACE_COLLECTIVES=1: trace NCCL kernels too (default: counted, not traced) */
@@ -107,9 +117,11 @@ void mh_collect_unselect(const mh_collect_cfg *cfg, mh_collect_state *st, const 
  * "every", until --launch-count is reached). */
 int mh_collect_more_possible(const mh_collect_cfg *cfg, const mh_collect_state *st);
 void mh_collect_state_free(mh_collect_state *st);
-/* Parses "config", "all" or "every:N" into cfg. */
+/* Parses "config", "config:N" (at most N traced configurations per kernel,
+ * 0 = no limit), "all" or "every:N" into cfg. */
 int mh_collect_parse_policy(const char *s, mh_collect_cfg *cfg, mh_err *err);
-/* The policy as text ("config", "all", "every:N"); buf of >= 32 bytes. */
+/* The policy as text ("config", "config:N", "all", "every:N"), parsed back
+ * by mh_collect_parse_policy; buf of >= 32 bytes. */
 const char *mh_collect_policy_text(const mh_collect_cfg *cfg, char *buf, size_t cap);
 /* Linear id of the first sampled block for a grid (clamped to the grid). */
 uint32_t mh_collect_first_block(const mh_collect_cfg *cfg, mh_dim3 grid);

@@ -20,6 +20,7 @@ void mh_collect_cfg_init(mh_collect_cfg *cfg) {
     cfg->warp_size = 32;
     cfg->launch_policy = MH_LAUNCH_CONFIG;
     cfg->launch_every = 1;
+    cfg->configs_per_kernel = MH_COLLECT_CONFIGS_PER_KERNEL;
 }
 
 static int parse_u64(const char *s, uint64_t *out) {
@@ -155,13 +156,17 @@ int mh_collect_parse_policy(const char *s, mh_collect_cfg *cfg, mh_err *err) {
     uint64_t n;
     if (!strcmp(s, "config")) {
         cfg->launch_policy = MH_LAUNCH_CONFIG;
+        cfg->configs_per_kernel = MH_COLLECT_CONFIGS_PER_KERNEL;
+    } else if (!strncmp(s, "config:", 7) && parse_u64(s + 7, &n) && n <= UINT32_MAX) {
+        cfg->launch_policy = MH_LAUNCH_CONFIG;
+        cfg->configs_per_kernel = n;
     } else if (!strcmp(s, "all")) {
         cfg->launch_policy = MH_LAUNCH_ALL;
     } else if (!strncmp(s, "every:", 6) && parse_u64(s + 6, &n) && n >= 1) {
         cfg->launch_policy = MH_LAUNCH_EVERY;
         cfg->launch_every = n;
     } else {
-        return mh_err_set(err, MH_ERR_ARG, "bad launch policy '%s': expected config, all or every:N (N >= 1)", s);
+        return mh_err_set(err, MH_ERR_ARG, "bad launch policy '%s': expected config, config:N (N >= 0), all or every:N (N >= 1)", s);
     }
     return MH_OK;
 }
@@ -170,7 +175,10 @@ const char *mh_collect_policy_text(const mh_collect_cfg *cfg, char *buf, size_t 
     switch (cfg->launch_policy) {
     case MH_LAUNCH_ALL: snprintf(buf, cap, "all"); break;
     case MH_LAUNCH_EVERY: snprintf(buf, cap, "every:%" PRIu64, cfg->launch_every); break;
-    default: snprintf(buf, cap, "config"); break;
+    default:
+        if (cfg->configs_per_kernel == MH_COLLECT_CONFIGS_PER_KERNEL) snprintf(buf, cap, "config");
+        else snprintf(buf, cap, "config:%" PRIu64, cfg->configs_per_kernel);
+        break;
     }
     return buf;
 }
@@ -231,6 +239,15 @@ void mh_collect_state_free(mh_collect_state *st) {
     memset(st, 0, sizeof *st);
 }
 
+/* How many configurations of the kernel `name` have a traced launch. Called
+ * once per new configuration, so a scan of the table is cheap enough. */
+static uint64_t traced_configs_of(const mh_collect_state *st, const char *name) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < st->capconfigs; i++)
+        if (st->configs[i].name && st->configs[i].traced && !strcmp(st->configs[i].name, name)) n++;
+    return n;
+}
+
 int mh_collect_more_possible(const mh_collect_cfg *cfg, const mh_collect_state *st) {
     return !(cfg->launch_count && st->traced >= cfg->launch_count);
 }
@@ -256,7 +273,12 @@ int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, cons
     switch (cfg->launch_policy) {
     case MH_LAUNCH_CONFIG:
         /* Unknown configuration (table full): traced, so nothing is missed. */
-        if (c && c->traced) return 0;
+        if (c && (c->traced || c->over_cap)) return 0;
+        if (c && cfg->configs_per_kernel &&
+            traced_configs_of(st, c->name) >= cfg->configs_per_kernel) {
+            c->over_cap = 1; /* decided once per configuration */
+            return 0;
+        }
         break;
     case MH_LAUNCH_EVERY:
         if ((k - cfg->launch_skip) % cfg->launch_every) return 0;

@@ -136,6 +136,65 @@ static void test_policy_config(void) {
     mh_collect_cfg_free(&c);
 }
 
+/* At most configs_per_kernel configurations of one kernel are traced (a
+ * split size tuned at run time gives a new grid in every round); other
+ * kernels keep their own quota; config:0 lifts the limit; the limit travels
+ * through the environment. */
+static void test_policy_config_cap(void) {
+    mh_collect_cfg c;
+    mh_collect_cfg_init(&c);
+    CHECK(mh_collect_cfg_finish(&c, NULL) == MH_OK);
+    CHECK_EQ_U(c.configs_per_kernel, MH_COLLECT_CONFIGS_PER_KERNEL);
+    char buf[32];
+    CHECK(!strcmp(mh_collect_policy_text(&c, buf, sizeof buf), "config"));
+    mh_collect_state st = {0};
+    int traced = 0, other = 0;
+    for (int round = 0; round < 3; round++)
+        for (uint32_t g = 1; g <= 10; g++) {
+            mh_collect_launch k = L("vecadd", NULL, g), j = L("scale", NULL, g);
+            int tk = mh_collect_want_launch(&c, &st, &k);
+            /* the first four grids of vecadd, in their first round only */
+            CHECK(tk == (round == 0 && g <= MH_COLLECT_CONFIGS_PER_KERNEL));
+            traced += tk;
+            if (g <= 2) other += mh_collect_want_launch(&c, &st, &j);
+        }
+    CHECK_EQ_U(traced, MH_COLLECT_CONFIGS_PER_KERNEL);
+    CHECK_EQ_U(other, 2);        /* scale has its own quota */
+    CHECK_EQ_U(st.launches, 36); /* every launch counted, capped ones too */
+    CHECK_EQ_U(st.nconfigs, 12);
+    mh_collect_state_free(&st);
+
+    CHECK(mh_collect_parse_policy("config:2", &c, NULL) == MH_OK);
+    CHECK(!strcmp(mh_collect_policy_text(&c, buf, sizeof buf), "config:2"));
+    CHECK(mh_collect_cfg_to_env(&c, NULL) == MH_OK);
+    mh_collect_cfg d;
+    CHECK(mh_collect_cfg_from_env(&d, NULL) == MH_OK);
+    CHECK(d.launch_policy == MH_LAUNCH_CONFIG && d.configs_per_kernel == 2);
+    mh_collect_state sd = {0};
+    traced = 0;
+    for (uint32_t g = 1; g <= 5; g++) {
+        mh_collect_launch k = L("vecadd", NULL, g);
+        traced += mh_collect_want_launch(&d, &sd, &k);
+    }
+    CHECK_EQ_U(traced, 2);
+    mh_collect_state_free(&sd);
+    mh_collect_cfg_free(&d);
+
+    CHECK(mh_collect_parse_policy("config:0", &c, NULL) == MH_OK);
+    CHECK_EQ_U(c.configs_per_kernel, 0);
+    traced = 0;
+    for (uint32_t g = 1; g <= 50; g++) {
+        mh_collect_launch k = L("vecadd", NULL, g);
+        traced += mh_collect_want_launch(&c, &st, &k);
+    }
+    CHECK_EQ_U(traced, 50);
+    CHECK(mh_collect_parse_policy("config:x", &c, NULL) == MH_ERR_ARG);
+    CHECK(mh_collect_parse_policy("config:", &c, NULL) == MH_ERR_ARG);
+    unsetenv("MEMHEAT_LAUNCH_POLICY");
+    mh_collect_state_free(&st);
+    mh_collect_cfg_free(&c);
+}
+
 /* NCCL kernels are counted, never traced, unless asked for; other kernels
  * are not affected. */
 static void test_collectives(void) {
@@ -215,5 +274,5 @@ static void test_blocks(void) {
     CHECK(mh_collect_block_sampled(&c, grid, 5));
 }
 
-MH_TEST_MAIN(T(test_parse_block), T(test_env_roundtrip), T(test_want_launch), T(test_policy_config),
+MH_TEST_MAIN(T(test_parse_block), T(test_env_roundtrip), T(test_want_launch), T(test_policy_config), T(test_policy_config_cap),
              T(test_policy_every), T(test_blocks), T(test_collectives))
