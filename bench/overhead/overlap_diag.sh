@@ -2,7 +2,7 @@
 # GPU: where does split_vecadd's pipelined time go under memheat? (issue 13 item 3)
 # Modes, interleaved, RUNS rounds: plain; memheat --no-timing --kernel with no
 # match (Sanitizer subscribed, nothing traced); memheat --no-timing (default
-# launch policy); the default run. Prints every pipelined run's time and split.
+# launch policy); the default run; the one run (--passes one). Prints every pipelined run's time and split.
 # usage: bench/overhead/overlap_diag.sh [BUILD_DIR] [RESULT_DIR]   (env RUNS=3)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,12 +20,13 @@ fi
 M=$B/memheat
 V="$B/examples/split/split_vecadd --runs 5 --no-serial --no-cold"
 for i in $(seq 1 "$RUNS"); do
-  for mode in plain none notiming default; do
+  for mode in plain none notiming default one; do
     case $mode in
       plain) $V ;;
       none) "$M" run -q --no-timing --kernel no_such_kernel_xyz -o "$R/v_none" -- $V ;;
       notiming) "$M" run -q --no-timing -o "$R/v_nt" -- $V ;;
       default) "$M" run -q -o "$R/v_def" -- $V ;;
+      one) "$M" run -q --passes one -o "$R/v_one" -- $V ;;
     esac 2>&1 | grep -E "RESULT|# pipelined run" | sed "s/^/$mode /"
   done
 done >"$R/overlap_runs.txt"

@@ -4,7 +4,8 @@
 # Workloads: train (PyTorch transformer training, train.py), blas (cuBLAS +
 # cuSPARSE through PyTorch, sparse_blas.py), and the CUDA examples (gemm, spmv,
 # gramschmidt, coalesced). Modes: plain, memheat (default `memheat run`),
-# notiming (`memheat run --no-timing`), all (`--launch-policy all --no-timing`:
+# notiming (`memheat run --no-timing`), one / separate (`--passes one` /
+# `--passes separate`, whichever the default is), all (`--launch-policy all --no-timing`:
 # every launch traced), memcheck (compute-sanitizer), ncu (Nsight Compute,
 # bounded with -c so it finishes). Runs are interleaved (mode order inside each
 # round), RUNS rounds (default 3); medians per (workload, mode) in
@@ -50,6 +51,8 @@ prefix_of() { # mode workload -> wrapper
     plain) echo "" ;;
     memheat) echo "$M run -q -o $R/memheat_$2 --" ;;
     notiming) echo "$M run -q --no-timing -o $R/notiming_$2 --" ;;
+    one) echo "$M run -q --passes one -o $R/one_$2 --" ;;
+    separate) echo "$M run -q --passes separate -o $R/separate_$2 --" ;;
     all) echo "$M run -q --no-timing --launch-policy all -o $R/all_$2 --" ;;
     memcheck) echo "compute-sanitizer --tool memcheck --print-limit 1" ;;
     ncu) echo "ncu --section MemoryWorkloadAnalysis -c $NCU_COUNT --clock-control none" ;;
@@ -67,7 +70,7 @@ for run in $(seq 1 "$RUNS"); do
       # the default runs the program twice (timing, trace): compare the distinct result lines
       sum=$(grep -E "^(losses|checksum|result|ok|max_err|sum)" "$out" | sort -u | md5sum | cut -c1-8)
       prof=$(stat -c %s "$R/${m}_$w.mhdb" 2>/dev/null || echo 0)
-      [ "$m" = memheat ] || [ "$m" = notiming ] || [ "$m" = all ] || prof=0
+      case $m in memheat|notiming|all|one|separate) ;; *) prof=0 ;; esac
       printf "%s\t%s\t%s\t%.3f\t%s\t%s\t%s\n" "$w" "$m" "$run" "$(( (t1 - t0) / 1000000 ))e-3" "$rc" "$sum" "$prof" >>"$R/runs.tsv"
     done
   done
@@ -86,7 +89,7 @@ for (w, m), rs in by.items():
     plain = by.get((w, "plain"))
     pm = statistics.median(float(r["wall_s"]) for r in plain) if plain else float("nan")
     same = "-"
-    if plain and m in ("memheat", "notiming", "all"):
+    if plain and m in ("memheat", "notiming", "all", "one", "separate"):
         same = "yes" if {r["output"] for r in rs} == {plain[0]["output"]} else "NO"
     ratios.setdefault(m, []).append(med / pm)
     prof = max(int(r["profile_bytes"]) for r in rs) / 1e6

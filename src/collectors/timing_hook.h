@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define MH_TIMING_HOOK_VERSION 1u
+#define MH_TIMING_HOOK_VERSION 2u
 #define MH_TIMING_HOOK_SYMBOL "memheat_timing_attach"
 
 /* Which launch entry point the params belong to (cuLaunchKernel_params,
@@ -44,6 +44,14 @@ typedef struct mh_timing_hook {
     void (*launch_exit)(int api, void *ctx, int failed, int traced, const char *symbol);
     void (*context_created)(void *ctx, int device); /* device: its ordinal */
     void (*context_ending)(void *ctx);
+    /* A memcpy or memset the program issues (version 2): copy_begin when the
+     * copy is about to be queued on `stream` (the Sanitizer's MEMCPY/MEMSET
+     * callback: kind is enum mh_copy_kind of include/memheat/timing.h, value
+     * a memset's value), copy_end at the driver call's exit, on the same
+     * thread. CUPTI's activity records, which time copies in a run of their
+     * own, cannot be had beside the Sanitizer. */
+    void (*copy_begin)(void *ctx, void *stream, int kind, uint64_t bytes, uint32_t value);
+    void (*copy_end)(int failed);
 } mh_timing_hook;
 
 /* Exported by libmemheat_cupti.so as MH_TIMING_HOOK_SYMBOL: starts the timing

@@ -7,6 +7,7 @@
  *   launch.c   allocations, record buffers, the per-launch decision, the
  *              launch callbacks (trace set-up and read-back), the driver-API
  *              launch entry/exit (with the one-run timing hook)
+ *   copies.c   memcpy/memset calls forwarded to the hosted timing collector
  *
  * The Sanitizer calls back into plain functions, so the state is one
  * process-wide struct, g_mh, defined in inject.c; see its locking rules below. */
@@ -144,5 +145,12 @@ void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why);
 void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld);
 void mh_cuda_launch_end(const Sanitizer_LaunchData *ld);
 void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
+
+/* copies.c (one run, with the timing collector hosted) */
+void mh_cuda_copies_enable(void);
+/* 1 when cbid is a memcpy/memset driver call (handled), else 0. */
+int mh_cuda_copy_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
+void mh_cuda_on_memcpy(const Sanitizer_MemcpyData *m);
+void mh_cuda_on_memset(const Sanitizer_MemsetData *m);
 
 #endif

@@ -14,7 +14,7 @@
  *   - for a launch that is not traced, passes a NULL descriptor (the patch
  *     returns at its first test) or runs an unpatched module;
  *   - with MEMHEAT_TIMING_LIB, hosts the timing collector in the same run
- *     (collectors/timing_hook.h);
+ *     (collectors/timing_hook.h) and forwards it launches and copies (copies.c);
  *   - closes the trace at exit().
  *
  * This file: the state g_mh, start and exit, the trace header, the callback
@@ -134,7 +134,11 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
                                           const void *cbdata) {
     (void)userdata;
     if (domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
-        mh_cuda_on_driver_api(cbid, (const Sanitizer_CallbackData *)cbdata);
+        if (!mh_cuda_copy_api(cbid, cbdata)) mh_cuda_on_driver_api(cbid, (const Sanitizer_CallbackData *)cbdata);
+    } else if (domain == SANITIZER_CB_DOMAIN_MEMCPY) {
+        if (cbid == SANITIZER_CBID_MEMCPY_STARTING) mh_cuda_on_memcpy(cbdata);
+    } else if (domain == SANITIZER_CB_DOMAIN_MEMSET) {
+        if (cbid == SANITIZER_CBID_MEMSET_STARTING) mh_cuda_on_memset(cbdata);
     } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
         switch (cbid) {
         case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED: {
@@ -311,6 +315,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     /* after the subscription: CUPTI's activity API enabled before it left the
      * Sanitizer's callbacks silent (measured on an H100, CUDA 13.0) */
     mh_cuda_load_timing();
+    mh_cuda_copies_enable(); /* only with the timing collector hosted */
     atexit(mh_cuda_at_exit);
     g_mh.active = 1;
     pthread_mutex_unlock(&g_mh.mu);

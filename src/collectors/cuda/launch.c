@@ -13,6 +13,10 @@ static _Thread_local int tl_have_dyn_smem;
 /* Set by the launch callback when this thread's launch is traced (read at the
  * driver call's exit, for the timing collector). */
 static _Thread_local int tl_traced;
+/* The launch call whose start event the hosted timing collector still owes
+ * (one run): saved at the driver call's entry, given at LAUNCH_BEGIN. */
+static _Thread_local int tl_hook_api;
+static _Thread_local const void *tl_hook_params;
 
 /* ---- allocations ---- */
 
@@ -401,6 +405,12 @@ untraced:
     free(display);
     tl_traced = userdata != NULL;
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
+    /* The start event as late as it can be, right before the kernel is
+     * queued: after this callback's own stream work (a traced launch's
+     * descriptor), and after the Sanitizer's processing of the call, which an
+     * event recorded at the call's entry counted into the kernel's span. */
+    if (tl_hook_params && g_mh.timing.launch_enter) g_mh.timing.launch_enter(tl_hook_api, tl_hook_params);
+    tl_hook_params = NULL;
     if (want && !userdata) { /* selected, but not traced after all */
         pthread_mutex_lock(&g_mh.mu);
         mh_collect_unselect(&g_mh.cfg, &g_mh.st, &key);
@@ -516,11 +526,13 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
                                     cb->symbolName);
         }
         tl_traced = 0;
+        tl_hook_params = NULL;
         mh_cuda_undo_at_exit();
         return;
     }
     if (cb->callbackSite != SANITIZER_API_ENTER) return;
     tl_traced = 0;
+    tl_hook_params = NULL;
     CUfunction f = NULL;
     mh_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
     switch (cbid) {
@@ -561,6 +573,9 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
     }
     /* every launch traced, modules patched at load: nothing to decide early */
     if (!g_mh.eager_patch) mh_cuda_decide_at_entry(f, grid, block, tl_dyn_smem);
-    /* the start event after the decision (patching may wait for the device) */
-    if (g_mh.timing.launch_enter) g_mh.timing.launch_enter(mh_cuda_hook_api(cbid), cb->functionParams);
+    /* the start event comes at LAUNCH_BEGIN (mh_cuda_launch_begin) */
+    if (g_mh.timing.launch_enter) {
+        tl_hook_api = mh_cuda_hook_api(cbid);
+        tl_hook_params = cb->functionParams;
+    }
 }

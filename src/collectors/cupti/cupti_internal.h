@@ -23,7 +23,8 @@ typedef struct mh_cupti_ctx {
     int kernel_events;           /* timing mode: kernel times from events (1) or activity records (0) */
     int hosted;                  /* started by the CUDA collector's hook (no CUPTI callbacks) */
     int activity;                /* activity buffers registered (flushes are safe) */
-    int copies_mode;             /* hosted: 0 no copy records, 1 per context, 2 process-wide */
+    int copies_mode;             /* hosted: 1 copies timed with events (default), 0 not timed */
+    int launches_mode;           /* hosted: 1 launches timed (default), 0 not (MEMHEAT_TIMING_LAUNCHES=0) */
     mh_cupti_ev *ev;             /* event timing state (events.c) */
     char out_path[1024];         /* MEMHEAT_TIMING_OUT */
     CUpti_SubscriberHandle sub;
@@ -54,6 +55,11 @@ void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params);
 void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
                       int timed);
 void mh_cupti_ev_untimed(mh_cupti_ctx *g);
+/* Hosted: a memcpy/memset about to be queued on stream, and its call's exit
+ * on the same thread (timing_hook.h copy_begin/copy_end). */
+void mh_cupti_ev_copy_begin(mh_cupti_ctx *g, CUcontext ctx, CUstream stream, int kind, uint64_t bytes,
+                            uint32_t value);
+void mh_cupti_ev_copy_end(mh_cupti_ctx *g, int failed);
 void mh_cupti_ev_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_ev_finish(mh_cupti_ctx *g); /* lock held */
 

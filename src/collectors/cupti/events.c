@@ -10,8 +10,10 @@
  * pairs are resolved lazily (cuEventQuery, never blocking the program) and at
  * exit. Absolute start times, for the timeline, are offsets from a reference
  * event per context whose host time (CUPTI's clock) is read once right after
- * it completes. Memcpy and memset records still come from the Activity API,
- * which does not instrument kernels.
+ * it completes. Memcpy and memset records come from the Activity API, which
+ * does not instrument kernels -- except when hosted by the CUDA collector (one
+ * run), where that API is refused: there copies are bracketed by events too
+ * (mh_cupti_ev_copy_begin/_end, called from the collector's copies.c).
  *
  * State lives in the one process-wide context (cupti_internal.h). */
 #include <cuda.h>
@@ -22,9 +24,10 @@
 #include "collectors/cupti/cupti_internal.h"
 #include "util/grow.h"
 
-/* A launch whose events are not resolved yet. */
+/* A launch or copy whose events are not resolved yet. */
 typedef struct ev_pending {
-    size_t kidx;       /* index into g->t.kernels */
+    size_t kidx;       /* index into g->t.kernels, or g->t.copies when copy */
+    int copy;
     CUevent start, end;
     int ref;           /* index into refs */
 } ev_pending;
@@ -50,15 +53,26 @@ struct mh_cupti_ev {
     size_t next_resolve; /* resolve completed pairs when npend reaches this */
     fn_info fn[FN_SLOTS];
     size_t nfn;
-    CUcontext last_ctx;  /* one-entry cache of the stream id */
+    CUcontext last_ctx;  /* one-entry cache of the ids of a (context, stream) */
     CUstream last_stream;
-    uint32_t last_sid;
+    uint32_t last_sid, last_dev, last_ctx_id;
     CUevent *pool;     /* free events */
     size_t npool, cappool;
     ev_ref refs[64];
     size_t nrefs;
     uint64_t untimed;  /* launches seen without events (unknown launch API) */
 };
+
+/* The copy being issued on this thread (hosted: between copy_begin and copy_end). */
+static _Thread_local struct {
+    int active;
+    CUevent start;
+    CUstream stream;
+    CUcontext ctx;
+    int kind;
+    uint64_t bytes;
+    uint32_t value;
+} tl_copy;
 
 /* The launch being issued on this thread (between enter and exit). */
 static _Thread_local struct {
@@ -198,6 +212,27 @@ static const fn_info *fn_lookup(mh_cupti_ev *s, CUfunction f, const char *fallba
     return scratch;
 }
 
+/* Device, context and stream ids of a launch, into the cache of s. With its
+ * own CUPTI subscription the timing collector asks CUPTI (the ids of its
+ * activity records); hosted by the CUDA collector it has no subscription, so
+ * it asks the driver (cuCtxGetId, cuStreamGetId): CUPTI's id calls failed
+ * there and are not made per launch. Lock held. */
+static void ids_of(mh_cupti_ctx *g, mh_cupti_ev *s, CUcontext ctx, CUstream stream) {
+    uint32_t dev = 0, ctx_id = 0, sid = 0;
+    if (g->hosted) {
+        CUdevice d = 0;
+        unsigned long long id = 0;
+        if (cuCtxGetDevice(&d) == CUDA_SUCCESS) dev = (uint32_t)d; /* the launch's context is current */
+        if (cuCtxGetId(ctx, &id) == CUDA_SUCCESS) ctx_id = (uint32_t)id;
+        if (cuStreamGetId(stream, &id) == CUDA_SUCCESS) sid = (uint32_t)id;
+    } else {
+        if (cuptiGetDeviceId(ctx, &dev) != CUPTI_SUCCESS) dev = 0;
+        if (cuptiGetContextId(ctx, &ctx_id) != CUPTI_SUCCESS) ctx_id = 0;
+        if (cuptiGetStreamIdEx(ctx, stream, 0, &sid) != CUPTI_SUCCESS) sid = 0;
+    }
+    s->last_dev = dev, s->last_ctx_id = ctx_id, s->last_sid = sid;
+}
+
 /* Resolves pending pairs; with block, waits for all of them. Lock held. */
 static void resolve(mh_cupti_ctx *g, int block) {
     mh_cupti_ev *s = g->ev;
@@ -211,13 +246,17 @@ static void resolve(mh_cupti_ctx *g, int block) {
             continue;
         }
         float dur = 0, off = 0;
-        mh_timing_kernel *k = &g->t.kernels[p->kidx];
+        uint64_t *start = p->copy ? &g->t.copies[p->kidx].start_ns : &g->t.kernels[p->kidx].start_ns;
+        uint64_t *end = p->copy ? &g->t.copies[p->kidx].end_ns : &g->t.kernels[p->kidx].end_ns;
         if (q == CUDA_SUCCESS && cuEventElapsedTime(&dur, p->start, p->end) == CUDA_SUCCESS &&
             cuEventElapsedTime(&off, s->refs[p->ref].ev, p->start) == CUDA_SUCCESS) {
-            k->start_ns = s->refs[p->ref].host_ns + (uint64_t)((double)off * 1e6 + 0.5);
-            k->end_ns = k->start_ns + (uint64_t)((double)dur * 1e6 + 0.5);
+            *start = s->refs[p->ref].host_ns + (uint64_t)((double)off * 1e6 + 0.5);
+            *end = *start + (uint64_t)((double)dur * 1e6 + 0.5);
+        } else if (p->copy) {
+            g->t.copies[p->kidx].kind = -1; /* marked: dropped when saving (see mh_cupti_ev_finish) */
+            s->untimed++;
         } else {
-            k->name[0] = '\0'; /* marked: dropped when saving (see mh_cupti_ev_finish) */
+            g->t.kernels[p->kidx].name[0] = '\0'; /* marked, as above */
             s->untimed++;
         }
         give_event(s, p->start);
@@ -288,26 +327,80 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
         pthread_mutex_unlock(&g->lock);
         return;
     }
-    uint32_t dev = 0, ctx_id = 0;
-    if (cuptiGetDeviceId(ctx, &dev) != CUPTI_SUCCESS) { /* hosted: the launch's context is current */
-        CUdevice d = 0;
-        dev = cuCtxGetDevice(&d) == CUDA_SUCCESS ? (uint32_t)d : 0;
-    }
-    cuptiGetContextId(ctx, &ctx_id);
     if (s->last_ctx != ctx || s->last_stream != tl_launch.stream) {
-        if (cuptiGetStreamIdEx(ctx, tl_launch.stream, 0, &s->last_sid) != CUPTI_SUCCESS) s->last_sid = 0;
+        ids_of(g, s, ctx, tl_launch.stream);
         s->last_ctx = ctx;
         s->last_stream = tl_launch.stream;
     }
-    k->device = dev, k->context = ctx_id, k->stream = s->last_sid, k->correlation = correlation;
+    k->device = s->last_dev, k->context = s->last_ctx_id, k->stream = s->last_sid, k->correlation = correlation;
     k->timed = timed;
     memcpy(k->grid, tl_launch.grid, sizeof k->grid);
     memcpy(k->block, tl_launch.block, sizeof k->block);
     k->dyn_smem = tl_launch.smem;
     k->regs = fi->regs;
     k->static_smem = fi->static_smem;
-    s->pend[s->npend++] = (ev_pending){(size_t)(k - g->t.kernels), tl_launch.start, end, ref};
+    s->pend[s->npend++] = (ev_pending){(size_t)(k - g->t.kernels), 0, tl_launch.start, end, ref};
     if (s->npend >= s->next_resolve) { /* completed pairs only, never waits; amortized */
+        resolve(g, 0);
+        s->next_resolve = s->npend + 4096;
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+void mh_cupti_ev_copy_begin(mh_cupti_ctx *g, CUcontext ctx, CUstream stream, int kind, uint64_t bytes,
+                            uint32_t value) {
+    tl_copy.active = 0;
+    if (capturing(stream)) return;
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_ev *s = state(g);
+    CUevent e = s ? take_event(s) : NULL;
+    pthread_mutex_unlock(&g->lock);
+    if (!e) return;
+    if (cuEventRecord(e, stream) != CUDA_SUCCESS) {
+        pthread_mutex_lock(&g->lock);
+        give_event(s, e);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    tl_copy.start = e, tl_copy.stream = stream, tl_copy.ctx = ctx;
+    tl_copy.kind = kind, tl_copy.bytes = bytes, tl_copy.value = value;
+    tl_copy.active = 1;
+}
+
+void mh_cupti_ev_copy_end(mh_cupti_ctx *g, int failed) {
+    if (!tl_copy.active) return;
+    tl_copy.active = 0;
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_ev *s = g->ev;
+    CUevent end = failed ? NULL : take_event(s);
+    CUcontext ctx = tl_copy.ctx;
+    if (!ctx && cuCtxGetCurrent(&ctx) != CUDA_SUCCESS) ctx = NULL;
+    int ref = end && ctx ? ref_of(s, ctx, tl_copy.stream) : -1;
+    ev_pending *grown = NULL;
+    mh_timing_copy *c = NULL;
+    if (end && ref >= 0 && cuEventRecord(end, tl_copy.stream) == CUDA_SUCCESS &&
+        (grown = mh_grow(s->pend, &s->cap, s->npend + 1, sizeof *grown, 1024)) != NULL) {
+        s->pend = grown;
+        c = mh_timing_add_copy(&g->t);
+    }
+    if (!c) {
+        if (!failed) s->untimed++;
+        give_event(s, tl_copy.start);
+        give_event(s, end);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    if (s->last_ctx != ctx || s->last_stream != tl_copy.stream) {
+        ids_of(g, s, ctx, tl_copy.stream);
+        s->last_ctx = ctx;
+        s->last_stream = tl_copy.stream;
+    }
+    c->kind = tl_copy.kind;
+    c->device = s->last_dev, c->context = s->last_ctx_id, c->stream = s->last_sid;
+    c->bytes = tl_copy.bytes;
+    c->value = tl_copy.value;
+    s->pend[s->npend++] = (ev_pending){(size_t)(c - g->t.copies), 1, tl_copy.start, end, ref};
+    if (s->npend >= s->next_resolve) {
         resolve(g, 0);
         s->next_resolve = s->npend + 4096;
     }
@@ -341,6 +434,10 @@ void mh_cupti_ev_finish(mh_cupti_ctx *g) {
         g->t.kernels[j++] = g->t.kernels[i];
     }
     g->t.nkernels = j;
+    j = 0;
+    for (size_t i = 0; i < g->t.ncopies; i++)
+        if (g->t.copies[i].kind >= 0) g->t.copies[j++] = g->t.copies[i];
+    g->t.ncopies = j;
     g->t.dropped_records += s->untimed + s->npend;
     for (size_t i = 0; i < FN_SLOTS; i++) free(s->fn[i].name);
     memset(s->fn, 0, sizeof s->fn);

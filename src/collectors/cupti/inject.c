@@ -399,28 +399,26 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 /* ---- hosted by the CUDA collector (one run: timing_hook.h) --------------- */
 
 static void hook_enter(int api, const void *params) {
-    if (!G.finished) mh_cupti_ev_enter(&G, api, params);
+    if (!G.finished && G.launches_mode) mh_cupti_ev_enter(&G, api, params);
 }
 
 static void hook_exit(int api, void *ctx, int failed, int traced, const char *symbol) {
     (void)api;
-    if (!G.finished) mh_cupti_ev_exit(&G, ctx, failed, 0, symbol, traced ? MH_TIMED_INSTRUMENTED : MH_TIMED_CLEAN);
+    if (!G.finished && G.launches_mode)
+        mh_cupti_ev_exit(&G, ctx, failed, 0, symbol, traced ? MH_TIMED_INSTRUMENTED : MH_TIMED_CLEAN);
 }
 
 static void hook_context_created(void *ctx, int device) {
+    (void)ctx;
     add_device((uint32_t)device);
-    if (!G.activity || !G.copies_mode) return;
-    /* Copy records: CUPTI's activity API enabled before the Sanitizer's
-     * subscription silenced the Sanitizer; enabled process-wide after it,
-     * it delivered no record (H100, CUDA 13.0): try the context's own. */
-    CUptiResult r = CUPTI_SUCCESS;
-    if (G.copies_mode == 1) {
-        r = cuptiActivityEnableContext(ctx, CUPTI_ACTIVITY_KIND_MEMCPY);
-        if (r == CUPTI_SUCCESS) r = cuptiActivityEnableContext(ctx, CUPTI_ACTIVITY_KIND_MEMSET);
-    } else {
-        r = enable_copy_activity();
-    }
-    if (r != CUPTI_SUCCESS) note_error("enabling CUPTI copy records (copies are not timed)", r);
+}
+
+static void hook_copy_begin(void *ctx, void *stream, int kind, uint64_t bytes, uint32_t value) {
+    if (!G.finished && G.copies_mode) mh_cupti_ev_copy_begin(&G, ctx, stream, kind, bytes, value);
+}
+
+static void hook_copy_end(int failed) {
+    if (!G.finished && G.copies_mode) mh_cupti_ev_copy_end(&G, failed);
 }
 
 static void hook_context_ending(void *ctx) {
@@ -437,15 +435,16 @@ __attribute__((visibility("default"))) int memheat_timing_attach(mh_timing_hook 
     if (!start_common()) return 0;
     G.hosted = 1;
     snprintf(G.t.producer, sizeof G.t.producer, "memheat-cupti timing (hosted by the CUDA collector)");
-    const char *cp = getenv("MEMHEAT_TIMING_COPIES"); /* "context" (default), "process", "0" */
-    G.copies_mode = cp && *cp == '0' ? 0 : cp && !strcmp(cp, "process") ? 2 : 1;
-    if (G.copies_mode) {
-        CUptiResult r = cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
-        G.activity = r == CUPTI_SUCCESS;
-        if (r != CUPTI_SUCCESS) note_error("registering CUPTI activity buffers (copies are not timed)", r);
-    }
+    /* Copies: CUPTI's activity buffers are refused beside the Sanitizer
+     * (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, H100, CUDA 13.0), so
+     * events bracket them as they do launches; MEMHEAT_TIMING_COPIES=0: not timed. */
+    const char *cp = getenv("MEMHEAT_TIMING_COPIES");
+    G.copies_mode = !(cp && *cp == '0');
+    const char *kl = getenv("MEMHEAT_TIMING_LAUNCHES"); /* a diagnostic: 0 = launches not timed */
+    G.launches_mode = !(kl && *kl == '0');
     *hook = (mh_timing_hook){.version = MH_TIMING_HOOK_VERSION, .launch_enter = hook_enter, .launch_exit = hook_exit,
-                             .context_created = hook_context_created, .context_ending = hook_context_ending};
+                             .context_created = hook_context_created, .context_ending = hook_context_ending,
+                             .copy_begin = hook_copy_begin, .copy_end = hook_copy_end};
     atexit(finish);
     catch_fatal_signals();
     return 1;
