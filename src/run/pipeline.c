@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,9 +207,13 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
     if (!o->quiet && nprocs > 1 && (irc == MH_OK || irc == MH_ERR_TRUNCATED))
         fprintf(stderr, "memheat: %zu processes imported into one profile\n", nprocs);
     mh_run_outputs_free(&traces);
-    if (!o->quiet && (irc == MH_OK || irc == MH_ERR_TRUNCATED))
-        fprintf(stderr, "memheat: profile written to %s%s\n", o->profile_path,
-                o->keep_trace && have_trace ? " (trace kept)" : "");
+    if (!o->quiet && (irc == MH_OK || irc == MH_ERR_TRUNCATED)) {
+        /* memheat's own peak, not the program's (issue 13: <= 2 GB) */
+        struct rusage ru;
+        double peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
+        fprintf(stderr, "memheat: profile written to %s%s (memheat's peak memory %.0f MB)\n", o->profile_path,
+                o->keep_trace && have_trace ? ", trace kept" : "", peak_mb);
+    }
     if (mh_run_interrupted()) return interrupted(o, irc, err);
     if (irc != MH_OK && irc != MH_ERR_TRUNCATED && have_trace) {
         char msg[sizeof ierr.msg];
