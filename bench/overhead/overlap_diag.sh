@@ -3,12 +3,13 @@
 # Modes, interleaved, RUNS rounds: plain; memheat --no-timing --kernel with no
 # match (Sanitizer subscribed, nothing traced); memheat --no-timing (default
 # launch policy); the default run; the one run (--passes one). Prints every pipelined run's time and split.
-# usage: bench/overhead/overlap_diag.sh [BUILD_DIR] [RESULT_DIR]   (env RUNS=3)
+# usage: bench/overhead/overlap_diag.sh [BUILD_DIR] [RESULT_DIR]   (env RUNS=3, MODES=...)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build-gpu}
 R=${2:-${OUT:-/tmp}/overlap}
 RUNS=${RUNS:-3}
+MODES=${MODES:-"plain none notiming default one"}
 mkdir -p "$R"
 if [ -d .gpudeps ]; then . scripts/gpu-env.sh; fi
 export PATH=/usr/local/cuda/bin:$PATH
@@ -20,7 +21,7 @@ fi
 M=$B/memheat
 V="$B/examples/split/split_vecadd --runs 5 --no-serial --no-cold"
 for i in $(seq 1 "$RUNS"); do
-  for mode in plain none notiming default one; do
+  for mode in $MODES; do
     case $mode in
       plain) $V ;;
       none) "$M" run -q --no-timing --kernel no_such_kernel_xyz -o "$R/v_none" -- $V ;;
@@ -30,7 +31,7 @@ for i in $(seq 1 "$RUNS"); do
     esac 2>&1 | grep -E "RESULT|# pipelined run" | sed "s/^/$mode /"
   done
 done >"$R/overlap_runs.txt"
-"$M" info "$R/v_nt.mhdb" >"$R/v_nt.info" 2>&1
+[ -f "$R/v_nt.mhdb" ] && "$M" info "$R/v_nt.mhdb" >"$R/v_nt.info" 2>&1
 python3 - "$R/overlap_runs.txt" <<'PY'
 import re, statistics, sys
 rows = {}
