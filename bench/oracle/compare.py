@@ -191,15 +191,13 @@ def base_name(name):
     s = (name or "").strip()
     if s.startswith("void "):
         s = s[5:]
-    depth = 0
-    for i, ch in enumerate(s):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == "(" and depth == 0 and i > 0:
-            s = s[:i]
-            break
+    if s.endswith(")"):  # the parameter list: the last parenthesised group
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i] if i > 0 else s
+                break
     return re.sub(r"\s+", "", s)
 
 
@@ -336,6 +334,11 @@ def fmt(v, nd=2, pct=False):
     return f"{int(v)}" if abs(v) >= 1 or v == 0 else f"{v:.{nd}f}"
 
 
+def short(name, cap=60):
+    b = base_name(name) or name
+    return b if len(b) <= cap else b[:cap - 3] + "..."
+
+
 def table(rows):
     head = ["case", "kernel", "op", "ncu wf/inst", "memheat wf/req", "diff", "ncu conflicts (scaled)",
             "memheat extra", "ncu sectors/req", "memheat sectors/req", "diff", "coverage sh/gl",
@@ -347,7 +350,7 @@ def table(rows):
         if r["false_finding"]:
             find += " (ncu: 0 conflicts)"
         out.append("| " + " | ".join([
-            r["case"], r["kernel"], r["op"], fmt(r["ncu_wf_per_inst"]), fmt(r["memheat_wf_per_req"]),
+            r["case"], short(r["kernel"]), r["op"], fmt(r["ncu_wf_per_inst"]), fmt(r["memheat_wf_per_req"]),
             fmt(r["wf_diff"], pct=True), fmt(r["ncu_conflicts_scaled"], 1), fmt(r["memheat_extra"]),
             fmt(r["ncu_sectors_per_req"]), fmt(r["memheat_sectors_per_req"]), fmt(r["sectors_diff"], pct=True),
             cov, find, r["status"]]) + " |")

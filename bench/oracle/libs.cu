@@ -50,9 +50,9 @@ static void fill(std::vector<float> &v, uint32_t seed) {
 
 static bool close_to(double got, double want, double mag) { return fabs(got - want) <= 1e-4 * (mag + 1.0); }
 
-/* C = A B, 1024 x 1024 x 1024, column-major; 64 entries checked on the host */
+/* C = A B, 512 x 512 x 512, column-major; 64 entries checked on the host */
 static bool sgemm() {
-    const int n = 1024;
+    const int n = 512;
     std::vector<float> a((size_t)n * n), b((size_t)n * n), c((size_t)n * n);
     fill(a, 1);
     fill(b, 2);

@@ -15,16 +15,20 @@
 #                                    fmha_cutlassF_*), when torch imports
 #   examples the CUDA examples: smem_broadcast, smem_private, gemm
 # usage: bench/oracle/run.sh [BUILD_DIR] [RESULT_DIR]
-#   env: BLOCKS=64 (traced blocks per launch), BUDGET_S=420 (start no case
-#        after this many seconds), CASES="kernels libs torch examples", NCU=path
+#   env: BLOCKS=64 (traced blocks per launch of the small kernels; the library
+#        and PyTorch kernels trace LIB_BLOCKS=4, the examples 16: a cuBLAS
+#        block makes thousands of accesses per thread), BUDGET_S=420 (start no case
+#        after this many seconds), CASES="kernels libs torch examples", NCU=path,
+#        SKIP_BUILD=1 (use BUILD_DIR as it is), MEMHEAT=path (default BUILD_DIR/memheat)
 # RESULT_DIR (default $OUT, else /tmp/oracle) gets 4 files: oracle.log (this
 # log), oracle.md (the table), oracle.json (every row), raw.tar.gz (ncu CSVs,
 # memheat JSONs, program outputs).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${1:-build-oracle}
 R=${2:-${OUT:-/tmp}/oracle}
 BLOCKS=${BLOCKS:-64}
+LIB_BLOCKS=${LIB_BLOCKS:-4}
 BUDGET_S=${BUDGET_S:-420}
 CASES=${CASES:-"kernels libs torch examples"}
 mkdir -p "$R"
@@ -39,7 +43,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -2
 
 say "build ($B)"
-if ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
+if [ -n "${SKIP_BUILD:-}" ]; then
+  say "build skipped (SKIP_BUILD)"
+elif ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
         -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 &&
       cmake --build "$B" -j"$(nproc)" --target memheat memheat_cuda oracle_kernels; } >"$W/build.log" 2>&1; then
   grep -E "error|Error" "$W/build.log" | head -30
@@ -47,11 +53,12 @@ if ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH
   tar -czf "$R/raw.tar.gz" -C "$W" . 2>/dev/null
   exit 1
 fi
-# optional targets: a failure drops their case only
-cmake --build "$B" -j"$(nproc)" --target oracle_libs >>"$W/build.log" 2>&1 || say "oracle_libs not built (cuBLAS/cuSPARSE?)"
-cmake --build "$B" -j"$(nproc)" --target ex_cuda_smem_broadcast ex_cuda_smem_private ex_cuda_gemm \
-  >>"$W/build.log" 2>&1 || say "CUDA examples not built"
-M=$B/memheat
+if [ -z "${SKIP_BUILD:-}" ]; then # optional targets: a failure drops their case only
+  cmake --build "$B" -j"$(nproc)" --target oracle_libs >>"$W/build.log" 2>&1 || say "oracle_libs not built (cuBLAS/cuSPARSE?)"
+  cmake --build "$B" -j"$(nproc)" --target ex_cuda_smem_broadcast ex_cuda_smem_private ex_cuda_gemm \
+    >>"$W/build.log" 2>&1 || say "CUDA examples not built"
+fi
+M=${MEMHEAT:-$B/memheat}
 K=$B/bench/oracle
 E=$B/examples/cuda
 
@@ -69,24 +76,24 @@ METRICS=$METRICS,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors
 METRICS=$METRICS,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
 
 PAIRS=()
-# run_case NAME KERNEL_REGEX(or "") PROGRAM ARGS...: ncu, memheat run, memheat analyze
+# run_case NAME BLOCKS KERNEL_REGEX(or "") PROGRAM ARGS...: ncu, memheat run, memheat analyze
 run_case() {
-  local name=$1 regex=$2; shift 2
+  local name=$1 nblocks=$2 regex=$3; shift 3
   if [ $((SECONDS - T0)) -gt "$BUDGET_S" ]; then say "SKIP $name: time budget ($BUDGET_S s) spent"; return; fi
   local nsel=() msel=()
   if [ -n "$regex" ]; then nsel=(--kernel-name "regex:$regex" --launch-count 1); msel=(--kernel "$regex"); fi
   say "$name: ncu"
-  "$NCU" --csv --print-units base --print-kernel-base mangled --metrics "$METRICS" "${nsel[@]}" -- "$@" \
+  "$NCU" --target-processes all --csv --print-units base --print-kernel-base mangled --metrics "$METRICS" "${nsel[@]}" -- "$@" \
     >"$W/$name.ncu.csv" 2>"$W/$name.ncu.err"
   local rc=$?
   if [ $rc -ne 0 ] && grep -q "print-kernel-base" "$W/$name.ncu.err"; then # an ncu without the option
-    "$NCU" --csv --print-units base --metrics "$METRICS" "${nsel[@]}" -- "$@" >"$W/$name.ncu.csv" 2>"$W/$name.ncu.err"
+    "$NCU" --target-processes all --csv --print-units base --metrics "$METRICS" "${nsel[@]}" -- "$@" >"$W/$name.ncu.csv" 2>"$W/$name.ncu.err"
     rc=$?
   fi
   [ $rc -eq 0 ] || { say "$name: ncu exit $rc"; tail -5 "$W/$name.ncu.err"; }
   grep -h "^KERNEL" "$W/$name.ncu.csv" | grep -v "check=ok" && say "$name: WRONG RESULTS under ncu"
-  say "$name: memheat run --no-timing --blocks $BLOCKS"
-  "$M" run --no-timing --keep-trace -q --blocks "$BLOCKS" "${msel[@]}" -o "$W/$name" -- "$@" \
+  say "$name: memheat run --no-timing --blocks $nblocks"
+  "$M" run --no-timing --keep-trace -q --blocks "$nblocks" "${msel[@]}" -o "$W/$name" -- "$@" \
     >"$W/$name.mh.out" 2>"$W/$name.mh.err"
   rc=$?
   [ $rc -eq 0 ] || { say "$name: memheat run exit $rc"; tail -5 "$W/$name.mh.err"; }
@@ -100,18 +107,18 @@ run_case() {
 
 for c in $CASES; do
   case $c in
-    kernels) run_case kernels "" "$K/oracle_kernels" all ;;
-    libs) [ -x "$K/oracle_libs" ] && run_case libs "" "$K/oracle_libs" all ;;
+    kernels) run_case kernels "$BLOCKS" "" "$K/oracle_kernels" all ;;
+    libs) [ -x "$K/oracle_libs" ] && run_case libs "$LIB_BLOCKS" "" "$K/oracle_libs" all ;;
     torch)
       if python3 -c "import torch; assert torch.cuda.is_available()" >/dev/null 2>&1; then
-        run_case torch "fmha" python3 bench/oracle/attention.py
+        run_case torch "$LIB_BLOCKS" "fmha" python3 bench/oracle/attention.py
       else
         say "SKIP torch: python3 cannot import torch with CUDA"
       fi ;;
     examples)
-      [ -x "$E/smem_broadcast" ] && run_case ex_smem_broadcast "" "$E/smem_broadcast" 262144
-      [ -x "$E/smem_private" ] && run_case ex_smem_private "" "$E/smem_private"
-      [ -x "$E/gemm" ] && run_case ex_gemm "" "$E/gemm" both 512 ;;
+      [ -x "$E/smem_broadcast" ] && run_case ex_smem_broadcast 16 "" "$E/smem_broadcast" 262144
+      [ -x "$E/smem_private" ] && run_case ex_smem_private 16 "" "$E/smem_private" 262144
+      [ -x "$E/gemm" ] && run_case ex_gemm 16 "" "$E/gemm" both 512 ;;
     *) say "unknown case $c" ;;
   esac
 done
@@ -122,4 +129,5 @@ python3 bench/oracle/compare.py "${PAIRS[@]}" --out "$R"
 rc=$?
 tar -czf "$R/raw.tar.gz" -C "$W" --exclude='*.mht' --exclude='*.mhdb' . 2>/dev/null
 say "done (raw files: $R/raw.tar.gz)"
+sleep 1 # let tee write the end of the log
 exit $rc

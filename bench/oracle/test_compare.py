@@ -110,7 +110,8 @@ def main():
     s = res["summary"]
     check(len(s["false_findings"]) == 1 and s["false_findings"][0][1].startswith("s_f4_2t"), f"summary {s}")
     md = open(os.path.join(w, "out", "oracle.md")).read()
-    check("| synth | s_f32_32t" in md and "(ncu: 0 conflicts)" in md, "markdown table rows")
+    check("| synth | s_f32_32t | ld | 32 | 32 | +0.0% | 496 | 496 |" in md and "(ncu: 0 conflicts)" in md,
+          "markdown table rows")
 
     # the wide layout (--page raw): a row per launch, metrics as columns, a units row
     names = ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum",
