@@ -13,23 +13,27 @@
 #   libs     oracle_libs all         cuBLAS SGEMM (FP32) + cuSPARSE CSR SpMV
 #   torch    python3 attention.py    PyTorch's memory-efficient attention (CUTLASS
 #                                    fmha_cutlassF_*), when torch imports
-#   examples the CUDA examples: smem_broadcast, smem_private, gemm
+#   examples the CUDA examples: smem_broadcast, smem_private, spmv, coalesced (2
+#            launches), gemm (v00 and v01, 512)
 # usage: bench/oracle/run.sh [BUILD_DIR] [RESULT_DIR]
-#   env: BLOCKS=64 (traced blocks per launch of the small kernels; the library
-#        and PyTorch kernels trace LIB_BLOCKS=4, the examples 16: a cuBLAS
-#        block makes thousands of accesses per thread), BUDGET_S=420 (start no case
-#        after this many seconds), CASES="kernels libs torch examples", NCU=path,
+#   env: BLOCKS=64       traced blocks per launch of the small kernels
+#        LIB_BLOCKS=4    the same for the library and PyTorch kernels (a cuBLAS
+#                        block makes thousands of accesses per thread); examples: 16
+#        BUDGET_S=360    start no case after this many seconds
+#        STEP_S=120      limit of one ncu or memheat run
+#        CASES="kernels libs torch examples", NCU=path (default: found),
 #        SKIP_BUILD=1 (use BUILD_DIR as it is), MEMHEAT=path (default BUILD_DIR/memheat)
 # RESULT_DIR (default $OUT, else /tmp/oracle) gets 4 files: oracle.log (this
 # log), oracle.md (the table), oracle.json (every row), raw.tar.gz (ncu CSVs,
-# memheat JSONs, program outputs).
+# memheat JSONs, program outputs, build log).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${1:-build-oracle}
-R=${2:-${OUT:-/tmp}/oracle}
+R=${2:-${OUT:-/tmp/oracle}}
 BLOCKS=${BLOCKS:-64}
 LIB_BLOCKS=${LIB_BLOCKS:-4}
-BUDGET_S=${BUDGET_S:-420}
+BUDGET_S=${BUDGET_S:-360}
+STEP_S=${STEP_S:-120}
 CASES=${CASES:-"kernels libs torch examples"}
 mkdir -p "$R"
 W=$B/oracle-work
@@ -55,7 +59,7 @@ elif ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PAT
 fi
 if [ -z "${SKIP_BUILD:-}" ]; then # optional targets: a failure drops their case only
   cmake --build "$B" -j"$(nproc)" --target oracle_libs >>"$W/build.log" 2>&1 || say "oracle_libs not built (cuBLAS/cuSPARSE?)"
-  cmake --build "$B" -j"$(nproc)" --target ex_cuda_smem_broadcast ex_cuda_smem_private ex_cuda_gemm \
+  cmake --build "$B" -j"$(nproc)" --target ex_cuda_smem_broadcast ex_cuda_smem_private ex_cuda_spmv ex_cuda_coalesced ex_cuda_gemm \
     >>"$W/build.log" 2>&1 || say "CUDA examples not built"
 fi
 M=${MEMHEAT:-$B/memheat}
@@ -83,17 +87,17 @@ run_case() {
   local nsel=() msel=()
   if [ -n "$regex" ]; then nsel=(--kernel-name "regex:$regex" --launch-count 1); msel=(--kernel "$regex"); fi
   say "$name: ncu"
-  "$NCU" --target-processes all --csv --print-units base --print-kernel-base mangled --metrics "$METRICS" "${nsel[@]}" -- "$@" \
+  timeout -k 5 "$STEP_S" "$NCU" --target-processes all --csv --print-units base --print-kernel-base mangled --metrics "$METRICS" "${nsel[@]}" -- "$@" \
     >"$W/$name.ncu.csv" 2>"$W/$name.ncu.err"
   local rc=$?
   if [ $rc -ne 0 ] && grep -q "print-kernel-base" "$W/$name.ncu.err"; then # an ncu without the option
-    "$NCU" --target-processes all --csv --print-units base --metrics "$METRICS" "${nsel[@]}" -- "$@" >"$W/$name.ncu.csv" 2>"$W/$name.ncu.err"
+    timeout -k 5 "$STEP_S" "$NCU" --target-processes all --csv --print-units base --metrics "$METRICS" "${nsel[@]}" -- "$@" >"$W/$name.ncu.csv" 2>"$W/$name.ncu.err"
     rc=$?
   fi
   [ $rc -eq 0 ] || { say "$name: ncu exit $rc"; tail -5 "$W/$name.ncu.err"; }
   grep -h "^KERNEL" "$W/$name.ncu.csv" | grep -v "check=ok" && say "$name: WRONG RESULTS under ncu"
   say "$name: memheat run --no-timing --blocks $nblocks"
-  "$M" run --no-timing --keep-trace -q --blocks "$nblocks" "${msel[@]}" -o "$W/$name" -- "$@" \
+  timeout -k 5 "$STEP_S" "$M" run --no-timing --keep-trace -q --blocks "$nblocks" "${msel[@]}" -o "$W/$name" -- "$@" \
     >"$W/$name.mh.out" 2>"$W/$name.mh.err"
   rc=$?
   [ $rc -eq 0 ] || { say "$name: memheat run exit $rc"; tail -5 "$W/$name.mh.err"; }
@@ -118,6 +122,8 @@ for c in $CASES; do
     examples)
       [ -x "$E/smem_broadcast" ] && run_case ex_smem_broadcast 16 "" "$E/smem_broadcast" 262144
       [ -x "$E/smem_private" ] && run_case ex_smem_private 16 "" "$E/smem_private" 262144
+      [ -x "$E/spmv" ] && run_case ex_spmv 16 "" "$E/spmv" 65536
+      [ -x "$E/coalesced" ] && run_case ex_coalesced 16 "" "$E/coalesced" 1048576 2
       [ -x "$E/gemm" ] && run_case ex_gemm 16 "" "$E/gemm" both 512 ;;
     *) say "unknown case $c" ;;
   esac
