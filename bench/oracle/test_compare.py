@@ -124,7 +124,8 @@ def main():
     p = run_compare(["--pair", f"raw:{raw}:{js}", "--out", os.path.join(w, "out_raw")])
     check(p.returncode == 0, f"raw layout: exit {p.returncode} {p.stderr}")
     if p.returncode == 0:
-        rr = {(r["kernel"].split("(")[0], r["op"]): r for r in json.load(open(os.path.join(w, "out_raw", "oracle.json")))["rows"]}
+        raw_rows = json.load(open(os.path.join(w, "out_raw", "oracle.json")))["rows"]
+        rr = {(r["kernel"].split("(")[0], r["op"]): r for r in raw_rows}
         r = rr.get(("s_f4", "ld"), {})
         check(near(r.get("ncu_wf_per_inst"), 4.0) and near(r.get("ncu_sectors_per_req"), 16.0)
               and r.get("status") == "ok", f"raw layout joined by mangled name: {r}")

@@ -286,7 +286,8 @@ static void banks_json(json_t *ba, const mh_bank_table *bt) {
         json_object_set_new(o, "requests", json_integer((json_int_t)b->requests));
         json_object_set_new(o, "wavefronts", json_integer((json_int_t)b->sum_degree));
         json_object_set_new(o, "ideal_wavefronts", json_integer((json_int_t)b->ideal));
-        json_object_set_new(o, "degree_avg", json_real(b->requests ? (double)b->sum_degree / (double)b->requests : 0.0));
+        double avg = b->requests ? (double)b->sum_degree / (double)b->requests : 0.0;
+        json_object_set_new(o, "degree_avg", json_real(avg));
         json_object_set_new(o, "degree_max", json_integer(b->max_degree));
         json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
         json_array_append_new(ba, o);
