@@ -51,6 +51,7 @@ typedef struct mh_bank_pc {
     uint32_t launch;
     uint64_t pc;
     int64_t obj;            /* model object of the first access seen, -1 = none */
+    uint8_t kind;           /* enum mh_kind of the first access seen (a pc is a load, a store or an atomic) */
     uint64_t requests;      /* warp-level accesses */
     uint64_t sum_degree;    /* wavefronts: degree = sum_degree / requests, wavefronts per access */
     uint64_t ideal;         /* sum of phases with an active lane: the wavefronts without conflicts */
@@ -71,8 +72,9 @@ typedef struct mh_bank_table {
 
 void mh_bank_init(mh_bank_table *t);
 void mh_bank_free(mh_bank_table *t);
-int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, mh_bank_cost cost, uint32_t block,
-                uint32_t warp, uint32_t occ, mh_err *err);
+/* Counts one warp-level access of `kind` (enum mh_kind) at (launch, pc). */
+int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, unsigned kind, mh_bank_cost cost,
+                uint32_t block, uint32_t warp, uint32_t occ, mh_err *err);
 /* Entry for (launch, pc) or NULL. */
 const mh_bank_pc *mh_bank_get(const mh_bank_table *t, uint32_t launch, uint64_t pc);
 

@@ -85,6 +85,21 @@ typedef struct mh_pat_finding {
     char suggestion[320];   /* what to change */
 } mh_pat_finding;
 
+/* The warp-level global-memory requests of one (launch, object, pc), kept
+ * after the launch ends: what Nsight Compute counts per instruction as
+ * l1tex__t_requests / l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}
+ * (bench/oracle). A warp instruction touching two objects is one request of
+ * each. */
+typedef struct mh_pat_req {
+    uint32_t launch;
+    uint64_t pc;
+    int64_t obj;            /* model object, -1 = outside every known object */
+    unsigned kind;          /* enum mh_kind of the pc's first request */
+    uint64_t requests;      /* warp-level requests */
+    uint64_t sectors;       /* sectors they touched (by raw address) */
+    uint64_t ideal_sectors; /* sectors their bytes need when packed and aligned */
+} mh_pat_req;
+
 typedef struct mh_pat_opts {
     size_t group_budget;    /* bytes for open warp-level requests; 0 = 64 MiB */
 } mh_pat_opts;
@@ -100,6 +115,9 @@ void mh_pat_run_free(mh_pat_run *pr);
 
 const mh_pat_finding *mh_pat_findings(const mh_pat_run *pr, size_t *n);
 const mh_bank_table *mh_pat_banks(const mh_pat_run *pr);
+/* Global requests of every ended launch, by (launch, pc, object) ascending
+ * after mh_pat_run_finish. */
+const mh_pat_req *mh_pat_requests(const mh_pat_run *pr, size_t *n);
 size_t mh_pat_run_peak_bytes(const mh_pat_run *pr);
 /* Warp-level requests split by the memory budget (upper bound): 0 = exact. */
 uint64_t mh_pat_run_split(const mh_pat_run *pr);

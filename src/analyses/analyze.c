@@ -255,6 +255,62 @@ static json_t *metrics_json(const mh_loc_metrics *m) {
     return o;
 }
 
+/* Every launch with its grid and traced blocks: per-block figures (and the
+ * scaling of whole-kernel hardware counters, bench/oracle) need them. */
+static json_t *kernels_json(const mh_analyze_result *res) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < res->model.nlaunches; i++) {
+        const mh_model_launch *ml = &res->model.launches[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "launch", json_integer(ml->l.id));
+        json_object_set_new(o, "name", jstr(ml->l.name));
+        json_object_set_new(o, "kernel", jstr(ml->l.display_name ? ml->l.display_name : ml->l.name));
+        json_object_set_new(o, "grid_blocks", json_integer(ml->n_blocks));
+        json_object_set_new(o, "block_threads", json_integer(ml->threads_per_block));
+        json_object_set_new(o, "traced_blocks", json_integer(ml->n_sampled));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+/* Per (launch, pc) of shared memory: wavefronts, their conflict-free ideal and
+ * the extra (bank conflicts), as Nsight Compute counts them per instruction. */
+static void banks_json(json_t *ba, const mh_bank_table *bt) {
+    for (size_t i = 0; i < bt->n; i++) {
+        const mh_bank_pc *b = &bt->v[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "launch", json_integer(b->launch));
+        json_object_set_new(o, "pc", json_integer((json_int_t)b->pc));
+        json_object_set_new(o, "object", json_integer(b->obj));
+        json_object_set_new(o, "kind", jstr(mh_kind_name(b->kind)));
+        json_object_set_new(o, "requests", json_integer((json_int_t)b->requests));
+        json_object_set_new(o, "wavefronts", json_integer((json_int_t)b->sum_degree));
+        json_object_set_new(o, "ideal_wavefronts", json_integer((json_int_t)b->ideal));
+        double avg = b->requests ? (double)b->sum_degree / (double)b->requests : 0.0;
+        json_object_set_new(o, "degree_avg", json_real(avg));
+        json_object_set_new(o, "degree_max", json_integer(b->max_degree));
+        json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
+        json_array_append_new(ba, o);
+    }
+}
+
+/* Per (launch, pc, object) of global memory: warp requests and sectors. */
+static void requests_json(json_t *ra, const mh_pat_run *pat) {
+    size_t n = 0;
+    const mh_pat_req *v = mh_pat_requests(pat, &n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "launch", json_integer(v[i].launch));
+        json_object_set_new(o, "pc", json_integer((json_int_t)v[i].pc));
+        json_object_set_new(o, "object", json_integer(v[i].obj));
+        json_object_set_new(o, "kind", jstr(mh_kind_name(v[i].kind)));
+        json_object_set_new(o, "requests", json_integer((json_int_t)v[i].requests));
+        json_object_set_new(o, "sectors", json_integer((json_int_t)v[i].sectors));
+        json_object_set_new(o, "ideal_sectors", json_integer((json_int_t)v[i].ideal_sectors));
+        json_array_append_new(ra, o);
+    }
+}
+
 int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err *err) {
     json_t *root = json_object();
     json_object_set_new(root, "format", jstr("memheat-analyze-1"));
@@ -266,25 +322,13 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     json_object_set_new(root, "partial", json_boolean(res->partial));
     json_object_set_new(root, "requests_split", json_integer((json_int_t)res->split_pat));
     json_object_set_new(root, "peak_bytes", json_integer((json_int_t)(res->peak_heat + res->peak_loc + res->peak_pat)));
-    json_t *fa = json_array(), *ba = json_array(), *la = json_array();
+    json_t *fa = json_array(), *ba = json_array(), *la = json_array(), *ra = json_array();
     if (res->pat) {
         size_t n = 0;
         const mh_pat_finding *v = mh_pat_findings(res->pat, &n);
         for (size_t i = 0; i < n; i++) json_array_append_new(fa, finding_json(&v[i]));
-        const mh_bank_table *bt = mh_pat_banks(res->pat);
-        for (size_t i = 0; i < bt->n; i++) {
-            const mh_bank_pc *b = &bt->v[i];
-            json_t *o = json_object();
-            json_object_set_new(o, "launch", json_integer(b->launch));
-            json_object_set_new(o, "pc", json_integer((json_int_t)b->pc));
-            json_object_set_new(o, "object", json_integer(b->obj));
-            json_object_set_new(o, "requests", json_integer((json_int_t)b->requests));
-            json_object_set_new(o, "degree_avg",
-                                json_real(b->requests ? (double)b->sum_degree / (double)b->requests : 0.0));
-            json_object_set_new(o, "degree_max", json_integer(b->max_degree));
-            json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
-            json_array_append_new(ba, o);
-        }
+        banks_json(ba, mh_pat_banks(res->pat));
+        requests_json(ra, res->pat);
     }
     for (size_t i = 0; i < res->nloc; i++) {
         const mh_analyze_loc *l = &res->loc[i];
@@ -299,8 +343,10 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
         json_object_set_new(o, "spaces", sp);
         json_array_append_new(la, o);
     }
+    json_object_set_new(root, "kernels", kernels_json(res));
     json_object_set_new(root, "findings", fa);
     json_object_set_new(root, "bank_conflicts", ba);
+    json_object_set_new(root, "global_requests", ra);
     json_object_set_new(root, "locality", la);
     int rc = MH_OK;
     size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(10);

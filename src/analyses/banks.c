@@ -106,8 +106,8 @@ static int rehash(mh_bank_table *t) {
     return MH_OK;
 }
 
-int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, mh_bank_cost cost, uint32_t block,
-                uint32_t warp, uint32_t occ, mh_err *err) {
+int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, unsigned kind, mh_bank_cost cost,
+                uint32_t block, uint32_t warp, uint32_t occ, mh_err *err) {
     if ((t->n + 1) * 2 > t->hcap && rehash(t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     size_t slot = 0;
     long i = find(t, launch, pc, &slot);
@@ -120,6 +120,7 @@ int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, mh_
         t->v[i].launch = launch;
         t->v[i].pc = pc;
         t->v[i].obj = obj;
+        t->v[i].kind = (uint8_t)kind;
         t->h[slot] = (uint32_t)i + 1;
     }
     assert(cost.wavefronts >= cost.phases);

@@ -277,6 +277,7 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
     p->sectors += sectors;
     p->ideal += ideal;
     if (!p->elem_size) p->elem_size = esz;
+    if (p->requests == 1) p->kind = v[0].kind;
     if (n >= 2) {
         int regular = mode != INT64_MIN && modec * 2 >= nd;
         if (regular && mode == 0) {
@@ -329,8 +330,8 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
             lane[i] = v[i].thread % ws;
         }
         mh_bank_cost cost = mh_bank_cost_of(a, sz, lane, m, ws);
-        return mh_bank_add(&pr->banks, k->launch, k->pc, MH_CANON_OBJ(v[0].canon), cost, k->block, k->warp, k->seq,
-                           err);
+        return mh_bank_add(&pr->banks, k->launch, k->pc, MH_CANON_OBJ(v[0].canon), v[0].kind, cost, k->block, k->warp,
+                           k->seq, err);
     }
     if (k->space != MH_SPACE_GLOBAL) return MH_OK;
     if (n <= 64) MH_ISORT(mh_grp_entry, v, n, LT_ENT);
@@ -525,6 +526,19 @@ size_t mh_pat_pcs_text(const mh_pat_finding *f, char *buf, size_t cap) {
     return n;
 }
 
+/* Keeps the launch's global request counts per (object, pc) past its end. */
+static int keep_requests(mh_pat_run *pr, const pstate *s) {
+    for (size_t i = 0; i < s->npcs; i++) {
+        const pcstat *p = &s->pcs[i];
+        if (p->space != MH_SPACE_GLOBAL || !p->requests) continue;
+        mh_pat_req *v = mh_grow(pr->req, &pr->capreq, pr->nreq + 1, sizeof *v, 64);
+        if (!v) return MH_ERR_NOMEM;
+        pr->req = v;
+        v[pr->nreq++] = (mh_pat_req){s->launch, p->pc, p->obj, p->kind, p->requests, p->sectors, p->ideal};
+    }
+    return MH_OK;
+}
+
 static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
     int rc = mh_grp_flush_launch(pr->grp, s->launch, err);
     if (rc) return rc;
@@ -532,6 +546,7 @@ static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
     size_t before = pr->nf;
     rc = mh_pat_classify_launch(pr, s);
     if (!rc) rc = merge_launch(pr, before);
+    if (!rc) rc = keep_requests(pr, s);
     free_ps(pr, s);
     return rc ? mh_err_set(err, rc, "out of memory classifying patterns") : MH_OK;
 }
@@ -619,12 +634,20 @@ static int cmp_finding(const void *a, const void *b) {
     return x->kind - y->kind;
 }
 
+static int cmp_req(const void *a, const void *b) {
+    const mh_pat_req *x = a, *y = b;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+    if (x->pc != y->pc) return x->pc < y->pc ? -1 : 1;
+    return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
 int mh_pat_run_finish(mh_pat_run *pr, mh_err *err) {
     while (pr->nps) {
         int rc = end_launch(pr, &pr->ps[0], err);
         if (rc) return rc;
     }
     if (pr->nf) qsort(pr->f, pr->nf, sizeof *pr->f, cmp_finding);
+    if (pr->nreq) qsort(pr->req, pr->nreq, sizeof *pr->req, cmp_req);
     return MH_OK;
 }
 
@@ -636,6 +659,7 @@ void mh_pat_run_free(mh_pat_run *pr) {
     free(pr->f);
     mh_occ_free(pr->occ);
     mh_bank_free(&pr->banks);
+    free(pr->req);
     mh_grp_free(pr->grp);
     free(pr);
 }
@@ -646,7 +670,15 @@ const mh_pat_finding *mh_pat_findings(const mh_pat_run *pr, size_t *n) {
 }
 
 const mh_bank_table *mh_pat_banks(const mh_pat_run *pr) { return &pr->banks; }
-size_t mh_pat_run_peak_bytes(const mh_pat_run *pr) { return pr->peak + pr->banks.cap * sizeof(mh_bank_pc); }
+
+const mh_pat_req *mh_pat_requests(const mh_pat_run *pr, size_t *n) {
+    *n = pr->nreq;
+    return pr->req;
+}
+
+size_t mh_pat_run_peak_bytes(const mh_pat_run *pr) {
+    return pr->peak + pr->banks.cap * sizeof(mh_bank_pc) + pr->capreq * sizeof(mh_pat_req);
+}
 /* requests split by the group buffer, plus blocks whose execution counts
  * restarted (their later requests may be grouped with the wrong lanes) */
 uint64_t mh_pat_run_split(const mh_pat_run *pr) { return mh_grp_split(pr->grp) + mh_occ_restarts(pr->occ); }

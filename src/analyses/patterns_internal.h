@@ -24,6 +24,7 @@ typedef struct pcstat {
     int64_t stride_cand; /* Misra-Gries majority candidate over strided requests */
     uint64_t stride_cnt;
     uint32_t elem_size;
+    uint8_t kind; /* enum mh_kind of the first request */
     uint32_t ex_block, ex_warp, ex_occ;
     uint64_t ex_off;
 } pcstat;
@@ -87,6 +88,8 @@ struct mh_pat_run {
     mh_pat_finding *f;
     size_t nf, capf;
     mh_bank_table banks;
+    mh_pat_req *req; /* global requests per (launch, object, pc), kept when the launch ends */
+    size_t nreq, capreq;
     size_t bytes, peak;
 };
 

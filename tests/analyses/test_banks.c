@@ -1,5 +1,7 @@
 /* test_banks.c -- shared-memory bank conflicts under the phase rule: hand-computed warp
  * accesses, and per-pc statistics from a trace through the analyze pass. */
+#include <jansson.h>
+
 #include "../mh_test.h"
 #include "memheat/analyze.h"
 #include "memheat/banks.h"
@@ -152,7 +154,8 @@ static void test_table(void) {
     mh_bank_table t;
     mh_bank_init(&t);
     for (unsigned i = 0; i < 100; i++)
-        CHECK(mh_bank_add(&t, 1, 0x40 + (i % 3) * 16, 0, cost3(1 + i % 3, 1, 1 + i % 3), 0, 0, i, NULL) == 0);
+        CHECK(mh_bank_add(&t, 1, 0x40 + (i % 3) * 16, 0, MH_KIND_LOAD, cost3(1 + i % 3, 1, 1 + i % 3), 0, 0, i,
+                          NULL) == 0);
     CHECK_EQ_U(t.n, 3);
     const mh_bank_pc *p = mh_bank_get(&t, 1, 0x60); /* i % 3 == 2: degree 3 */
     CHECK(p != NULL);
@@ -164,10 +167,12 @@ static void test_table(void) {
         CHECK_EQ_U(p->ex_occ, 2); /* the first access with the most extra wavefronts */
     }
     /* wide accesses: the phases are not conflicts */
-    CHECK(mh_bank_add(&t, 2, 0x10, 0, cost3(4, 4, 1), 0, 0, 0, NULL) == 0);
-    CHECK(mh_bank_add(&t, 2, 0x10, 0, cost3(8, 4, 2), 0, 3, 1, NULL) == 0);
+    CHECK(mh_bank_add(&t, 2, 0x10, 0, MH_KIND_STORE, cost3(4, 4, 1), 0, 0, 0, NULL) == 0);
+    CHECK(mh_bank_add(&t, 2, 0x10, 0, MH_KIND_STORE, cost3(8, 4, 2), 0, 3, 1, NULL) == 0);
     const mh_bank_pc *q = mh_bank_get(&t, 2, 0x10);
     CHECK(q != NULL);
+    if (p) CHECK_EQ_U(p->kind, MH_KIND_LOAD);
+    if (q) CHECK_EQ_U(q->kind, MH_KIND_STORE); /* the kind the pc was first seen with */
     if (q) {
         CHECK_EQ_U(q->sum_degree, 12);
         CHECK_EQ_U(q->ideal, 8);
@@ -332,5 +337,94 @@ static void test_trace_vector(void) {
     unlink(t.path);
 }
 
+static json_int_t jint_of(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+
+static const json_t *by_pc(const json_t *a, json_int_t pc) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(a, i, x) if (jint_of(x, "pc") == pc) return x;
+    return NULL;
+}
+
+/* What bench/oracle reads from `memheat analyze --json` (issue 17): the
+ * launch's grid and traced blocks, per shared pc its kind, wavefronts and
+ * their ideal, per global pc its kind, requests and sectors. Block 2 of a
+ * grid of 4 is traced, 64 threads (2 warps): pc 0x10 stores float4 s[t] (4
+ * wavefronts per warp, all ideal), 0x20 loads float s[32t] (32 wavefronts,
+ * 31 extra), 0x30 loads in[2t] (8 sectors per request where 4 would do), 0x40
+ * stores out[t] (4 sectors). */
+static void test_json_oracle_fields(void) {
+    tb t;
+    CHECK(tb_open(&t, "bankjson"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 4096, MH_SPACE_GLOBAL, "in");
+    tb_alloc(&t, 1, MH_TRACE_NO_LAUNCH, 0x200000, 4096, MH_SPACE_GLOBAL, "out");
+    tb_alloc(&t, 2, 0, 0, 65536, MH_SPACE_SHARED, "s");
+    static const uint32_t sampled[] = {2};
+    mh_launch l = {0};
+    l.id = 0;
+    l.name = "_Z6oraclev";
+    l.display_name = "oracle()";
+    l.grid = (mh_dim3){4, 1, 1};
+    l.block = (mh_dim3){64, 1, 1};
+    l.n_sampled = 1;
+    l.sampled = sampled;
+    if (t.ok) t.ok = mh_trace_write_launch(t.w, &l, &t.err) == MH_OK;
+    for (uint16_t th = 0; th < 64; th++) {
+        tb_acc(&t, 0, 2, th, 0, 16u * th, 16, MH_KIND_STORE, MH_SPACE_SHARED, 0x10);
+        tb_acc(&t, 0, 2, th, 1, 128u * th, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
+        tb_acc(&t, 0, 2, th, 2, 0x100000 + 8u * th, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x30);
+        tb_acc(&t, 0, 2, th, 3, 0x200000 + 4u * th, 4, MH_KIND_STORE, MH_SPACE_GLOBAL, 0x40);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    char out[300];
+    snprintf(out, sizeof out, "%s.json", t.path);
+    CHECK(mh_analyze_write_json(out, &res, NULL) == MH_OK);
+    mh_analyze_free(&res);
+    json_t *j = json_load_file(out, 0, NULL);
+    CHECK(j != NULL);
+    if (j) {
+        const json_t *k = json_array_get(json_object_get(j, "kernels"), 0);
+        CHECK(k != NULL);
+        CHECK_EQ_U(jint_of(k, "grid_blocks"), 4);
+        CHECK_EQ_U(jint_of(k, "traced_blocks"), 1);
+        CHECK_EQ_U(jint_of(k, "block_threads"), 64);
+        CHECK(!strcmp(json_string_value(json_object_get(k, "kernel")), "oracle()"));
+        const json_t *ba = json_object_get(j, "bank_conflicts"), *st = by_pc(ba, 0x10), *ld = by_pc(ba, 0x20);
+        CHECK(st && ld);
+        if (st && ld) {
+            CHECK(!strcmp(json_string_value(json_object_get(st, "kind")), "store"));
+            CHECK(!strcmp(json_string_value(json_object_get(ld, "kind")), "load"));
+            CHECK_EQ_U(jint_of(st, "requests"), 2);
+            CHECK_EQ_U(jint_of(st, "wavefronts"), 8);
+            CHECK_EQ_U(jint_of(st, "ideal_wavefronts"), 8);
+            CHECK_EQ_U(jint_of(st, "extra_wavefronts"), 0);
+            CHECK_EQ_U(jint_of(ld, "wavefronts"), 64);
+            CHECK_EQ_U(jint_of(ld, "ideal_wavefronts"), 2);
+            CHECK_EQ_U(jint_of(ld, "extra_wavefronts"), 62);
+        }
+        const json_t *ra = json_object_get(j, "global_requests"), *gl = by_pc(ra, 0x30), *gs = by_pc(ra, 0x40);
+        CHECK(gl && gs);
+        CHECK_EQ_U(json_array_size(ra), 2);
+        if (gl && gs) {
+            CHECK(!strcmp(json_string_value(json_object_get(gl, "kind")), "load"));
+            CHECK(!strcmp(json_string_value(json_object_get(gs, "kind")), "store"));
+            CHECK_EQ_U(jint_of(gl, "requests"), 2);
+            CHECK_EQ_U(jint_of(gl, "sectors"), 16);
+            CHECK_EQ_U(jint_of(gl, "ideal_sectors"), 8);
+            CHECK_EQ_U(jint_of(gs, "requests"), 2);
+            CHECK_EQ_U(jint_of(gs, "sectors"), 8);
+            CHECK_EQ_U(jint_of(gl, "object"), 0);
+            CHECK_EQ_U(jint_of(gs, "object"), 1);
+        }
+        json_decref(j);
+    }
+    unlink(out);
+    unlink(t.path);
+}
+
 MH_TEST_MAIN(T(test_phases), T(test_degree_by_hand), T(test_subword), T(test_ncu_cases), T(test_wide), T(test_partial),
-             T(test_broadcast), T(test_table), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector))
+             T(test_broadcast), T(test_table), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector),
+             T(test_json_oracle_fields))
