@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# gpu-session.sh -- ON THE GPU MACHINE, for one device call of at most 10
+# minutes: builds everything once, then runs the GPU checks in order of
+# priority, each under its own time limit, so that a call cut short still
+# returns what finished. Results in RESULT_DIR (default $OUT): session.log
+# plus the oracle's oracle.md / oracle.json / oracle.log / raw.tar.gz.
+#   1. scripts/gpu-check.sh: every CUDA example plain and under `memheat run`
+#      (same outputs; heat maps against the CUTHERMO patterns)
+#   2. the PyTorch training job once under the default run: memheat's own
+#      peak memory, the one-run timing file's kernels and copies
+#   3. bench/overhead/overlap_diag.sh: stream overlap (plain, --no-timing, one run)
+#   4. bench/oracle/run.sh: Nsight Compute against memheat (what time is left)
+# usage: scripts/gpu-session.sh [BUILD_DIR] [RESULT_DIR]   env: TOTAL_S=540
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build-gpu}
+R=${2:-${OUT:-/tmp/gpu-session}}
+TOTAL_S=${TOTAL_S:-540}
+mkdir -p "$R"
+L=$R/session.log
+T0=$SECONDS
+say() { echo "[$((SECONDS - T0))s] $*" | tee -a "$L"; }
+left() { echo $((TOTAL_S - (SECONDS - T0))); }
+if [ -d .gpudeps ]; then . scripts/gpu-env.sh; fi
+export PATH=/usr/local/cuda/bin:$PATH
+say "build ($B)"
+if ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
+        -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 &&
+      cmake --build "$B" -j"$(nproc)" --target memheat memheat_cuda memheat_cupti split_vecadd ex_cuda_gemm \
+        ex_cuda_spmv ex_cuda_gramschmidt ex_cuda_smem_private ex_cuda_smem_broadcast ex_cuda_coalesced \
+        oracle_kernels; } >/tmp/gs-build.log 2>&1; then
+  grep -E "error|Error" /tmp/gs-build.log | head -30 | tee -a "$L"; say "FAIL build"; exit 1
+fi
+cmake --build "$B" -j"$(nproc)" --target oracle_libs >>/tmp/gs-build.log 2>&1 || say "oracle_libs not built"
+M=$B/memheat
+say "1. gpu-check.sh"
+timeout 150 scripts/gpu-check.sh "$B" /tmp/gs-check >/tmp/gs-check.log 2>&1
+say "gpu-check exit $?"
+grep -E "^(PASS|FAIL|ALL|SOME|==)" /tmp/gs-check.log | tail -40 >>"$L"
+say "2. training job, default run"
+timeout 90 "$M" run --keep-trace -o /tmp/gs-train -- python3 bench/realworld/train.py >/tmp/gs-train.out 2>/tmp/gs-train.err
+say "train exit $?"
+grep -E "^memheat:|warning|error" /tmp/gs-train.err | tail -8 >>"$L"
+tail -3 /tmp/gs-train.out >>"$L"
+for f in /tmp/gs-train*.timing.json; do [ -f "$f" ] && python3 bench/overhead/timing_summary.py "$f" >>"$L" 2>&1; done
+"$M" info /tmp/gs-train.mhdb 2>&1 | head -8 >>"$L"
+say "3. overlap"
+RUNS=2 MODES="plain notiming one" timeout 120 bench/overhead/overlap_diag.sh "$B" /tmp/gs-ov >>"$L" 2>&1
+say "overlap exit $?"
+say "4. oracle ($(left) s left)"
+b=$(( $(left) - 60 ))
+[ $b -gt 30 ] && SKIP_BUILD=1 BUDGET_S=$b STEP_S=90 timeout $(( $(left) - 10 )) bench/oracle/run.sh "$B" "$R" >/dev/null 2>&1
+say "oracle exit $?"
+say "done"
