@@ -307,7 +307,7 @@ void mh_verdict_note(const mh_verdict *v, char *buf, size_t cap) {
         fmt_bytes(a, sizeof a, v->inflight_need_B);
         fmt_bytes(b, sizeof b, v->inflight_B);
         fmt_time(c, sizeof c, v->latency_ns);
-        snprintf(buf, cap, "%s with %s: latency-bound: %s in flight per SM needed to reach the roof at ~%s DRAM "
+        snprintf(buf, cap, "%s with %s: %s in flight per SM needed to reach the roof at ~%s DRAM "
                  "latency (an estimate), %s kept; %s: more independent loads per thread "
                  "(unrolling, vector loads) or more resident warps",
                  r, w, a, c, b, o);
