@@ -18,6 +18,7 @@
 
 #include "memheat/err.h"
 #include "memheat/timing.h"
+#include "memheat/verdict.h"
 
 /* Half-open time interval [a, b) in ns. */
 typedef struct mh_bw_iv {
@@ -38,7 +39,8 @@ typedef struct mh_bw_row {
     double flops_per_s;
     double ai;                  /* flops per DRAM byte */
     double ridge;               /* peak FP32 flop/s / peak bytes/s */
-    int verdict;                /* enum mh_bw_verdict */
+    int verdict;                /* enum mh_verdict_kind (verdict.h): the roof, or what else limits it */
+    mh_verdict why;             /* the verdict's figures */
 } mh_bw_row;
 
 /* Copy/compute overlap on one device's timeline. */
@@ -91,9 +93,11 @@ unsigned mh_bw_lanes_per_sm(unsigned cc_major, unsigned cc_minor, int fp64);
 /* Effective bandwidth in bytes/s (the blog's (RB + WB) / t); 0 if t == 0. */
 double mh_bw_effective(double read_bytes, double write_bytes, double ns);
 
-/* Verdict from work and peaks: memory-bound when bytes/peak_Bps exceeds the
- * time the arithmetic needs at peak (equivalently AI < ridge for one
- * precision). Unknown when bytes or peaks are missing. */
+/* Roofline verdict from work and peaks: memory-bound when bytes/peak_Bps
+ * exceeds the time the arithmetic needs at peak (equivalently AI < ridge for
+ * one precision). Unknown when bytes or peaks are missing. A row's verdict
+ * (mh_bw_analyze) is this only near a roof; far below both, verdict.h says
+ * what else limits the kernel. mh_bw_verdict_name names every kind. */
 int mh_bw_verdict(double bytes, double flops_sp, double flops_dp, double peak_Bps, double peak_sp, double peak_dp);
 const char *mh_bw_verdict_name(int v);
 

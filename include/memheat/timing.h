@@ -117,6 +117,7 @@ typedef struct mh_timing_stats {
     uint64_t instrumented;     /* launches whose time was measured while traced (MH_TIMED_INSTRUMENTED) */
     double dram_bytes;         /* sum of read+write over launches with counters */
     double counted_ns;         /* sum of durations of those launches */
+    uint64_t counted;          /* how many launches counted_ns sums */
     double ld_requests, ld_sectors, st_requests, st_sectors;
     double flops_sp, flops_dp;
     double occupancy_pct;      /* duration-weighted mean */

@@ -59,13 +59,7 @@ int mh_bw_verdict(double bytes, double flops_sp, double flops_dp, double peak_Bp
     return t_mem >= t_cmp ? MH_BW_MEMORY : MH_BW_COMPUTE;
 }
 
-const char *mh_bw_verdict_name(int v) {
-    switch (v) {
-    case MH_BW_MEMORY: return "memory-bound";
-    case MH_BW_COMPUTE: return "compute-bound";
-    default: return "unknown";
-    }
-}
+const char *mh_bw_verdict_name(int v) { return mh_verdict_name(v); }
 
 /* ---- interval algebra ------------------------------------------------- */
 
@@ -235,9 +229,17 @@ int mh_bw_analyze(const mh_timing *t, double fused_ns, mh_bw_report *rep, mh_err
         mh_bw_report_free(rep);
         return rc;
     }
+    mh_verdict_index ix;
+    rc = mh_verdict_index_build(t, &ix, err);
+    if (rc) {
+        free(st);
+        mh_bw_report_free(rep);
+        return rc;
+    }
     rep->rows = calloc(ns ? ns : 1, sizeof *rep->rows);
     if (!rep->rows) {
         free(st);
+        mh_verdict_index_free(&ix);
         mh_bw_report_free(rep);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
@@ -258,11 +260,13 @@ int mh_bw_analyze(const mh_timing *t, double fused_ns, mh_bw_report *rep, mh_err
         r->ai = have ? ratio(r->flops, r->s.dram_bytes) : NAN;
         if (have && r->s.dram_bytes == 0 && r->flops > 0) r->ai = INFINITY;
         r->ridge = d ? ratio(d->peak_flops_sp, d->theoretical_Bps) : NAN;
-        r->verdict = (have && d) ? mh_bw_verdict(r->s.dram_bytes, r->s.flops_sp, r->s.flops_dp, d->theoretical_Bps,
-                                                 d->peak_flops_sp, d->peak_flops_dp)
-                                 : MH_BW_UNKNOWN;
+        mh_verdict_in in = {&r->s, d ? &d->dev : NULL, d ? d->theoretical_Bps : 0, d ? d->peak_flops_sp : 0,
+                            d ? d->peak_flops_dp : 0};
+        mh_verdict_judge(&ix, &in, &r->why);
+        r->verdict = r->why.kind;
     }
     rep->nrows = ns;
+    mh_verdict_index_free(&ix);
     free(st);
     return MH_OK;
 }
@@ -352,6 +356,7 @@ json_t *mh_bw_report_json(const mh_bw_report *rep) {
         put(o, "arithmetic_intensity", num(r->ai), &bad);
         put(o, "ridge", num(r->ridge), &bad);
         put(o, "verdict", json_string(mh_bw_verdict_name(r->verdict)), &bad);
+        put(o, "verdict_figures", mh_verdict_json(&r->why), &bad);
         if (json_array_append_new(rows, o)) bad = 1;
     }
     put(root, "devices", devs, &bad);
@@ -422,6 +427,11 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
                 (unsigned long long)r->s.count, tot, med, mn, bw, pk, sl, ss, oc, mh_bw_verdict_name(r->verdict),
                 r->s.instrumented ? " *" : "");
         if (r->s.instrumented) instrumented++;
+        if (r->verdict != MH_BW_UNKNOWN) {
+            char note[768];
+            mh_verdict_note(&r->why, note, sizeof note);
+            fprintf(f, "  %s: %s\n", mh_bw_verdict_name(r->verdict), note);
+        }
     }
     if (instrumented)
         fprintf(f, "* %zu kernel%s timed only while traced: %s times include the tracing (--passes separate)\n",

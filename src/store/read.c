@@ -198,6 +198,29 @@ static int add_processes(mh_db *db, json_t *root, mh_err *err) {
     return rc;
 }
 
+/* Whether a table has a column (kernel.verdict came within schema version 3). */
+static int has_column(mh_db *db, const char *table, const char *col) {
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* The kernel table for reports; VERDICT: the verdict column, or NULL in a
+ * profile written before it. */
+#define KERNELS_SQL(VERDICT)                                                                                        \
+    "SELECT id, device, name, count, total_ns, min_ns, median_ns, max_ns, with_counters,"                          \
+    " dram_bytes, bandwidth_Bps, pct_peak, pct_measured_peak, sectors_per_request,"                                \
+    " intensity, bound, " VERDICT " AS verdict_json, occupancy_pct, warps_per_sm, ld_requests, st_requests,"       \
+    " (SELECT count(*) FROM finding f JOIN launch l ON f.launch = l.id"                                            \
+    "   WHERE l.name = kernel.name OR l.display_name = kernel.name) AS findings"                                    \
+    " FROM kernel ORDER BY total_ns DESC"
+
 int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
     json_t *root = json_object();
     int rc;
@@ -221,13 +244,7 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         err)) ||
         (rc = read_maps(db, root, err)) ||
         (rc = add_array(db, root, "kernels",
-                        "SELECT id, device, name, count, total_ns, min_ns, median_ns, max_ns, with_counters,"
-                        " dram_bytes, bandwidth_Bps, pct_peak, pct_measured_peak, sectors_per_request,"
-                        " intensity, bound, occupancy_pct, warps_per_sm, ld_requests, st_requests,"
-                        " (SELECT count(*) FROM finding f JOIN launch l ON f.launch = l.id"
-                        "   WHERE l.name = kernel.name OR l.display_name = kernel.name) AS findings"
-                        " FROM kernel ORDER BY total_ns DESC",
-                        err)) ||
+                        has_column(db, "kernel", "verdict") ? KERNELS_SQL("verdict") : KERNELS_SQL("NULL"), err)) ||
         (rc = add_array(db, root, "kernel_runs",
                         "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
                         " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"

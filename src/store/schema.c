@@ -7,7 +7,10 @@
  * Version 3 adds the process table and a `process` column (the process row
  * that produced it) on device, launch, object, dropped, launch_config,
  * kernel_run, copy, kernel and finding; version 1 and 2 profiles are read as
- * they are: one process, no process table (src/store/process.c). */
+ * they are: one process, no process table (src/store/process.c). The
+ * kernel table's last column, `verdict` (the figures of the bound verdict,
+ * JSON), was added within version 3: readers ask whether it is there
+ * (src/store/read.c), merging fills NULL where a profile lacks it. */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 
@@ -52,7 +55,8 @@ const char mh_db_schema_sql[] =
     "  with_counters INTEGER, dram_bytes REAL, counted_ns REAL, ld_requests REAL,\n"
     "  ld_sectors REAL, st_requests REAL, st_sectors REAL, flops_sp REAL, flops_dp REAL,\n"
     "  occupancy_pct REAL, warps_per_sm REAL, bandwidth_Bps REAL, pct_peak REAL,\n"
-    "  pct_measured_peak REAL, sectors_per_request REAL, intensity REAL, bound TEXT, process INTEGER);\n"
+    "  pct_measured_peak REAL, sectors_per_request REAL, intensity REAL, bound TEXT, process INTEGER,\n"
+    "  verdict TEXT);\n"
     "CREATE TABLE overlap(id INTEGER PRIMARY KEY CHECK(id = 1), copy_in_ns REAL,\n"
     "  copy_out_ns REAL, compute_ns REAL, fused_ns REAL, exposed_copy_ns REAL,\n"
     "  wall_ns REAL, speedup REAL);\n"

@@ -1,6 +1,7 @@
 /* timing_import.c -- the timing results into the profile: devices,
  * every kernel and copy of the timeline, per-kernel-name statistics with
- * bandwidth and bound verdicts (mh_bw_analyze) and the overlap model.
+ * bandwidth and bound verdicts (mh_bw_analyze; the verdict's figures as JSON
+ * in kernel.verdict) and the overlap model.
  *
  * The JSON file itself is also kept verbatim (document "timing") so nothing
  * the timing pass wrote is lost even where the schema has no column for it.
@@ -92,9 +93,9 @@ static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh
                        "INSERT INTO kernel(device, name, count, total_ns, min_ns, median_ns, max_ns,"
                        " with_counters, dram_bytes, counted_ns, ld_requests, ld_sectors, st_requests, st_sectors,"
                        " flops_sp, flops_dp, occupancy_pct, warps_per_sm, bandwidth_Bps, pct_peak,"
-                       " pct_measured_peak, sectors_per_request, intensity, bound)"
+                       " pct_measured_peak, sectors_per_request, intensity, bound, verdict)"
                        " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
-                       "?23,?24)",
+                       "?23,?24,?25)",
                        err);
     if (rc) return rc;
     for (size_t i = 0; i < rep->nrows && !rc; i++) {
@@ -125,8 +126,14 @@ static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh
         double req = s->ld_requests + s->st_requests, sec = s->ld_sectors + s->st_sectors;
         bind_counter(st, 22, h && req > 0, sec / req);
         bind_counter(st, 23, h, r->ai);
-        mh_db_bind_text(st, 24, r->verdict == MH_BW_MEMORY ? "memory" : r->verdict == MH_BW_COMPUTE ? "compute" : NULL);
-        rc = mh_db_step_done(db, st, err, "writing kernel statistics");
+        mh_db_bind_text(st, 24, mh_verdict_short(r->verdict));
+        json_t *why = mh_verdict_json(&r->why);
+        char *why_text = why ? json_dumps(why, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+        json_decref(why);
+        if (!why_text) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory writing a verdict");
+        mh_db_bind_text(st, 25, why_text);
+        if (!rc) rc = mh_db_step_done(db, st, err, "writing kernel statistics");
+        free(why_text);
     }
     sqlite3_finalize(st);
     if (rc || rep->ndevices == 0) return rc;

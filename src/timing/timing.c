@@ -598,6 +598,7 @@ int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh
                     s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_read_bytes);
                     s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_write_bytes);
                     s->counted_ns += (double)d;
+                    s->counted++;
                 }
                 s->ld_requests = add_finite(s->ld_requests, k->c.ld_requests);
                 s->ld_sectors = add_finite(s->ld_sectors, k->c.ld_sectors);

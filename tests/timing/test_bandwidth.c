@@ -124,6 +124,7 @@ static void test_analyze(void) {
     /* two launches of "copy": 1 ms each, 64 MB moved each -> 64 GB/s */
     for (int i = 0; i < 2; i++) {
         mh_timing_kernel *k = kern(&t, "copy", (uint64_t)i * 2000000, (uint64_t)i * 2000000 + 1000000);
+        k->grid[0] = 4096, k->grid[1] = k->grid[2] = 1, k->block[0] = 256, k->block[1] = k->block[2] = 1;
         k->has_counters = 1;
         k->c.dram_read_bytes = 32e6, k->c.dram_write_bytes = 32e6;
         k->c.ld_requests = 1000, k->c.ld_sectors = 4000, k->c.st_requests = 1000, k->c.st_sectors = 16000;
@@ -150,14 +151,19 @@ static void test_analyze(void) {
     CHECK_NEAR_REL(r->sectors_per_ld, 4.0, 1e-12);
     CHECK_NEAR_REL(r->sectors_per_st, 16.0, 1e-12);
     CHECK_NEAR_REL(r->s.occupancy_pct, 80, 1e-12);
-    CHECK(r->verdict == MH_BW_MEMORY);
+    /* the roof it would hit is memory, but at 50% of it (under MH_VERDICT_ROOF_FRAC)
+     * with 51 waves (4096 blocks / (10 SMs x 8)) the verdict is latency */
+    CHECK(mh_bw_verdict(r->s.dram_bytes, r->s.flops_sp, r->s.flops_dp, 128e9, 2.56e12, 0) == MH_BW_MEMORY);
+    CHECK(r->verdict == MH_VERDICT_LATENCY);
+    CHECK_NEAR_REL(r->why.waves, 4096.0 / 80, 1e-12);
     CHECK_NEAR_REL(r->ridge, 20.0, 1e-12);
     r = &rep.rows[1];
     CHECK(strcmp(r->s.name, "gemm") == 0 && r->verdict == MH_BW_COMPUTE);
     CHECK_NEAR_REL(r->ai, 2000, 1e-12);
     CHECK_NEAR_REL(r->flops_per_s, 2e12, 1e-12);
     r = &rep.rows[2];
-    CHECK(strcmp(r->s.name, "nocounters") == 0 && isnan(r->eff_Bps) && r->verdict == MH_BW_UNKNOWN);
+    /* no counters, no roofs; but 100 ns is far under the launch overhead (needs no counters) */
+    CHECK(strcmp(r->s.name, "nocounters") == 0 && isnan(r->eff_Bps) && r->verdict == MH_VERDICT_LAUNCH);
     /* overlap: HtoD [0,0.5ms) overlaps the first copy kernel [0,1ms) completely */
     CHECK(rep.devices[0].overlap.copy_exposed_ns == 0 && rep.devices[0].overlap.htod_ns == 500000);
     CHECK_NEAR_REL(rep.devices[0].pipeline.compute_ns, 3000100, 1e-12);
@@ -172,7 +178,7 @@ static void test_analyze(void) {
     CHECK_NEAR_REL(json_real_value(json_object_get(k0, "effective_Bps")), 64e9, 1e-12);
     json_t *k2 = json_array_get(json_object_get(j, "kernels"), 2);
     CHECK(json_is_null(json_object_get(k2, "effective_Bps")));
-    CHECK(strcmp(json_string_value(json_object_get(k0, "verdict")), "memory-bound") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(k0, "verdict")), "latency-bound") == 0);
 
     /* saved with the analysis and read back: the loader ignores "analysis" */
     char p[1200];

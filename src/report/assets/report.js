@@ -89,7 +89,7 @@ function sectionRun() {
 function kernelRows() {
   var byName = {}, rows = [];
   (D.kernels || []).forEach(function (k) {
-    var r = { name: k.name, label: k.short_name || k.name, full: k.full_name || k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, findings: 0, traced: 0 };
+    var r = { name: k.name, label: k.short_name || k.name, full: k.full_name || k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, why: k.verdict || null, findings: 0, traced: 0 };
     byName[k.name] = r; rows.push(r);
   });
   (D.launches || []).forEach(function (l) {
@@ -105,6 +105,20 @@ function kernelRows() {
     if (r) { r.ran = c.launches; r.configs = c.configs; }
   });
   return rows;
+}
+
+/* The figures behind a kernel's verdict (kernel.verdict, docs/timing.md
+ * "Verdicts"), for the Bound cell's tooltip: the reason line, then the
+ * figures one per line. */
+function verdictTip(v) {
+  var lines = [v.verdict + ": " + v.note];
+  function pct(x) { return isNum(x) ? (x * 100).toFixed(x < 0.001 ? 2 : 1) + "%" : "\u2014"; }
+  lines.push("bandwidth roof " + pct(v.frac_bandwidth_roof) + ", compute roof " + pct(v.frac_compute_roof));
+  if (isNum(v.roof_ns) || isNum(v.measured_ns)) lines.push("per launch: roof " + fmtNs(v.roof_ns) + ", measured " + fmtNs(v.measured_ns));
+  if (isNum(v.waves)) lines.push("waves " + v.waves.toFixed(2) + " (" + v.blocks + " blocks, " + v.blocks_per_sm + " per SM fit)");
+  if (isNum(v.achieved_occupancy_pct)) lines.push("achieved occupancy " + v.achieved_occupancy_pct.toFixed(0) + "%");
+  if (isNum(v.bytes)) lines.push("DRAM bytes per launch " + v.bytes.toExponential(3));
+  return lines.join("\n");
 }
 
 function sectionKernels() {
@@ -152,6 +166,7 @@ function sectionKernels() {
       cols.forEach(function (c) {
         var td = el("td", { text: c.f(r) });
         if (c.k === "bound" && r.bound) td.className = "bound-" + r.bound;
+        if (c.k === "bound" && r.why && r.why.note) { td.title = verdictTip(r.why); td.className += " has-tip"; }
         if (c.k === "name") { td.className = "mono"; if (r.full && r.full !== td.textContent) td.title = r.full; }
         tr.appendChild(td);
       });

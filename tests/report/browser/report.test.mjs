@@ -277,7 +277,10 @@ run(args.memheat, ["report", "-q", "-f", "synth.mhdb", "-o", "synth.html"]);
   const byName = await kernelNames(p.page);
   check(JSON.stringify(byName) === JSON.stringify([...shapes].sort((a, b) => a.localeCompare(b))), "synth: sort by name");
   const bw = await p.page.$$eval("#kernel-table tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
-  check(bw.every((r) => r[4] === "32.0" && r[5] === "50.0" && r[6] === "memory"), "synth: bandwidth 32.0 GB/s, 50.0% of peak, memory-bound in every row");
+  // one block on 4 SMs at half the bandwidth roof: the grid, not memory, limits them (docs/timing.md "Verdicts")
+  check(bw.every((r) => r[4] === "32.0" && r[5] === "50.0" && r[6] === "small-grid"), "synth: bandwidth 32.0 GB/s, 50.0% of peak, small-grid in every row");
+  const tips = await p.page.$$eval("#kernel-table tbody td.bound-small-grid", (tds) => tds.map((td) => td.title));
+  check(tips.length === shapes.length && tips.every((t) => t.includes("grid too small to fill the GPU") && t.includes("waves 0.03 (1 blocks, 8 per SM fit)") && t.includes("bandwidth roof 50.0%")), "synth: the verdict's tooltip gives its figures " + JSON.stringify(tips[0]));
   const def = await p.page.evaluate(() => { const R = window.memheatReport; return R.data.launches.find((l) => l.id === R.defaultLaunch).name; });
   check(def === "shared_tile", "synth: the slowest kernel's launch is open by default (" + def + ")");
   await firstScreen(p, true);
