@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "util/grow.h"
 
 /* Tables with a `process` column (schema.c). */
 static const char *const tagged[] = {"device", "launch", "object", "dropped", "launch_config",
@@ -87,10 +88,23 @@ static char **columns(mh_db *db, const char *schema, const char *table) {
     snprintf(sql, sizeof sql, "PRAGMA %s.table_info(%s)", schema, table);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return NULL;
-    size_t n = 0, cap = 32;
-    char **v = calloc(cap + 1, sizeof *v);
-    while (v && sqlite3_step(st) == SQLITE_ROW && n < cap) v[n++] = strdup((const char *)sqlite3_column_text(st, 1));
+    size_t n = 0, cap = 0;
+    char **v = NULL;
+    int ok = 1;
+    while (ok && sqlite3_step(st) == SQLITE_ROW) {
+        char **g = mh_grow(v, &cap, n + 2, sizeof *v, 32); /* every column, and the NULL after them */
+        char *c = g ? strdup((const char *)sqlite3_column_text(st, 1)) : NULL;
+        if (g) v = g;
+        if (!c) ok = 0;
+        else v[n++] = c, v[n] = NULL;
+    }
     sqlite3_finalize(st);
+    if (ok && !v) v = calloc(1, sizeof *v); /* no such table: an empty list */
+    if (!ok || !v) { /* out of memory: no list, the merge fails instead of dropping columns */
+        for (size_t i = 0; i < n; i++) free(v[i]);
+        free(v);
+        return NULL;
+    }
     return v;
 }
 
