@@ -1,7 +1,8 @@
 /* schema.c -- the profile database schema, version MH_DB_SCHEMA_VERSION.
  *
  * One string so that the schema lives in one place (the columns of the timing
- * records come from their field lists, memheat/timing_fields.h);
+ * records and of the trace's device come from their field lists,
+ * memheat/timing_fields.h and memheat/trace_fields.h);
  * docs/profile-schema.md describes every table and column. Raising the version: add the new tables
  * here, bump MH_DB_SCHEMA_VERSION, and teach mh_db_open to read the old one.
  * Version 3 adds the process table and a `process` column (the process row
@@ -10,6 +11,7 @@
  * they are: one process, no process table (src/store/process.c). */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
+#include "memheat/trace_fields.h"
 
 const char mh_db_schema_sql[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
@@ -17,10 +19,8 @@ const char mh_db_schema_sql[] =
     "  backend TEXT, producer TEXT, note TEXT, memheat_version TEXT,\n"
     "  start_unix_ns INTEGER, end_unix_ns INTEGER, exit_status INTEGER, trace_path TEXT);\n"
     "CREATE TABLE device(id INTEGER PRIMARY KEY, source TEXT NOT NULL, ordinal INTEGER,\n"
-    "  name TEXT, flags INTEGER, warp_size INTEGER, sector_size INTEGER, sm_count INTEGER,\n"
-    "  cc_major INTEGER, cc_minor INTEGER, sm_clock_khz INTEGER, mem_clock_khz INTEGER,\n"
-    "  bus_width_bits INTEGER, l2_bytes INTEGER, max_warps_per_sm INTEGER,\n"
-    "  max_threads_per_sm INTEGER, global_mem_bytes INTEGER, peak_Bps REAL, measured_peak_Bps REAL, process INTEGER);\n"
+    "  name TEXT" MH_TRACE_DEVICE_FIELDS(MH_TDF_SQL_COLUMN, MH_TDF_SQL_COLUMN_C)
+    ", peak_Bps REAL, measured_peak_Bps REAL, process INTEGER);\n"
     "CREATE TABLE launch(id INTEGER PRIMARY KEY, name TEXT NOT NULL, display_name TEXT,\n"
     "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER,\n"
     "  block_z INTEGER, dyn_smem INTEGER, static_smem INTEGER, regs INTEGER, stream INTEGER,\n"

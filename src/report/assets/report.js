@@ -182,10 +182,42 @@ function sectionLaunches() {
   var launches = D.launches || [];
   if (!launches.length) { sec.appendChild(el("p", { cls: "muted", text: "No traced launches in this profile." })); return sec; }
   var sel = el("select", { id: "launch-select" });
+  /* Several ranks: one entry per launch across ranks (rank_groups, html.c);
+   * identical heat maps are shown once, else a rank selector picks the rank. */
+  var RG = (D.processes || []).length > 1 ? (D.rank_groups || null) : null;
+  function groupOf(l) { return RG && l && l.rank_group != null ? RG[l.rank_group] : null; }
+  function firstOf(g) { var ids = g.launches.filter(function (x) { return x != null; }); return ids.length ? ids[0] : null; }
   launches.forEach(function (l) {
-    sel.appendChild(el("option", { value: String(l.id), text: "#" + l.id + "  " + launchName(l) + "  grid " + (l.grid || []).join("\u00d7") + "  block " + (l.block || []).join("\u00d7") }));
+    var g = groupOf(l);
+    if (g && firstOf(g) !== l.id) return;
+    var extra = !g ? "" : g.identical ? "  (identical on " + g.ranks + ")" : "  (" + g.ranks + "; differs by rank)";
+    sel.appendChild(el("option", { value: String(l.id), text: "#" + l.id + "  " + launchName(l) + "  grid " + (l.grid || []).join("\u00d7") + "  block " + (l.block || []).join("\u00d7") + extra }));
   });
-  sec.appendChild(el("div", { cls: "launch-head" }, [el("label", { "for": "launch-select", text: "Launch" }), sel]));
+  var rankSel = el("select", { id: "rank-select", "aria-label": "rank" }), rankLab = el("label", { "for": "rank-select", text: "Rank" });
+  var rankNote = el("span", { id: "rank-note", cls: "muted" });
+  var headKids = [el("label", { "for": "launch-select", text: "Launch" }), sel];
+  if (RG) headKids.push(rankLab, rankSel, rankNote);
+  sec.appendChild(el("div", { cls: "launch-head" }, headKids));
+  function showRanks(l) {
+    if (!RG) return;
+    var g = groupOf(l);
+    rankSel.textContent = ""; rankNote.textContent = "";
+    sel.value = String(g ? firstOf(g) : l.id);
+    if (!g) return;
+    if (g.identical) {
+      rankSel.style.display = rankLab.style.display = "none";
+      rankNote.textContent = "Heat maps identical on " + g.ranks + ": shown once.";
+      return;
+    }
+    rankSel.style.display = rankLab.style.display = "";
+    g.launches.forEach(function (id, i) {
+      if (id == null) return;
+      rankSel.appendChild(el("option", { value: String(id), text: (D.processes.filter(function (p) { return p.id === (launchById(id) || {}).process; })[0] || {}).label || ("launch " + id) }));
+    });
+    rankSel.value = String(l.id);
+    rankNote.textContent = "Heat maps differ between ranks (" + g.ranks + ").";
+  }
+  rankSel.addEventListener("change", function () { show(parseInt(rankSel.value, 10)); });
   var body = el("div", { id: "launch-body" }), shown = null;
   sec.appendChild(body);
   function show(id) {
@@ -195,9 +227,11 @@ function sectionLaunches() {
     body.textContent = ""; hideTip(); shown = id;
     Object.keys(views).forEach(function (k) { delete views[k]; });
     sel.value = String(id);
+    showRanks(l);
     var dl = el("dl", { cls: "kv" });
     function kv(k, v) { dl.appendChild(el("dt", { text: k })); dl.appendChild(el("dd", { cls: "mono", text: String(v) })); }
     kv("Kernel", launchName(l));
+    if (RG && l.process != null) kv("Process", rankLabel(l.process));
     if (l.display_name && l.display_name !== l.name) kv("Mangled", l.name);
     kv("Grid \u00d7 block", (l.grid || []).join("\u00d7") + "  \u00d7  " + (l.block || []).join("\u00d7"));
     kv("Blocks traced", (l.n_sampled === l.n_blocks ? "all " : "") + l.n_sampled + " of " + l.n_blocks);
