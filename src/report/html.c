@@ -9,7 +9,10 @@
  * warps); then the embedded JS (assets/util.js, heatmap.js, findings.js,
  * timeline.js, report.js concatenated into one function scope), which draws
  * everything. Findings whose source file is readable where the report is
- * written get the lines around their line as "snippet". Nothing is fetched: a
+ * written get the lines around their line as "snippet". A profile of several
+ * processes also gets, for the script, each map's "cells" digest and the
+ * launches across ranks (rankdata.c's mh_report_rank_annotate), and the
+ * static view by rank (ranks.c). Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
 #include "report/names.h"
 #include "report/rankdata.h"

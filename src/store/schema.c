@@ -1,8 +1,9 @@
 /* schema.c -- the profile database schema, version MH_DB_SCHEMA_VERSION.
  *
  * One string so that the schema lives in one place (the columns of the timing
- * records and of the trace's device come from their field lists,
- * memheat/timing_fields.h and memheat/trace_fields.h);
+ * records, of the trace's device and of the kernel table come from their
+ * field lists, memheat/timing_fields.h, memheat/trace_fields.h and
+ * kernel_columns.h);
  * docs/profile-schema.md describes every table and column. Raising the version: add the new tables
  * here, bump MH_DB_SCHEMA_VERSION, and teach mh_db_open to read the old one.
  * Version 3 adds the process table and a `process` column (the process row
@@ -12,6 +13,7 @@
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 #include "memheat/trace_fields.h"
+#include "kernel_columns.h"
 
 const char mh_db_schema_sql[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
@@ -47,12 +49,7 @@ const char mh_db_schema_sql[] =
     ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER);\n"
     "CREATE TABLE copy(id INTEGER PRIMARY KEY, kind TEXT" MH_TIMING_COPY_FIELDS(MH_TF_SQL_COLUMN)
     ",\n  value INTEGER, process INTEGER);\n"
-    "CREATE TABLE kernel(id INTEGER PRIMARY KEY, device INTEGER, name TEXT NOT NULL,\n"
-    "  count INTEGER, total_ns INTEGER, min_ns INTEGER, median_ns REAL, max_ns INTEGER,\n"
-    "  with_counters INTEGER, dram_bytes REAL, counted_ns REAL, ld_requests REAL,\n"
-    "  ld_sectors REAL, st_requests REAL, st_sectors REAL, flops_sp REAL, flops_dp REAL,\n"
-    "  occupancy_pct REAL, warps_per_sm REAL, bandwidth_Bps REAL, pct_peak REAL,\n"
-    "  pct_measured_peak REAL, sectors_per_request REAL, intensity REAL, bound TEXT, process INTEGER);\n"
+    "CREATE TABLE kernel(id INTEGER PRIMARY KEY" MH_DB_KERNEL_COLUMNS(MH_DB_KCOL_SQL) ", process INTEGER);\n"
     "CREATE TABLE overlap(id INTEGER PRIMARY KEY CHECK(id = 1), copy_in_ns REAL,\n"
     "  copy_out_ns REAL, compute_ns REAL, fused_ns REAL, exposed_copy_ns REAL,\n"
     "  wall_ns REAL, speedup REAL);\n"

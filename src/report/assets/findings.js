@@ -122,7 +122,8 @@ function findingGroups() {
   var byKey = {}, groups = [];
   (D.findings || []).forEach(function (f) {
     if (f.kind === "coalesced" || !FAMILY[f.kind]) return;
-    var key = f.launch + "/" + FAMILY[f.kind], g = byKey[key];
+    /* several ranks: one cause per object, so that folding across ranks compares like with like */
+    var key = f.launch + "/" + FAMILY[f.kind] + ((D.processes || []).length > 1 ? "/" + (f.object_label || "") + "/" + (f.space || "") : ""), g = byKey[key];
     if (!g) { g = byKey[key] = { launch: f.launch, family: FAMILY[f.kind], findings: [], cost: 0, share: 0 }; groups.push(g); }
     g.findings.push(f);
     g.cost += isNum(f.cost) ? f.cost : 0;

@@ -87,20 +87,23 @@ function sectionRun() {
 
 /* Kernel table: timing rows per kernel name, plus traced-only names. */
 function kernelRows() {
-  var byName = {}, rows = [];
+  /* several processes: one row per kernel name and process, labelled with its rank */
+  var multi = (D.processes || []).length > 1, byName = {}, rows = [];
+  function key(name, pid) { return multi ? name + "\u0000" + pid : name; }
+  function tag(label, pid) { return multi && pid != null ? label + " \u00b7 " + rankLabel(pid) : label; }
   (D.kernels || []).forEach(function (k) {
-    var r = { name: k.name, label: k.short_name || k.name, full: k.full_name || k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, findings: 0, traced: 0 };
-    byName[k.name] = r; rows.push(r);
+    var r = { name: k.name, label: tag(k.short_name || k.name, k.process), full: k.full_name || k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, findings: 0, traced: 0 };
+    byName[key(k.name, k.process)] = r; rows.push(r);
   });
   (D.launches || []).forEach(function (l) {
-    var r = byName[l.name] || byName[l.display_name];
-    if (!r) { r = { name: launchName(l), label: l.short_name || launchName(l), full: l.full_name || launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[l.name] = r; rows.push(r); }
+    var r = byName[key(l.name, l.process)] || byName[key(l.display_name, l.process)];
+    if (!r) { r = { name: launchName(l), label: tag(l.short_name || launchName(l), l.process), full: l.full_name || launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[key(l.name, l.process)] = r; rows.push(r); }
     r.traced++;
     if (r.launch == null) r.launch = l.id;
     (D.findings || []).forEach(function (f) { if (f.launch === l.id && f.kind !== "coalesced") r.findings++; });
   });
-  /* Every launch counted by the collector, traced or sampled out (launch policy). */
-  (D.launch_counts || []).forEach(function (c) {
+  /* Every launch counted by the collector, traced or sampled out (launch policy); summed over processes. */
+  if (!multi) (D.launch_counts || []).forEach(function (c) {
     var r = byName[c.name];
     if (r) { r.ran = c.launches; r.configs = c.configs; }
   });

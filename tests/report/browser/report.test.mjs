@@ -409,6 +409,10 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
     const onC = fx.filter((x) => /gather/.test(x.text) && /\bc \(global\)/.test(x.text));
     check(onA.length === 1 && /^on all 3 ranks \(cost [\d,]+ per rank\)$/.test(onA[0].ranks), "ranks3: the finding on every rank is one cause, 'on all 3 ranks': " + JSON.stringify(onA.map((x) => x.ranks)));
     check(onC.length === 1 && onC[0].ranks === "on rank 1 only", "ranks3: the finding of rank 1 alone names its rank: " + JSON.stringify(onC.map((x) => x.ranks)));
+    const onB = fx.filter((x) => /gather/.test(x.text) && /\bb \(global\)/.test(x.text));
+    check(onB.length === 1 && /^on all 3 ranks/.test(onB[0].ranks) && !/\bc \(global\)/.test(onB[0].text), "ranks3: b on every rank is one cause of its own, beside rank 1's c: " + JSON.stringify(onB.map((x) => x.ranks)));
+    const krows = await p.page.$$eval("#kernel-table tbody tr td:first-child", (e) => e.map((x) => x.textContent));
+    check(krows.length === 6 && krows.filter((t) => /^scale \u00b7 rank [012]$/.test(t)).length === 3, "ranks3: kernel table, one row per kernel and rank, labelled: " + JSON.stringify(krows));
     const opts = await p.page.$$eval("#launch-select option", (e) => e.map((o) => o.textContent));
     check(opts.length === 2 && /scale.*identical on ranks 0-2/.test(opts.join("|")) && /gather.*differs by rank/.test(opts.join("|")), "ranks3: one launch entry per launch across ranks: " + JSON.stringify(opts));
     const scale = await p.page.evaluate(() => {
