@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "memheat/err.h"
+#include "memheat/trace_fields.h"
 
 #define MH_TRACE_VERSION 2u /* 2: MH_REC_PROCESS; version-1 traces are read too */
 #define MH_TRACE_ALL_BLOCKS UINT32_MAX /* mh_launch.n_sampled: every block traced */
@@ -41,17 +42,8 @@ typedef struct mh_dim3 {
 } mh_dim3;
 
 typedef struct mh_device {
-    const char *name;          /* "NVIDIA H100 80GB HBM3", "Oclgrind" */
-    uint32_t flags;            /* MH_DEV_* */
-    uint32_t warp_size;        /* threads per warp used to group accesses */
-    uint32_t sector_size;      /* bytes, 32 on NVIDIA GPUs */
-    uint32_t sm_count;         /* 0 = unknown */
-    uint32_t cc_major, cc_minor;
-    uint32_t mem_clock_khz;    /* 0 = unknown */
-    uint32_t bus_width_bits;   /* 0 = unknown */
-    uint32_t l2_bytes;         /* 0 = unknown */
-    uint32_t max_warps_per_sm; /* 0 = unknown */
-    uint64_t global_mem_bytes; /* 0 = unknown */
+    const char *name; /* "NVIDIA H100 80GB HBM3", "Oclgrind" */
+    MH_TRACE_DEVICE_FIELDS(MH_TDF_MEMBER, MH_TDF_NONE) /* flags, warp_size, ... (trace_fields.h) */
 } mh_device;
 
 typedef struct mh_trace_header {

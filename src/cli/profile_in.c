@@ -20,6 +20,7 @@
 #include "memheat/analyze.h"
 #include "memheat/patterns.h"
 #include "memheat/store.h"
+#include "report/rankdata.h"
 #include "util/grow.h"
 
 int mh_cli_input_kind(const char *path) {
@@ -267,6 +268,54 @@ static size_t loc_launches(const json_t *root, int64_t *ids, size_t cap) {
     return n;
 }
 
+/* Several processes: the findings grouped by (kernel, kind, space, object)
+ * across ranks (rankdata.c), "on all N ranks" with the spread of the cost,
+ * else the ranks that have it. Nothing for one process. */
+static void print_rank_groups(FILE *f, const json_t *root, const mh_cli_profile_analyze_opts *o) {
+    mh_rank_procs p;
+    if (mh_report_rank_procs(root, &p)) return;
+    mh_rank_findings fg = {0};
+    if (p.n > 1 && !mh_report_rank_findings(root, &p, o->show_coalesced, &fg)) {
+        fprintf(f, "\nBy rank (%zu processes; the same finding on several ranks is one line, cost per rank):\n", p.n);
+        for (size_t i = 0; i < fg.n; i++) {
+            const mh_rank_fgroup *g = &fg.v[i];
+            char lab[512];
+            mh_report_rank_list(&p, g->on, lab, sizeof lab);
+            fprintf(f, "  %-17s %s  %s '%s': ", g->kind, g->kernel, g->space, g->object[0] ? g->object : "?");
+            if (g->nranks == p.n) fprintf(f, "on all %zu ranks", p.n);
+            else fprintf(f, "on %s only", lab);
+            if (g->cost_min == g->cost_max) fprintf(f, ", cost %.0f\n", g->cost_min);
+            else fprintf(f, ", cost %.0f-%.0f\n", g->cost_min, g->cost_max);
+        }
+        if (!fg.n) fprintf(f, "  (none)\n");
+        mh_report_rank_findings_free(&fg);
+    }
+    mh_report_rank_procs_free(&p);
+}
+
+/* The same for the JSON: [{kernel, kind, space, object, ranks, all, cost_min, cost_max}]. */
+static json_t *rank_groups_json(const json_t *root, const mh_cli_profile_analyze_opts *o) {
+    mh_rank_procs p;
+    if (mh_report_rank_procs(root, &p)) return NULL;
+    mh_rank_findings fg = {0};
+    json_t *a = NULL;
+    if (p.n > 1 && !mh_report_rank_findings(root, &p, o->show_coalesced, &fg)) {
+        a = json_array();
+        for (size_t i = 0; i < fg.n; i++) {
+            const mh_rank_fgroup *g = &fg.v[i];
+            char lab[512];
+            mh_report_rank_list(&p, g->on, lab, sizeof lab);
+            json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:f, s:f}", "kernel", g->kernel,
+                                               "kind", g->kind, "space", g->space, "object", g->object, "ranks", lab,
+                                               "all", g->nranks == p.n, "nranks", (json_int_t)g->nranks, "cost_min",
+                                               g->cost_min, "cost_max", g->cost_max));
+        }
+        mh_report_rank_findings_free(&fg);
+    }
+    mh_report_rank_procs_free(&p);
+    return a;
+}
+
 static const char NOT_STORED[] =
     "a profile does not store per-finding request counts, hottest temperatures or the bank table's extra "
     "wavefronts: analyze the trace (memheat run --keep-trace) for them";
@@ -295,6 +344,7 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
             print_finding(f, root, shown++, x);
         }
         if (!shown) fprintf(f, "  (none)\n");
+        print_rank_groups(f, root, o);
         if (coalesced && !o->show_coalesced) {
             fprintf(f, "Well coalesced:");
             json_array_foreach(fa, i, x) if (!strcmp(jstr(x, "kind", ""), "coalesced"))
@@ -420,6 +470,8 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
         }
     }
     json_object_set_new(d, "findings", fa);
+    json_t *rg = o->no_patterns ? NULL : rank_groups_json(root, o);
+    if (rg) json_object_set_new(d, "rank_groups", rg);
     json_object_set_new(d, "bank_conflicts", ba);
     json_object_set_new(d, "locality", la);
     return d;

@@ -7,8 +7,16 @@
  * Kernels pair by name; a fix often renames the kernel, so B's kernels can be
  * paired with A's by the user (--pair OLD=NEW) or, for those left unpaired
  * by name, in the order of their first launch (--match order). Every output
- * says which pairing each row used. */
+ * says which pairing each row used.
+ *
+ * Profiles of several processes (ranks) add a table by rank: per kernel
+ * row, each rank's time and bandwidth in A and B side by side and the load
+ * imbalance (slowest rank / median) in A and in B, from rankdata.c. Ranks
+ * match by rank number, then the rest in rank order. The main table sums a
+ * kernel's time over the processes (bandwidth and % of peak time-weighted;
+ * median and bound of the process with the most time). */
 #include "report/names.h"
+#include "report/rankdata.h"
 #include "report/report.h"
 #include "util/grow.h"
 #include "util/demangle.h"
@@ -77,6 +85,16 @@ static int collect(kset *k, json_t *root, int j) {
         krow *r = kget(k, json_string_value(json_object_get(o, "name")));
         if (!r) return MH_ERR_NOMEM;
         side *s = &r->s[j];
+        if (s->present && !isnan(s->total_ns)) { /* the same kernel in another process: sum, bandwidth time-weighted */
+            double t0 = s->total_ns, t1 = num(o, "total_ns"), t = t0 + t1;
+            if (!isnan(t1) && t > 0) {
+                s->bw_Bps = (s->bw_Bps * t0 + num(o, "bandwidth_Bps") * t1) / t;
+                s->pct = (s->pct * t0 + num(o, "pct_peak") * t1) / t;
+                s->total_ns = t;
+            }
+            s->count += (long)num(o, "count");
+            continue;
+        }
         s->present = 1;
         s->name = r->name;
         s->count = (long)num(o, "count");
@@ -261,7 +279,178 @@ static void html_cell(FILE *f, const char *s, const char *cls) {
     fputs("</td>", f);
 }
 
-static void html_page(FILE *f, kset *k, const char *pa, const char *pb) {
+/* ---- by rank ---- */
+
+typedef struct rpair {
+    int a, b; /* index in A's / B's processes, -1 = none */
+} rpair;
+
+typedef struct rankdiff {
+    mh_rank_procs pa, pb;
+    mh_rank_kernels ka, kb;
+    rpair *pairs;
+    size_t npairs;
+} rankdiff;
+
+static void rankdiff_free(rankdiff *d) {
+    mh_report_rank_procs_free(&d->pa);
+    mh_report_rank_procs_free(&d->pb);
+    mh_report_rank_kernels_free(&d->ka);
+    mh_report_rank_kernels_free(&d->kb);
+    free(d->pairs);
+    memset(d, 0, sizeof *d);
+}
+
+/* Ranks of A and B paired: same rank number first, then the rest in order. */
+static int rankdiff_init(rankdiff *d, json_t *ra, json_t *rb) {
+    memset(d, 0, sizeof *d);
+    if (mh_report_rank_procs(ra, &d->pa) || mh_report_rank_procs(rb, &d->pb)) return MH_ERR_NOMEM;
+    if (d->pa.n < 2 && d->pb.n < 2) return MH_OK; /* one process each: no table */
+    if (mh_report_rank_kernels(ra, &d->pa, &d->ka) || mh_report_rank_kernels(rb, &d->pb, &d->kb)) return MH_ERR_NOMEM;
+    d->pairs = calloc(d->pa.n + d->pb.n + 1, sizeof *d->pairs);
+    unsigned char *used = calloc(d->pb.n + 1, 1);
+    if (!d->pairs || !used) {
+        free(used);
+        return MH_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < d->pa.n; i++) {
+        int m = -1;
+        for (size_t j = 0; j < d->pb.n && m < 0 && d->pa.v[i].has_rank; j++)
+            if (!used[j] && d->pb.v[j].has_rank && d->pb.v[j].rank == d->pa.v[i].rank) m = (int)j;
+        if (m >= 0) used[m] = 1;
+        d->pairs[d->npairs++] = (rpair){(int)i, m};
+    }
+    size_t j = 0; /* A's unmatched ranks take B's unmatched ones in order */
+    for (size_t i = 0; i < d->npairs; i++) {
+        if (d->pairs[i].b >= 0) continue;
+        while (j < d->pb.n && used[j]) j++;
+        if (j < d->pb.n) {
+            d->pairs[i].b = (int)j;
+            used[j] = 1;
+        }
+    }
+    for (j = 0; j < d->pb.n; j++)
+        if (!used[j]) d->pairs[d->npairs++] = (rpair){-1, (int)j};
+    free(used);
+    return MH_OK;
+}
+
+static void pair_label(const rankdiff *d, const rpair *q, char *buf, size_t n) {
+    const char *la = q->a >= 0 ? d->pa.v[q->a].label : "-", *lb = q->b >= 0 ? d->pb.v[q->b].label : "-";
+    if (!strcmp(la, lb)) snprintf(buf, n, "%s", la);
+    else snprintf(buf, n, "%s / %s", la, lb);
+}
+
+/* A cell for people: "12.000 ms, 3.4 GB/s" or "2 launches, 1234 accesses". */
+static void fmt_cell(char *b, size_t n, const mh_rank_cell *c, int timed) {
+    if (!c || !c->set) snprintf(b, n, "-");
+    else if (timed) {
+        char t[32];
+        fmt_ns(t, sizeof t, c->v);
+        snprintf(b, n, "%s, %.1f GB/s", t, c->v2 / 1e9);
+    } else snprintf(b, n, "%.0f launch%s, %.0f acc", c->v, c->v == 1 ? "" : "es", c->v2);
+}
+
+static void fmt_imbalance(char *b, size_t n, const mh_rank_krow *r, const mh_rank_procs *p) {
+    if (!r || r->m < 2) snprintf(b, n, "-");
+    else snprintf(b, n, "%.2fx (%s)", r->ratio, p->v[r->worst].label);
+}
+
+static const mh_rank_cell *cell_of(const mh_rank_krow *r, int idx) { return r && idx >= 0 ? &r->c[idx] : NULL; }
+
+static void term_ranks(FILE *f, kset *k, const rankdiff *d, int color) {
+    const char *red = color ? "\x1b[31m" : "", *off = color ? "\x1b[0m" : "";
+    fprintf(f, "\nby rank (A: %zu process%s, B: %zu; ranks matched by rank number, then in order; %s):\n", d->pa.n,
+            d->pa.n == 1 ? "" : "es", d->pb.n,
+            d->ka.timed || d->kb.timed ? "kernel time, bandwidth" : "not timed: traced launches, accesses");
+    fprintf(f, "%-40s %-16s %-26s %-26s %8s\n", "kernel", "rank", "A", "B", "change");
+    for (size_t i = 0; i < k->n; i++) {
+        krow *r = &k->v[i];
+        const mh_rank_krow *xa = r->s[0].present ? mh_report_rank_kernel(&d->ka, r->name) : NULL;
+        const mh_rank_krow *xb = r->s[1].present ? mh_report_rank_kernel(&d->kb, r->s[1].name ? r->s[1].name : r->name)
+                                                 : NULL;
+        if (!xa && !xb) continue;
+        char shown[256];
+        mh_names_display(r->name, shown, sizeof shown);
+        if (strlen(shown) > 40) shown[40] = '\0';
+        mh_report_term_text(f, shown);
+        fputc('\n', f);
+        for (size_t q = 0; q < d->npairs; q++) {
+            const mh_rank_cell *ca = cell_of(xa, d->pairs[q].a), *cb = cell_of(xb, d->pairs[q].b);
+            if ((!ca || !ca->set) && (!cb || !cb->set)) continue;
+            char lab[140], sa[64], sb[64], ch[32];
+            pair_label(d, &d->pairs[q], lab, sizeof lab);
+            fmt_cell(sa, sizeof sa, ca, d->ka.timed);
+            fmt_cell(sb, sizeof sb, cb, d->kb.timed);
+            if (ca && cb && ca->set && cb->set && d->ka.timed == d->kb.timed)
+                fmt_change(ch, sizeof ch, d->ka.timed ? ca->v : ca->v2, d->kb.timed ? cb->v : cb->v2);
+            else snprintf(ch, sizeof ch, "-");
+            fprintf(f, "%-40s %-16s %-26s %-26s %8s\n", "", lab, sa, sb, ch);
+        }
+        char ia[96], ib[96];
+        fmt_imbalance(ia, sizeof ia, xa, &d->pa);
+        fmt_imbalance(ib, sizeof ib, xb, &d->pb);
+        int hot_a = xa && xa->m > 1 && xa->ratio > MH_RANK_IMBALANCE, hot_b = xb && xb->m > 1 && xb->ratio > MH_RANK_IMBALANCE;
+        fprintf(f, "%-40s %-16s %s%-26s%s %s%-26s%s\n", "", "slowest/median", hot_a ? red : "", ia, hot_a ? off : "",
+                hot_b ? red : "", ib, hot_b ? off : "");
+    }
+}
+
+static void html_ranks(FILE *f, kset *k, const rankdiff *d) {
+    fprintf(f, "<h2>By rank</h2><p class=\"muted\">A: %zu process%s, B: %zu; ranks matched by rank number, then in "
+               "order. %s Slowest / median above %.2f is flagged.</p>\n"
+               "<table class=\"data\" id=\"diff-ranks\"><thead><tr><th>Kernel</th><th>Rank</th><th>A</th><th>B</th>"
+               "<th>Change</th></tr></thead><tbody>\n",
+            d->pa.n, d->pa.n == 1 ? "" : "es", d->pb.n,
+            d->ka.timed || d->kb.timed ? "Kernel time and bandwidth." : "Not timed: traced launches and accesses.",
+            MH_RANK_IMBALANCE);
+    for (size_t i = 0; i < k->n; i++) {
+        krow *r = &k->v[i];
+        const mh_rank_krow *xa = r->s[0].present ? mh_report_rank_kernel(&d->ka, r->name) : NULL;
+        const mh_rank_krow *xb = r->s[1].present ? mh_report_rank_kernel(&d->kb, r->s[1].name ? r->s[1].name : r->name)
+                                                 : NULL;
+        if (!xa && !xb) continue;
+        char shown[256];
+        mh_names_display(r->name, shown, sizeof shown);
+        for (size_t q = 0; q < d->npairs; q++) {
+            const mh_rank_cell *ca = cell_of(xa, d->pairs[q].a), *cb = cell_of(xb, d->pairs[q].b);
+            if ((!ca || !ca->set) && (!cb || !cb->set)) continue;
+            char lab[140], sa[64], sb[64], ch[32];
+            pair_label(d, &d->pairs[q], lab, sizeof lab);
+            fmt_cell(sa, sizeof sa, ca, d->ka.timed);
+            fmt_cell(sb, sizeof sb, cb, d->kb.timed);
+            const char *cls = NULL;
+            if (ca && cb && ca->set && cb->set && d->ka.timed == d->kb.timed) {
+                double va = d->ka.timed ? ca->v : ca->v2, vb = d->kb.timed ? cb->v : cb->v2;
+                fmt_change(ch, sizeof ch, va, vb);
+                if (d->ka.timed && va != vb) cls = vb < va ? "better" : "worse";
+            } else snprintf(ch, sizeof ch, "-");
+            fputs("<tr>", f);
+            html_cell(f, shown, "mono");
+            html_cell(f, lab, NULL);
+            html_cell(f, sa, NULL);
+            html_cell(f, sb, NULL);
+            html_cell(f, ch, cls);
+            fputs("</tr>\n", f);
+        }
+        char ia[96], ib[96];
+        fmt_imbalance(ia, sizeof ia, xa, &d->pa);
+        fmt_imbalance(ib, sizeof ib, xb, &d->pb);
+        fputs("<tr class=\"imbalance\">", f);
+        html_cell(f, shown, "mono");
+        html_cell(f, "slowest / median", NULL);
+        fprintf(f, "<td class=\"%s\" data-ratio=\"%.4f\">", xa && xa->m > 1 && xa->ratio > MH_RANK_IMBALANCE ? "worse" : "",
+                xa && xa->m > 1 ? xa->ratio : 0.0);
+        mh_report_html_text(f, ia);
+        fprintf(f, "</td><td class=\"%s\" data-ratio=\"%.4f\">", xb && xb->m > 1 && xb->ratio > MH_RANK_IMBALANCE ? "worse" : "",
+                xb && xb->m > 1 ? xb->ratio : 0.0);
+        mh_report_html_text(f, ib);
+        fputs("</td><td></td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
+static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const rankdiff *d) {
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
           "<title>memheat diff</title><style>\n",
@@ -335,7 +524,9 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb) {
         }
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table></main></body></html>\n", f);
+    fputs("</tbody></table>\n", f);
+    if (d->npairs) html_ranks(f, k, d);
+    fputs("</main></body></html>\n", f);
 }
 
 int mh_report_diff(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, mh_err *err) {
@@ -356,11 +547,16 @@ int mh_report_diff_ex(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, con
         json_decref(kb.v[i].s[1].findings);
     }
     free(kb.v);
+    rankdiff rd;
+    memset(&rd, 0, sizeof rd);
+    if (!rc) rc = rankdiff_init(&rd, ra, rb);
     if (rc == MH_ERR_NOMEM) mh_err_set(err, rc, "out of memory comparing profiles");
     if (!rc) {
         if (term) term_table(term, &k, color, mh_db_path(a), mh_db_path(b));
-        if (html) html_page(html, &k, mh_db_path(a), mh_db_path(b));
+        if (term && rd.npairs) term_ranks(term, &k, &rd, color);
+        if (html) html_page(html, &k, mh_db_path(a), mh_db_path(b), &rd);
     }
+    rankdiff_free(&rd);
     for (size_t i = 0; i < k.n; i++) {
         json_decref(k.v[i].s[0].findings);
         json_decref(k.v[i].s[1].findings);

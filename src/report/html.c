@@ -9,9 +9,13 @@
  * warps); then the embedded JS (assets/util.js, heatmap.js, findings.js,
  * timeline.js, report.js concatenated into one function scope), which draws
  * everything. Findings whose source file is readable where the report is
- * written get the lines around their line as "snippet". Nothing is fetched: a
+ * written get the lines around their line as "snippet". A profile of several
+ * processes also gets, for the script, each map's "cells" digest and the
+ * launches across ranks (rankdata.c's mh_report_rank_annotate), and the
+ * static view by rank (ranks.c). Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
 #include "report/names.h"
+#include "report/rankdata.h"
 #include "report/report.h"
 #include "util/grow.h"
 
@@ -59,6 +63,40 @@ static int fold_row(void *vctx, const mh_db_heat_row *r) {
     return 0;
 }
 
+/* FNV-1a 64 of the map's cells as hex ("cells"): each run's sector tag
+ * relative to its region's first tag (processes place objects at different
+ * addresses), run length, region, temperatures; and each region's size. Two
+ * launches with the same digest show the same heat map (rankdata.c). */
+static void cells_digest(const fold *f, const json_t *map, char out[17]) {
+    uint64_t h = 1469598103934665603ull;
+#define MIX(v)                                                                                                        \
+    do {                                                                                                              \
+        uint64_t x_ = (uint64_t)(v);                                                                                  \
+        for (int b_ = 0; b_ < 8; b_++) h = (h ^ ((x_ >> (8 * b_)) & 0xff)) * 1099511628211ull;                        \
+    } while (0)
+    const json_t *regs = json_object_get(map, "regions");
+    size_t nreg = json_array_size(regs);
+    for (size_t i = 0; i < nreg; i++) {
+        const json_t *r = json_array_get(regs, i);
+        const char *s = json_string_value(json_object_get(r, "start")), *e = json_string_value(json_object_get(r, "end"));
+        MIX((e ? strtoull(e, NULL, 16) : 0) - (s ? strtoull(s, NULL, 16) : 0));
+    }
+    for (size_t i = 0; i < f->nruns; i++) {
+        const uint32_t *m = f->meta + i * 4, *t = f->temps + i * 9;
+        uint64_t tag = (uint64_t)m[0] | (uint64_t)m[1] << 32;
+        if (m[3] > 0 && m[3] - 1 < nreg) {
+            const char *ft = json_string_value(json_object_get(json_array_get(regs, m[3] - 1), "first_tag"));
+            tag -= ft ? strtoull(ft, NULL, 16) : 0;
+        }
+        MIX(tag);
+        MIX(m[2]);
+        MIX(m[3]);
+        for (int k = 0; k < 9; k++) MIX(t[k]);
+    }
+#undef MIX
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 /* little-endian bytes of v[0..n) with `width` bytes each, into a new buffer */
 static unsigned char *le_bytes(const uint32_t *v, size_t n, int width) {
     unsigned char *b = malloc(n * (size_t)width + 1), *p = b;
@@ -90,6 +128,9 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
         mh_report_base64(out, tb, f.nruns * 9 * (size_t)width);
         fputs("</script>\n", out);
         json_object_set_new(map, "runs", json_integer((json_int_t)f.nruns));
+        char dg[17];
+        cells_digest(&f, map, dg);
+        json_object_set_new(map, "cells", json_string(dg));
     }
     free(mb);
     free(tb);
@@ -177,6 +218,7 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
         if ((rc = write_map(db, out, m, err))) break;
     }
     if (!rc) add_snippets(root);
+    if (!rc && mh_report_rank_annotate(root)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory grouping ranks");
     if (!rc) {
         char *text = json_dumps(root, JSON_COMPACT);
         char *safe = text ? mh_report_json_for_script(text) : NULL;

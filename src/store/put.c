@@ -87,27 +87,23 @@ static int put_header_tx(mh_db *db, const mh_trace_header *h, mh_err *err) {
     if (rc) return rc;
     const mh_device *d = &h->device;
     rc = mh_db_prepare(db, &st,
-                       "INSERT OR REPLACE INTO device(id, source, ordinal, name, flags, warp_size, sector_size,"
-                       " sm_count, cc_major, cc_minor, mem_clock_khz, bus_width_bits, l2_bytes,"
-                       " max_warps_per_sm, global_mem_bytes, peak_Bps)"
-                       " VALUES(0, 'trace', NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                       "INSERT OR REPLACE INTO device(id, source, ordinal, name" MH_TRACE_DEVICE_FIELDS(
+                           MH_TDF_SQL_NAMES, MH_TDF_NONE) ", peak_Bps) VALUES(0, 'trace', NULL, ?"
+                           MH_TRACE_DEVICE_FIELDS(MH_TDF_SQL_QMARKS, MH_TDF_NONE) ",?)",
                        err);
     if (rc) return rc;
-    mh_db_bind_text(st, 1, d->name);
-    sqlite3_bind_int64(st, 2, d->flags);
-    sqlite3_bind_int64(st, 3, d->warp_size);
-    sqlite3_bind_int64(st, 4, d->sector_size);
-    sqlite3_bind_int64(st, 5, d->sm_count);
-    sqlite3_bind_int64(st, 6, d->cc_major);
-    sqlite3_bind_int64(st, 7, d->cc_minor);
-    sqlite3_bind_int64(st, 8, d->mem_clock_khz);
-    sqlite3_bind_int64(st, 9, d->bus_width_bits);
-    sqlite3_bind_int64(st, 10, d->l2_bytes);
-    sqlite3_bind_int64(st, 11, d->max_warps_per_sm);
-    mh_db_bind_u64(st, 12, d->global_mem_bytes);
+    int i = 1;
+    mh_db_bind_text(st, i++, d->name);
+#define BIND_U32(v) sqlite3_bind_int64(st, i++, v)
+#define BIND_U64(v) mh_db_bind_u64(st, i++, v)
+#define BIND(KIND, f, BRK) BIND_##KIND(d->f);
+    MH_TRACE_DEVICE_FIELDS(BIND, MH_TDF_NONE) /* list order (trace_fields.h) */
+#undef BIND
+#undef BIND_U32
+#undef BIND_U64
     /* theoretical peak = memory clock x bus width x 2 (double data rate) */
     if (d->mem_clock_khz && d->bus_width_bits)
-        sqlite3_bind_double(st, 13, (double)d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) * 2.0);
+        sqlite3_bind_double(st, i, (double)d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) * 2.0);
     rc = mh_db_step_done(db, st, err, "writing the device");
     sqlite3_finalize(st);
     return rc;

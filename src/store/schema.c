@@ -1,7 +1,9 @@
 /* schema.c -- the profile database schema, version MH_DB_SCHEMA_VERSION.
  *
  * One string so that the schema lives in one place (the columns of the timing
- * records come from their field lists, memheat/timing_fields.h);
+ * records, of the trace's device and of the kernel table come from their
+ * field lists, memheat/timing_fields.h, memheat/trace_fields.h and
+ * kernel_columns.h);
  * docs/profile-schema.md describes every table and column. Raising the version: add the new tables
  * here, bump MH_DB_SCHEMA_VERSION, and teach mh_db_open to read the old one.
  * Version 3 adds the process table and a `process` column (the process row
@@ -13,6 +15,8 @@
  * (src/store/read.c), merging fills NULL where a profile lacks it. */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
+#include "memheat/trace_fields.h"
+#include "kernel_columns.h"
 
 const char mh_db_schema_sql[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
@@ -20,10 +24,8 @@ const char mh_db_schema_sql[] =
     "  backend TEXT, producer TEXT, note TEXT, memheat_version TEXT,\n"
     "  start_unix_ns INTEGER, end_unix_ns INTEGER, exit_status INTEGER, trace_path TEXT);\n"
     "CREATE TABLE device(id INTEGER PRIMARY KEY, source TEXT NOT NULL, ordinal INTEGER,\n"
-    "  name TEXT, flags INTEGER, warp_size INTEGER, sector_size INTEGER, sm_count INTEGER,\n"
-    "  cc_major INTEGER, cc_minor INTEGER, sm_clock_khz INTEGER, mem_clock_khz INTEGER,\n"
-    "  bus_width_bits INTEGER, l2_bytes INTEGER, max_warps_per_sm INTEGER,\n"
-    "  max_threads_per_sm INTEGER, global_mem_bytes INTEGER, peak_Bps REAL, measured_peak_Bps REAL, process INTEGER);\n"
+    "  name TEXT" MH_TRACE_DEVICE_FIELDS(MH_TDF_SQL_COLUMN, MH_TDF_SQL_COLUMN_C)
+    ", peak_Bps REAL, measured_peak_Bps REAL, process INTEGER);\n"
     "CREATE TABLE launch(id INTEGER PRIMARY KEY, name TEXT NOT NULL, display_name TEXT,\n"
     "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER,\n"
     "  block_z INTEGER, dyn_smem INTEGER, static_smem INTEGER, regs INTEGER, stream INTEGER,\n"
@@ -50,12 +52,7 @@ const char mh_db_schema_sql[] =
     ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER);\n"
     "CREATE TABLE copy(id INTEGER PRIMARY KEY, kind TEXT" MH_TIMING_COPY_FIELDS(MH_TF_SQL_COLUMN)
     ",\n  value INTEGER, process INTEGER);\n"
-    "CREATE TABLE kernel(id INTEGER PRIMARY KEY, device INTEGER, name TEXT NOT NULL,\n"
-    "  count INTEGER, total_ns INTEGER, min_ns INTEGER, median_ns REAL, max_ns INTEGER,\n"
-    "  with_counters INTEGER, dram_bytes REAL, counted_ns REAL, ld_requests REAL,\n"
-    "  ld_sectors REAL, st_requests REAL, st_sectors REAL, flops_sp REAL, flops_dp REAL,\n"
-    "  occupancy_pct REAL, warps_per_sm REAL, bandwidth_Bps REAL, pct_peak REAL,\n"
-    "  pct_measured_peak REAL, sectors_per_request REAL, intensity REAL, bound TEXT, process INTEGER,\n"
+    "CREATE TABLE kernel(id INTEGER PRIMARY KEY" MH_DB_KERNEL_COLUMNS(MH_DB_KCOL_SQL) ", process INTEGER,\n"
     "  verdict TEXT);\n"
     "CREATE TABLE overlap(id INTEGER PRIMARY KEY CHECK(id = 1), copy_in_ns REAL,\n"
     "  copy_out_ns REAL, compute_ns REAL, fused_ns REAL, exposed_copy_ns REAL,\n"

@@ -7,6 +7,7 @@
  * the timing pass wrote is lost even where the schema has no column for it.
  * One transaction for the whole timing batch. */
 #include "db_internal.h"
+#include "kernel_columns.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -90,48 +91,34 @@ static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh
     if (rc) return rc;
 
     rc = mh_db_prepare(db, &st,
-                       "INSERT INTO kernel(device, name, count, total_ns, min_ns, median_ns, max_ns,"
-                       " with_counters, dram_bytes, counted_ns, ld_requests, ld_sectors, st_requests, st_sectors,"
-                       " flops_sp, flops_dp, occupancy_pct, warps_per_sm, bandwidth_Bps, pct_peak,"
-                       " pct_measured_peak, sectors_per_request, intensity, bound, verdict)"
-                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
-                       "?23,?24,?25)",
+                       "INSERT INTO kernel(id" MH_DB_KERNEL_COLUMNS(MH_DB_KCOL_NAME) ", verdict) VALUES(NULL"
+                       MH_DB_KERNEL_COLUMNS(MH_DB_KCOL_QMARK) ",?)",
                        err);
     if (rc) return rc;
-    for (size_t i = 0; i < rep->nrows && !rc; i++) {
-        const mh_bw_row *r = &rep->rows[i];
+    for (size_t n = 0; n < rep->nrows && !rc; n++) {
+        const mh_bw_row *r = &rep->rows[n];
         const mh_timing_stats *s = &r->s;
-        int h = s->with_counters > 0;
-        sqlite3_bind_int64(st, 1, s->device);
-        mh_db_bind_text(st, 2, s->name ? s->name : "");
-        mh_db_bind_u64(st, 3, s->count);
-        mh_db_bind_u64(st, 4, s->total_ns);
-        mh_db_bind_u64(st, 5, s->min_ns);
-        mh_db_bind_real(st, 6, s->median_ns);
-        mh_db_bind_u64(st, 7, s->max_ns);
-        mh_db_bind_u64(st, 8, s->with_counters);
-        bind_counter(st, 9, h, s->dram_bytes);
-        bind_counter(st, 10, h, s->counted_ns);
-        bind_counter(st, 11, h, s->ld_requests);
-        bind_counter(st, 12, h, s->ld_sectors);
-        bind_counter(st, 13, h, s->st_requests);
-        bind_counter(st, 14, h, s->st_sectors);
-        bind_counter(st, 15, h, s->flops_sp);
-        bind_counter(st, 16, h, s->flops_dp);
-        bind_counter(st, 17, h, s->occupancy_pct);
-        bind_counter(st, 18, h, s->warps_per_sm);
-        bind_counter(st, 19, h, r->eff_Bps);
-        bind_counter(st, 20, h, r->frac_theoretical * 100.0);
-        bind_counter(st, 21, h, r->frac_measured * 100.0);
+        int h = s->with_counters > 0, i = 1;
         double req = s->ld_requests + s->st_requests, sec = s->ld_sectors + s->st_sectors;
-        bind_counter(st, 22, h && req > 0, sec / req);
-        bind_counter(st, 23, h, r->ai);
-        mh_db_bind_text(st, 24, mh_verdict_short(r->verdict));
+#define KBIND_I64(v) sqlite3_bind_int64(st, i++, v)
+#define KBIND_U64(v) mh_db_bind_u64(st, i++, v)
+#define KBIND_TEXT(v) mh_db_bind_text(st, i++, v)
+#define KBIND_REAL(v) mh_db_bind_real(st, i++, v)
+#define KBIND_CTR(v) bind_counter(st, i++, h, v)
+#define KBIND(col, type, BRK, KIND, v) KBIND_##KIND(v);
+        MH_DB_KERNEL_COLUMNS(KBIND) /* kernel_columns.h */
+#undef KBIND
+#undef KBIND_I64
+#undef KBIND_U64
+#undef KBIND_TEXT
+#undef KBIND_REAL
+#undef KBIND_CTR
+        /* the verdict's figures (JSON), the table's last column (schema.c) */
         json_t *why = mh_verdict_json(&r->why);
         char *why_text = why ? json_dumps(why, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
         json_decref(why);
         if (!why_text) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory writing a verdict");
-        mh_db_bind_text(st, 25, why_text);
+        mh_db_bind_text(st, i, why_text);
         if (!rc) rc = mh_db_step_done(db, st, err, "writing kernel statistics");
         free(why_text);
     }

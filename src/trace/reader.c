@@ -163,10 +163,13 @@ static int parse_header(mh_trace_reader *r, const unsigned char *p, size_t len, 
     h->version = c32(&c);
     h->start_unix_ns = c64(&c);
     mh_device *d = &h->device;
-    uint32_t *f[10] = {&d->flags, &d->warp_size, &d->sector_size, &d->sm_count, &d->cc_major,
-                       &d->cc_minor, &d->mem_clock_khz, &d->bus_width_bits, &d->l2_bytes, &d->max_warps_per_sm};
-    for (int i = 0; i < 10; i++) *f[i] = c32(&c);
-    d->global_mem_bytes = c64(&c);
+#define GET(KIND, f, BRK) d->f = GET_##KIND(&c); /* list order (trace_fields.h) */
+#define GET_U32 c32
+#define GET_U64 c64
+    MH_TRACE_DEVICE_FIELDS(GET, MH_TDF_NONE)
+#undef GET
+#undef GET_U32
+#undef GET_U64
     d->name = cstr(&c, &s);
     h->producer = cstr(&c, &s);
     h->command = cstr(&c, &s);

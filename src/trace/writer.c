@@ -147,8 +147,8 @@ int mh_trace_create(mh_trace_writer **out, const char *path, const mh_trace_head
     int rc = write_all(w, prefix, sizeof prefix, err);
 
     const mh_device *d = &h->device;
-    size_t plen = 4 + 8 + 10 * 4 + 8 + str_bytes(d->name) + str_bytes(h->producer) +
-                  str_bytes(h->command) + str_bytes(h->note);
+    size_t plen = 4 + 8 MH_TRACE_DEVICE_FIELDS(MH_TDF_BYTES, MH_TDF_NONE) + str_bytes(d->name) +
+                  str_bytes(h->producer) + str_bytes(h->command) + str_bytes(h->note);
     unsigned char *p = rc == MH_OK ? rec_begin(w, MH_REC_HEADER, plen, err) : NULL;
     if (!p) {
         mh_trace_abandon(w);
@@ -156,11 +156,15 @@ int mh_trace_create(mh_trace_writer **out, const char *path, const mh_trace_head
     }
     mh_put32(p, MH_TRACE_VERSION);
     mh_put64(p + 4, h->start_unix_ns);
-    uint32_t f[10] = {d->flags, d->warp_size, d->sector_size, d->sm_count, d->cc_major,
-                      d->cc_minor, d->mem_clock_khz, d->bus_width_bits, d->l2_bytes, d->max_warps_per_sm};
-    for (int i = 0; i < 10; i++) mh_put32(p + 12 + 4 * i, f[i]);
-    mh_put64(p + 52, d->global_mem_bytes);
-    p = put_str(p + 60, d->name);
+    p += 12; /* the device fields in list order (trace_fields.h) */
+#define PUT_U32(v) (mh_put32(p, v), p += 4)
+#define PUT_U64(v) (mh_put64(p, v), p += 8)
+#define PUT(KIND, f, BRK) PUT_##KIND(d->f);
+    MH_TRACE_DEVICE_FIELDS(PUT, MH_TDF_NONE)
+#undef PUT
+#undef PUT_U32
+#undef PUT_U64
+    p = put_str(p, d->name);
     p = put_str(p, h->producer);
     p = put_str(p, h->command);
     put_str(p, h->note);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../mh_test.h"
+#include "report/rankdata.h"
 #include "report/report.h"
 
 static char *render(const char *json) {
@@ -66,4 +67,32 @@ static void test_one_process(void) {
     free(h);
 }
 
-MH_TEST_MAIN(T(test_three_ranks), T(test_one_process))
+/* Rank lists for people: runs of consecutive ranks, pids where there is no rank. */
+static void test_rank_list(void) {
+    json_t *root = json_loads("{\"processes\":[{\"id\":1,\"rank\":6},{\"id\":2,\"rank\":0},{\"id\":3,\"rank\":2},"
+                              "{\"id\":4,\"rank\":1},{\"id\":5,\"rank\":3}]}",
+                              0, NULL);
+    mh_rank_procs p;
+    CHECK(root && mh_report_rank_procs(root, &p) == 0 && p.n == 5);
+    unsigned char on[5] = {1, 1, 1, 1, 1}; /* rank order: 0 1 2 3 6 */
+    char b[64];
+    mh_report_rank_list(&p, on, b, sizeof b);
+    CHECK(!strcmp(b, "ranks 0-3, 6"));
+    on[1] = 0;
+    mh_report_rank_list(&p, on, b, sizeof b);
+    CHECK(!strcmp(b, "ranks 0, 2-3, 6"));
+    unsigned char one[5] = {0, 0, 0, 0, 1};
+    mh_report_rank_list(&p, one, b, sizeof b);
+    CHECK(!strcmp(b, "rank 6"));
+    mh_report_rank_procs_free(&p);
+    json_decref(root);
+    root = json_loads("{\"processes\":[{\"id\":1,\"pid\":12},{\"id\":2,\"pid\":14,\"rank\":1}]}", 0, NULL);
+    CHECK(root && mh_report_rank_procs(root, &p) == 0 && p.n == 2);
+    unsigned char both[2] = {1, 1};
+    mh_report_rank_list(&p, both, b, sizeof b);
+    CHECK(!strcmp(b, "rank 1, pid 12")); /* ranked first, then the others */
+    mh_report_rank_procs_free(&p);
+    json_decref(root);
+}
+
+MH_TEST_MAIN(T(test_three_ranks), T(test_one_process), T(test_rank_list))

@@ -26,7 +26,13 @@
  *       -> two rows repeating every 16 sectors, 31 more times
  * "a" is read at pc 0x100, attributed to periodic_src.cu:3 (a relative path: the
  * report test writes that file); "b" at pc 0x200, which has no source line.
- * Its timing: kernels of 10 us with 10 us gaps, a 4 MiB DtoH copy at 2.5 GB/s (1677.7 us). */
+ * Its timing: kernels of 10 us with 10 us gaps, a 4 MiB DtoH copy at 2.5 GB/s (1677.7 us).
+ *
+ *   make_profile ranks OUT.mhdb     three processes (ranks 0, 1, 2; the view by rank):
+ *     kernel "scale": "a" read as periodic's "a" (strided) on every rank: same heat map everywhere
+ *     kernel "gather": "b" as periodic's "b" on every rank; rank 1 also reads "c" like "a"
+ *       -> a finding on "c" on rank 1 only, and gather's heat map differs on rank 1
+ *     timing: rank 1 runs every kernel 3x slower than ranks 0 and 2 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +56,7 @@ static int fail(const mh_err *e) {
 
 /* A timing file for the given kernel names: 3 launches each, a device with a
  * known peak (1 GHz x 256 bit x 2 = 64 GB/s) and copies around them. */
-static int write_timing(const char *path, const char *const *names, int n, int slow, mh_err *err) {
+static int write_timing_x(const char *path, const char *const *names, int n, int slow, uint64_t times, mh_err *err) {
     mh_timing t;
     mh_timing_init(&t);
     snprintf(t.producer, sizeof t.producer, "make_profile");
@@ -74,7 +80,7 @@ static int write_timing(const char *path, const char *const *names, int n, int s
         for (int i = 0; i < n; i++) {
             mh_timing_kernel *k = mh_timing_add_kernel(&t, names[i]);
             if (!k) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            uint64_t dur = 10000u * (uint64_t)(i + 1) + 1000u * (uint64_t)r; /* kernel i: ~(i+1)*10 us */
+            uint64_t dur = (10000u * (uint64_t)(i + 1) + 1000u * (uint64_t)r) * times; /* kernel i: ~(i+1)*10 us */
             k->start_ns = clock;
             k->end_ns = clock += dur;
             k->grid[0] = k->grid[1] = k->grid[2] = 1;
@@ -107,6 +113,10 @@ static int write_timing(const char *path, const char *const *names, int n, int s
     int rc = mh_timing_save(&t, NULL, path, err);
     mh_timing_free(&t);
     return rc;
+}
+
+static int write_timing(const char *path, const char *const *names, int n, int slow, mh_err *err) {
+    return write_timing_x(path, names, n, slow, 1, err);
 }
 
 static int put_acc_pc(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, uint64_t pc, mh_err *err) {
@@ -210,6 +220,100 @@ out:
     return rc;
 }
 
+/* One process of the ranks profile (see the header). */
+static int write_rank(const char *path, int rank, mh_err *err) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = "make_profile ranks";
+    h.command = "ranks";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, path, &h, NULL, err);
+    if (rc) return rc;
+    mh_process pr = {.pid = 100u + (uint64_t)rank, .ppid = 1, .rank = rank, .local_rank = rank, .world_size = 3,
+                     .ompi_rank = -1, .pmi_rank = -1, .slurm_procid = -1, .host = "node0", .command = "ranks"};
+    mh_alloc a = {.id = 0, .launch = MH_TRACE_NO_LAUNCH, .base = 0x10000, .size = 128 * 4 * 32,
+                  .space = MH_SPACE_GLOBAL, .label = "a"};
+    mh_alloc b = {.id = 1, .launch = MH_TRACE_NO_LAUNCH, .base = 0x20000, .size = 64 * 8 * 32,
+                  .space = MH_SPACE_GLOBAL, .label = "b"};
+    mh_alloc c = {.id = 2, .launch = MH_TRACE_NO_LAUNCH, .base = 0x40000, .size = 128 * 4 * 32,
+                  .space = MH_SPACE_GLOBAL, .label = "c"};
+    if ((rc = mh_trace_write_process(w, &pr, err)) || (rc = mh_trace_write_alloc(w, &a, err)) ||
+        (rc = mh_trace_write_alloc(w, &b, err)) || (rc = mh_trace_write_alloc(w, &c, err)))
+        goto out;
+    for (uint32_t id = 0; id < 2 && !rc; id++) {
+        mh_launch l;
+        memset(&l, 0, sizeof l);
+        l.id = id;
+        l.name = l.display_name = id ? "gather" : "scale";
+        l.grid = (mh_dim3){1, 1, 1};
+        l.block = (mh_dim3){256, 1, 1};
+        l.n_sampled = MH_TRACE_ALL_BLOCKS;
+        if ((rc = mh_trace_write_launch(w, &l, err))) break;
+        mh_access x;
+        memset(&x, 0, sizeof x);
+        x.launch = id;
+        x.size = 4;
+        x.pc = 0x100 + id;
+        x.flags = MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL);
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < 128 && !rc && (id == 0 || rank == 1); i++, n++) {
+            x.addr = (id ? c.base : a.base) + 32 * 4 * i;
+            x.thread = (uint16_t)((i % 8) * 32);
+            x.seq = i;
+            rc = mh_trace_write_accesses(w, &x, 1, err);
+        }
+        for (uint32_t i = 0; i < 64 && !rc && id == 1; i++) {
+            x.pc = 0x200;
+            x.addr = b.base + 32 * 8 * i;
+            x.thread = 0;
+            x.seq = 200 + i;
+            rc = mh_trace_write_accesses(w, &x, 1, err);
+            n++;
+            if (!rc && i % 2) {
+                x.addr += 4;
+                x.thread = 32;
+                x.seq = 300 + i;
+                rc = mh_trace_write_accesses(w, &x, 1, err);
+                n++;
+            }
+        }
+        mh_kernel_end e = {.launch = id, .recorded = n};
+        if (!rc) rc = mh_trace_write_kernel_end(w, &e, err);
+    }
+    if (rc) goto out;
+    return mh_trace_close(w, err);
+out:
+    mh_trace_abandon(w);
+    return rc;
+}
+
+/* The ranks profile: one trace and timing file per rank, imported as one run of three processes. */
+static int make_ranks(const char *out, mh_db_import_opts *io, mh_err *err) {
+    char tr[3][4200], tm[3][4200];
+    mh_db_import_proc procs[3];
+    memset(procs, 0, sizeof procs);
+    const char *names[2] = {"scale", "gather"};
+    int rc = MH_OK;
+    for (int r = 0; r < 3 && !rc; r++) {
+        snprintf(tr[r], sizeof tr[r], "%s.%d.mht", out, r);
+        snprintf(tm[r], sizeof tm[r], "%s.%d.timing.json", out, r);
+        rc = write_rank(tr[r], r, err);
+        if (!rc) rc = write_timing_x(tm[r], names, 2, 0, r == 1 ? 3 : 1, err);
+        procs[r].trace_path = tr[r];
+        procs[r].timing_path = tm[r];
+        procs[r].pid = 100u + (uint64_t)r;
+    }
+    if (!rc) rc = mh_db_import_procs(out, io, procs, 3, err);
+    for (int r = 0; r < 3; r++) {
+        unlink(tr[r]);
+        unlink(tm[r]);
+    }
+    return rc;
+}
+
 /* One launch whose global object has n sectors, neighbours never identical and
  * no repeating pattern (1 to 3 warps per sector on hashed words). */
 static int write_big(const char *path, uint64_t n, mh_err *err) {
@@ -268,7 +372,7 @@ out:
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_profile synth|hostile|periodic|big OUT.mhdb [N]\n");
+        fprintf(stderr, "usage: make_profile synth|hostile|periodic|ranks|big OUT.mhdb [N]\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -307,6 +411,10 @@ int main(int argc, char **argv) {
         const char *names[1] = {"periodic"};
         if ((rc = write_timing(timing, names, 1, 1, &err))) return fail(&err);
         io.timing_path = timing;
+    } else if (strcmp(mode, "ranks") == 0) {
+        io.trace_path = NULL;
+        if ((rc = make_ranks(out, &io, &err))) return fail(&err);
+        return 0;
     } else if (strcmp(mode, "big") == 0 && argc > 3) {
         if ((rc = write_big(trace, strtoull(argv[3], NULL, 10), &err))) return fail(&err);
     } else {

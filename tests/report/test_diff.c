@@ -1,7 +1,10 @@
 /* test_diff.c -- `memheat diff` on a before/after pair: profile B is profile
  * A with one kernel twice as fast, its false-sharing finding gone and a new
  * finding on another kernel; the terminal table and the HTML page must say
- * exactly that, and a profile compared with itself must show no change. */
+ * exactly that, and a profile compared with itself must show no change.
+ * Three ranks (make_profile ranks, rank 1 three times slower, a finding on
+ * rank 1 only): the numbers of the view by rank, the report's folding and
+ * the diff by rank against the same job with rank 1 fixed. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +12,10 @@
 
 #include "memheat/store.h"
 #include "mh_test.h"
+#include "report/rankdata.h"
 #include "report/report.h"
+
+#include <jansson.h>
 
 static const char *make_profile;
 
@@ -126,8 +132,109 @@ static void test_rename(void) {
     free(html);
 }
 
+static char *slurp_html(mh_db *db) {
+    mh_err err = {0};
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    CHECK(mh_report_html(db, f, NULL, &err) == MH_OK);
+    fclose(f);
+    return buf;
+}
+
+static void test_ranks(void) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "%s ranks rk_a.mhdb && cp rk_a.mhdb rk_b.mhdb", make_profile);
+    CHECK(system(cmd) == 0);
+    mh_err err = {0};
+    mh_db *db;
+    json_t *root = NULL;
+    CHECK(mh_db_open(&db, "rk_a.mhdb", MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_read_summary(db, &root, &err) == MH_OK);
+    if (!root) return;
+    mh_rank_procs p;
+    CHECK(mh_report_rank_procs(root, &p) == 0);
+    CHECK_EQ_U(p.n, 3);
+    CHECK(p.n == 3 && !strcmp(p.v[0].label, "rank 0") && !strcmp(p.v[1].label, "rank 1") && !strcmp(p.v[2].label, "rank 2"));
+    mh_rank_kernels k;
+    CHECK(mh_report_rank_kernels(root, &p, &k) == 0);
+    CHECK(k.timed);
+    const mh_rank_krow *sc = mh_report_rank_kernel(&k, "scale");
+    CHECK(sc != NULL);
+    if (sc) { /* make_profile: 3 runs of (10 + r) us, x3 on rank 1 */
+        CHECK(sc->c[0].v == 33000 && sc->c[1].v == 99000 && sc->c[2].v == 33000);
+        CHECK(sc->worst == 1 && sc->median == 33000 && sc->ratio > 2.999 && sc->ratio < 3.001);
+    }
+    mh_report_rank_kernels_free(&k);
+    mh_rank_findings fg;
+    CHECK(mh_report_rank_findings(root, &p, 0, &fg) == 0);
+    size_t on_a = 0, on_c = 0;
+    for (size_t i = 0; i < fg.n; i++) {
+        char lab[128];
+        mh_report_rank_list(&p, fg.v[i].on, lab, sizeof lab);
+        if (!strcmp(fg.v[i].object, "a")) {
+            on_a++;
+            CHECK(fg.v[i].nranks == 3 && !strcmp(lab, "ranks 0-2") && !strcmp(fg.v[i].kernel, "scale"));
+            CHECK(fg.v[i].cost_min > 0 && fg.v[i].cost_min == fg.v[i].cost_max);
+        }
+        if (!strcmp(fg.v[i].object, "c")) {
+            on_c++;
+            CHECK(fg.v[i].nranks == 1 && fg.v[i].on[1] && !strcmp(lab, "rank 1") && !strcmp(fg.v[i].kernel, "gather"));
+        }
+    }
+    CHECK(on_a > 0 && on_c > 0);
+    mh_report_rank_findings_free(&fg);
+    mh_report_rank_procs_free(&p);
+    json_decref(root);
+    /* the report: scale's heat maps identical on the three ranks, gather's not */
+    char *page = slurp_html(db);
+    CHECK(page && strstr(page, "\"launches\":[0,2,4],\"identical\":true,\"ranks\":\"ranks 0-2\"") != NULL);
+    CHECK(page && strstr(page, "\"launches\":[1,3,5],\"identical\":false,\"ranks\":\"ranks 0-2\"") != NULL);
+    CHECK(page && strstr(page, "<td class=\"mh-some\">rank 1 only</td>") != NULL);
+    free(page);
+    mh_db_close(db);
+
+    sqlite3 *h;
+    CHECK(sqlite3_open("rk_b.mhdb", &h) == SQLITE_OK);
+    CHECK(sqlite3_exec(h,
+                       "UPDATE kernel SET total_ns = total_ns / 3 WHERE process = (SELECT id FROM process WHERE rank = 1);"
+                       "DELETE FROM finding WHERE object_label = 'c';",
+                       0, 0, 0) == SQLITE_OK);
+    sqlite3_close(h);
+    char *html, line[512];
+    char *t = diff_text("rk_a.mhdb", "rk_b.mhdb", &html);
+    CHECK(strstr(t, "by rank (A: 3 processes, B: 3; ranks matched by rank number") != NULL);
+    CHECK(strstr(line_of(t, "scale", line, sizeof line), "165.00 us") != NULL); /* 33 + 99 + 33 us: summed over ranks */
+    CHECK(strstr(line, "-40.0%") != NULL);
+    const char *sec = strstr(t, "by rank (");
+    const char *scl = sec ? strstr(sec, "\nscale\n") : NULL;
+    CHECK(scl != NULL);
+    char r0[64], r1[64], rs[64];
+    snprintf(r0, sizeof r0, "%-40s rank 0", "");
+    snprintf(r1, sizeof r1, "%-40s rank 1", "");
+    snprintf(rs, sizeof rs, "%-40s slowest/median", "");
+    if (scl) {
+        /* the rows of scale: rank 0 unchanged, rank 1 -66.7%, imbalance 3.00x -> 1.00x */
+        CHECK(strstr(line_of(scl + 1 + 6, r1, line, sizeof line), "-66.7%") != NULL);
+        CHECK(strstr(line_of(scl + 1 + 6, r0, line, sizeof line), "+0.0%") != NULL);
+        line_of(scl + 1 + 6, rs, line, sizeof line);
+        CHECK(strstr(line, "3.00x (rank 1)") != NULL && strstr(line, "1.00x (rank 0)") != NULL);
+    }
+    CHECK(strstr(html, "id=\"diff-ranks\"") != NULL);
+    CHECK(strstr(html, "<td class=\"worse\" data-ratio=\"3.0000\">3.00x (rank 1)</td><td class=\"\" data-ratio=\"1.0000\">") != NULL);
+    free(t);
+    free(html);
+    /* one process against itself: no table by rank */
+    snprintf(cmd, sizeof cmd, "%s periodic rk_one.mhdb", make_profile);
+    CHECK(system(cmd) == 0);
+    t = diff_text("rk_one.mhdb", "rk_one.mhdb", &html);
+    CHECK(strstr(t, "by rank") == NULL && strstr(html, "diff-ranks") == NULL);
+    free(t);
+    free(html);
+}
+
 int main(int argc, char **argv) {
     make_profile = argc > 1 ? argv[1] : "./mh_make_profile";
-    static const mh_test_case cases[] = {{"before_after", test_before_after}, {"rename", test_rename}};
+    static const mh_test_case cases[] = {{"before_after", test_before_after}, {"rename", test_rename}, {"ranks", test_ranks}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

@@ -77,12 +77,53 @@ var LAUNCH_WORK = {};
 })();
 function findingShare(f) { var w = LAUNCH_WORK[f.launch]; return w > 0 && isNum(f.cost) ? Math.min(1, f.cost / w) : null; }
 
-/* Findings grouped by (launch, cause), most costly first. */
+/* Several processes (ranks): the cause groups of the same launch on each
+ * rank (html.c's rank_group: kernel configuration and its n-th launch), of
+ * the same family and objects, folded into one, shown by its costliest rank,
+ * with the ranks that have it and the spread of its cost. */
+function rankLabel(pid) { var ps = D.processes || []; for (var i = 0; i < ps.length; i++) if (ps[i].id === pid) return ps[i].label || ("process " + pid); return "process " + pid; }
+function rankListText(labels) {
+  var nums = labels.map(function (t) { var m = /^rank (\d+)$/.exec(t); return m ? +m[1] : null; });
+  if (nums.every(function (n) { return n != null; })) return (nums.length === 1 ? "rank " : "ranks ") + nums.sort(function (a, b) { return a - b; }).join(", ");
+  return labels.join(", ");
+}
+function foldRanks(groups) {
+  if (!D.rank_groups || (D.processes || []).length < 2) return groups;
+  var byKey = {}, out = [];
+  groups.forEach(function (g) {
+    var l = launchById(g.launch), objs = [];
+    g.findings.forEach(function (x) { var o = (x.object_label || "") + "/" + (x.space || ""); if (objs.indexOf(o) < 0) objs.push(o); });
+    var key = (l && l.rank_group != null ? l.rank_group : "L" + g.launch) + "|" + g.family + "|" + objs.sort().join(",");
+    var f = byKey[key];
+    if (!f) { f = byKey[key] = { members: [] }; out.push(f); }
+    f.members.push({ g: g, process: l ? l.process : null });
+  });
+  var nproc = D.processes.length;
+  return out.map(function (f) {
+    var best = f.members[0].g, costs = [], labels = [];
+    f.members.forEach(function (m) {
+      if ((m.g.savingNs || 0) > (best.savingNs || 0) || ((m.g.savingNs || 0) === (best.savingNs || 0) && m.g.cost > best.cost)) best = m.g;
+      costs.push(m.g.cost);
+      var lab = rankLabel(m.process); if (labels.indexOf(lab) < 0) labels.push(lab);
+    });
+    best.ranks = { n: labels.length, of: nproc, labels: labels, costMin: Math.min.apply(null, costs), costMax: Math.max.apply(null, costs) };
+    return best;
+  });
+}
+function ranksText(r) {
+  if (!r) return "";
+  var spread = r.costMin === r.costMax ? fmtInt(r.costMin) : fmtInt(r.costMin) + "\u2013" + fmtInt(r.costMax);
+  if (r.n === r.of) return "on all " + r.of + " ranks (cost " + spread + " per rank)";
+  return "on " + rankListText(r.labels) + " only" + (r.n > 1 ? " (cost " + spread + " per rank)" : "");
+}
+
+/* Findings grouped by (launch, cause), most costly first; across ranks, folded. */
 function findingGroups() {
   var byKey = {}, groups = [];
   (D.findings || []).forEach(function (f) {
     if (f.kind === "coalesced" || !FAMILY[f.kind]) return;
-    var key = f.launch + "/" + FAMILY[f.kind], g = byKey[key];
+    /* several ranks: one cause per object, so that folding across ranks compares like with like */
+    var key = f.launch + "/" + FAMILY[f.kind] + ((D.processes || []).length > 1 ? "/" + (f.object_label || "") + "/" + (f.space || "") : ""), g = byKey[key];
     if (!g) { g = byKey[key] = { launch: f.launch, family: FAMILY[f.kind], findings: [], cost: 0, share: 0 }; groups.push(g); }
     g.findings.push(f);
     g.cost += isNum(f.cost) ? f.cost : 0;
@@ -96,6 +137,7 @@ function findingGroups() {
     g.kernelNs = k && isNum(k.total_ns) ? k.total_ns : null;
     g.savingNs = g.kernelNs != null ? g.share * g.kernelNs : null;
   });
+  groups = foldRanks(groups);
   groups.sort(function (a, b) {
     if (a.savingNs != null && b.savingNs != null && a.savingNs !== b.savingNs) return b.savingNs - a.savingNs;
     return b.cost - a.cost;
@@ -139,6 +181,10 @@ function groupItem(g, rank) {
   cost.appendChild(document.createTextNode(" of the launch's memory transactions" + (g.savingNs != null ? ", \u2248 " + fmtNs(g.savingNs) + " of " + fmtNs(g.kernelNs) + " kernel time" : "")));
   if (kinds.length > 1) cost.appendChild(document.createTextNode(" \u00b7 seen as " + kinds.join(" + ")));
   li.appendChild(cost);
+  if (g.ranks) {
+    li.setAttribute("data-ranks", String(g.ranks.n));
+    li.appendChild(el("div", { cls: "fix-ranks" + (g.ranks.n === g.ranks.of ? " every" : " some"), text: ranksText(g.ranks) }));
+  }
   var w = whereText(f);
   if (w) li.appendChild(el("div", { cls: "fix-where mono", text: w }));
   var sn = snippetEl(f); if (sn) li.appendChild(sn);

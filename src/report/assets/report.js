@@ -87,20 +87,23 @@ function sectionRun() {
 
 /* Kernel table: timing rows per kernel name, plus traced-only names. */
 function kernelRows() {
-  var byName = {}, rows = [];
+  /* several processes: one row per kernel name and process, labelled with its rank */
+  var multi = (D.processes || []).length > 1, byName = {}, rows = [];
+  function key(name, pid) { return multi ? name + "\u0000" + pid : name; }
+  function tag(label, pid) { return multi && pid != null ? label + " \u00b7 " + rankLabel(pid) : label; }
   (D.kernels || []).forEach(function (k) {
-    var r = { name: k.name, label: k.short_name || k.name, full: k.full_name || k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, why: k.verdict || null, findings: 0, traced: 0 };
-    byName[k.name] = r; rows.push(r);
+    var r = { name: k.name, label: tag(k.short_name || k.name, k.process), full: k.full_name || k.name, count: k.count, total: k.total_ns, median: k.median_ns, bw: isNum(k.bandwidth_Bps) ? k.bandwidth_Bps / 1e9 : null, pct: k.pct_peak, bound: k.bound, why: k.verdict || null, findings: 0, traced: 0 };
+    byName[key(k.name, k.process)] = r; rows.push(r);
   });
   (D.launches || []).forEach(function (l) {
-    var r = byName[l.name] || byName[l.display_name];
-    if (!r) { r = { name: launchName(l), label: l.short_name || launchName(l), full: l.full_name || launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[l.name] = r; rows.push(r); }
+    var r = byName[key(l.name, l.process)] || byName[key(l.display_name, l.process)];
+    if (!r) { r = { name: launchName(l), label: tag(l.short_name || launchName(l), l.process), full: l.full_name || launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[key(l.name, l.process)] = r; rows.push(r); }
     r.traced++;
     if (r.launch == null) r.launch = l.id;
     (D.findings || []).forEach(function (f) { if (f.launch === l.id && f.kind !== "coalesced") r.findings++; });
   });
-  /* Every launch counted by the collector, traced or sampled out (launch policy). */
-  (D.launch_counts || []).forEach(function (c) {
+  /* Every launch counted by the collector, traced or sampled out (launch policy); summed over processes. */
+  if (!multi) (D.launch_counts || []).forEach(function (c) {
     var r = byName[c.name];
     if (r) { r.ran = c.launches; r.configs = c.configs; }
   });
@@ -197,10 +200,42 @@ function sectionLaunches() {
   var launches = D.launches || [];
   if (!launches.length) { sec.appendChild(el("p", { cls: "muted", text: "No traced launches in this profile." })); return sec; }
   var sel = el("select", { id: "launch-select" });
+  /* Several ranks: one entry per launch across ranks (rank_groups, html.c);
+   * identical heat maps are shown once, else a rank selector picks the rank. */
+  var RG = (D.processes || []).length > 1 ? (D.rank_groups || null) : null;
+  function groupOf(l) { return RG && l && l.rank_group != null ? RG[l.rank_group] : null; }
+  function firstOf(g) { var ids = g.launches.filter(function (x) { return x != null; }); return ids.length ? ids[0] : null; }
   launches.forEach(function (l) {
-    sel.appendChild(el("option", { value: String(l.id), text: "#" + l.id + "  " + launchName(l) + "  grid " + (l.grid || []).join("\u00d7") + "  block " + (l.block || []).join("\u00d7") }));
+    var g = groupOf(l);
+    if (g && firstOf(g) !== l.id) return;
+    var extra = !g ? "" : g.identical ? "  (identical on " + g.ranks + ")" : "  (" + g.ranks + "; differs by rank)";
+    sel.appendChild(el("option", { value: String(l.id), text: "#" + l.id + "  " + launchName(l) + "  grid " + (l.grid || []).join("\u00d7") + "  block " + (l.block || []).join("\u00d7") + extra }));
   });
-  sec.appendChild(el("div", { cls: "launch-head" }, [el("label", { "for": "launch-select", text: "Launch" }), sel]));
+  var rankSel = el("select", { id: "rank-select", "aria-label": "rank" }), rankLab = el("label", { "for": "rank-select", text: "Rank" });
+  var rankNote = el("span", { id: "rank-note", cls: "muted" });
+  var headKids = [el("label", { "for": "launch-select", text: "Launch" }), sel];
+  if (RG) headKids.push(rankLab, rankSel, rankNote);
+  sec.appendChild(el("div", { cls: "launch-head" }, headKids));
+  function showRanks(l) {
+    if (!RG) return;
+    var g = groupOf(l);
+    rankSel.textContent = ""; rankNote.textContent = "";
+    sel.value = String(g ? firstOf(g) : l.id);
+    if (!g) return;
+    if (g.identical) {
+      rankSel.style.display = rankLab.style.display = "none";
+      rankNote.textContent = "Heat maps identical on " + g.ranks + ": shown once.";
+      return;
+    }
+    rankSel.style.display = rankLab.style.display = "";
+    g.launches.forEach(function (id, i) {
+      if (id == null) return;
+      rankSel.appendChild(el("option", { value: String(id), text: (D.processes.filter(function (p) { return p.id === (launchById(id) || {}).process; })[0] || {}).label || ("launch " + id) }));
+    });
+    rankSel.value = String(l.id);
+    rankNote.textContent = "Heat maps differ between ranks (" + g.ranks + ").";
+  }
+  rankSel.addEventListener("change", function () { show(parseInt(rankSel.value, 10)); });
   var body = el("div", { id: "launch-body" }), shown = null;
   sec.appendChild(body);
   function show(id) {
@@ -210,9 +245,11 @@ function sectionLaunches() {
     body.textContent = ""; hideTip(); shown = id;
     Object.keys(views).forEach(function (k) { delete views[k]; });
     sel.value = String(id);
+    showRanks(l);
     var dl = el("dl", { cls: "kv" });
     function kv(k, v) { dl.appendChild(el("dt", { text: k })); dl.appendChild(el("dd", { cls: "mono", text: String(v) })); }
     kv("Kernel", launchName(l));
+    if (RG && l.process != null) kv("Process", rankLabel(l.process));
     if (l.display_name && l.display_name !== l.name) kv("Mangled", l.name);
     kv("Grid \u00d7 block", (l.grid || []).join("\u00d7") + "  \u00d7  " + (l.block || []).join("\u00d7"));
     kv("Blocks traced", (l.n_sampled === l.n_blocks ? "all " : "") + l.n_sampled + " of " + l.n_blocks);

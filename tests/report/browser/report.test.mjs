@@ -395,6 +395,71 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
   await p.page.close();
 }
 
+// ---- 4b. three ranks (make_profile ranks): findings folded across ranks,
+// identical heat maps shown once, a rank selector where they differ, and the
+// diff by rank against the same job with rank 1 three times faster ----
+{
+  let ok = true;
+  try {
+    run(args["make-profile"], ["ranks", path.join(out, "ranks.mhdb")]);
+    run(args.memheat, ["report", "-q", "-f", "ranks.mhdb", "-o", "ranks.html"]);
+  } catch (e) { ok = false; check(false, "ranks profile + report: " + (e.stderr || e.message)); }
+  if (ok) {
+    const p = await openPage(path.join(out, "ranks.html"), "ranks3");
+    await p.page.waitForSelector("body[data-ready='1']");
+    const fx = await p.page.$$eval("#fix-list > li.fix", (e) => e.map((li) => ({ text: li.textContent, ranks: li.querySelector(".fix-ranks") ? li.querySelector(".fix-ranks").textContent : "" })));
+    const onA = fx.filter((x) => /scale/.test(x.text) && /\ba \(global\)/.test(x.text));
+    const onC = fx.filter((x) => /gather/.test(x.text) && /\bc \(global\)/.test(x.text));
+    check(onA.length === 1 && /^on all 3 ranks \(cost [\d,]+ per rank\)$/.test(onA[0].ranks), "ranks3: the finding on every rank is one cause, 'on all 3 ranks': " + JSON.stringify(onA.map((x) => x.ranks)));
+    check(onC.length === 1 && onC[0].ranks === "on rank 1 only", "ranks3: the finding of rank 1 alone names its rank: " + JSON.stringify(onC.map((x) => x.ranks)));
+    const onB = fx.filter((x) => /gather/.test(x.text) && /\bb \(global\)/.test(x.text));
+    check(onB.length === 1 && /^on all 3 ranks/.test(onB[0].ranks) && !/\bc \(global\)/.test(onB[0].text), "ranks3: b on every rank is one cause of its own, beside rank 1's c: " + JSON.stringify(onB.map((x) => x.ranks)));
+    const krows = await p.page.$$eval("#kernel-table tbody tr td:first-child", (e) => e.map((x) => x.textContent));
+    check(krows.length === 6 && krows.filter((t) => /^scale \u00b7 rank [012]$/.test(t)).length === 3, "ranks3: kernel table, one row per kernel and rank, labelled: " + JSON.stringify(krows));
+    const opts = await p.page.$$eval("#launch-select option", (e) => e.map((o) => o.textContent));
+    check(opts.length === 2 && /scale.*identical on ranks 0-2/.test(opts.join("|")) && /gather.*differs by rank/.test(opts.join("|")), "ranks3: one launch entry per launch across ranks: " + JSON.stringify(opts));
+    const scale = await p.page.evaluate(() => {
+      const D = window.memheatReport.data, l = D.launches.find((x) => x.name === "scale");
+      window.memheatReport.showLaunch(l.id);
+      return { note: document.getElementById("rank-note").textContent, sel: getComputedStyle(document.getElementById("rank-select")).display, maps: document.querySelectorAll("#launch-body .hm-wrap").length };
+    });
+    check(/identical on ranks 0-2/.test(scale.note) && scale.sel === "none" && scale.maps === 1, "ranks3: scale's heat map shown once, 'identical on ranks 0-2' " + JSON.stringify(scale));
+    const gather = await p.page.evaluate(() => {
+      const D = window.memheatReport.data, l = D.launches.find((x) => x.name === "gather");
+      window.memheatReport.showLaunch(l.id);
+      const rs = document.getElementById("rank-select");
+      return { opts: [...rs.options].map((o) => o.textContent), shown: getComputedStyle(rs).display };
+    });
+    check(gather.shown !== "none" && gather.opts.join(",") === "rank 0,rank 1,rank 2", "ranks3: gather differs by rank: a rank selector " + JSON.stringify(gather));
+    const r1 = await p.page.evaluate(() => {
+      const rs = document.getElementById("rank-select");
+      rs.value = rs.options[1].value; rs.dispatchEvent(new Event("change"));
+      const D = window.memheatReport.data, id = +rs.value, m = D.heat_maps.filter((x) => x.launch === id)[0];
+      return { kv: document.querySelector("#launch-body dl.kv").textContent, regions: (m.regions || []).map((g) => g.label), launchSel: document.getElementById("launch-select").value, first: D.launches.find((x) => x.name === "gather").id };
+    });
+    check(/Processrank 1/.test(r1.kv) && r1.regions.indexOf("c") >= 0 && +r1.launchSel === r1.first, "ranks3: the selector opens rank 1's launch, with its object c " + JSON.stringify(r1.regions));
+    await finish(p, "report-ranks3.png");
+    await p.page.close();
+    // diff by rank: B = A with rank 1 as fast as the others
+    let text = "";
+    try {
+      fs.copyFileSync(path.join(out, "ranks.mhdb"), path.join(out, "ranks_b.mhdb"));
+      run("python3", ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE kernel SET total_ns = total_ns / 3 WHERE process = (SELECT id FROM process WHERE rank = 1)'); c.commit()", "ranks_b.mhdb"]);
+      text = run(args.memheat, ["diff", "ranks.mhdb", "ranks_b.mhdb", "--html", "diff-ranks.html"]);
+    } catch (e) { check(false, "ranks diff: " + (e.stderr || e.message)); }
+    check(/by rank \(A: 3 processes, B: 3/.test(text) && /slowest\/median\s+3\.00x \(rank 1\)\s+1\.00x/.test(text), "ranks3: diff by rank in the terminal: imbalance 3.00x -> 1.00x");
+    if (fs.existsSync(path.join(out, "diff-ranks.html"))) {
+      const d = await openPage(path.join(out, "diff-ranks.html"), "diff-ranks");
+      const rows = await d.page.$$eval("#diff-ranks tbody tr", (e) => e.map((r) => [...r.children].map((c) => c.textContent)));
+      const imb = rows.filter((r) => r[1] === "slowest / median");
+      check(rows.length === 8 && imb.length === 2 && imb.every((r) => r[2] === "3.00x (rank 1)" && /^1\.00x/.test(r[3])), "ranks3: diff page, 3 ranks + imbalance per kernel: " + JSON.stringify(imb));
+      check(rows.some((r) => r[1] === "rank 1" && r[4] === "-66.7%"), "ranks3: diff page, rank 1 -66.7%");
+      await finish(d, "diff-ranks.png");
+      await d.page.close();
+    }
+  }
+}
+
 // ---- 5. diff page ----
 {
   let text = "";
