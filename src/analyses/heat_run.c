@@ -133,6 +133,17 @@ static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned 
         r->nrows++;
         if (obj < 0) r->end = a + ss;
         rows[i].region = (int32_t)(nreg - 1);
+        unsigned w0 = MH_HEAT_WORDS, w1 = 0;
+        for (unsigned w = 0; w < MH_HEAT_WORDS; w++)
+            if (rows[i].word[w]) {
+                if (w0 == MH_HEAT_WORDS) w0 = w;
+                w1 = w + 1;
+            }
+        if (w0 < MH_HEAT_WORDS) {
+            uint64_t wb = ss / MH_HEAT_WORDS, lo = a + wb * w0, hi = a + wb * w1;
+            if (r->used_hi == 0) r->used_lo = lo;
+            r->used_hi = hi;
+        }
     }
     for (size_t k = 0; k < nreg; k++) {
         reg[k].first_tag = reg[k].start / ss;
