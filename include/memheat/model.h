@@ -46,8 +46,9 @@ typedef struct mh_model {
     mh_trace_header hdr;    /* strings owned by the model */
     mh_model_launch *launches;
     size_t nlaunches, caplaunches;
-    mh_model_obj *objs;     /* every allocation ever seen, in order */
+    mh_model_obj *objs;     /* every allocation ever seen, in order, and argument views */
     size_t nobjs, capobjs;
+    size_t nviews;          /* of which argument views (0 in traces without KARG records) */
     uint64_t dropped_total; /* sum of DROPPED records and kernel-end drops */
     mh_pcinfo *pcs;         /* source attribution records */
     size_t npcs, cappcs;

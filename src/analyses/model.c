@@ -172,6 +172,7 @@ static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
     m->nobjs++;
+    m->nviews++;
     return MH_OK;
 }
 

@@ -3,12 +3,15 @@
  * and a hand-written trace with two arguments pointing into one allocation
  * (PyTorch's caching allocator) whose findings must name "arg 1: float*"
  * with the bytes it used; the same trace without argument records keeps the
- * allocation's name and has no "arg" in analyze's JSON. */
+ * allocation's name and has no "arg" in analyze's JSON. The profile keeps
+ * the argument (object columns) and its reader gives it back. */
 #include <jansson.h>
 #include <string.h>
 
 #include "../mh_test.h"
 #include "memheat/analyze.h"
+#include "memheat/import.h"
+#include "memheat/store.h"
 #include "tbuild.h"
 #include "util/sig.h"
 
@@ -60,7 +63,7 @@ static void test_sig_nested(void) {
 }
 
 #define ABASE 0x10000ull   /* one allocation of 64 KiB ... */
-#define A1 0x18000ull      /* ... into which arg 1 points 32 KiB in */
+#define A1 0x18010ull      /* ... into which arg 1 points 32 KiB + 16 bytes in (mid-sector) */
 
 /* scale(float const* in, float* out, int n): 8 warps read in[tid] (coalesced)
  * and write out[16 * tid] (a 64-byte stride). with_args adds the KARG records. */
@@ -110,7 +113,7 @@ static void test_two_args_one_allocation(void) {
         CHECK(!strcmp(s->label, "arg 1: float*"));
         CHECK(s->obj >= 0 && res.model.objs[s->obj].parent == 0);
         /* 256 lanes x 64 bytes from the pointer: bytes 0 .. 255*64+3 */
-        CHECK(strstr(s->name, "bytes 0..16323 of cudaMalloc #0, from its byte 32768") != NULL);
+        CHECK(strstr(s->name, "bytes 0..16323 of cudaMalloc #0, from its byte 32784") != NULL);
         CHECK(strstr(s->summary, "arg 1: float*") != NULL || strstr(s->suggestion, "arg 1: float*") != NULL);
     }
     const mh_pat_finding *c = find_kind(&res, MH_PAT_COALESCED, NULL);
@@ -150,6 +153,46 @@ static void test_two_args_one_allocation(void) {
     json_decref(root);
     remove(jp);
     mh_analyze_free(&res);
+
+    /* the profile: object columns, the reader's "arg", the finding's label and text */
+    char db[300];
+    snprintf(db, sizeof db, "%s.mhdb", t.path);
+    char *prog_argv[] = {(char *)"./scale", NULL};
+    mh_db_import_opts io;
+    memset(&io, 0, sizeof io);
+    io.trace_path = t.path;
+    io.run.argv = prog_argv;
+    io.run.backend = "synthetic";
+    io.run.memheat_version = "test";
+    mh_err err = {0};
+    CHECK(mh_db_import_trace(db, 1, &io, &err) == MH_OK);
+    mh_db *d = NULL;
+    json_t *sum = NULL;
+    CHECK(mh_db_open(&d, db, 0, &err) == MH_OK);
+    if (d) CHECK(mh_db_read_summary(d, &sum, &err) == MH_OK);
+    int obj_ok = 0, find_ok = 0;
+    json_t *o;
+    json_array_foreach(json_object_get(sum, "objects"), i, o) {
+        json_t *a = json_object_get(o, "arg");
+        if (!json_is_object(a) || json_integer_value(json_object_get(a, "index")) != 1) continue;
+        json_t *r = json_object_get(a, "range");
+        obj_ok = !strcmp(json_string_value(json_object_get(a, "type")), "float*") &&
+                 json_integer_value(json_object_get(a, "allocation")) == 0 &&
+                 json_integer_value(json_array_get(r, 0)) == 0 && json_integer_value(json_array_get(r, 1)) == 16323;
+    }
+    json_array_foreach(json_object_get(sum, "findings"), i, f) {
+        const char *l = json_string_value(json_object_get(f, "object_label"));
+        const char *ev = json_string_value(json_object_get(f, "evidence"));
+        const char *adv = json_string_value(json_object_get(f, "advice"));
+        if (l && !strcmp(l, "arg 1: float*") &&
+            ((ev && strstr(ev, "bytes 0..16323")) || (adv && strstr(adv, "bytes 0..16323"))))
+            find_ok = 1;
+    }
+    CHECK(obj_ok);
+    CHECK(find_ok);
+    json_decref(sum);
+    if (d) mh_db_close(d);
+    remove(db);
     remove(t.path);
 }
 
