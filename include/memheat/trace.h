@@ -1,4 +1,4 @@
-/* trace.h -- memheat trace format v2: the record model, a streaming writer and
+/* trace.h -- memheat trace format v3: the record model, a streaming writer and
  * a streaming reader.
  *
  * A trace is one file per profiled process. Collectors (CUDA Sanitizer, Oclgrind)
