@@ -40,6 +40,7 @@ typedef struct mh_heat_region {
     uint64_t start, end;   /* object's byte range [start, end) */
     uint64_t first_tag, last_tag; /* sector tags the range spans */
     size_t first_row, nrows;      /* rows of this region in the sorted map */
+    uint64_t used_lo, used_hi;    /* bytes its rows touched, [lo, hi), to the 4-byte word */
 } mh_heat_region;
 
 typedef struct mh_heat_result {

@@ -24,17 +24,31 @@ typedef struct mh_model_launch {
     mh_kernel_end end;
 } mh_model_launch;
 
+/* An object is an allocation (or shared array) of the trace, or a view of
+ * one: what a kernel argument of one launch points to (trace version 3,
+ * MH_REC_KARG). A view is tied to its launch (a.launch) and spans from the
+ * argument's pointer to the next argument's pointer into the same
+ * allocation, or the allocation's end: an access is named by the argument
+ * whose pointer is the greatest one at or below its address (PyTorch's
+ * caching allocator hands many tensors out of one allocation). Its label is
+ * "arg 2: float*" (docs/metrics.md, "Object names"). */
 typedef struct mh_model_obj {
     mh_alloc a;       /* label owned by the model */
     int live;         /* not freed yet */
+    int32_t arg;      /* a view: the argument's position; -1 = an allocation */
+    int64_t parent;   /* a view: objs index of the allocation it lies in; else -1 */
+    const char *arg_type;  /* a view: parameter type, "" unknown (owned) */
+    const char *arg_name;  /* a view: parameter name, "" unknown (owned) */
+    uint64_t used_lo, used_hi; /* a view: bytes touched, [lo, hi) from a.base; hi == 0: none seen */
 } mh_model_obj;
 
 typedef struct mh_model {
     mh_trace_header hdr;    /* strings owned by the model */
     mh_model_launch *launches;
     size_t nlaunches, caplaunches;
-    mh_model_obj *objs;     /* every allocation ever seen, in order */
+    mh_model_obj *objs;     /* every allocation ever seen, in order, and argument views */
     size_t nobjs, capobjs;
+    size_t nviews;          /* of which argument views (0 in traces without KARG records) */
     uint64_t dropped_total; /* sum of DROPPED records and kernel-end drops */
     mh_pcinfo *pcs;         /* source attribution records */
     size_t npcs, cappcs;
@@ -77,6 +91,14 @@ int64_t mh_model_warp_of(const mh_model *m, const mh_model_launch *ml, const mh_
  * Objects alive when the launch ran win over freed ones; shared arrays
  * must belong to the launch. */
 int64_t mh_model_find_obj(const mh_model *m, unsigned space, uint32_t launch, uint64_t addr);
+/* Widens view obj's touched range by [lo, hi) (bytes from its base); the
+ * pass calls it from the launch's global heat map, before the findings. */
+void mh_model_note_used(mh_model *m, int64_t obj, uint64_t lo, uint64_t hi);
+/* "arg 2: float*", "arg 0: float* (in)", "arg 3" (no type known) into buf. */
+void mh_model_arg_label(char *buf, size_t cap, uint32_t index, const char *type, const char *name);
+/* What text shows for object obj: its label, and for a view the allocation
+ * and bytes used: "arg 1: float* (bytes 0..4095 of cudaMalloc #3)". */
+void mh_model_obj_text(const mh_model *m, int64_t obj, char *buf, size_t cap);
 /* Source attribution for a pc, NULL if none. */
 const mh_pcinfo *mh_model_pcinfo(const mh_model *m, uint64_t pc);
 

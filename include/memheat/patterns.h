@@ -60,6 +60,8 @@ typedef struct mh_pat_finding {
     unsigned space;         /* enum mh_space */
     int64_t obj;            /* model object index, -1 = outside every known object */
     const char *label;      /* object label (model-owned) or "" */
+    char name[224];         /* what the text calls it: the label, and for a kernel argument its
+                               allocation and bytes used (mh_model_obj_text); "" = unnamed */
     uint64_t pc;            /* representative (costliest) pc, 0 = unknown */
     const char *file;       /* source attribution of pc, NULL if none */
     uint32_t line;
@@ -81,8 +83,8 @@ typedef struct mh_pat_finding {
     double cost;            /* estimated avoidable transactions (sum over pcs), sorts findings */
     mh_pat_pc *pcs;         /* every pc of the finding, ascending; owned by the run */
     size_t npcs;            /* 0 when the finding has no pc */
-    char summary[256];      /* one line of evidence */
-    char suggestion[320];   /* what to change */
+    char summary[384];      /* one line of evidence */
+    char suggestion[448];   /* what to change */
 } mh_pat_finding;
 
 /* The warp-level global-memory requests of one (launch, object, pc), kept

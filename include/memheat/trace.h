@@ -1,4 +1,4 @@
-/* trace.h -- memheat trace format v2: the record model, a streaming writer and
+/* trace.h -- memheat trace format v3: the record model, a streaming writer and
  * a streaming reader.
  *
  * A trace is one file per profiled process. Collectors (CUDA Sanitizer, Oclgrind)
@@ -19,7 +19,7 @@
 #include "memheat/err.h"
 #include "memheat/trace_fields.h"
 
-#define MH_TRACE_VERSION 2u /* 2: MH_REC_PROCESS; version-1 traces are read too */
+#define MH_TRACE_VERSION 3u /* 2: MH_REC_PROCESS; 3: MH_REC_KARG; versions 1 and 2 are read too */
 #define MH_TRACE_ALL_BLOCKS UINT32_MAX /* mh_launch.n_sampled: every block traced */
 #define MH_TRACE_NO_LAUNCH UINT32_MAX  /* mh_alloc.launch: object outlives launches */
 
@@ -146,6 +146,21 @@ typedef struct mh_process {
     const char *const *devices; /* device UUIDs ("GPU-..."); none for a simulator */
 } mh_process;
 
+/* One parameter of a traced launch (version 3): where a kernel argument
+ * points, so that analyses can name what a kernel touches by the argument it
+ * came through. CUDA writes every 8-byte parameter (the analysis keeps those
+ * that point into a known allocation); OpenCL writes its pointer arguments. */
+typedef struct mh_karg {
+    uint32_t launch;   /* mh_launch.id; follows that launch's LAUNCH record */
+    uint32_t index;    /* parameter position, 0 = first */
+    uint32_t offset;   /* byte offset in the parameter buffer (0 = unknown) */
+    uint32_t size;     /* bytes of the parameter */
+    uint64_t value;    /* the pointer value (the parameter's first 8 bytes) */
+    uint8_t space;     /* enum mh_space the value points into */
+    const char *type;  /* parameter type where the collector knows it, else "" */
+    const char *name;  /* parameter name where the collector knows it, else "" */
+} mh_karg;
+
 enum mh_rec_type {
     MH_REC_EOF = 0,      /* reader: no more records */
     MH_REC_HEADER = 1,   /* internal: first record of the file */
@@ -158,7 +173,8 @@ enum mh_rec_type {
     MH_REC_PCINFO = 8,
     MH_REC_END = 9,      /* clean end of trace, written by mh_trace_close */
     MH_REC_LAUNCH_STATS = 10,
-    MH_REC_PROCESS = 11  /* mh_process, right after the header */
+    MH_REC_PROCESS = 11, /* mh_process, right after the header */
+    MH_REC_KARG = 12     /* mh_karg (version 3) */
 };
 
 typedef struct mh_record {
@@ -176,6 +192,7 @@ typedef struct mh_record {
         mh_pcinfo pcinfo;
         mh_launch_stats launch_stats;
         mh_process process;
+        mh_karg karg;
     } u;
 } mh_record;
 
@@ -198,6 +215,7 @@ int mh_trace_write_dropped(mh_trace_writer *w, const mh_dropped *d, mh_err *err)
 int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *p, mh_err *err);
 int mh_trace_write_launch_stats(mh_trace_writer *w, const mh_launch_stats *s, mh_err *err);
 int mh_trace_write_process(mh_trace_writer *w, const mh_process *p, mh_err *err);
+int mh_trace_write_karg(mh_trace_writer *w, const mh_karg *k, mh_err *err);
 /* Ends the current chunk and writes it out, so a later crash loses nothing before. */
 int mh_trace_flush(mh_trace_writer *w, mh_err *err);
 /* Writes the END record, flushes and closes; frees w in every case. */

@@ -179,7 +179,27 @@ int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings,
 
 static json_t *jstr(const char *s) { return json_string(s ? s : ""); }
 
-static json_t *finding_json(const mh_pat_finding *x) {
+/* A kernel-argument view: {"index", "type", "name", "allocation", "offset",
+ * "range": [first byte, last byte] used}; NULL for any other object. */
+static json_t *arg_json(const mh_model *m, int64_t obj) {
+    if (obj < 0 || (size_t)obj >= m->nobjs || m->objs[obj].arg < 0) return NULL;
+    const mh_model_obj *o = &m->objs[obj];
+    json_t *a = json_object();
+    json_object_set_new(a, "index", json_integer(o->arg));
+    json_object_set_new(a, "type", jstr(o->arg_type));
+    if (o->arg_name && *o->arg_name) json_object_set_new(a, "name", jstr(o->arg_name));
+    if (o->parent >= 0 && (size_t)o->parent < m->nobjs) {
+        const mh_alloc *p = &m->objs[o->parent].a;
+        json_object_set_new(a, "allocation", json_integer(o->parent));
+        json_object_set_new(a, "allocation_label", jstr(p->label));
+        json_object_set_new(a, "offset", json_integer((json_int_t)(o->a.base - p->base)));
+    }
+    if (o->used_hi > o->used_lo)
+        json_object_set_new(a, "range", json_pack("[I, I]", (json_int_t)o->used_lo, (json_int_t)(o->used_hi - 1)));
+    return a;
+}
+
+static json_t *finding_json(const mh_model *m, const mh_pat_finding *x) {
     json_t *o = json_object();
     json_object_set_new(o, "kind", jstr(mh_pat_kind_name(x->kind)));
     json_object_set_new(o, "cost", json_real(x->cost));
@@ -188,6 +208,8 @@ static json_t *finding_json(const mh_pat_finding *x) {
     json_object_set_new(o, "space", jstr(mh_space_name(x->space)));
     json_object_set_new(o, "object", json_integer(x->obj));
     json_object_set_new(o, "label", jstr(x->label));
+    json_t *arg = arg_json(m, x->obj);
+    if (arg) json_object_set_new(o, "arg", arg);
     json_object_set_new(o, "pc", json_integer((json_int_t)x->pc));
     json_t *pa = json_array();
     for (size_t i = 0; i < x->npcs; i++) {
@@ -326,7 +348,7 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     if (res->pat) {
         size_t n = 0;
         const mh_pat_finding *v = mh_pat_findings(res->pat, &n);
-        for (size_t i = 0; i < n; i++) json_array_append_new(fa, finding_json(&v[i]));
+        for (size_t i = 0; i < n; i++) json_array_append_new(fa, finding_json(&res->model, &v[i]));
         banks_json(ba, mh_pat_banks(res->pat));
         requests_json(ra, res->pat);
     }

@@ -85,7 +85,10 @@ static launch_maps *find_open(mh_heat_run *hr, uint32_t id, mh_err *err) {
 
 /* Assigns every row a region: the data object its sector starts in (or ends
  * in, for a sector that straddles an object's start); rows outside every
- * object form regions of their own. */
+ * object form regions of their own. A kernel argument's view (model.h) that
+ * holds the row's first touched word owns the row, so a tensor starting
+ * mid-sector keeps its first sector (traces without argument records are
+ * assigned as before). */
 static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned space, uint32_t ss, mh_heat_row *rows,
                          size_t n, mh_heat_region **out, size_t *nout, mh_err *err) {
     assert(ss > 0);
@@ -97,7 +100,20 @@ static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned 
         uint64_t a = rows[i].tag * ss;
         int64_t obj;
         assert(i == 0 || rows[i - 1].tag < rows[i].tag); /* sorted, distinct */
-        if (cur >= 0 && a + ss - 1 >= cur_lo && a < cur_hi)
+        uint64_t fw = a; /* first touched word */
+        for (unsigned w = 0; w < MH_HEAT_WORDS; w++)
+            if (rows[i].word[w]) {
+                fw = a + (uint64_t)(ss / MH_HEAT_WORDS) * w;
+                break;
+            }
+        int64_t view = -1;
+        if (m->nviews && !(cur >= 0 && fw >= cur_lo && fw < cur_hi)) {
+            view = mh_model_find_obj(m, space, ml->l.id, fw);
+            if (view >= 0 && m->objs[view].arg < 0) view = -1;
+        }
+        if (view >= 0)
+            obj = view;
+        else if (cur >= 0 && a + ss - 1 >= cur_lo && a < cur_hi)
             obj = cur;
         else {
             obj = mh_model_find_obj(m, space, ml->l.id, a);
@@ -133,6 +149,17 @@ static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned 
         r->nrows++;
         if (obj < 0) r->end = a + ss;
         rows[i].region = (int32_t)(nreg - 1);
+        unsigned w0 = MH_HEAT_WORDS, w1 = 0;
+        for (unsigned w = 0; w < MH_HEAT_WORDS; w++)
+            if (rows[i].word[w]) {
+                if (w0 == MH_HEAT_WORDS) w0 = w;
+                w1 = w + 1;
+            }
+        if (w0 < MH_HEAT_WORDS) {
+            uint64_t wb = ss / MH_HEAT_WORDS, lo = a + wb * w0, hi = a + wb * w1;
+            if (r->used_hi == 0) r->used_lo = lo;
+            r->used_hi = hi;
+        }
     }
     for (size_t k = 0; k < nreg; k++) {
         reg[k].first_tag = reg[k].start / ss;

@@ -502,6 +502,7 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     case MH_REC_ALLOC:
     case MH_REC_FREE:
     case MH_REC_LAUNCH:
+    case MH_REC_KARG:
         mh_canon_reset(&lr->canon);
         return MH_OK;
     case MH_REC_KERNEL_END: {

@@ -2,10 +2,13 @@
  * (include/memheat/model.h). Owns copies of every string it keeps. */
 #include "memheat/model.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/sig.h"
 
 static char *dup_str(const char *s) {
     size_t n = s ? strlen(s) : 0;
@@ -45,7 +48,11 @@ void mh_model_free(mh_model *m) {
         free((char *)m->launches[i].l.display_name);
         free((uint32_t *)m->launches[i].l.sampled);
     }
-    for (size_t i = 0; i < m->nobjs; i++) free((char *)m->objs[i].a.label);
+    for (size_t i = 0; i < m->nobjs; i++) {
+        free((char *)m->objs[i].a.label);
+        free((char *)m->objs[i].arg_type);
+        free((char *)m->objs[i].arg_name);
+    }
     for (size_t i = 0; i < m->npcs; i++) {
         free((char *)m->pcs[i].function);
         free((char *)m->pcs[i].file);
@@ -93,6 +100,107 @@ static int add_launch(mh_model *m, const mh_launch *l, mh_err *err) {
     return MH_OK;
 }
 
+void mh_model_arg_label(char *buf, size_t cap, uint32_t index, const char *type, const char *name) {
+    int k = snprintf(buf, cap, "arg %" PRIu32 "%s%s", index, type && *type ? ": " : "", type ? type : "");
+    if (name && *name && k >= 0 && (size_t)k < cap) snprintf(buf + k, cap - (size_t)k, " (%s)", name);
+}
+
+/* The allocation (never a view) holding [addr, addr+1) in space, live first. */
+static int64_t find_alloc(const mh_model *m, unsigned space, uint64_t addr) {
+    int64_t dead = -1;
+    for (size_t i = m->nobjs; i-- > 0;) {
+        const mh_model_obj *o = &m->objs[i];
+        if (o->arg >= 0 || o->a.launch != MH_TRACE_NO_LAUNCH || o->a.space != space || addr < o->a.base ||
+            addr - o->a.base >= o->a.size)
+            continue;
+        if (o->live) return (int64_t)i;
+        if (dead < 0) dead = (int64_t)i;
+    }
+    return dead;
+}
+
+/* A kernel argument: a view of the allocation its pointer falls in. Views of
+ * one launch into one allocation end where the next one starts; a pointer
+ * equal to an earlier argument's names that view too ("(also arg 2)").
+ * Values outside every allocation (sizes, scalars) are not pointers to data
+ * memheat knows and are ignored. */
+static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
+    const mh_model_launch *ml = mh_model_launch_get(m, k->launch);
+    if (!ml || ml->ended || k->space >= MH_SPACE_COUNT || k->space == MH_SPACE_SHARED || k->space == MH_SPACE_LOCAL)
+        return MH_OK;
+    int64_t parent = find_alloc(m, k->space, k->value);
+    if (parent < 0) return MH_OK;
+    uint64_t pend = m->objs[parent].a.base + m->objs[parent].a.size, end = pend;
+    for (size_t i = 0; i < m->nobjs; i++) {
+        mh_model_obj *o = &m->objs[i];
+        if (o->arg < 0 || o->a.launch != k->launch || o->parent != parent) continue;
+        if (o->a.base == k->value) {
+            if (o->arg == (int32_t)k->index) return MH_OK; /* the same record twice */
+            size_t n = strlen(o->a.label) + 32;
+            char *l = malloc(n);
+            if (!l) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            snprintf(l, n, "%s (also arg %" PRIu32 ")", o->a.label, k->index);
+            free((char *)o->a.label);
+            o->a.label = l;
+            return MH_OK;
+        }
+        if (o->a.base > k->value && o->a.base < end) end = o->a.base;
+        if (o->a.base < k->value && o->a.base + o->a.size > k->value) o->a.size = k->value - o->a.base;
+    }
+    char type[256];
+    if (k->type && *k->type)
+        snprintf(type, sizeof type, "%s", k->type);
+    else
+        mh_sig_param(ml->l.display_name, k->index, type, sizeof type);
+    char label[400];
+    mh_model_arg_label(label, sizeof label, k->index, type, k->name);
+    if (!grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs))
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    mh_model_obj *o = &m->objs[m->nobjs];
+    memset(o, 0, sizeof *o);
+    o->a = (mh_alloc){.id = UINT32_MAX, .launch = k->launch, .base = k->value, .size = end - k->value,
+                      .space = k->space, .label = dup_str(label)};
+    o->live = 1;
+    o->arg = (int32_t)k->index;
+    o->parent = parent;
+    o->arg_type = dup_str(type);
+    o->arg_name = dup_str(k->name);
+    if (!o->a.label || !o->arg_type || !o->arg_name) {
+        free((char *)o->a.label);
+        free((char *)o->arg_type);
+        free((char *)o->arg_name);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    m->nobjs++;
+    m->nviews++;
+    return MH_OK;
+}
+
+void mh_model_note_used(mh_model *m, int64_t obj, uint64_t lo, uint64_t hi) {
+    if (obj < 0 || (size_t)obj >= m->nobjs || hi <= lo) return;
+    mh_model_obj *o = &m->objs[obj];
+    if (o->used_hi == 0 || lo < o->used_lo) o->used_lo = lo;
+    if (hi > o->used_hi) o->used_hi = hi;
+}
+
+void mh_model_obj_text(const mh_model *m, int64_t obj, char *buf, size_t cap) {
+    if (cap) buf[0] = '\0';
+    if (obj < 0 || (size_t)obj >= m->nobjs) return;
+    const mh_model_obj *o = &m->objs[obj];
+    if (o->arg < 0 || o->parent < 0) {
+        snprintf(buf, cap, "%s", o->a.label);
+        return;
+    }
+    const mh_alloc *p = &m->objs[o->parent].a;
+    uint64_t off = o->a.base - p->base;
+    if (o->used_hi > o->used_lo)
+        snprintf(buf, cap, "%s (bytes %" PRIu64 "..%" PRIu64 " of %s #%" PRIu32 ", from its byte %" PRIu64 ")",
+                 o->a.label, o->used_lo, o->used_hi - 1, *p->label ? p->label : "allocation", p->id, off);
+    else
+        snprintf(buf, cap, "%s (in %s #%" PRIu32 ", from its byte %" PRIu64 ")", o->a.label,
+                 *p->label ? p->label : "allocation", p->id, off);
+}
+
 int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
     switch (rec->type) {
     case MH_REC_LAUNCH:
@@ -101,9 +209,12 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
         if (!grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs))
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         mh_model_obj *o = &m->objs[m->nobjs];
+        memset(o, 0, sizeof *o);
         o->a = rec->u.alloc;
         o->a.label = dup_str(rec->u.alloc.label);
         o->live = 1;
+        o->arg = -1;
+        o->parent = -1;
         if (!o->a.label) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         m->nobjs++;
         return MH_OK;
@@ -111,7 +222,7 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
     case MH_REC_FREE:
         for (size_t i = m->nobjs; i-- > 0;) {
             mh_model_obj *o = &m->objs[i];
-            if (o->live && o->a.base == rec->u.free.base && o->a.space == rec->u.free.space) {
+            if (o->live && o->arg < 0 && o->a.base == rec->u.free.base && o->a.space == rec->u.free.space) {
                 o->live = 0;
                 break;
             }
@@ -150,6 +261,8 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
         m->nstats++;
         return MH_OK;
     }
+    case MH_REC_KARG:
+        return add_arg(m, &rec->u.karg, err);
     default:
         return MH_OK;
     }

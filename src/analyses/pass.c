@@ -93,6 +93,17 @@ unsigned mh_pass_default_threads(void) {
 static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
     mh_pass *p = ctx;
     int rc = MH_OK;
+    /* the bytes each argument view of the launch used, before the findings name it */
+    for (size_t i = 0; i < r->nregions; i++) {
+        const mh_heat_region *g = &r->regions[i];
+        if (g->obj < 0 || (size_t)g->obj >= p->m->nobjs || p->m->objs[g->obj].arg < 0 || g->used_hi <= g->used_lo)
+            continue;
+        uint64_t base = p->m->objs[g->obj].a.base, size = p->m->objs[g->obj].a.size;
+        uint64_t lo = g->used_lo > base ? g->used_lo - base : 0, hi = g->used_hi - base;
+        if (g->used_hi <= base) continue;
+        if (hi > size) hi = size;
+        mh_model_note_used(p->m, g->obj, lo, hi);
+    }
     if (p->pat) rc = mh_pat_run_heat(p->pat, r, err);
     for (size_t i = 0; i < p->nc && rc == MH_OK; i++)
         if (p->c[i].heat) rc = p->c[i].heat(p->c[i].ctx, r, err);

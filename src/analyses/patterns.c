@@ -577,6 +577,7 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
     case MH_REC_ALLOC:
     case MH_REC_FREE:
     case MH_REC_LAUNCH:
+    case MH_REC_KARG:
         mh_canon_reset(&pr->canon);
         return MH_OK;
     case MH_REC_KERNEL_END: {

@@ -42,6 +42,7 @@ static mh_pat_finding *new_finding(mh_pat_run *pr, int kind, const mh_model_laun
     f->obj = obj;
     f->label = (obj >= 0 && (size_t)obj < pr->model->nobjs) ? pr->model->objs[obj].a.label : "";
     if (!f->label) f->label = "";
+    mh_model_obj_text(pr->model, obj, f->name, sizeof f->name);
     f->pc = pc;
     const mh_pcinfo *pi = pc ? mh_model_pcinfo(pr->model, pc) : NULL;
     if (pi) {
@@ -72,7 +73,7 @@ static void set_heat_evidence(mh_pat_finding *f, const hsum *h, const mh_heat_ro
     }
 }
 
-static const char *obj_name(const mh_pat_finding *f) { return f->label && *f->label ? f->label : "this array"; }
+static const char *obj_name(const mh_pat_finding *f) { return *f->name ? f->name : "this array"; }
 
 /* Top pc (by requests) of an object, NULL if none. */
 static const pcstat *top_pc(const pstate *s, unsigned space, int64_t obj) {

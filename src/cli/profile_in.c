@@ -188,6 +188,36 @@ static size_t summary_len(const char *ev) {
     return strlen(ev);
 }
 
+/* A kernel argument's view as analyze's JSON on a trace gives it (index,
+ * type, name, allocation, offset, range), from the profile's objects; NULL
+ * for any other object or a profile without argument columns. */
+static json_t *object_arg(const json_t *root, int64_t obj) {
+    size_t i;
+    json_t *o, *p;
+    json_array_foreach(json_object_get(root, "objects"), i, o) {
+        if (jint(o, "id") != obj) continue;
+        const json_t *a = json_object_get(o, "arg");
+        if (!json_is_object(a)) return NULL;
+        json_t *r = json_object();
+        json_object_set_new(r, "index", json_integer(jint(a, "index")));
+        json_object_set_new(r, "type", json_string(jstr(a, "type", "")));
+        if (*jstr(a, "name", "")) json_object_set_new(r, "name", json_string(jstr(a, "name", "")));
+        const json_t *par = json_object_get(a, "allocation");
+        if (json_is_integer(par)) {
+            json_object_set_new(r, "allocation", json_integer(json_integer_value(par)));
+            size_t j;
+            json_array_foreach(json_object_get(root, "objects"), j, p) if (jint(p, "id") == json_integer_value(par)) {
+                json_object_set_new(r, "allocation_label", json_string(jstr(p, "label", "")));
+                json_object_set_new(r, "offset", json_integer((json_int_t)(jhex(o, "base") - jhex(p, "base"))));
+            }
+        }
+        const json_t *rg = json_object_get(a, "range");
+        if (json_array_size(rg) == 2) json_object_set_new(r, "range", json_deep_copy(rg));
+        return r;
+    }
+    return NULL;
+}
+
 static uint64_t object_base(const json_t *root, int64_t obj) {
     size_t i;
     json_t *o;
@@ -405,6 +435,8 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
             json_object_set_new(g, "space", json_string(jstr(x, "space", "")));
             json_object_set_new(g, "object", json_integer(json_is_integer(obj) ? json_integer_value(obj) : -1));
             json_object_set_new(g, "label", json_string(jstr(x, "object_label", "")));
+            json_t *arg = json_is_integer(obj) ? object_arg(root, json_integer_value(obj)) : NULL;
+            if (arg) json_object_set_new(g, "arg", arg);
             json_object_set_new(g, "pc", json_integer((json_int_t)jhex(x, "pc")));
             if (jstr(x, "file", NULL)) {
                 json_t *s = json_object();

@@ -177,8 +177,9 @@ static int put_model_tx(mh_db *db, const mh_model *m, mh_err *err) {
     sqlite3_finalize(st);
     if (rc) return rc;
     rc = mh_db_prepare(db, &st,
-                       "INSERT OR REPLACE INTO object(id, launch, base, size, space, label, live_at_end)"
-                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                       "INSERT OR REPLACE INTO object(id, launch, base, size, space, label, live_at_end,"
+                       " arg, arg_type, arg_name, parent, used_lo, used_hi)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                        err);
     if (rc) return rc;
     for (size_t i = 0; i < m->nobjs && !rc; i++) {
@@ -191,6 +192,21 @@ static int put_model_tx(mh_db *db, const mh_model *m, mh_err *err) {
         mh_db_bind_text(st, 5, mh_db_space_name(o->a.space));
         mh_db_bind_text(st, 6, o->a.label ? o->a.label : "");
         sqlite3_bind_int(st, 7, o->live);
+        if (o->arg >= 0) { /* a kernel argument's view (model.h); NULL otherwise */
+            sqlite3_bind_int(st, 8, o->arg);
+            mh_db_bind_text(st, 9, o->arg_type ? o->arg_type : "");
+            mh_db_bind_text(st, 10, o->arg_name ? o->arg_name : "");
+            sqlite3_bind_int64(st, 11, o->parent);
+            if (o->used_hi > o->used_lo) {
+                mh_db_bind_u64(st, 12, o->used_lo);
+                mh_db_bind_u64(st, 13, o->used_hi);
+            } else {
+                sqlite3_bind_null(st, 12);
+                sqlite3_bind_null(st, 13);
+            }
+        } else {
+            for (int c = 8; c <= 13; c++) sqlite3_bind_null(st, c);
+        }
         rc = mh_db_step_done(db, st, err, "writing a data object");
     }
     sqlite3_finalize(st);

@@ -221,9 +221,25 @@ static int has_column(mh_db *db, const char *table, const char *col) {
     "   WHERE l.name = kernel.name OR l.display_name = kernel.name) AS findings"                                    \
     " FROM kernel ORDER BY total_ns DESC"
 
+
+/* 1 when the object table has the kernel-argument columns (schema.c). */
+static int have_arg_columns(mh_db *db) {
+    return has_column(db, "object", "arg");
+}
+
 int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
     json_t *root = json_object();
     int rc;
+    /* a kernel argument's view: its position, type, allocation and bytes used ("arg" null otherwise) */
+    const char *objects_sql =
+        have_arg_columns(db)
+            ? "SELECT id, launch, printf('0x%x', base) AS base, size, space, label, live_at_end,"
+              " CASE WHEN arg IS NULL THEN NULL ELSE json_object('index', arg, 'type', arg_type, 'name', arg_name,"
+              " 'allocation', parent, 'range', CASE WHEN used_hi IS NULL THEN NULL"
+              " ELSE json_array(used_lo, used_hi - 1) END) END AS arg_json"
+              " FROM object ORDER BY id"
+            : "SELECT id, launch, printf('0x%x', base) AS base, size, space, label, live_at_end"
+              " FROM object ORDER BY id";
     json_object_set_new(root, "schema_version", json_integer(MH_DB_SCHEMA_VERSION));
     if ((rc = read_meta(db, root, err)) ||
         (rc = add_first(db, root, "run",
@@ -238,10 +254,7 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         " threads_per_block, warps_per_block, ended, recorded, dropped, gpu_ns"
                         " FROM launch ORDER BY id",
                         err)) ||
-        (rc = add_array(db, root, "objects",
-                        "SELECT id, launch, printf('0x%x', base) AS base, size, space, label, live_at_end"
-                        " FROM object ORDER BY id",
-                        err)) ||
+        (rc = add_array(db, root, "objects", objects_sql, err)) ||
         (rc = read_maps(db, root, err)) ||
         (rc = add_array(db, root, "kernels",
                         has_column(db, "kernel", "verdict") ? KERNELS_SQL("verdict") : KERNELS_SQL("NULL"), err)) ||

@@ -12,7 +12,10 @@
  * they are: one process, no process table (src/store/process.c). The
  * kernel table's last column, `verdict` (the figures of the bound verdict,
  * JSON), was added within version 3: readers ask whether it is there
- * (src/store/read.c), merging fills NULL where a profile lacks it. */
+ * (src/store/read.c), merging fills NULL where a profile lacks it. The
+ * object table's kernel-argument columns (arg .. used_hi) were added to
+ * version 3 without a bump: older profiles lack them and read as before
+ * (read.c probes for them), older memheat ignores them. */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 #include "memheat/trace_fields.h"
@@ -32,7 +35,9 @@ const char mh_db_schema_sql[] =
     "  n_blocks INTEGER, n_sampled INTEGER, sampled TEXT, threads_per_block INTEGER,\n"
     "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER, process INTEGER);\n"
     "CREATE TABLE object(id INTEGER PRIMARY KEY, launch INTEGER, base INTEGER, size INTEGER,\n"
-    "  space TEXT, label TEXT, live_at_end INTEGER, process INTEGER);\n"
+    "  space TEXT, label TEXT, live_at_end INTEGER, process INTEGER,\n"
+    /* kernel-argument views (no version bump: readers probe for the columns) */
+    "  arg INTEGER, arg_type TEXT, arg_name TEXT, parent INTEGER, used_lo INTEGER, used_hi INTEGER);\n"
     "CREATE TABLE dropped(id INTEGER PRIMARY KEY, launch INTEGER, count INTEGER, reason TEXT, process INTEGER);\n"
     "CREATE TABLE launch_config(id INTEGER PRIMARY KEY, name TEXT NOT NULL, grid_x INTEGER,\n"
     "  grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"

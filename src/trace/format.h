@@ -1,4 +1,4 @@
-/* format.h -- byte-level constants and little-endian codecs of trace format v2,
+/* format.h -- byte-level constants and little-endian codecs of trace format v3,
  * shared by the writer and the reader. docs/trace-format.md is the spec. */
 #ifndef MH_TRACE_FORMAT_H
 #define MH_TRACE_FORMAT_H

@@ -1,4 +1,4 @@
-/* reader.c -- streaming reader of trace formats v1 and v2.
+/* reader.c -- streaming reader of trace formats v1, v2 and v3.
  *
  * Reads one chunk at a time: checks the chunk header's CRC, reads the payload,
  * checks its CRC, decompresses it and walks its records with bounds checks.
@@ -219,6 +219,9 @@ int mh_trace_open(mh_trace_reader **out, const char *path, mh_err *err) {
             uint32_t plen = mh_get32(p + 4);
             rc = parse_header(r, p + MH_TF_REC_HDR_BYTES, plen, err);
             r->rpos = MH_TF_REC_HDR_BYTES + ((plen + 7u) & ~7u);
+            /* writers put one version in both: a flipped bit between two readable versions shows here */
+            if (rc == MH_OK && r->hdr.version != mh_get32(prefix + 8))
+                rc = fail(r, MH_ERR_CORRUPT, err, "the prefix and the header name different format versions");
         }
     }
     if (rc != MH_OK) {
@@ -358,6 +361,20 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         r->devs = devs;
         for (uint32_t i = 0; i < pr->n_devices; i++) r->devs[i] = cstr(&c, &s);
         pr->devices = r->devs;
+        break;
+    }
+    case MH_REC_KARG: {
+        mh_karg *k = &rec->u.karg;
+        k->launch = c32(&c);
+        k->index = c32(&c);
+        k->offset = c32(&c);
+        k->size = c32(&c);
+        k->value = c64(&c);
+        k->space = c8(&c);
+        cskip(&c, 3);
+        k->type = cstr(&c, &s);
+        k->name = cstr(&c, &s);
+        if (!c.bad && k->space >= MH_SPACE_COUNT) return fail(r, MH_ERR_FORMAT, err, "kernel argument in an unknown address space");
         break;
     }
     default:

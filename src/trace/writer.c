@@ -1,4 +1,4 @@
-/* writer.c -- streaming writer of trace format v2.
+/* writer.c -- streaming writer of trace format v3.
  *
  * Records are appended to an uncompressed chunk buffer; when it passes the
  * chunk size (or on flush/close) the buffer is zstd-compressed, framed with a
@@ -300,6 +300,20 @@ int mh_trace_write_process(mh_trace_writer *w, const mh_process *pr, mh_err *err
     p = put_str(p + 48, pr->host);
     p = put_str(p, pr->command);
     for (uint32_t i = 0; i < pr->n_devices; i++) p = put_str(p, pr->devices[i]);
+    return after_record(w, err);
+}
+
+int mh_trace_write_karg(mh_trace_writer *w, const mh_karg *k, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_KARG, 28 + str_bytes(k->type) + str_bytes(k->name), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, k->launch);
+    mh_put32(p + 4, k->index);
+    mh_put32(p + 8, k->offset);
+    mh_put32(p + 12, k->size);
+    mh_put64(p + 16, k->value);
+    p[24] = k->space;
+    p = put_str(p + 28, k->type);
+    put_str(p, k->name);
     return after_record(w, err);
 }
 

@@ -60,19 +60,30 @@ static int kernel_matches(const char *display, const char *want) {
     return display[n] == 0 || display[n] == '(' || display[n] == '<';
 }
 
-/* Does finding f's object match the label spec? */
-static int object_matches(const mh_model *m, const mh_pat_finding *f, const char *spec) {
-    if (spec[0] == '@') return f->obj == strtoll(spec + 1, NULL, 10);
+/* Does object obj (label) match the label spec? */
+static int obj_matches(const mh_model *m, int64_t obj, const char *label, const char *spec) {
+    if (spec[0] == '@') return obj == strtoll(spec + 1, NULL, 10);
     const char *hash = strchr(spec, '#');
-    if (!hash) return !strcmp(f->label, spec);
+    if (!hash) return !strcmp(label, spec);
     size_t ln = (size_t)(hash - spec);
-    if (strlen(f->label) != ln || strncmp(f->label, spec, ln) || f->obj < 0) return 0;
+    if (strlen(label) != ln || strncmp(label, spec, ln) || obj < 0) return 0;
     long want = strtol(hash + 1, NULL, 10), ord = 0;
-    for (int64_t j = 0; j < f->obj && (size_t)j < m->nobjs; j++) {
+    for (int64_t j = 0; j < obj && (size_t)j < m->nobjs; j++) {
         const char *l = m->objs[j].a.label ? m->objs[j].a.label : "";
         if (strlen(l) == ln && !strncmp(l, spec, ln)) ord++;
     }
     return ord == want;
+}
+
+/* Does finding f's object match the label spec? A kernel argument's view
+ * (model.h) matches by its own label or by the allocation it lies in, so
+ * labels written per allocation ("cudaMalloc#2") hold in traces with
+ * argument records too. */
+static int object_matches(const mh_model *m, const mh_pat_finding *f, const char *spec) {
+    if (obj_matches(m, f->obj, f->label, spec)) return 1;
+    if (f->obj < 0 || (size_t)f->obj >= m->nobjs || m->objs[f->obj].arg < 0) return 0;
+    int64_t p = m->objs[f->obj].parent;
+    return p >= 0 && (size_t)p < m->nobjs && obj_matches(m, p, m->objs[p].a.label, spec);
 }
 
 static int run_child(char *const argv[]) {

@@ -79,6 +79,9 @@ typedef struct tally {
     uint64_t dup, bad_seq, bad_addr;
     char label[64], shared_label[64];
     uint64_t shared_base;
+    uint64_t kargs, karg_value;    /* KARG records; the last one's value, index, name and type */
+    uint32_t karg_index, karg_launch_seen;
+    char karg_name[64], karg_type[64];
 } tally;
 
 static int read_trace(const char *path, tally *t) {
@@ -103,6 +106,14 @@ static int read_trace(const char *path, tally *t) {
             }
             break;
         case MH_REC_PCINFO: t->pcinfos++; break;
+        case MH_REC_KARG:
+            t->kargs++;
+            t->karg_launch_seen = t->launches; /* launches read before it: must be 1 */
+            t->karg_value = rec.u.karg.value;
+            t->karg_index = rec.u.karg.index;
+            snprintf(t->karg_name, sizeof t->karg_name, "%s", rec.u.karg.name);
+            snprintf(t->karg_type, sizeof t->karg_type, "%s", rec.u.karg.type);
+            break;
         case MH_REC_KERNEL_END:
             t->kernel_ends++;
             t->recorded += rec.u.kernel_end.recorded;
@@ -172,7 +183,7 @@ static void test_exact_count_all_blocks(void) {
     mh_ocl_buffer_alloc(o, GBASE, 4ull * GROUPS * ITEMS);
     mh_ocl_kernel k = {.name = "count", .groups = {GROUPS, 1, 1}, .local = {ITEMS, 1, 1}};
     CHECK(mh_ocl_kernel_begin(o, &k) == 1);
-    mh_ocl_kernel_arg(o, "input", GBASE + 64, MH_SPACE_GLOBAL);
+    mh_ocl_kernel_param(o, 1, "input", "float*", GBASE + 64, MH_SPACE_GLOBAL);
     mh_ocl_kernel_arg(o, "other", GBASE, MH_SPACE_GLOBAL); /* first label wins */
     mh_ocl_pcinfo(o, 0x101, "count", "k.cl", 7);
     mh_ocl_pcinfo(o, 0x101, "count", "k.cl", 7);
@@ -211,6 +222,12 @@ static void test_exact_count_all_blocks(void) {
     CHECK_EQ_U(t.kernel_ends, 1);
     CHECK_EQ_U(t.pcinfos, 1);
     CHECK(strcmp(t.label, "input") == 0);
+    /* the pointer parameter as a KARG record after the launch record */
+    CHECK_EQ_U(t.kargs, 1);
+    CHECK_EQ_U(t.karg_launch_seen, 1);
+    CHECK_EQ_U(t.karg_value, GBASE + 64);
+    CHECK_EQ_U(t.karg_index, 1);
+    CHECK(!strcmp(t.karg_name, "input") && !strcmp(t.karg_type, "float*"));
     CHECK(strcmp(t.shared_label, "tile") == 0);
     CHECK_EQ_U(t.shared_base, 256); /* "first" [0,100) then 256-aligned */
     /* every sequence number of every work-item exactly once */

@@ -145,6 +145,15 @@ static obj_heat g_objs[] = {
 };
 #define NOBJ (sizeof g_objs / sizeof g_objs[0])
 
+/* A region of the object the program calls `name`: the buffer labeled so,
+ * or a kernel argument's view of that name ("arg 0: float* (in)"). */
+static int region_named(const mh_heat_result *res, const mh_heat_region *g, const char *name) {
+    if (!strcmp(g->label, name)) return 1;
+    if (g->obj < 0 || (size_t)g->obj >= res->model->nobjs) return 0;
+    const mh_model_obj *o = &res->model->objs[g->obj];
+    return o->arg >= 0 && o->arg_name && !strcmp(o->arg_name, name);
+}
+
 static int on_map(void *ctx, const mh_heat_result *res, mh_err *err) {
     (void)ctx;
     (void)err;
@@ -155,7 +164,7 @@ static int on_map(void *ctx, const mh_heat_result *res, mh_err *err) {
         for (size_t i = 0; i < res->nrows; i++) {
             const mh_heat_row *row = &res->rows[i];
             if (row->region < 0 || (size_t)row->region >= res->nregions) continue;
-            if (strcmp(res->regions[row->region].label, h->label) != 0) continue;
+            if (!region_named(res, &res->regions[row->region], h->label)) continue;
             if (!h->found) {
                 h->min_word_touched = UINT32_MAX;
                 h->min_sector = UINT32_MAX;

@@ -17,6 +17,10 @@ static _Thread_local int tl_traced;
  * (one run): saved at the driver call's entry, given at LAUNCH_BEGIN. */
 static _Thread_local int tl_hook_api;
 static _Thread_local const void *tl_hook_params;
+/* The launch's parameters as the driver call got them (kernelParams, or the
+ * `extra` array), valid until the call returns; read only for a traced launch. */
+static _Thread_local void **tl_kparams;
+static _Thread_local void **tl_kextra;
 
 /* ---- allocations ---- */
 
@@ -142,6 +146,54 @@ void mh_cuda_drop_ctx_bufs(CUcontext ctx) {
         if (g_mh.patched_ctx[i] == ctx) g_mh.patched_ctx[i] = g_mh.patched_ctx[--g_mh.n_patched_ctx];
     pthread_mutex_unlock(&g_mh.patch_mu);
     mh_cuda_module_forget(ctx, NULL);
+}
+
+/* ---- kernel arguments ---- */
+
+typedef CUresult (*mh_cuda_param_info_fn)(CUfunction, size_t, size_t *, size_t *);
+static mh_cuda_param_info_fn g_param_info;
+static pthread_once_t g_param_info_once = PTHREAD_ONCE_INIT;
+
+/* cuFuncGetParamInfo is CUDA 12.4's: looked up, so an older driver still loads us. */
+static void mh_cuda_param_info_init(void) {
+    *(void **)&g_param_info = dlsym(RTLD_DEFAULT, "cuFuncGetParamInfo");
+}
+
+/* Every 8-byte parameter of a traced launch (a pointer, or a scalar the
+ * analysis drops when it lies in no allocation) into out[]; returns how many.
+ * Values come from kernelParams[i], else from the `extra` form's buffer
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER at the parameter's offset). Structs passed
+ * by value are not followed. */
+static uint32_t mh_cuda_read_args(CUfunction f, uint32_t id, mh_karg *out, uint32_t cap) {
+    pthread_once(&g_param_info_once, mh_cuda_param_info_init);
+    void **kp = tl_kparams, **ex = tl_kextra;
+    if (!g_param_info || !f || (!kp && !ex)) return 0;
+    const unsigned char *pbuf = NULL;
+    size_t pbytes = 0;
+    if (!kp)
+        for (int i = 0; i < 16 && ex[i] != CU_LAUNCH_PARAM_END; i += 2) {
+            if (ex[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) pbuf = ex[i + 1];
+            else if (ex[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && ex[i + 1]) pbytes = *(const size_t *)ex[i + 1];
+        }
+    uint32_t n = 0;
+    for (uint32_t i = 0; n < cap; i++) {
+        size_t off = 0, size = 0;
+        if (g_param_info(f, i, &off, &size) != CUDA_SUCCESS) break; /* past the last parameter */
+        if (size != 8) continue;
+        uint64_t v = 0;
+        if (kp) {
+            if (!kp[i]) continue;
+            memcpy(&v, kp[i], 8);
+        } else if (pbuf && off + 8 <= pbytes) {
+            memcpy(&v, pbuf + off, 8);
+        } else {
+            continue;
+        }
+        if (!v) continue;
+        out[n++] = (mh_karg){.launch = id, .index = i, .offset = (uint32_t)off, .size = 8, .value = v,
+                             .space = MH_SPACE_GLOBAL, .type = "", .name = ""};
+    }
+    return n;
 }
 
 /* ---- launches ---- */
@@ -373,6 +425,8 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         .n_sampled = n,
         .sampled = ids,
     };
+    mh_karg args[MH_CUDA_MAX_ARGS];
+    uint32_t nargs = mh_cuda_read_args(ld->function, id, args, MH_CUDA_MAX_ARGS);
     mh_err err;
     pthread_mutex_lock(&g_mh.mu);
     int ok = g_mh.w != NULL;
@@ -380,13 +434,32 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         mh_cuda_writer_failed(&err);
         ok = 0;
     }
-    uint64_t smem = (uint64_t)l.static_smem + dyn;
-    if (ok && smem) {
+    for (uint32_t i = 0; ok && i < nargs; i++)
+        if (mh_trace_write_karg(g_mh.w, &args[i], &err) != MH_OK) {
+            mh_cuda_writer_failed(&err);
+            ok = 0;
+        }
+    if (ok) {
         /* The Sanitizer's shared offsets count from the start of the window,
-         * whose first bytes the system reserves (1 KiB on sm_80 and later). */
-        mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = g_mh.smem_reserved, .size = smem,
-                      .space = MH_SPACE_SHARED, .label = "shared window"};
-        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+         * whose first bytes the system reserves (1 KiB on sm_80 and later);
+         * static __shared__ arrays come first, dynamic shared memory after
+         * them (its start rounded up: the object runs to the window's end). */
+        uint64_t base = g_mh.smem_reserved, st = l.static_smem;
+        mh_alloc a = {.launch = id, .space = MH_SPACE_SHARED};
+        if (st) {
+            a.id = g_mh.next_alloc++;
+            a.base = base;
+            a.size = st;
+            a.label = "static __shared__ arrays";
+            if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+        }
+        if (dyn && g_mh.w) {
+            a.id = g_mh.next_alloc++;
+            a.base = base + st;
+            a.size = (uint64_t)dyn + MH_CUDA_DYN_SMEM_ALIGN;
+            a.label = "dynamic shared memory";
+            if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+        }
     }
     if (ok) {
         fl->next = g_mh.flights;
@@ -404,6 +477,7 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
 untraced:
     free(display);
     tl_traced = userdata != NULL;
+    tl_kparams = tl_kextra = NULL;
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
     /* The start event as late as it can be, right before the kernel is
      * queued: after this callback's own stream work (a traced launch's
@@ -527,6 +601,7 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
         }
         tl_traced = 0;
         tl_hook_params = NULL;
+        tl_kparams = tl_kextra = NULL;
         mh_cuda_undo_at_exit();
         return;
     }
@@ -540,6 +615,8 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
     case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: {
         const cuLaunchKernel_params *p = cb->functionParams;
         f = p->f;
+        tl_kparams = p->kernelParams;
+        tl_kextra = p->extra;
         grid = (mh_dim3){p->gridDimX, p->gridDimY, p->gridDimZ};
         block = (mh_dim3){p->blockDimX, p->blockDimY, p->blockDimZ};
         tl_dyn_smem = p->sharedMemBytes;
@@ -550,6 +627,8 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
     case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
         const cuLaunchCooperativeKernel_params *p = cb->functionParams;
         f = p->f;
+        tl_kparams = p->kernelParams;
+        tl_kextra = NULL; /* the cooperative launch has no `extra` */
         grid = (mh_dim3){p->gridDimX, p->gridDimY, p->gridDimZ};
         block = (mh_dim3){p->blockDimX, p->blockDimY, p->blockDimZ};
         tl_dyn_smem = p->sharedMemBytes;
@@ -562,6 +641,8 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
         const CUlaunchConfig *c = p->config;
         if (!c) return;
         f = p->f;
+        tl_kparams = p->kernelParams;
+        tl_kextra = p->extra;
         grid = (mh_dim3){c->gridDimX, c->gridDimY, c->gridDimZ};
         block = (mh_dim3){c->blockDimX, c->blockDimY, c->blockDimZ};
         tl_dyn_smem = c->sharedMemBytes;

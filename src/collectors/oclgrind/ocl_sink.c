@@ -23,6 +23,16 @@
 #define MH_OCL_SLOT_ACCESSES 16384  /* accesses buffered per slot before a merge (512 KiB) */
 #define MH_OCL_MAX_LOCAL_VARS 256
 #define MH_OCL_SAMPLED_CAP 4096
+#define MH_OCL_MAX_ARGS 128         /* pointer arguments recorded per traced launch */
+
+/* A pointer argument of the traced launch, written as a KARG record after
+ * its LAUNCH record (the same naming path as CUDA's: "arg 0: float* (in)"). */
+typedef struct mh_ocl_arg {
+    uint32_t index;
+    uint8_t space;
+    uint64_t ptr;
+    char name[96], type[96];
+} mh_ocl_arg;
 
 typedef struct mh_ocl_buf {
     uint64_t base, size;
@@ -72,6 +82,8 @@ struct mh_ocl {
     int local_layout_done;
     uint64_t local_window_end;
     uint32_t next_shared_id; /* alloc ids of local variables: 2^31 upwards */
+    mh_ocl_arg args[MH_OCL_MAX_ARGS];
+    uint32_t nargs;
 
     /* pcs already described by a pcinfo record (open addressing, 0 = empty) */
     uint64_t *pcs;
@@ -296,6 +308,7 @@ int mh_ocl_kernel_begin(mh_ocl *o, const mh_ocl_kernel *k) {
     memset(o->local_vars, 0, sizeof o->local_vars);
     o->local_layout_done = 0;
     o->local_window_end = 0;
+    o->nargs = 0;
     mh_collect_launch key = {.name = k->name, .grid = k->groups, .block = k->local, .dyn_smem = k->local_bytes};
     o->traced = !failed(o) && mh_collect_want_launch(&o->cfg, &o->sel, &key);
     if (o->traced) o->launch_id = o->next_launch++;
@@ -304,12 +317,31 @@ int mh_ocl_kernel_begin(mh_ocl *o, const mh_ocl_kernel *k) {
     return t;
 }
 
-void mh_ocl_kernel_arg(mh_ocl *o, const char *name, uint64_t ptr, unsigned space) {
-    pthread_mutex_lock(&o->mu);
+static void label_buf_locked(mh_ocl *o, const char *name, uint64_t ptr, unsigned space) {
     mh_ocl_buf *b = buf_find(o, ptr);
     if (b && !b->written) {
         if (!b->label[0] && name) snprintf(b->label, sizeof b->label, "%s", name);
         if (space == MH_SPACE_CONSTANT) b->space = MH_SPACE_CONSTANT;
+    }
+}
+
+void mh_ocl_kernel_arg(mh_ocl *o, const char *name, uint64_t ptr, unsigned space) {
+    pthread_mutex_lock(&o->mu);
+    label_buf_locked(o, name, ptr, space);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void mh_ocl_kernel_param(mh_ocl *o, uint32_t index, const char *name, const char *type, uint64_t ptr,
+                         unsigned space) {
+    pthread_mutex_lock(&o->mu);
+    label_buf_locked(o, name, ptr, space);
+    if (o->traced && o->nargs < MH_OCL_MAX_ARGS) {
+        mh_ocl_arg *a = &o->args[o->nargs++];
+        a->index = index;
+        a->space = (uint8_t)space;
+        a->ptr = ptr;
+        snprintf(a->name, sizeof a->name, "%s", name ? name : "");
+        snprintf(a->type, sizeof a->type, "%s", type ? type : "");
     }
     pthread_mutex_unlock(&o->mu);
 }
@@ -364,6 +396,12 @@ void mh_ocl_kernel_ready(mh_ocl *o) {
                        .sampled = n == MH_TRACE_ALL_BLOCKS ? NULL : ids};
         mh_err e;
         if (mh_trace_write_launch(o->w, &l, &e) != MH_OK) fail(o, &e);
+        for (uint32_t i = 0; i < o->nargs && o->w && !failed(o); i++) {
+            const mh_ocl_arg *a = &o->args[i];
+            mh_karg k = {.launch = o->launch_id, .index = a->index, .size = 8, .value = a->ptr,
+                         .space = a->space, .type = a->type, .name = a->name};
+            if (mh_trace_write_karg(o->w, &k, &e) != MH_OK) fail(o, &e);
+        }
     }
     pthread_mutex_unlock(&o->mu);
 }

@@ -56,6 +56,12 @@ int mh_ocl_kernel_begin(mh_ocl *o, const mh_ocl_kernel *k);
  * the buffer holding ptr (first label wins); space is MH_SPACE_GLOBAL or
  * MH_SPACE_CONSTANT. */
 void mh_ocl_kernel_arg(mh_ocl *o, const char *name, uint64_t ptr, unsigned space);
+/* A pointer parameter (position index, its name and type as the program
+ * declares them): labels its buffer as mh_ocl_kernel_arg does, and is
+ * written as a KARG record after the launch record (trace version 3), so
+ * that analyses name what the kernel touches by it ("arg 0: float* (in)"). */
+void mh_ocl_kernel_param(mh_ocl *o, uint32_t index, const char *name, const char *type, uint64_t ptr,
+                         unsigned space);
 /* Source position of an instruction that may access memory. */
 void mh_ocl_pcinfo(mh_ocl *o, uint64_t pc, const char *function, const char *file, uint32_t line);
 /* Called once after the arguments: writes allocation and launch records. */

@@ -182,8 +182,9 @@ private:
                     tv.size != sizeof(size_t) || !tv.data)
                     continue;
                 std::string nm = kernel_->getArgumentName(i).str();
-                mh_ocl_kernel_arg(o_, nm.c_str(), tv.getPointer(),
-                                  q == CL_KERNEL_ARG_ADDRESS_CONSTANT ? MH_SPACE_CONSTANT : MH_SPACE_GLOBAL);
+                std::string ty = kernel_->getArgumentTypeName(i).str();
+                mh_ocl_kernel_param(o_, i, nm.c_str(), ty.c_str(), tv.getPointer(),
+                                    q == CL_KERNEL_ARG_ADDRESS_CONSTANT ? MH_SPACE_CONSTANT : MH_SPACE_GLOBAL);
             } else if (const llvm::GlobalVariable *gv = llvm::dyn_cast<llvm::GlobalVariable>(v)) {
                 if (gv->getAddressSpace() != kAsConstant || tv.size != sizeof(size_t) || !tv.data) continue;
                 std::string nm = gv->getName().str();

@@ -233,6 +233,7 @@ function findingBox(f) {
   if (f.example_tag && f.example_tag !== "0x0") ev.push("e.g. sector " + f.example_tag);
   if (Array.isArray(f.temps) && f.temps.length === 9) ev.push("warps per word " + f.temps.slice(0, 8).join(" ") + ", per sector " + f.temps[8]);
   var w = whereText(f); if (w) ev.push(w);
+  var at = isNum(f.object) ? argText(f.object) : ""; if (at) ev.push(at);
   if (LANG === "cuda" && f.file && f.pc && f.pc !== "0x0") ev.push("pc " + f.pc);
   if (f.evidence) ev.push(f.evidence);
   box.appendChild(el("div", { cls: "muted", text: ev.join(" \u00b7 ") }));

@@ -143,7 +143,8 @@ function HeatView(map, h) {
   function regionText(r) {
     if (r < 0 || !regions[r]) return "outside every known data object";
     var g = regions[r];
-    return (g.label ? g.label : "(unnamed object)") + "  [" + g.start + ", " + g.end + ")";
+    var at = isNum(g.object) ? argText(g.object) : "";
+    return (g.label ? g.label : "(unnamed object)") + "  [" + g.start + ", " + g.end + ")" + (at ? "  " + at : "");
   }
   /* byte offset of sector run `code` (+ k sectors) in its object, or null */
   function offsetOf(code, k) {

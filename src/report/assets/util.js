@@ -61,6 +61,17 @@ function mulHex(hi, lo, m, add) {
   var carry = Math.floor(l / 4294967296);
   return hex((hi >>> 0) * m + carry, l % 4294967296);
 }
+/* Data objects by id; for a kernel argument's view (its "arg" field), where it
+ * lies: "bytes 0..4095 used, in cudaMalloc (object 3) from its byte 256". */
+var OBJECT_BY_ID = {};
+(D.objects || []).forEach(function (o) { OBJECT_BY_ID[o.id] = o; });
+function argText(objId) {
+  var o = OBJECT_BY_ID[objId], a = o && o.arg;
+  if (!a) return "";
+  var p = OBJECT_BY_ID[a.allocation], t = "";
+  if (Array.isArray(a.range) && a.range.length === 2) t = "bytes " + a.range[0] + ".." + a.range[1] + " used, ";
+  return t + "in " + (p ? (p.label || "an allocation") + " (object " + p.id + ")" : "an allocation");
+}
 /* A table inside a box that scrolls sideways on its own, so a wide table never
  * makes the page scroll sideways on a narrow window. */
 function tableBox(t) { return el("div", { cls: "table-box" }, [t]); }

@@ -135,7 +135,10 @@ async function probeRow(page, kernel, space, label, cols) {
     const m = D.heat_maps.find((x) => x.launch === l.id && x.space === space);
     if (!m) return { err: "no " + space + " map" };
     const v = R.views[m.id];
-    const reg = m.regions.findIndex((g) => g.label === label);
+    // the object the program calls `label`: a buffer so named, or a kernel
+    // argument's view of that name ("arg 0: float* (in)", docs/metrics.md)
+    const argName = (g) => { const o = (D.objects || []).find((x) => x.id === g.object); return o && o.arg ? o.arg.name : null; };
+    const reg = m.regions.findIndex((g) => g.label === label || argName(g) === label);
     if (reg < 0) return { err: "no region " + label };
     const rows = v.h.rows;
     let ri = -1;
