@@ -142,13 +142,22 @@ static hsum *get_hsum(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj) {
 
 /* ---- shared-memory word owners ---- */
 
+/* Slot of (word, block): the four words of a 16-byte span share a hashed
+ * group of four slots, one cache line of the 64-byte aligned table, so a
+ * warp's consecutive words touch a quarter of the lines. The table is
+ * only summed over (patterns_classify.c), so placement changes nothing. */
+static size_t owner_slot(uint64_t word, uint32_t block, size_t cap) {
+    return (size_t)((mh_mix64((word >> 4) ^ ((uint64_t)block << 20)) << 2) + ((word >> 2) & 3u)) & (cap - 1);
+}
+
 static int owner_grow(mh_pat_run *pr, pstate *s) {
     size_t cap = s->capown ? s->capown * 2 : 1024;
-    owner *t = calloc(cap, sizeof *t);
+    owner *t = aligned_alloc(64, cap * sizeof *t); /* cap >= 1024: a multiple of 64 bytes */
     if (!t) return MH_ERR_NOMEM;
+    memset(t, 0, cap * sizeof *t);
     for (size_t i = 0; i < s->capown; i++) {
         if (!s->ow[i].word) continue;
-        size_t j = mh_mix64(s->ow[i].word ^ ((uint64_t)s->ow[i].block << 20)) & (cap - 1);
+        size_t j = owner_slot(s->ow[i].word, s->ow[i].block, cap);
         while (t[j].word) j = (j + 1) & (cap - 1);
         t[j] = s->ow[i];
     }
@@ -161,7 +170,7 @@ static int owner_grow(mh_pat_run *pr, pstate *s) {
 
 static int owner_add(mh_pat_run *pr, pstate *s, uint64_t word, uint32_t block, uint16_t thread, uint32_t ws) {
     if ((s->nown + 1) * 4 > s->capown * 3 && owner_grow(pr, s) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = mh_mix64(word ^ ((uint64_t)block << 20)) & (s->capown - 1);
+    size_t j = owner_slot(word, block, s->capown);
     while (s->ow[j].word && !(s->ow[j].word == word && s->ow[j].block == block)) j = (j + 1) & (s->capown - 1);
     owner *o = &s->ow[j];
     if (!o->word) {
