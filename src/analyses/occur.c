@@ -260,6 +260,13 @@ static int table_grow(mh_occ *o, oblk *x) {
     return MH_OK;
 }
 
+void mh_occ_prefetch(const mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc) {
+    if (!o->last) return;
+    const oblk *x = &o->pool[o->last - 1];
+    if (x->launch != launch || x->block != block || !x->cap) return;
+    __builtin_prefetch(&x->t[ent_slot(thread, pc, x->cap)], 1);
+}
+
 int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k,
                 mh_err *err) {
     uint32_t id = get_block(o, launch, block);

@@ -586,35 +586,60 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
     assert(ws > 0);
     pstate *s = NULL;
     const mh_model_launch *ml = NULL;
-    for (size_t i = 0; i < rec->u.accesses.n; i++) {
-        const mh_access *a = &rec->u.accesses.v[i];
-        unsigned space = MH_ACCESS_SPACE(a);
-        if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
-        if (!s || s->launch != a->launch) {
-            s = get_ps(pr, a->launch);
-            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            ml = mh_model_launch_get(pr->model, a->launch);
+    /* Groups of PF accesses: canonical keys first, with a prefetch of the
+     * occurrence counter (and the shared word owner) each will update, then
+     * the updates: the counters miss the cache, and the misses of a group
+     * overlap instead of waiting one after another. */
+    enum { PF = 16 };
+    uint64_t keys[PF];
+    const mh_access *v = rec->u.accesses.v;
+    size_t n = rec->u.accesses.n;
+    for (size_t base = 0; base < n; base += PF) {
+        size_t m = n - base < PF ? n - base : PF;
+        for (size_t i = 0; i < m; i++) {
+            const mh_access *a = &v[base + i];
+            unsigned space = MH_ACCESS_SPACE(a);
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+            if (!s || s->launch != a->launch) {
+                s = get_ps(pr, a->launch);
+                if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                ml = mh_model_launch_get(pr->model, a->launch);
+            }
+            keys[i] = mh_canon_key(&pr->canon, ml, a);
+            mh_occ_prefetch(pr->occ, a->launch, a->block, a->thread, a->pc);
+            if (space == MH_SPACE_SHARED && s->capown)
+                __builtin_prefetch(&s->ow[owner_slot(keys[i] & ~(uint64_t)3, a->block, s->capown)], 1);
         }
-        uint64_t key = mh_canon_key(&pr->canon, ml, a);
-        if (space == MH_SPACE_SHARED) {
-            sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(key));
-            if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            so->accesses++;
-            uint32_t sz = a->size ? a->size : 1;
-            uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
-            for (uint64_t w = w0; w <= w1; w++)
-                if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
-                    return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        s = NULL;
+        for (size_t i = 0; i < m; i++) {
+            const mh_access *a = &v[base + i];
+            unsigned space = MH_ACCESS_SPACE(a);
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+            if (!s || s->launch != a->launch) {
+                s = get_ps(pr, a->launch);
+                if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            }
+            uint64_t key = keys[i];
+            if (space == MH_SPACE_SHARED) {
+                sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(key));
+                if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                so->accesses++;
+                uint32_t sz = a->size ? a->size : 1;
+                uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
+                for (uint64_t w = w0; w <= w1; w++)
+                    if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
+                        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            }
+            uint32_t warp = a->thread / ws, occ = 0;
+            /* the lanes' k-th execution of this pc form one warp instruction */
+            int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
+            if (rc) return rc;
+            mh_grp_key gk = {a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
+                             (uint8_t)space, 0};
+            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            rc = mh_grp_add(pr->grp, &gk, &ge, err);
+            if (rc) return rc;
         }
-        uint32_t warp = a->thread / ws, occ = 0;
-        /* the lanes' k-th execution of this pc form one warp instruction */
-        int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
-        if (rc) return rc;
-        mh_grp_key gk = {a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
-                         (uint8_t)space, 0};
-        mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
-        rc = mh_grp_add(pr->grp, &gk, &ge, err);
-        if (rc) return rc;
     }
     note(pr);
     return MH_OK;
