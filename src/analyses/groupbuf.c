@@ -3,16 +3,25 @@
  * Groups live in a pool (array of records, free list through hnext); a chained
  * hash table maps keys to pool indexes; a doubly linked list orders groups
  * from least to most recently touched. Index 0 means "none" everywhere, so
- * pool slot i is stored as i + 1. */
+ * pool slot i is stored as i + 1. Entry arrays of up to RETAIN_MAX entries
+ * come from an arena of large chunks (huge pages: a group handed over by
+ * age is read back long after it was written, and its pages must not miss
+ * the TLB too), with a free list per capacity. */
 #include "analyses/groupbuf.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bigmem.h"
 #include "util/grow.h"
 
 #define RETAIN_MAX 512u /* entries: arrays up to 8 KiB are kept for reuse */
+#define ARENA_FIRST 4u   /* arena capacities: 4, 8, ..., RETAIN_MAX entries (the doubling from 4) */
+#define ARENA_CLASSES 8
+#define CHUNK_MIN ((size_t)64 << 10)
+#define CHUNK_MAX ((size_t)4 << 20)
+_Static_assert(ARENA_FIRST << (ARENA_CLASSES - 1) == RETAIN_MAX, "one arena class per capacity");
 
 typedef struct grp {
     mh_grp_key key;
@@ -50,6 +59,12 @@ struct mh_grp {
     size_t st_bytes;
     mh_grp_done_fn fn;
     void *ctx;
+    /* the arena of entry arrays (not counted, like malloc's own lists) */
+    void *afree[ARENA_CLASSES];
+    char *acur;
+    size_t aleft, anext;
+    void **chunks;
+    size_t nchunks, capchunks;
 };
 
 typedef struct stream {
@@ -209,9 +224,69 @@ int mh_grp_new(mh_grp **out, size_t budget, mh_grp_done_fn fn, void *ctx, mh_err
     return MH_OK;
 }
 
+/* ---- the arena of entry arrays ---- */
+
+static unsigned arena_class(uint32_t cap) {
+    unsigned c = 0;
+    while ((ARENA_FIRST << c) < cap) c++;
+    assert((ARENA_FIRST << c) == cap && c < ARENA_CLASSES);
+    return c;
+}
+
+static mh_grp_entry *arena_alloc(mh_grp *g, uint32_t cap) {
+    unsigned c = arena_class(cap);
+    size_t bytes = (size_t)cap * sizeof(mh_grp_entry);
+    if (g->afree[c]) {
+        void *p = g->afree[c];
+        memcpy(&g->afree[c], p, sizeof(void *));
+        return p;
+    }
+    if (g->aleft < bytes) {
+        size_t sz = g->anext ? g->anext : CHUNK_MIN;
+        void **v = mh_grow(g->chunks, &g->capchunks, g->nchunks + 1, sizeof *v, 16);
+        if (!v) return NULL;
+        g->chunks = v;
+        char *p = mh_big_malloc(sz);
+        if (!p) return NULL;
+        g->chunks[g->nchunks++] = p;
+        g->acur = p; /* the rest of the previous chunk (under 8 KiB) is left unused */
+        g->aleft = sz;
+        g->anext = sz < CHUNK_MAX ? sz * 2 : CHUNK_MAX;
+    }
+    void *p = g->acur;
+    g->acur += bytes;
+    g->aleft -= bytes;
+    return p;
+}
+
+/* Releases an array of capacity acap (arena or heap). */
+static void entries_free(mh_grp *g, mh_grp_entry *v, uint32_t acap) {
+    if (!v) return;
+    if (acap > RETAIN_MAX) {
+        free(v);
+        return;
+    }
+    unsigned c = arena_class(acap);
+    memcpy(v, &g->afree[c], sizeof(void *));
+    g->afree[c] = v;
+}
+
+/* Array v (capacity acap, n entries used) with room for cap > acap entries. */
+static mh_grp_entry *entries_grow(mh_grp *g, mh_grp_entry *v, uint32_t acap, uint32_t n, uint32_t cap) {
+    if (acap > RETAIN_MAX) return realloc(v, (size_t)cap * sizeof *v);
+    mh_grp_entry *w = cap <= RETAIN_MAX ? arena_alloc(g, cap) : malloc((size_t)cap * sizeof *w);
+    if (!w) return NULL;
+    if (n) memcpy(w, v, (size_t)n * sizeof *w);
+    entries_free(g, v, acap);
+    return w;
+}
+
 void mh_grp_free(mh_grp *g) {
     if (!g) return;
-    for (uint32_t i = 0; i < g->npool; i++) free(g->pool[i].v);
+    for (uint32_t i = 0; i < g->npool; i++)
+        if (g->pool[i].acap > RETAIN_MAX) free(g->pool[i].v); /* the rest is the arena's */
+    for (size_t i = 0; i < g->nchunks; i++) free(g->chunks[i]);
+    free(g->chunks);
     free(g->pool);
     free(g->buckets);
     for (size_t i = 0; i < g->capst; i++) free(g->st[i].r);
@@ -287,7 +362,7 @@ static int finish(mh_grp *g, uint32_t id, mh_err *err) {
         y->v = v;
         y->acap = acap;
     } else {
-        free(v);
+        entries_free(g, v, acap);
     }
     return rc;
 }
@@ -346,7 +421,7 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 4;
         if (cap > x->acap) {
-            mh_grp_entry *v = realloc(x->v, (size_t)cap * sizeof *v);
+            mh_grp_entry *v = entries_grow(g, x->v, x->acap, x->n, cap);
             if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
             x->v = v;
             x->acap = cap;

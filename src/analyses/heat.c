@@ -8,10 +8,15 @@
  * direct-mapped cache of entry pointers catches the sectors a warp
  * instruction and its neighbours touch again, skipping hash and probe.
  * The overflow set of a word is a sorted array of warp ids that turns into a
- * bitmap once it holds more than OVF_SMALL ids. */
+ * bitmap once it holds more than OVF_SMALL ids. The sorted arrays (millions
+ * of small ones in a map of many blocks) come from a per-map arena with a
+ * free list per size, freed at once with the map: no malloc per set, and
+ * the arena's large chunks sit on huge pages. The bytes counted for a set
+ * stay its capacity, as before. */
 #include "memheat/heat.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +27,11 @@
 #define NSETS (MH_HEAT_WORDS + 1) /* eight words, then the sector */
 #define OVF_SMALL 64u
 #define RECENT 256u /* a warp instruction touches up to 32 sectors; a few in flight fit */
+#define ARENA_FIRST 4u    /* capacities of sorted sets: 4, 8, ..., OVF_SMALL ids (mh_grow's doubling) */
+#define ARENA_CLASSES 5
+#define CHUNK_MIN ((size_t)64 << 10)
+#define CHUNK_MAX ((size_t)4 << 20)
+_Static_assert(ARENA_FIRST << (ARENA_CLASSES - 1) == OVF_SMALL, "one arena class per sorted-set capacity");
 
 typedef struct entry {
     uint64_t tag;
@@ -48,6 +58,20 @@ struct mh_heat {
     size_t npool, cappool;
     size_t ovf_bytes;
     entry *recent[RECENT]; /* direct-mapped cache of recently touched entries */
+    /* Bookkeeping of the arena, last: mh_heat_bytes counts the fields above
+     * (the map's header as before) and the sets' capacities, not the
+     * arena's own lists, like malloc's. */
+    struct {
+        void *free[ARENA_CLASSES]; /* free arrays of each class, linked through their first bytes */
+        char *cur;                 /* unused rest of the newest chunk */
+        size_t left, next;         /* its bytes; size of the next chunk */
+        void **chunks;
+        size_t nchunks, capchunks;
+        /* the last (overflow record, warp) added to and the words it holds:
+         * repeats by one warp (the lanes of a coalesced request share a
+         * sector) need no search */
+        uint32_t last_ovf, last_warp, last_words;
+    } a;
 };
 
 /* Home slot of a tag. The eight sectors of one 256-byte block hash together
@@ -95,11 +119,59 @@ int mh_heat_new(mh_heat **out, uint32_t sector_size, mh_err *err) {
 
 static void free_pool(mh_heat *h) {
     for (size_t i = 0; i < h->npool; i++)
-        for (int k = 0; k < NSETS; k++) free(h->pool[i].s[k].v);
+        for (int k = 0; k < NSETS; k++)
+            if (h->pool[i].s[k].bitmap) free(h->pool[i].s[k].v); /* sorted arrays are the arena's */
     free(h->pool);
     h->pool = NULL;
     h->npool = h->cappool = 0;
     h->ovf_bytes = 0;
+    for (size_t i = 0; i < h->a.nchunks; i++) free(h->a.chunks[i]);
+    free(h->a.chunks);
+    h->a.chunks = NULL;
+    h->a.nchunks = h->a.capchunks = 0;
+    memset(h->a.free, 0, sizeof h->a.free);
+    h->a.cur = NULL;
+    h->a.left = h->a.next = 0;
+    h->a.last_ovf = 0;
+}
+
+/* ---- the arena of sorted sets ---- */
+
+static unsigned arena_class(uint32_t cap) {
+    unsigned c = 0;
+    while ((ARENA_FIRST << c) < cap) c++;
+    assert((ARENA_FIRST << c) == cap && c < ARENA_CLASSES);
+    return c;
+}
+
+static uint32_t *arena_alloc(mh_heat *h, unsigned c) {
+    size_t bytes = (size_t)(ARENA_FIRST << c) * sizeof(uint32_t);
+    if (h->a.free[c]) {
+        void *p = h->a.free[c];
+        memcpy(&h->a.free[c], p, sizeof(void *));
+        return p;
+    }
+    if (h->a.left < bytes) {
+        size_t sz = h->a.next ? h->a.next : CHUNK_MIN;
+        void **v = mh_grow(h->a.chunks, &h->a.capchunks, h->a.nchunks + 1, sizeof *v, 16);
+        if (!v) return NULL;
+        h->a.chunks = v;
+        char *p = mh_big_malloc(sz);
+        if (!p) return NULL;
+        h->a.chunks[h->a.nchunks++] = p;
+        h->a.cur = p; /* the rest of the previous chunk (under 256 bytes) is left unused */
+        h->a.left = sz;
+        h->a.next = sz < CHUNK_MAX ? sz * 2 : CHUNK_MAX;
+    }
+    uint32_t *p = (uint32_t *)(void *)h->a.cur;
+    h->a.cur += bytes;
+    h->a.left -= bytes;
+    return p;
+}
+
+static void arena_free(mh_heat *h, uint32_t *p, unsigned c) {
+    memcpy(p, &h->a.free[c], sizeof(void *));
+    h->a.free[c] = p;
 }
 
 void mh_heat_free(mh_heat *h) {
@@ -116,7 +188,7 @@ void mh_heat_prefetch(const mh_heat *h, uint64_t addr) {
 }
 
 size_t mh_heat_bytes(const mh_heat *h) {
-    return sizeof *h + h->cap * sizeof(entry) + h->cappool * sizeof(ovf) + h->ovf_bytes;
+    return offsetof(mh_heat, a) + h->cap * sizeof(entry) + h->cappool * sizeof(ovf) + h->ovf_bytes;
 }
 
 static inline entry *lookup(mh_heat *h, uint64_t tag) {
@@ -175,20 +247,24 @@ static int wset_add(mh_heat *h, wset *s, uint32_t w) {
         v[w / 32] |= 1u << (w & 31);
         h->ovf_bytes += (size_t)cap * sizeof *v;
         h->ovf_bytes -= (size_t)s->cap * sizeof *v;
-        free(s->v);
+        arena_free(h, s->v, arena_class(s->cap));
         s->v = v;
         s->cap = cap;
         s->n++;
         s->bitmap = 1;
         return 1;
     }
-    if (s->n == s->cap) {
-        size_t cap = s->cap;
-        uint32_t *v = mh_grow(s->v, &cap, (size_t)s->n + 1, sizeof *v, 4);
+    if (s->n == s->cap) { /* capacities as mh_grow's: 4, then doubling */
+        uint32_t cap = s->cap ? s->cap * 2 : ARENA_FIRST;
+        uint32_t *v = arena_alloc(h, arena_class(cap));
         if (!v) return 0;
+        if (s->cap) {
+            memcpy(v, s->v, (size_t)s->n * sizeof *v);
+            arena_free(h, s->v, arena_class(s->cap));
+        }
         h->ovf_bytes += (cap - s->cap) * sizeof *v;
         s->v = v;
-        s->cap = (uint32_t)cap;
+        s->cap = cap;
     }
     memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof *s->v);
     s->v[lo] = w;
@@ -199,7 +275,7 @@ static int wset_add(mh_heat *h, wset *s, uint32_t w) {
 static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t warp) {
     if (!e->ovf) {
         if (h->npool == h->cappool) {
-            ovf *p = mh_grow(h->pool, &h->cappool, h->npool + 1, sizeof *p, 64);
+            ovf *p = mh_big_grow(h->pool, &h->cappool, h->npool + 1, sizeof *p, 64);
             if (!p) return MH_ERR_NOMEM;
             h->pool = p;
         }
@@ -207,9 +283,19 @@ static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t
         e->ovf = (uint32_t)++h->npool;
     }
     ovf *o = &h->pool[e->ovf - 1];
-    for (unsigned k = w0; k <= w1; k++)
+    if (e->ovf != h->a.last_ovf || warp != h->a.last_warp) {
+        h->a.last_ovf = 0; /* valid again once the sector's set holds the warp */
+        if (!wset_add(h, &o->s[MH_HEAT_WORDS], warp)) return MH_ERR_NOMEM;
+        h->a.last_ovf = e->ovf;
+        h->a.last_warp = warp;
+        h->a.last_words = 0;
+    }
+    for (unsigned k = w0; k <= w1; k++) {
+        if (h->a.last_words & (1u << k)) continue;
         if (!wset_add(h, &o->s[k], warp)) return MH_ERR_NOMEM;
-    return wset_add(h, &o->s[MH_HEAT_WORDS], warp) ? MH_OK : MH_ERR_NOMEM;
+        h->a.last_words |= 1u << k;
+    }
+    return MH_OK;
 }
 
 int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp) {

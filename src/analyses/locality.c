@@ -453,7 +453,7 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     for (size_t i = 0; i < s->cap; i++)
         if (e && e[i].key) e[k++] = e[i];
     assert(k == n);
-    uint64_t *keys = malloc((n ? n : 1) * 3 * sizeof *keys);
+    uint64_t *keys = mh_big_malloc((n ? n : 1) * 3 * sizeof *keys);
     if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     if (n > 1) { /* radix sort using the key arrays as scratch (2 x 8 bytes x n = 16 x n) */
         radix_sort_cnt(e, (cnt_ent *)(void *)keys, n);

@@ -52,8 +52,13 @@ static uint32_t blk_hash(uint32_t launch, uint32_t block) {
     return (uint32_t)mh_mix64((uint64_t)launch << 32 | block);
 }
 
+/* Slot of (thread, pc): four neighbouring threads at one pc share a hashed
+ * group of four slots, one cache line of the 64-byte aligned table, so the
+ * 32 lanes of a warp instruction touch 8 lines instead of 32. Lookups never
+ * depend on placement. */
 static size_t ent_slot(uint16_t thread, uint64_t pc, uint32_t cap) {
-    return (size_t)mh_mix64(pc ^ ((uint64_t)thread << 48 | (uint64_t)thread)) & (cap - 1);
+    uint64_t g = (uint64_t)(thread >> 2);
+    return (size_t)((mh_mix64(pc ^ (g << 48 | g)) << 2) + (thread & 3u)) & (cap - 1);
 }
 
 int mh_occ_new(mh_occ **out, size_t budget, mh_err *err) {
@@ -239,8 +244,9 @@ static uint32_t get_block(mh_occ *o, uint32_t launch, uint32_t block) {
 
 static int table_grow(mh_occ *o, oblk *x) {
     uint32_t cap = x->cap ? x->cap * 2 : 64;
-    ent *t = calloc(cap, sizeof *t);
+    ent *t = aligned_alloc(64, (size_t)cap * sizeof *t); /* cap >= 64: a multiple of 64 bytes */
     if (!t) return MH_ERR_NOMEM;
+    memset(t, 0, (size_t)cap * sizeof *t);
     for (uint32_t i = 0; i < x->cap; i++) {
         if (!x->t[i].count) continue;
         size_t j = ent_slot(x->t[i].thread, x->t[i].pc, cap);
@@ -252,6 +258,13 @@ static int table_grow(mh_occ *o, oblk *x) {
     x->t = t;
     x->cap = cap;
     return MH_OK;
+}
+
+void mh_occ_prefetch(const mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc) {
+    if (!o->last) return;
+    const oblk *x = &o->pool[o->last - 1];
+    if (x->launch != launch || x->block != block || !x->cap) return;
+    __builtin_prefetch(&x->t[ent_slot(thread, pc, x->cap)], 1);
 }
 
 int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k,

@@ -142,13 +142,22 @@ static hsum *get_hsum(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj) {
 
 /* ---- shared-memory word owners ---- */
 
+/* Slot of (word, block): the four words of a 16-byte span share a hashed
+ * group of four slots, one cache line of the 64-byte aligned table, so a
+ * warp's consecutive words touch a quarter of the lines. The table is
+ * only summed over (patterns_classify.c), so placement changes nothing. */
+static size_t owner_slot(uint64_t word, uint32_t block, size_t cap) {
+    return (size_t)((mh_mix64((word >> 4) ^ ((uint64_t)block << 20)) << 2) + ((word >> 2) & 3u)) & (cap - 1);
+}
+
 static int owner_grow(mh_pat_run *pr, pstate *s) {
     size_t cap = s->capown ? s->capown * 2 : 1024;
-    owner *t = calloc(cap, sizeof *t);
+    owner *t = aligned_alloc(64, cap * sizeof *t); /* cap >= 1024: a multiple of 64 bytes */
     if (!t) return MH_ERR_NOMEM;
+    memset(t, 0, cap * sizeof *t);
     for (size_t i = 0; i < s->capown; i++) {
         if (!s->ow[i].word) continue;
-        size_t j = mh_mix64(s->ow[i].word ^ ((uint64_t)s->ow[i].block << 20)) & (cap - 1);
+        size_t j = owner_slot(s->ow[i].word, s->ow[i].block, cap);
         while (t[j].word) j = (j + 1) & (cap - 1);
         t[j] = s->ow[i];
     }
@@ -161,7 +170,7 @@ static int owner_grow(mh_pat_run *pr, pstate *s) {
 
 static int owner_add(mh_pat_run *pr, pstate *s, uint64_t word, uint32_t block, uint16_t thread, uint32_t ws) {
     if ((s->nown + 1) * 4 > s->capown * 3 && owner_grow(pr, s) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = mh_mix64(word ^ ((uint64_t)block << 20)) & (s->capown - 1);
+    size_t j = owner_slot(word, block, s->capown);
     while (s->ow[j].word && !(s->ow[j].word == word && s->ow[j].block == block)) j = (j + 1) & (s->capown - 1);
     owner *o = &s->ow[j];
     if (!o->word) {
@@ -593,35 +602,60 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
     assert(ws > 0);
     pstate *s = NULL;
     const mh_model_launch *ml = NULL;
-    for (size_t i = 0; i < rec->u.accesses.n; i++) {
-        const mh_access *a = &rec->u.accesses.v[i];
-        unsigned space = MH_ACCESS_SPACE(a);
-        if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
-        if (!s || s->launch != a->launch) {
-            s = get_ps(pr, a->launch);
-            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            ml = mh_model_launch_get(pr->model, a->launch);
+    /* Groups of PF accesses: canonical keys first, with a prefetch of the
+     * occurrence counter (and the shared word owner) each will update, then
+     * the updates: the counters miss the cache, and the misses of a group
+     * overlap instead of waiting one after another. */
+    enum { PF = 16 };
+    uint64_t keys[PF];
+    const mh_access *v = rec->u.accesses.v;
+    size_t n = rec->u.accesses.n;
+    for (size_t base = 0; base < n; base += PF) {
+        size_t m = n - base < PF ? n - base : PF;
+        for (size_t i = 0; i < m; i++) {
+            const mh_access *a = &v[base + i];
+            unsigned space = MH_ACCESS_SPACE(a);
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+            if (!s || s->launch != a->launch) {
+                s = get_ps(pr, a->launch);
+                if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                ml = mh_model_launch_get(pr->model, a->launch);
+            }
+            keys[i] = mh_canon_key(&pr->canon, ml, a);
+            mh_occ_prefetch(pr->occ, a->launch, a->block, a->thread, a->pc);
+            if (space == MH_SPACE_SHARED && s->capown)
+                __builtin_prefetch(&s->ow[owner_slot(keys[i] & ~(uint64_t)3, a->block, s->capown)], 1);
         }
-        uint64_t key = mh_canon_key(&pr->canon, ml, a);
-        if (space == MH_SPACE_SHARED) {
-            sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(key));
-            if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            so->accesses++;
-            uint32_t sz = a->size ? a->size : 1;
-            uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
-            for (uint64_t w = w0; w <= w1; w++)
-                if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
-                    return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        s = NULL;
+        for (size_t i = 0; i < m; i++) {
+            const mh_access *a = &v[base + i];
+            unsigned space = MH_ACCESS_SPACE(a);
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+            if (!s || s->launch != a->launch) {
+                s = get_ps(pr, a->launch);
+                if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            }
+            uint64_t key = keys[i];
+            if (space == MH_SPACE_SHARED) {
+                sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(key));
+                if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                so->accesses++;
+                uint32_t sz = a->size ? a->size : 1;
+                uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
+                for (uint64_t w = w0; w <= w1; w++)
+                    if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
+                        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            }
+            uint32_t warp = a->thread / ws, occ = 0;
+            /* the lanes' k-th execution of this pc form one warp instruction */
+            int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
+            if (rc) return rc;
+            mh_grp_key gk = {a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
+                             (uint8_t)space, 0};
+            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            rc = mh_grp_add(pr->grp, &gk, &ge, err);
+            if (rc) return rc;
         }
-        uint32_t warp = a->thread / ws, occ = 0;
-        /* the lanes' k-th execution of this pc form one warp instruction */
-        int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
-        if (rc) return rc;
-        mh_grp_key gk = {a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
-                         (uint8_t)space, 0};
-        mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
-        rc = mh_grp_add(pr->grp, &gk, &ge, err);
-        if (rc) return rc;
     }
     note(pr);
     return MH_OK;

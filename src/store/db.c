@@ -169,7 +169,11 @@ int mh_db_create_named(mh_db **out, const char *path, const char *name, int over
     mh_db *db;
     int rc = db_alloc(&db, name, err);
     if (rc) return rc;
-    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    /* NOMUTEX: a connection is only ever used by one thread at a time (the
+     * pass calls its consumers on one thread), so SQLite's per-call
+     * connection mutex is pure cost (8% of bench_import) */
+    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
         rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", name,
                         db->h ? sqlite3_errmsg(db->h) : "out of memory");
         mh_db_close(db);
@@ -244,7 +248,7 @@ int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
     char journal[4200];
     snprintf(journal, sizeof journal, "%s-journal", path);
     if (access(journal, F_OK) == 0 && access(path, W_OK) == 0) oflags = SQLITE_OPEN_READWRITE;
-    if (sqlite3_open_v2(path, &db->h, oflags, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) { /* as in mh_db_create */
         rc = mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", path,
                         db->h ? sqlite3_errmsg(db->h) : "out of memory");
         mh_db_close(db);

@@ -1,6 +1,7 @@
 /* bigmem.c -- large tables on transparent huge pages (bigmem.h). */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "util/bigmem.h"
+#include "util/grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@
 #define BIG_MIN ((size_t)4 << 20) /* smaller tables stay on the ordinary heap */
 
 void *mh_big_malloc(size_t bytes) {
-    if (bytes < BIG_MIN) return malloc(bytes);
+    if (bytes < BIG_MIN) /* cache-line aligned: tables place related slots in one line */
+        return aligned_alloc(64, bytes ? (bytes + 63) & ~(size_t)63 : 64);
     size_t rounded = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     void *p = aligned_alloc(HUGE_PAGE, rounded);
     if (!p) return NULL;
@@ -24,8 +26,20 @@ void *mh_big_malloc(size_t bytes) {
 void *mh_big_calloc(size_t n, size_t size) {
     if (size && n > SIZE_MAX / size) return NULL;
     size_t bytes = n * size;
-    if (bytes < BIG_MIN) return calloc(n, size);
     void *p = mh_big_malloc(bytes);
     if (p) memset(p, 0, bytes);
     return p;
+}
+
+void *mh_big_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) {
+    if (p && need <= *cap) return p;
+    size_t c = mh_grow_cap(*cap, need, elem, first);
+    if (!c) return NULL;
+    if (c * elem < BIG_MIN) return mh_grow(p, cap, need, elem, first);
+    void *q = mh_big_malloc(c * elem);
+    if (!q) return NULL;
+    if (p) memcpy(q, p, *cap * elem);
+    free(p);
+    *cap = c;
+    return q;
 }

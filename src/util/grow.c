@@ -4,15 +4,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-void *mh_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) {
-    if (p && need <= *cap) return p;
-    if (elem == 0) return NULL;
-    size_t n = *cap ? *cap : (first ? first : 1);
+size_t mh_grow_cap(size_t cap, size_t need, size_t elem, size_t first) {
+    if (elem == 0) return 0;
+    size_t n = cap ? cap : (first ? first : 1);
     while (n < need) n = n > SIZE_MAX / 2 ? need : n * 2;
     if (n > SIZE_MAX / elem) {
-        if (need > SIZE_MAX / elem) return NULL;
+        if (need > SIZE_MAX / elem) return 0;
         n = need; /* the doubled size overflows; the exact one does not */
     }
+    return n;
+}
+
+void *mh_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) {
+    if (p && need <= *cap) return p;
+    size_t n = mh_grow_cap(*cap, need, elem, first);
+    if (!n) return NULL;
     void *q = realloc(p, n * elem);
     if (!q) return NULL;
     *cap = n;

@@ -14,5 +14,7 @@
  *   if (!a) return MH_ERR_NOMEM;
  *   s->a = a; */
 void *mh_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first);
+/* The capacity mh_grow would choose (>= need), or 0 on overflow. */
+size_t mh_grow_cap(size_t cap, size_t need, size_t elem, size_t first);
 
 #endif
