@@ -218,8 +218,20 @@ static int quick_check(mh_db *db, mh_err *err) {
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
         const char *r = (const char *)sqlite3_column_text(st, 0);
-        if (!r || strcmp(r, "ok") != 0)
-            rc = mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s)", db->path, r ? r : "?");
+        if (!r || strcmp(r, "ok") != 0) {
+            /* SQLite's report spans lines ("*** in database main ***\nOn tree page ..."): one line */
+            char what[256];
+            const char *head = "*** in database main ***";
+            if (r && !strncmp(r, head, strlen(head))) r += strlen(head);
+            size_t n = 0;
+            for (; r && *r && n + 1 < sizeof what; r++)
+                if ((unsigned char)*r >= 0x20) what[n++] = *r;
+                else if (n && what[n - 1] != ' ') what[n++] = ' ';
+            while (n && what[n - 1] == ' ') n--;
+            what[n] = '\0';
+            rc = mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s)", db->path,
+                            what[0] == ' ' ? what + 1 : n ? what : "?");
+        }
     } else {
         rc = mh_db_fail(db, err, "checking integrity");
     }
