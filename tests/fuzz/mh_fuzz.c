@@ -122,7 +122,7 @@ static int check_common(tally *t, const char *input, const char *cmd, const resu
     if (r->code == -1) return fail(t, &t->crashes, "crash", input, cmd, r), 0;
     if (r->code == -2) return fail(t, &t->hangs, "hang", input, cmd, r), 0;
     if (r->code != 0 && r->code != 1 && r->code != 4) return fail(t, &t->bad_codes, "exit code", input, cmd, r), 0;
-    if (!strstr(r->err, "not a memheat profile") &&
+    if (!strstr(r->err, "not a memheat profile") && !strstr(r->err, "damaged profile database") &&
         (strstr(r->err, "no such column") || strstr(r->err, "no such table") || strstr(r->err, "misuse of") ||
          strstr(r->err, "SQLite error")))
         fail(t, &t->raw_msgs, "raw SQLite message", input, cmd, r);

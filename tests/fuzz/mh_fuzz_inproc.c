@@ -122,7 +122,7 @@ static void check_run(tally *t, const char *cmd, int code, int rc, const char *m
     if (code != 0 && code != 1 && code != 4) fail(&t->bad_codes, "exit code", cmd, msg);
     if (rc != MH_OK && !msg[0]) fail(&t->multi_line, "an error without a message", cmd, msg);
     if (strchr(msg, '\n')) fail(&t->multi_line, "more than one line", cmd, msg);
-    if (!strstr(msg, "not a memheat profile") &&
+    if (!strstr(msg, "not a memheat profile") && !strstr(msg, "damaged profile database") &&
         (strstr(msg, "no such column") || strstr(msg, "no such table") || strstr(msg, "misuse of") ||
          strstr(msg, "SQLite error")))
         fail(&t->raw_msgs, "raw SQLite message", cmd, msg);
