@@ -71,11 +71,13 @@ static void on_alarm(int sig) {
     _exit(3);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 static void on_crash(int sig) {
     say_now("mh_fuzz_inproc: CRASH on ");
     signal(sig, SIG_DFL);
     raise(sig);
 }
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 void __asan_set_death_callback(void (*cb)(void));
