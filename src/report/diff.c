@@ -48,6 +48,7 @@ typedef struct kset {
 } kset;
 
 static krow *kget(kset *k, const char *name) {
+    if (!name) name = "(unnamed)"; /* a damaged profile: a name that is NULL or not text */
     for (size_t i = 0; i < k->n; i++)
         if (strcmp(k->v[i].name, name) == 0) return &k->v[i];
     if (k->n == k->cap) {
@@ -108,6 +109,7 @@ static int collect(kset *k, json_t *root, int j) {
     json_array_foreach(launches, i, o) {
         const char *name = json_string_value(json_object_get(o, "name"));
         const char *disp = json_string_value(json_object_get(o, "display_name"));
+        if (!name) name = "(unnamed)"; /* a damaged profile */
         krow *r = NULL;
         for (size_t q = 0; q < k->n && !r; q++)
             if (strcmp(k->v[q].name, name) == 0 || (disp && strcmp(k->v[q].name, disp) == 0)) r = &k->v[q];

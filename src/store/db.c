@@ -16,9 +16,24 @@
 #include <time.h>
 #include <unistd.h>
 
+/* SQLite's text on one line: a damaged schema's message quotes its SQL,
+ * newlines included; SQLite's "*** in database main ***" heading dropped. */
+static const char *one_line(char *out, size_t cap, const char *s) {
+    const char *head = "*** in database main ***";
+    if (!strncmp(s, head, strlen(head))) s += strlen(head);
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        if ((unsigned char)*s >= 0x20) out[n++] = *s;
+        else if (n && out[n - 1] != ' ') out[n++] = ' ';
+    while (n && out[n - 1] == ' ') n--;
+    out[n] = '\0';
+    return out[0] == ' ' ? out + 1 : n ? out : "?";
+}
+
 int mh_db_fail(mh_db *db, mh_err *err, const char *what) {
     int rc = db && db->h ? sqlite3_extended_errcode(db->h) : SQLITE_ERROR;
-    const char *msg = db && db->h ? sqlite3_errmsg(db->h) : "no database";
+    char flat[400];
+    const char *msg = one_line(flat, sizeof flat, db && db->h ? sqlite3_errmsg(db->h) : "no database");
     int prim = rc & 0xff;
     const char *p = db && db->path ? db->path : "?";
     /* a schema that is not memheat's: say what is missing, not SQLite's words */
@@ -222,8 +237,11 @@ static int quick_check(mh_db *db, mh_err *err) {
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
         const char *r = (const char *)sqlite3_column_text(st, 0);
-        if (!r || strcmp(r, "ok") != 0)
-            rc = mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s)", db->path, r ? r : "?");
+        if (!r || strcmp(r, "ok") != 0) {
+            char what[256];
+            rc = mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s)", db->path,
+                            one_line(what, sizeof what, r ? r : "?"));
+        }
     } else {
         rc = mh_db_fail(db, err, "checking integrity");
     }

@@ -172,5 +172,80 @@ sqlite3 -version >/dev/null 2>&1 && {
     check "5: diff of an interrupted profile exits 4" 4 $rc
     grep -q "int.mhdb is incomplete" err5 && ok "5: ... and says so" || bad "5: message: $(cat err5)"
 }
+# ---- 6. a signal during an import removes its temporary file ----
+"$M" synth -o huge.mht --shape all --warps 32 --blocks 16 --iters 32 || bad "6: synth huge"
+tmps() { ls -A "$1" | grep '^\.' ; }
+for sig in 15 1 2; do # SIGTERM, SIGHUP, SIGINT
+    rm -rf sig6 && mkdir sig6
+    if [ $sig = 2 ]; then # a script's background job ignores SIGINT: give it back its default
+        command -v python3 >/dev/null || { echo "skip - 6: SIGINT (no python3)"; continue; }
+        python3 -c 'import os,signal,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+            "$M" import -q huge.mht -o sig6/p.mhdb &
+    else
+        "$M" import -q huge.mht -o sig6/p.mhdb &
+    fi
+    mp=$!
+    i=0; while [ -z "$(tmps sig6)" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+    [ -n "$(tmps sig6)" ] && ok "6: signal $sig: import is writing its temporary" || bad "6: signal $sig: no temporary seen"
+    kill -$sig $mp; wait $mp; rc=$?
+    check "6: signal $sig during memheat import: it dies of the signal" $((128 + sig)) $rc
+    check "6: ... no temporary (or journal) left" "" "$(ls -A sig6)"
+done
+cat >prog6.sh <<PROG
+#!/bin/sh
+cp "$W/huge.mht" "\$MEMHEAT_TRACE"
+PROG
+chmod +x prog6.sh
+rm -rf sig6 && mkdir sig6
+MEMHEAT_LIB_DIR=$W/lib "$M" run -q --backend cuda --no-timing -o sig6/r -- ./prog6.sh 2>err6 &
+mp=$!
+i=0; while [ -z "$(tmps sig6)" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+kill -TERM $mp; wait $mp; rc=$?
+check "6: SIGTERM during memheat run's import: exit 143" 143 $rc
+check "6: ... no temporary left" "" "$(tmps sig6)"
+[ -s sig6/r.mht ] && ok "6: ... the trace is kept for memheat import" || bad "6: trace lost: $(ls -A sig6)"
+
+# ---- 7. job control: SIGTSTP stops the program and memheat, SIGCONT continues both ----
+state() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1; }
+waitstate() { # waitstate PID STATE: up to 5 s
+    i=0; while [ "$(state $1)" != "$2" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+}
+cat >prog7.sh <<PROG
+#!/bin/sh
+echo \$\$ >"$W/prog7.pid"
+i=0; while [ \$i -lt 20 ]; do sleep 0.05; i=\$((i + 1)); done
+cp "$W/raw.mht" "\$MEMHEAT_TRACE"
+PROG
+chmod +x prog7.sh
+for how in memheat group; do
+    rm -f prog7.pid jc.mhdb jc.mht
+    MEMHEAT_LIB_DIR=$W/lib "$M" run -q --backend cuda --no-timing -o jc -- ./prog7.sh 2>err7 &
+    mp=$!
+    i=0; while [ ! -s prog7.pid ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    pp=$(cat prog7.pid)
+    # memheat: kill -TSTP to memheat; group: what Ctrl-Z does (SIGTSTP to the program's group, the terminal's)
+    if [ $how = memheat ]; then kill -TSTP $mp; else kill -TSTP -$pp; fi
+    waitstate $mp T; waitstate $pp T
+    check "7: SIGTSTP ($how): the program is stopped" T "$(state $pp)"
+    check "7: SIGTSTP ($how): memheat is stopped" T "$(state $mp)"
+    sleep 0.3
+    check "7: ... and both stay stopped" TT "$(state $pp)$(state $mp)"
+    kill -CONT $mp # the shell's fg/bg continues memheat's job
+    wait $mp; rc=$?
+    check "7: SIGCONT ($how): the run finishes normally" 0 $rc
+    "$M" report -q -o jc.html -f jc.mhdb 2>/dev/null; rc=$?
+    check "7: ... with a complete profile" 0 $rc
+done
+rm -f prog7.pid
+rm -f jc.mhdb jc.mht
+MEMHEAT_LIB_DIR=$W/lib "$M" run -q --backend cuda --no-timing -o jc -- ./prog7.sh 2>err7 &
+mp=$!
+i=0; while [ ! -s prog7.pid ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+pp=$(cat prog7.pid)
+kill -STOP $pp; waitstate $pp T; sleep 0.2
+check "7: a program stopped by SIGSTOP alone (a debugger) leaves memheat running" S "$(state $mp)"
+kill -CONT $pp; wait $mp; rc=$?
+check "7: ... and the run finishes" 0 $rc
+
 echo "faults: $fails failure(s)"
 exit $fails

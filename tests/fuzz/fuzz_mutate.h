@@ -1,0 +1,91 @@
+/* fuzz_mutate.h -- the mutators of memheat's fuzzing harnesses (mh_fuzz.c:
+ * the real commands, one process per run; mh_fuzz_inproc.c: the library
+ * entry points in one process) and what each mutation lets a reader do.
+ *
+ * A trace is handled as its chunk structure (docs/trace-format.md): the
+ * prefix, then chunks kept both decompressed (to edit records) and
+ * compressed (so re-encoding a mutated trace recompresses only the chunks it
+ * changed). The seed is split after every kernel end, as the collectors
+ * flush, so chunk 0 holds the header, chunks 1..n-2 one launch each and the
+ * last chunk the end record.
+ *
+ * Every mutation returns an fz_expect: whether a reader must report an error
+ * or a partial result, and how many of the seed's chunks precede the damage
+ * (every launch that ended in them must come out byte for byte). */
+#ifndef MH_FUZZ_MUTATE_H
+#define MH_FUZZ_MUTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fz_rng {
+    uint64_t s;
+} fz_rng;
+
+/* The generator of input number `index` of the run with `seed`: any input can
+ * be regenerated alone (--from INDEX --inputs 1). */
+fz_rng fz_rng_at(uint64_t seed, uint64_t index);
+uint64_t fz_rnd(fz_rng *r);
+size_t fz_rndn(fz_rng *r, size_t n); /* 0..n-1; 0 when n = 0 */
+
+typedef struct fz_buf {
+    uint8_t *p;
+    size_t n;
+} fz_buf;
+
+int fz_slurp(const char *path, fz_buf *b); /* b->p has one spare byte for a '\0' */
+int fz_spit(const char *path, const uint8_t *p, size_t n);
+
+typedef struct fz_chunk {
+    uint8_t *raw;  /* decompressed records */
+    size_t nraw;
+    uint8_t *comp; /* its zstd frame, NULL = to compress */
+    size_t ncomp;
+} fz_chunk;
+
+typedef struct fz_trace {
+    uint8_t prefix[16];
+    fz_chunk *c;
+    size_t n;
+} fz_trace;
+
+int fz_trace_parse(const fz_buf *b, fz_trace *t); /* -1: not a whole trace */
+/* The file: chunks renumbered (a repeated or moved chunk passes the index
+ * check), checksums computed. off (may be NULL, n + 1 entries) receives each
+ * chunk's start and the end of the file. */
+fz_buf fz_trace_encode(const fz_trace *t, size_t *off);
+void fz_trace_free(fz_trace *t);
+fz_trace fz_trace_copy(const fz_trace *t);
+/* Splits chunks after every kernel end (and the header). */
+void fz_rechunk(fz_trace *t);
+
+/* Bad records with valid checksums, in a new chunk before the end record's. */
+enum { FZ_BAD_UNKNOWN, FZ_BAD_DUP_LAUNCH, FZ_BAD_ENDED, FZ_BAD_DUP_END, FZ_BAD_NO_END, FZ_BAD_KINDS };
+extern const char *const fz_bad_names[FZ_BAD_KINDS];
+int fz_make_bad(fz_trace *t, int kind, fz_rng *r);
+
+#define FZ_KEEP_ALL ((size_t)-1)
+
+typedef struct fz_expect {
+    const char *kind;   /* the mutator's name */
+    int must_fail;      /* a clean result (exit 0) would be a lie */
+    int must_error;     /* the reader must return an error (exit 1, or 4 for a cut) */
+    int must_partial;   /* the reader must succeed with a notice (exit 4) */
+    int clean;          /* the input is the seed itself: exit 0 and everything kept */
+    size_t keep_chunks; /* seed chunks before the damage; FZ_KEEP_ALL = every one */
+} fz_expect;
+
+/* A damaged copy of seed (parsed, rechunked; seed_enc its encoding, off its
+ * chunk offsets) in *out (malloc'ed). Mutators: cut; byte flips anywhere;
+ * header damage (prefix and chunk 0); a chunk repeated; two chunks swapped;
+ * bad records (fz_make_bad); record bytes flipped or cut inside one chunk
+ * with valid checksums. */
+void fz_mutate_trace(const fz_trace *seed, const fz_buf *seed_enc, const size_t *off, fz_rng *r, fz_buf *out,
+                     fz_expect *e);
+
+/* A damaged copy of the profile seed (its bytes) written to path: cut, byte
+ * flips, a dropped table, a dropped column, meta.complete = '0'
+ * (interrupted), a bad value in a random cell. */
+void fz_mutate_profile(const fz_buf *seed, const char *path, fz_rng *r, fz_expect *e);
+
+#endif
