@@ -6,6 +6,7 @@
 # plus the oracle's oracle.md / oracle.json / oracle.log / raw.tar.gz.
 #   1. scripts/gpu-check.sh: every CUDA example plain and under `memheat run`
 #      (same outputs; heat maps against the CUTHERMO patterns)
+#   1b. the gemm example's findings named by kernel argument
 #   2. the PyTorch training job once under the default run: memheat's own
 #      peak memory, the one-run timing file's kernels and copies
 #   3. bench/overhead/overlap_diag.sh: stream overlap (plain, --no-timing, one run)
@@ -37,6 +38,10 @@ say "1. gpu-check.sh"
 timeout 150 scripts/gpu-check.sh "$B" /tmp/gs-check >/tmp/gs-check.log 2>&1
 say "gpu-check exit $?"
 grep -E "^(PASS|FAIL|ALL|SOME|==)" /tmp/gs-check.log | tail -40 >>"$L"
+say "1b. kernel-argument names (gemm example, default run)"
+timeout 40 "$M" run -q -o /tmp/gs-gemm -- "$B/examples/cuda/gemm" both 512 >/dev/null 2>>"$L"
+"$M" analyze /tmp/gs-gemm.mhdb 2>&1 | grep -m10 -E "arg [0-9]|shared" >>"$L"
+"$M" analyze --json /tmp/gs-gemm.mhdb 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print('objects with arg:', sum(1 for o in d.get('objects', []) if o.get('arg')))" >>"$L" 2>&1
 say "2. training job, default run"
 timeout 90 "$M" run --keep-trace -o /tmp/gs-train -- python3 bench/realworld/train.py >/tmp/gs-train.out 2>/tmp/gs-train.err
 say "train exit $?"
