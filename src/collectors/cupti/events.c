@@ -95,6 +95,24 @@ static CUevent take_event(mh_cupti_ev *s) {
     return e;
 }
 
+/* An event for a start, taken where the caller may be inside the driver's
+ * launch or copy path (the Sanitizer's LAUNCH_BEGIN and MEMCPY/MEMSET
+ * callbacks): never waits for g->lock there. Another thread can hold that
+ * lock while it calls the driver (cuEventRecord, cuEventQuery), which waits
+ * for the driver lock this thread holds: waiting here deadlocked a program
+ * that launches from several host threads (split_vecadd, H100). From the
+ * pool when the lock is free, else a new event. */
+static CUevent take_event_nowait(mh_cupti_ctx *g) {
+    CUevent e = NULL;
+    if (pthread_mutex_trylock(&g->lock) == 0) {
+        mh_cupti_ev *s = state(g);
+        if (s && s->npool) e = s->pool[--s->npool];
+        pthread_mutex_unlock(&g->lock);
+    }
+    if (!e && cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) e = NULL;
+    return e;
+}
+
 static void give_event(mh_cupti_ev *s, CUevent e) {
     if (!e) return;
     CUevent *p = mh_grow(s->pool, &s->cappool, s->npool + 1, sizeof *p, 256);
@@ -268,15 +286,10 @@ static void resolve(mh_cupti_ctx *g, int block) {
 void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params) {
     tl_launch.active = 0;
     if (!launch_params(api, params) || capturing(tl_launch.stream)) return;
-    pthread_mutex_lock(&g->lock);
-    mh_cupti_ev *s = state(g);
-    CUevent e = s ? take_event(s) : NULL;
-    pthread_mutex_unlock(&g->lock);
+    CUevent e = take_event_nowait(g);
     if (!e) return;
     if (cuEventRecord(e, tl_launch.stream) != CUDA_SUCCESS) {
-        pthread_mutex_lock(&g->lock);
-        give_event(s, e);
-        pthread_mutex_unlock(&g->lock);
+        cuEventDestroy(e);
         return;
     }
     tl_launch.start = e;
@@ -293,7 +306,12 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
     }
     tl_launch.active = 0;
     pthread_mutex_lock(&g->lock);
-    mh_cupti_ev *s = g->ev;
+    mh_cupti_ev *s = state(g);
+    if (!s) { /* out of memory */
+        cuEventDestroy(tl_launch.start);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
     if (failed) { /* the launch failed: nothing ran */
         give_event(s, tl_launch.start);
         pthread_mutex_unlock(&g->lock);
@@ -351,15 +369,10 @@ void mh_cupti_ev_copy_begin(mh_cupti_ctx *g, CUcontext ctx, CUstream stream, int
                             uint32_t value) {
     tl_copy.active = 0;
     if (capturing(stream)) return;
-    pthread_mutex_lock(&g->lock);
-    mh_cupti_ev *s = state(g);
-    CUevent e = s ? take_event(s) : NULL;
-    pthread_mutex_unlock(&g->lock);
+    CUevent e = take_event_nowait(g);
     if (!e) return;
     if (cuEventRecord(e, stream) != CUDA_SUCCESS) {
-        pthread_mutex_lock(&g->lock);
-        give_event(s, e);
-        pthread_mutex_unlock(&g->lock);
+        cuEventDestroy(e);
         return;
     }
     tl_copy.start = e, tl_copy.stream = stream, tl_copy.ctx = ctx;
@@ -371,7 +384,12 @@ void mh_cupti_ev_copy_end(mh_cupti_ctx *g, int failed) {
     if (!tl_copy.active) return;
     tl_copy.active = 0;
     pthread_mutex_lock(&g->lock);
-    mh_cupti_ev *s = g->ev;
+    mh_cupti_ev *s = state(g);
+    if (!s) { /* out of memory */
+        cuEventDestroy(tl_copy.start);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
     CUevent end = failed ? NULL : take_event(s);
     CUcontext ctx = tl_copy.ctx;
     if (!ctx && cuCtxGetCurrent(&ctx) != CUDA_SUCCESS) ctx = NULL;
