@@ -360,6 +360,14 @@ static void fmt_imbalance(char *b, size_t n, const mh_rank_krow *r, const mh_ran
 
 static const mh_rank_cell *cell_of(const mh_rank_krow *r, int idx) { return r && idx >= 0 ? &r->c[idx] : NULL; }
 
+/* The per-rank rows of kernel r in A and B (B under its paired name);
+ * 0 when neither profile has any. */
+static int rank_rows_of(const rankdiff *d, const krow *r, const mh_rank_krow **xa, const mh_rank_krow **xb) {
+    *xa = r->s[0].present ? mh_report_rank_kernel(&d->ka, r->name) : NULL;
+    *xb = r->s[1].present ? mh_report_rank_kernel(&d->kb, r->s[1].name ? r->s[1].name : r->name) : NULL;
+    return *xa || *xb;
+}
+
 static void term_ranks(FILE *f, kset *k, const rankdiff *d, int color) {
     const char *red = color ? "\x1b[31m" : "", *off = color ? "\x1b[0m" : "";
     fprintf(f, "\nby rank (A: %zu process%s, B: %zu; ranks matched by rank number, then in order; %s):\n", d->pa.n,
@@ -368,10 +376,8 @@ static void term_ranks(FILE *f, kset *k, const rankdiff *d, int color) {
     fprintf(f, "%-40s %-16s %-26s %-26s %8s\n", "kernel", "rank", "A", "B", "change");
     for (size_t i = 0; i < k->n; i++) {
         krow *r = &k->v[i];
-        const mh_rank_krow *xa = r->s[0].present ? mh_report_rank_kernel(&d->ka, r->name) : NULL;
-        const mh_rank_krow *xb = r->s[1].present ? mh_report_rank_kernel(&d->kb, r->s[1].name ? r->s[1].name : r->name)
-                                                 : NULL;
-        if (!xa && !xb) continue;
+        const mh_rank_krow *xa, *xb;
+        if (!rank_rows_of(d, r, &xa, &xb)) continue;
         char shown[256];
         mh_names_display(r->name, shown, sizeof shown);
         if (strlen(shown) > 40) shown[40] = '\0';
@@ -408,10 +414,8 @@ static void html_ranks(FILE *f, kset *k, const rankdiff *d) {
             MH_RANK_IMBALANCE);
     for (size_t i = 0; i < k->n; i++) {
         krow *r = &k->v[i];
-        const mh_rank_krow *xa = r->s[0].present ? mh_report_rank_kernel(&d->ka, r->name) : NULL;
-        const mh_rank_krow *xb = r->s[1].present ? mh_report_rank_kernel(&d->kb, r->s[1].name ? r->s[1].name : r->name)
-                                                 : NULL;
-        if (!xa && !xb) continue;
+        const mh_rank_krow *xa, *xb;
+        if (!rank_rows_of(d, r, &xa, &xb)) continue;
         char shown[256];
         mh_names_display(r->name, shown, sizeof shown);
         for (size_t q = 0; q < d->npairs; q++) {
