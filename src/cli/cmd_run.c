@@ -46,12 +46,11 @@ static void help(FILE *f) {
           "      --trace-collectives  trace NCCL kernels too (default: counted and timed, not\n"
           "                         traced: they wait for other processes)\n"
           "passes (CUDA):\n"
-          "      --passes separate  default: an un-instrumented timing run, then the traced run\n"
-          "      --passes one       one run, traced and timed in the same process: kernels and\n"
-          "                         copies timed with events (a traced launch gets the median of\n"
-          "                         the untraced launches of its configuration); about 1.3x plain\n"
-          "                         where separate passes take 2.4x, but it hung on one\n"
-          "                         multi-stream program: see docs/cuda-collector.md\n"
+          "      --passes one       default: one run, traced and timed in the same process:\n"
+          "                         kernels and copies timed with CUDA events (a traced launch\n"
+          "                         gets the median of the untraced launches of its configuration)\n"
+          "      --passes separate  an un-instrumented timing run, then the traced run: clean\n"
+          "                         times for kernels launched only once, for a second run\n"
           "      --counters         add a hardware-counters run (kernel replay: slow)\n"
           "      --no-counters      no hardware-counters run (the default)\n"
           "      --no-trace         timing only (its own un-instrumented run)\n"
@@ -93,7 +92,7 @@ int mh_cmd_run(int argc, char **argv) {
     mh_collect_cfg_init(&o.collect);
     o.trace = o.timing = 1;
     o.counters = 0;                /* hardware counters only with --counters (kernel replay) */
-    o.passes = MH_PASSES_SEPARATE; /* one run hung on split_vecadd: docs/cuda-collector.md */
+    o.passes = MH_PASSES_ONE; /* separate passes: --passes separate */
     const char *name = NULL;
     uint64_t v;
     int opt, code;

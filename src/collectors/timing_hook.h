@@ -8,9 +8,9 @@
  * measured on an H200 with CUDA 13.0), so the timing collector cannot see a
  * launch by itself. Its event timing (events.c) needs only the launch API's
  * parameters at the call's entry and exit, which the Sanitizer's driver-API
- * callbacks give the CUDA collector: the CUDA collector calls launch_enter
- * after its own decision at the entry, launch_exit before its own work at the
- * exit, and says whether the launch was traced (its time then includes the
+ * callbacks give the CUDA collector: the CUDA collector calls prepare at the
+ * call's entry, launch_enter at LAUNCH_BEGIN (right before the kernel is
+ * queued), launch_exit before its own work at the exit, and says whether the launch was traced (its time then includes the
  * tracing: see enum mh_timed in include/memheat/timing.h).
  *
  * Both libraries are built from this tree; the version guards against a
@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define MH_TIMING_HOOK_VERSION 2u
+#define MH_TIMING_HOOK_VERSION 3u
 #define MH_TIMING_HOOK_SYMBOL "memheat_timing_attach"
 
 /* Which launch entry point the params belong to (cuLaunchKernel_params,
@@ -52,6 +52,12 @@ typedef struct mh_timing_hook {
      * own, cannot be had beside the Sanitizer. */
     void (*copy_begin)(void *ctx, void *stream, int kind, uint64_t bytes, uint32_t value);
     void (*copy_end)(int failed);
+    /* At the driver-API entry of every launch and copy call (version 3),
+     * before the driver takes its locks: the timing collector makes there
+     * what it needs later inside the driver's path (launch_enter at
+     * LAUNCH_BEGIN and copy_begin run under the driver's locks, and may only
+     * record events there, never create them or wait for a lock). */
+    void (*prepare)(void);
 } mh_timing_hook;
 
 /* Exported by libmemheat_cupti.so as MH_TIMING_HOOK_SYMBOL: starts the timing

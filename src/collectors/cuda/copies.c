@@ -8,8 +8,10 @@
  * what is copied (bytes, direction, the stream it is queued on) just before it
  * is queued; the driver call's exit is where the copy has been queued (or,
  * for a synchronous copy, done). So: a driver-API entry of any memcpy/memset
- * call marks this thread; the first MEMCPY/MEMSET callback inside it starts
- * the copy (copy_begin); the call's exit ends it (copy_end). Copies the
+ * call marks this thread and has the timing collector reserve a start event
+ * (prepare: nothing may be created inside the driver's copy path); the first
+ * MEMCPY/MEMSET callback inside it records it (copy_begin); the call's exit
+ * ends the copy (copy_end). Copies the
  * Sanitizer makes for memheat itself come with no driver call of the program
  * and are not timed. Enabled only with the timing collector hosted. Part of
  * libmemheat_cuda.so. */
@@ -82,6 +84,7 @@ int mh_cuda_copy_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb
     default: return 0;
     }
     if (cb->callbackSite == SANITIZER_API_ENTER) {
+        if (g_mh.timing.prepare) g_mh.timing.prepare(); /* the start event, made outside the driver's locks */
         tl_copy = 1;
         tl_copy_ptsz = is_per_thread(name);
     } else if (cb->callbackSite == SANITIZER_API_EXIT) {

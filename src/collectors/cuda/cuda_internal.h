@@ -92,6 +92,8 @@ typedef struct mh_cuda {
     int active;                 /* configuration read and callbacks subscribed */
     mh_collect_cfg cfg;         /* read-only after InitializeInjection */
     int eager_patch;            /* every launch is selected: patch modules at load (read-only after init) */
+    int start_at_entry;         /* hosted timing: a launch's start event at the call's entry, not at
+                                   LAUNCH_BEGIN (MEMHEAT_TIMING_START=entry; read-only after init) */
     int keep_patched;           /* MEMHEAT_CUDA_KEEP_PATCHED=1: never unpatch (for measuring the cost) */
     mh_collect_state st;
     Sanitizer_SubscriberHandle sub;

@@ -292,6 +292,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     }
     uint64_t bytes = g_mh.cfg.buffer_bytes ? g_mh.cfg.buffer_bytes : MH_CUDA_DEFAULT_BUFFER;
     g_mh.buffer_records = bytes / sizeof(mh_access);
+    const char *ts = getenv("MEMHEAT_TIMING_START");
+    g_mh.start_at_entry = ts && !strcmp(ts, "entry");
     g_mh.eager_patch = g_mh.cfg.launch_policy == MH_LAUNCH_ALL && !g_mh.cfg.have_regex &&
                        g_mh.cfg.launch_skip == 0 && g_mh.cfg.launch_count == 0;
     const char *kp = getenv("MEMHEAT_CUDA_KEEP_PATCHED");

@@ -654,8 +654,12 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
     }
     /* every launch traced, modules patched at load: nothing to decide early */
     if (!g_mh.eager_patch) mh_cuda_decide_at_entry(f, grid, block, tl_dyn_smem);
-    /* the start event comes at LAUNCH_BEGIN (mh_cuda_launch_begin) */
-    if (g_mh.timing.launch_enter) {
+    /* the start event is recorded at LAUNCH_BEGIN (mh_cuda_launch_begin),
+     * reserved here, outside the driver's locks */
+    if (g_mh.timing.prepare) g_mh.timing.prepare();
+    if (g_mh.timing.launch_enter && g_mh.start_at_entry) {
+        g_mh.timing.launch_enter(mh_cuda_hook_api(cbid), cb->functionParams);
+    } else if (g_mh.timing.launch_enter) {
         tl_hook_api = mh_cuda_hook_api(cbid);
         tl_hook_params = cb->functionParams;
     }

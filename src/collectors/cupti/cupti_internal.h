@@ -51,6 +51,9 @@ void mh_cupti_prof_finish(mh_cupti_ctx *g);
 /* api: enum mh_hook_api (collectors/timing_hook.h); params: that API's parameters.
  * At the exit: failed = the call returned an error, correlation = CUPTI's id
  * (0 when hosted), timed = enum mh_timed for the launch. */
+/* At the entry of a driver launch or copy call, before the driver takes its
+ * locks: reserves this thread's next start event (events.c). */
+void mh_cupti_ev_prepare(mh_cupti_ctx *g);
 void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params);
 void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
                       int timed);

@@ -95,21 +95,19 @@ static CUevent take_event(mh_cupti_ev *s) {
     return e;
 }
 
-/* An event for a start, taken where the caller may be inside the driver's
- * launch or copy path (the Sanitizer's LAUNCH_BEGIN and MEMCPY/MEMSET
- * callbacks): never waits for g->lock there. Another thread can hold that
- * lock while it calls the driver (cuEventRecord, cuEventQuery), which waits
- * for the driver lock this thread holds: waiting here deadlocked a program
- * that launches from several host threads (split_vecadd, H100). From the
- * pool when the lock is free, else a new event. */
-static CUevent take_event_nowait(mh_cupti_ctx *g) {
-    CUevent e = NULL;
-    if (pthread_mutex_trylock(&g->lock) == 0) {
-        mh_cupti_ev *s = state(g);
-        if (s && s->npool) e = s->pool[--s->npool];
-        pthread_mutex_unlock(&g->lock);
-    }
-    if (!e && cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) e = NULL;
+/* The start event of this thread's next launch or copy, reserved at the
+ * driver call's entry (mh_cupti_ev_prepare), where no driver lock is held.
+ * The start is recorded later, inside the driver's own launch or copy path
+ * (the Sanitizer's LAUNCH_BEGIN and MEMCPY/MEMSET callbacks), where creating
+ * an event waits for a lock this very thread holds: cuEventCreate there
+ * froze split_vecadd for good (pthread_rwlock_wrlock under cuEventCreate
+ * under cuMemcpyHtoDAsync_v2, cuda-gdb on an H100). So nothing is created
+ * and no lock is taken there: the reserved event is only recorded. */
+static _Thread_local CUevent tl_reserved;
+
+static CUevent take_reserved(void) {
+    CUevent e = tl_reserved;
+    tl_reserved = NULL;
     return e;
 }
 
@@ -124,20 +122,31 @@ static void give_event(mh_cupti_ev *s, CUevent e) {
     s->pool[s->npool++] = e;
 }
 
-/* Reference event of ctx, made on first use (one synchronization of `stream`
- * per context, at its first launch). Returns its index or -1. */
-static int ref_of(mh_cupti_ev *s, CUcontext ctx, CUstream stream) {
+/* Reference event of ctx, made on first use. Recorded on a private
+ * non-blocking stream, so that reading its host time waits for nothing of
+ * the program's: synchronizing the launch's own stream here (as before)
+ * waited for the program's queued work while holding the collector's lock,
+ * which other threads issuing launches and copies wait for. Lock held.
+ * Returns its index or -1. */
+static int ref_of(mh_cupti_ev *s, CUcontext ctx) {
     for (size_t i = 0; i < s->nrefs; i++)
         if (s->refs[i].ctx == ctx) return (int)i;
     if (s->nrefs == sizeof s->refs / sizeof s->refs[0]) return -1;
+    if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return -1;
     CUevent e = NULL;
-    if (cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) return -1;
-    if (cuEventRecord(e, stream) != CUDA_SUCCESS || cuEventSynchronize(e) != CUDA_SUCCESS) {
-        cuEventDestroy(e);
-        return -1;
-    }
+    CUstream st = NULL;
+    int ok = cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+             cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS &&
+             cuEventRecord(e, st) == CUDA_SUCCESS && cuEventSynchronize(e) == CUDA_SUCCESS;
     uint64_t now = 0;
     cuptiGetTimestamp(&now);
+    if (st) cuStreamDestroy(st);
+    CUcontext popped;
+    cuCtxPopCurrent(&popped);
+    if (!ok) {
+        if (e) cuEventDestroy(e);
+        return -1;
+    }
     s->refs[s->nrefs] = (ev_ref){ctx, e, now};
     return (int)s->nrefs++;
 }
@@ -283,11 +292,20 @@ static void resolve(mh_cupti_ctx *g, int block) {
     s->npend = keep;
 }
 
+void mh_cupti_ev_prepare(mh_cupti_ctx *g) {
+    if (tl_reserved) return; /* kept from a call that queued nothing */
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_ev *s = state(g);
+    if (s) tl_reserved = take_event(s);
+    pthread_mutex_unlock(&g->lock);
+}
+
 void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params) {
+    (void)g;
     tl_launch.active = 0;
     if (!launch_params(api, params) || capturing(tl_launch.stream)) return;
-    CUevent e = take_event_nowait(g);
-    if (!e) return;
+    CUevent e = take_reserved();
+    if (!e) return; /* counted as untimed at the exit */
     if (cuEventRecord(e, tl_launch.stream) != CUDA_SUCCESS) {
         cuEventDestroy(e);
         return;
@@ -318,7 +336,7 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
         return;
     }
     CUevent end = take_event(s);
-    int ref = ref_of(s, ctx, tl_launch.stream);
+    int ref = ref_of(s, ctx);
     if (!end || ref < 0 || cuEventRecord(end, tl_launch.stream) != CUDA_SUCCESS) {
         give_event(s, tl_launch.start);
         give_event(s, end);
@@ -367,9 +385,10 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
 
 void mh_cupti_ev_copy_begin(mh_cupti_ctx *g, CUcontext ctx, CUstream stream, int kind, uint64_t bytes,
                             uint32_t value) {
+    (void)g;
     tl_copy.active = 0;
     if (capturing(stream)) return;
-    CUevent e = take_event_nowait(g);
+    CUevent e = take_reserved();
     if (!e) return;
     if (cuEventRecord(e, stream) != CUDA_SUCCESS) {
         cuEventDestroy(e);
@@ -393,7 +412,7 @@ void mh_cupti_ev_copy_end(mh_cupti_ctx *g, int failed) {
     CUevent end = failed ? NULL : take_event(s);
     CUcontext ctx = tl_copy.ctx;
     if (!ctx && cuCtxGetCurrent(&ctx) != CUDA_SUCCESS) ctx = NULL;
-    int ref = end && ctx ? ref_of(s, ctx, tl_copy.stream) : -1;
+    int ref = end && ctx ? ref_of(s, ctx) : -1;
     ev_pending *grown = NULL;
     mh_timing_copy *c = NULL;
     if (end && ref >= 0 && cuEventRecord(end, tl_copy.stream) == CUDA_SUCCESS &&

@@ -232,7 +232,10 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
-        if (G.mode == MH_CUPTI_TIMING) mh_cupti_ev_enter(&G, hook_api(id), cb->functionParams);
+        if (G.mode == MH_CUPTI_TIMING) {
+            mh_cupti_ev_prepare(&G);
+            mh_cupti_ev_enter(&G, hook_api(id), cb->functionParams);
+        }
         else if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
         return;
     }
@@ -402,6 +405,10 @@ static void hook_enter(int api, const void *params) {
     if (!G.finished && G.launches_mode) mh_cupti_ev_enter(&G, api, params);
 }
 
+static void hook_prepare(void) {
+    if (!G.finished && (G.launches_mode || G.copies_mode)) mh_cupti_ev_prepare(&G);
+}
+
 static void hook_exit(int api, void *ctx, int failed, int traced, const char *symbol) {
     (void)api;
     if (!G.finished && G.launches_mode)
@@ -444,7 +451,8 @@ __attribute__((visibility("default"))) int memheat_timing_attach(mh_timing_hook 
     G.launches_mode = !(kl && *kl == '0');
     *hook = (mh_timing_hook){.version = MH_TIMING_HOOK_VERSION, .launch_enter = hook_enter, .launch_exit = hook_exit,
                              .context_created = hook_context_created, .context_ending = hook_context_ending,
-                             .copy_begin = hook_copy_begin, .copy_end = hook_copy_end};
+                             .copy_begin = hook_copy_begin, .copy_end = hook_copy_end,
+                             .prepare = hook_prepare};
     atexit(finish);
     catch_fatal_signals();
     return 1;
