@@ -1,6 +1,9 @@
 """ddp_train.py -- a small model trained with DistributedDataParallel over
 NCCL (all-reduce of the gradients), one process per GPU; run under torchrun.
-Prints the losses of rank 0 (bench/multiproc)."""
+Prints the losses of rank 0 (bench/multiproc). DDP_BACKEND=gloo: the
+all-reduce through Gloo instead, so that two ranks can share one GPU (NCCL
+refuses two ranks on one device): the launcher, the processes and the
+per-rank profiles are the same, only the collective kernels are missing."""
 import os
 import torch
 import torch.distributed as dist
@@ -8,9 +11,9 @@ import torch.nn as nn
 
 
 def main():
-    dist.init_process_group("nccl")
+    dist.init_process_group(os.environ.get("DDP_BACKEND", "nccl"))
     rank = dist.get_rank()
-    local = int(os.environ.get("LOCAL_RANK", rank))
+    local = int(os.environ.get("LOCAL_RANK", rank)) % torch.cuda.device_count()
     torch.cuda.set_device(local)
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512)).cuda()

@@ -69,7 +69,18 @@ if [ "$ngpu" -ge 2 ]; then
   python3 -c "import sys; p,m=float(sys.argv[2])-float(sys.argv[1]), float(sys.argv[3])-float(sys.argv[2]); print(f'plain {p:.1f} s, memheat {m:.1f} s, {m/p:.2f}x')" "$t0" "$t1" "$t2"
   sq "$R/ddp.mhdb" "SELECT name, launches, traced FROM launch_config WHERE name LIKE '%nccl%'"
 else
-  echo "== 3. skipped: one GPU (use device kind nvidia-h200-x2)"
+  echo "== 3. one GPU: torchrun DDP, 2 ranks on it over Gloo (NCCL needs a GPU per rank: nvidia-h200-x2)"
+  t0=$(date +%s.%N)
+  DDP_BACKEND=gloo torchrun --nproc_per_node=2 bench/multiproc/ddp_train.py >"$R/ddp.plain" 2>&1
+  t1=$(date +%s.%N)
+  (cd "$R" && DDP_BACKEND=gloo torchrun --nproc_per_node=2 --no-python "$M" run -q -o ddpg_%r -- python3 \
+    "$OLDPWD/bench/multiproc/ddp_train.py" >ddp.mh 2>ddp.err)
+  t2=$(date +%s.%N)
+  "$M" merge "$R/ddpg_0.mhdb" "$R/ddpg_1.mhdb" -o "$R/ddpg.mhdb" || fail=1
+  diff <(grep losses "$R/ddp.plain") <(grep losses "$R/ddp.mh") && echo "losses as plain" || { echo "FAIL losses"; tail -5 "$R/ddp.err"; fail=1; }
+  python3 -c "import sys; p,m=float(sys.argv[2])-float(sys.argv[1]), float(sys.argv[3])-float(sys.argv[2]); print(f'plain {p:.1f} s, memheat {m:.1f} s, {m/p:.2f}x')" "$t0" "$t1" "$t2"
+  echo "merged: processes $(sq "$R/ddpg.mhdb" "SELECT COUNT(*) FROM process"), ranks $(sq "$R/ddpg.mhdb" "SELECT GROUP_CONCAT(rank) FROM process")"
+  "$M" report "$R/ddpg.mhdb" -o "$R/ddpg.html" >/dev/null 2>&1 && echo "report by rank written" || { echo "FAIL report"; fail=1; }
 fi
 [ $fail -eq 0 ] && echo "ALL PASS" || echo "SOME FAILED"
 exit $fail
