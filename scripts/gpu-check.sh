@@ -60,13 +60,36 @@ run_case() {
   python3 scripts/gpu-check-heat.py "$name" "$R/$name.heat" || fail=1
 }
 
+# The shared objects of a case's heat maps are its static __shared__ arrays,
+# named as written (the examples are built with -lineinfo: the cubin's PTX
+# text names each kernel's arrays; docs/cuda-collector.md "Shared-memory objects").
+check_smem_names() {
+  local name=$1 want=$2 got
+  got=$(python3 - "$R/$name.heat" <<'PY'
+import csv, glob, sys
+labels = set()
+for p in glob.glob(sys.argv[1] + "/launch*_shared_regions.csv"):
+    with open(p) as f:
+        labels |= {r["label"] for r in csv.DictReader(f)}
+print(" ".join(sorted(labels)))
+PY
+)
+  if [ "$got" = "$want" ]; then
+    echo "PASS $name: shared objects named by their arrays ($got)"
+  else
+    echo "FAIL $name: shared objects are '$got', want '$want'"; fail=1
+  fi
+}
+
 echo "== examples"
 run_case gemm_v00 'gemm_v00' "$E/gemm" v00 512
 run_case gemm_v01 'gemm_v01' "$E/gemm" v01 512
 run_case spmv 'spmv_csr' "$E/spmv" 65536
 run_case gramschmidt 'gs_kernel3' "$E/gramschmidt" 128
 run_case smem_private 'smem_private_sum' "$E/smem_private" 1048576
+check_smem_names smem_private acc_store
 run_case smem_broadcast 'warp_broadcast_smem' "$E/smem_broadcast" 1048576
+check_smem_names smem_broadcast base
 # Every launch traced from two host threads (eager patching), then the default
 # policy (first launch per configuration: lazy patching and unpatching while
 # the other thread launches the same module).

@@ -3,7 +3,8 @@
  * in another. Not a public header: only libmemheat_cuda.so includes it.
  *
  *   inject.c   the state, start and exit, the trace header, callback dispatch
- *   modules.c  lazy module patching and unpatching
+ *   modules.c  lazy module patching and unpatching; every module's static
+ *              __shared__ array names, read from its cubin at load (util/cubin.h)
  *   launch.c   allocations, record buffers, the per-launch decision, the
  *              launch callbacks (trace set-up and read-back), the driver-API
  *              launch entry/exit (with the one-run timing hook)
@@ -30,6 +31,7 @@
 
 #include "collectors/timing_hook.h"
 #include "cuda_dev.h"
+#include "util/cubin.h"
 #include "util/demangle.h"
 #include "memheat/collect.h"
 #include "memheat/trace.h"
@@ -78,6 +80,14 @@ typedef struct mh_cuda_module {
     uint32_t inflight; /* traced launches of it between LAUNCH_BEGIN and LAUNCH_END */
 } mh_cuda_module;
 
+/* The static __shared__ arrays of a loaded module's kernels (only modules
+ * whose cubin names some). */
+typedef struct mh_cuda_modsyms {
+    CUcontext ctx;
+    CUmodule mod;
+    mh_cubin cubin;
+} mh_cuda_modsyms;
+
 /* Locking: `mu` guards the host-side state below (writer, lists, counters)
  * and is never held while calling the Sanitizer or the driver, which take
  * locks of their own (holding ours across them deadlocked two host threads
@@ -106,6 +116,10 @@ typedef struct mh_cuda {
     uint64_t modules_unpatched, unpatch_failures; /* under patch_mu */
     mh_cuda_module *mods;       /* under mod_mu: modules selected at least once */
     size_t n_mods, cap_mods;
+    mh_cuda_modsyms *syms;      /* under mod_mu: shared-array names per loaded module */
+    size_t n_syms, cap_syms;
+    uint64_t cubins_named, cubins_unnamed, cubins_failed; /* under mod_mu (MEMHEAT_CUDA_DEBUG=1) */
+    char cubin_err[160];        /* under mod_mu: why the first cubin could not be read */
     uint32_t next_launch;
     uint32_t next_alloc;
     uint64_t buffer_records;
@@ -138,6 +152,9 @@ int mh_cuda_module_acquire_patched(CUcontext ctx, CUmodule mod);
 void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int unpatch);
 void mh_cuda_module_untraced(int unpatch);
 void mh_cuda_module_forget(CUcontext ctx, CUmodule mod);
+void mh_cuda_module_loaded(const Sanitizer_ResourceModuleData *m);
+int mh_cuda_shared_objects(CUcontext ctx, CUmodule mod, const char *func, uint64_t static_size, uint64_t dyn,
+                           mh_cubin_objs *out);
 int mh_cuda_no_more_launches(void);
 
 /* launch.c */

@@ -153,14 +153,14 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
             mh_cuda_drop_ctx_bufs(c->context);
             break;
         }
-        case SANITIZER_CBID_RESOURCE_MODULE_LOADED:
+        case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
+            const Sanitizer_ResourceModuleData *m = cbdata;
+            mh_cuda_module_loaded(m); /* its static __shared__ array names, from the cubin */
             /* Every launch traced (no --kernel/--launch-skip/--launch-count):
              * nothing to gain from waiting, patch at load as before. */
-            if (g_mh.eager_patch) {
-                const Sanitizer_ResourceModuleData *m = cbdata;
-                (void)mh_cuda_module_acquire(m->context, m->module, 0);
-            }
+            if (g_mh.eager_patch) (void)mh_cuda_module_acquire(m->context, m->module, 0);
             break;
+        }
         case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
             /* Modules are patched lazily, at their first traced launch
              * (mh_cuda_module_acquire); an unloaded one is forgotten, as its
@@ -215,6 +215,15 @@ static void mh_cuda_at_exit(void) {
                 ", unpatched %" PRIu64 "\n",
                 g_mh.dbg_entry_used, g_mh.dbg_entry_unknown, g_mh.dbg_name_differs, g_mh.dbg_module_differs,
                 g_mh.modules_patched, g_mh.modules_unpatched);
+    if (dbg && *dbg == '1') {
+        pthread_mutex_lock(&g_mh.mod_mu);
+        fprintf(stderr,
+                "memheat-cuda: cubins: %" PRIu64 " name shared arrays, %" PRIu64 " name none, %" PRIu64
+                " not read%s%s%s\n",
+                g_mh.cubins_named, g_mh.cubins_unnamed, g_mh.cubins_failed, g_mh.cubins_failed ? " (first: " : "",
+                g_mh.cubins_failed ? g_mh.cubin_err : "", g_mh.cubins_failed ? ")" : "");
+        pthread_mutex_unlock(&g_mh.mod_mu);
+    }
     pthread_mutex_lock(&g_mh.mu);
     if (g_mh.w) mh_cuda_write_launch_stats();
     if (g_mh.w) {

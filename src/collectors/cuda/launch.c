@@ -427,6 +427,14 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     };
     mh_karg args[MH_CUDA_MAX_ARGS];
     uint32_t nargs = mh_cuda_read_args(ld->function, id, args, MH_CUDA_MAX_ARGS);
+    /* The Sanitizer's shared offsets count from the start of the window,
+     * whose first bytes the system reserves (1 KiB on sm_80 and later);
+     * static __shared__ arrays come first, one object each where the
+     * module's cubin names them (else one for all), dynamic shared memory
+     * after them (its start rounded up: the object runs to the window's end). */
+    mh_cubin_objs smem = {0};
+    if (mh_cuda_shared_objects(ld->context, ld->module, ld->functionName, l.static_smem, dyn, &smem) != MH_OK)
+        mh_cubin_objs_free(&smem); /* out of memory: no shared objects, the window stays one */
     mh_err err;
     pthread_mutex_lock(&g_mh.mu);
     int ok = g_mh.w != NULL;
@@ -439,27 +447,10 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
             mh_cuda_writer_failed(&err);
             ok = 0;
         }
-    if (ok) {
-        /* The Sanitizer's shared offsets count from the start of the window,
-         * whose first bytes the system reserves (1 KiB on sm_80 and later);
-         * static __shared__ arrays come first, dynamic shared memory after
-         * them (its start rounded up: the object runs to the window's end). */
-        uint64_t base = g_mh.smem_reserved, st = l.static_smem;
-        mh_alloc a = {.launch = id, .space = MH_SPACE_SHARED};
-        if (st) {
-            a.id = g_mh.next_alloc++;
-            a.base = base;
-            a.size = st;
-            a.label = "static __shared__ arrays";
-            if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
-        }
-        if (dyn && g_mh.w) {
-            a.id = g_mh.next_alloc++;
-            a.base = base + st;
-            a.size = (uint64_t)dyn + MH_CUDA_DYN_SMEM_ALIGN;
-            a.label = "dynamic shared memory";
-            if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
-        }
+    for (size_t i = 0; ok && g_mh.w && i < smem.n; i++) {
+        mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = smem.v[i].base, .size = smem.v[i].size,
+                      .space = MH_SPACE_SHARED, .label = smem.v[i].label};
+        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
     }
     if (ok) {
         fl->next = g_mh.flights;
@@ -467,6 +458,7 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         g_mh.launches_traced++;
     }
     pthread_mutex_unlock(&g_mh.mu);
+    mh_cubin_objs_free(&smem);
     if (!ok) {
         mh_cuda_buf_put(buf);
         free(fl);

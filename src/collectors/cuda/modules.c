@@ -215,7 +215,59 @@ void mh_cuda_module_forget(CUcontext ctx, CUmodule mod) {
         else
             i++;
     }
+    for (size_t i = 0; i < g_mh.n_syms;) {
+        mh_cuda_modsyms *y = &g_mh.syms[i];
+        if ((mod && y->mod == mod && (!ctx || y->ctx == ctx)) || (!mod && y->ctx == ctx)) {
+            mh_cubin_free(&y->cubin);
+            *y = g_mh.syms[--g_mh.n_syms];
+        } else {
+            i++;
+        }
+    }
     pthread_mutex_unlock(&g_mh.mod_mu);
+}
+
+/* ---- static __shared__ array names ----
+ *
+ * The Sanitizer hands every module's cubin at load, valid only during the
+ * callback: it is read then (util/cubin.c: symbols of -G builds, the PTX
+ * text of -lineinfo builds; release builds name nothing) and only what it
+ * names is kept, per module, until the module is unloaded. A traced launch
+ * gets one shared object per array (mh_cuda_shared_objects). */
+
+void mh_cuda_module_loaded(const Sanitizer_ResourceModuleData *m) {
+    if (tl_in_patch || !m->pCubin || !m->cubinSize) return; /* the Sanitizer's own, from a patching call */
+    mh_cubin c;
+    mh_err err = {0};
+    int rc = mh_cubin_read(m->pCubin, m->cubinSize, &c, &err);
+    pthread_mutex_lock(&g_mh.mod_mu);
+    mh_cuda_modsyms *g = NULL;
+    if (rc != MH_OK) {
+        if (g_mh.cubins_failed++ == 0) snprintf(g_mh.cubin_err, sizeof g_mh.cubin_err, "%s", err.msg);
+    } else if (c.n_kernels == 0) {
+        g_mh.cubins_unnamed++;
+    } else if ((g = mh_grow(g_mh.syms, &g_mh.cap_syms, g_mh.n_syms + 1, sizeof *g, 16)) != NULL) {
+        g_mh.syms = g;
+        g_mh.syms[g_mh.n_syms++] = (mh_cuda_modsyms){.ctx = m->context, .mod = m->module, .cubin = c};
+        g_mh.cubins_named++;
+        memset(&c, 0, sizeof c); /* kept */
+    }
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    mh_cubin_free(&c);
+}
+
+/* The shared objects of a traced launch of `func` (mangled) in mod: its
+ * arrays by name where the module's cubin names them, else one object for
+ * the static arrays; dynamic shared memory after them (cubin.h). */
+int mh_cuda_shared_objects(CUcontext ctx, CUmodule mod, const char *func, uint64_t static_size, uint64_t dyn,
+                           mh_cubin_objs *out) {
+    pthread_mutex_lock(&g_mh.mod_mu);
+    const mh_cubin_kernel *k = NULL;
+    for (size_t i = 0; i < g_mh.n_syms && !k; i++)
+        if (g_mh.syms[i].mod == mod && g_mh.syms[i].ctx == ctx) k = mh_cubin_kernel_find(&g_mh.syms[i].cubin, func);
+    int rc = mh_cubin_objects(k, g_mh.smem_reserved, static_size, dyn, MH_CUDA_DYN_SMEM_ALIGN, out, NULL);
+    pthread_mutex_unlock(&g_mh.mod_mu);
+    return rc;
 }
 
 /* Under mu: idle patches can go now. Always, unless patches are kept or
