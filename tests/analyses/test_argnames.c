@@ -66,19 +66,26 @@ static void test_sig_nested(void) {
 #define A1 0x18010ull      /* ... into which arg 1 points 32 KiB + 16 bytes in (mid-sector) */
 
 /* scale(float const* in, float* out, int n): 8 warps read in[tid] (coalesced)
- * and write out[16 * tid] (a 64-byte stride). with_args adds the KARG records. */
+ * and write out[16 * tid] (a 64-byte stride). with_args adds the KARG records;
+ * 2: `out` inside a by-value struct instead, scale(float const*, Params, int),
+ * as the CUDA collector reports a pointer-like word of a struct parameter. */
 static int build(tb *t, const char *name, int with_args) {
     if (!tb_open(t, name)) return 0;
     tb_alloc(t, 0, MH_TRACE_NO_LAUNCH, ABASE, 0x10000, MH_SPACE_GLOBAL, "cudaMalloc");
     mh_launch l = {0};
     l.id = 0;
     l.name = "_Z5scalePKfPfi";
-    l.display_name = "scale(float const*, float*, int)";
+    l.display_name = with_args == 2 ? "scale(float const*, Params, int)" : "scale(float const*, float*, int)";
     l.grid = (mh_dim3){1, 1, 1};
     l.block = (mh_dim3){256, 1, 1};
     l.n_sampled = MH_TRACE_ALL_BLOCKS;
     if (t->ok) t->ok = mh_trace_write_launch(t->w, &l, &t->err) == MH_OK;
-    if (with_args) {
+    if (with_args == 2) {
+        /* arg 1 is a 48-byte struct at offset 8 holding `out` at its byte 16 */
+        mh_karg k[2] = {{0, 0, 0, 8, ABASE, MH_SPACE_GLOBAL, "", ""},
+                        {0, 1, 24, 48, A1, MH_SPACE_GLOBAL, "", "field +16"}};
+        for (int i = 0; i < 2 && t->ok; i++) t->ok = mh_trace_write_karg(t->w, &k[i], &t->err) == MH_OK;
+    } else if (with_args) {
         /* as the CUDA collector writes them: every 8-byte parameter, typeless */
         mh_karg k[3] = {{0, 0, 0, 8, ABASE, MH_SPACE_GLOBAL, "", ""},
                         {0, 1, 8, 8, A1, MH_SPACE_GLOBAL, "", ""},
@@ -196,6 +203,22 @@ static void test_two_args_one_allocation(void) {
     remove(t.path);
 }
 
+static void test_struct_field(void) {
+    /* a pointer found inside a struct passed by value names the parameter and the field */
+    tb t;
+    CHECK(build(&t, "argfield", 2));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    const mh_pat_finding *s = find_kind(&res, MH_PAT_STRIDED, NULL);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(!strcmp(s->label, "arg 1: Params (field +16)"));
+        CHECK(strstr(s->name, "bytes 0..16323 of cudaMalloc #0, from its byte 32784") != NULL);
+    }
+    mh_analyze_free(&res);
+    remove(t.path);
+}
+
 static void test_without_args(void) {
     /* no KARG records: the allocation keeps its name, no "arg" anywhere */
     tb t;
@@ -224,4 +247,4 @@ static void test_without_args(void) {
     remove(t.path);
 }
 
-MH_TEST_MAIN(T(test_sig_plain), T(test_sig_nested), T(test_two_args_one_allocation), T(test_without_args))
+MH_TEST_MAIN(T(test_sig_plain), T(test_sig_nested), T(test_two_args_one_allocation), T(test_struct_field), T(test_without_args))

@@ -42,7 +42,7 @@
 #define MH_CUDA_DEFAULT_BUFFER (256ull << 20)  /* bytes of records per traced launch */
 #define MH_CUDA_DRAIN_RECORDS (1u << 17)       /* records copied to the host at a time */
 #define MH_CUDA_MAX_SEQ_SLOTS (64u << 20)      /* traced threads per launch */
-#define MH_CUDA_MAX_ARGS 128                   /* 8-byte kernel parameters recorded per traced launch */
+#define MH_CUDA_MAX_ARGS 128                   /* kernel-parameter pointers recorded per traced launch */
 #define MH_CUDA_DYN_SMEM_ALIGN 1024u           /* slack past dynamic shared memory: its start is rounded up */
 
 

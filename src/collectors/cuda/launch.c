@@ -159,12 +159,24 @@ static void mh_cuda_param_info_init(void) {
     *(void **)&g_param_info = dlsym(RTLD_DEFAULT, "cuFuncGetParamInfo");
 }
 
-/* Every 8-byte parameter of a traced launch (a pointer, or a scalar the
- * analysis drops when it lies in no allocation) into out[]; returns how many.
- * Values come from kernelParams[i], else from the `extra` form's buffer
- * (CU_LAUNCH_PARAM_BUFFER_POINTER at the parameter's offset). Structs passed
- * by value are not followed. */
-static uint32_t mh_cuda_read_args(CUfunction f, uint32_t id, mh_karg *out, uint32_t cap) {
+/* Bytes of a by-value struct parameter searched for pointers (PyTorch's
+ * kernels take their tensors' data pointers inside functor and TensorIterator
+ * structs of a few hundred bytes). */
+#define MH_CUDA_STRUCT_SCAN 1024u
+
+/* Could v be a device pointer? Device allocations live high in the 48-bit
+ * virtual address space; sizes, strides and counts inside a struct do not,
+ * and the model keeps only values inside a known allocation anyway. */
+static int mh_cuda_pointer_like(uint64_t v) { return v >= (1ull << 32) && v < (1ull << 48) && !(v & 3); }
+
+/* The pointers of a traced launch's parameters into out[] (at most cap);
+ * returns how many. Every 8-byte parameter (a pointer, or a scalar the
+ * analysis drops when it lies in no allocation), and every pointer-like
+ * 8-byte-aligned word inside a by-value struct parameter, named
+ * "field +N" (its byte offset in the struct) in names[]. Values come from
+ * kernelParams[i], else from the `extra` form's buffer
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER at the parameter's offset). */
+static uint32_t mh_cuda_read_args(CUfunction f, uint32_t id, mh_karg *out, char (*names)[24], uint32_t cap) {
     pthread_once(&g_param_info_once, mh_cuda_param_info_init);
     void **kp = tl_kparams, **ex = tl_kextra;
     if (!g_param_info || !f || (!kp && !ex)) return 0;
@@ -179,19 +191,35 @@ static uint32_t mh_cuda_read_args(CUfunction f, uint32_t id, mh_karg *out, uint3
     for (uint32_t i = 0; n < cap; i++) {
         size_t off = 0, size = 0;
         if (g_param_info(f, i, &off, &size) != CUDA_SUCCESS) break; /* past the last parameter */
-        if (size != 8) continue;
-        uint64_t v = 0;
-        if (kp) {
-            if (!kp[i]) continue;
-            memcpy(&v, kp[i], 8);
-        } else if (pbuf && off + 8 <= pbytes) {
-            memcpy(&v, pbuf + off, 8);
-        } else {
+        if (size < 8) continue;
+        const unsigned char *p = NULL;
+        if (kp)
+            p = kp[i];
+        else if (pbuf && off + size <= pbytes)
+            p = pbuf + off;
+        if (!p) continue;
+        if (size == 8) {
+            uint64_t v = 0;
+            memcpy(&v, p, 8);
+            if (!v) continue;
+            names[n][0] = '\0';
+            out[n] = (mh_karg){.launch = id, .index = i, .offset = (uint32_t)off, .size = 8, .value = v,
+                               .space = MH_SPACE_GLOBAL, .type = "", .name = names[n]};
+            n++;
             continue;
         }
-        if (!v) continue;
-        out[n++] = (mh_karg){.launch = id, .index = i, .offset = (uint32_t)off, .size = 8, .value = v,
-                             .space = MH_SPACE_GLOBAL, .type = "", .name = ""};
+        /* a struct by value: its 8-byte-aligned words that look like pointers
+         * (a struct holding pointers is 8-byte aligned, so is its offset) */
+        if (off % 8) continue;
+        for (size_t j = 0; j + 8 <= size && j < MH_CUDA_STRUCT_SCAN && n < cap; j += 8) {
+            uint64_t v = 0;
+            memcpy(&v, p + j, 8);
+            if (!mh_cuda_pointer_like(v)) continue;
+            snprintf(names[n], sizeof names[n], "field +%zu", j);
+            out[n] = (mh_karg){.launch = id, .index = i, .offset = (uint32_t)(off + j), .size = (uint32_t)size,
+                               .value = v, .space = MH_SPACE_GLOBAL, .type = "", .name = names[n]};
+            n++;
+        }
     }
     return n;
 }
@@ -426,7 +454,8 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
         .sampled = ids,
     };
     mh_karg args[MH_CUDA_MAX_ARGS];
-    uint32_t nargs = mh_cuda_read_args(ld->function, id, args, MH_CUDA_MAX_ARGS);
+    char arg_names[MH_CUDA_MAX_ARGS][24];
+    uint32_t nargs = mh_cuda_read_args(ld->function, id, args, arg_names, MH_CUDA_MAX_ARGS);
     /* The Sanitizer's shared offsets count from the start of the window,
      * whose first bytes the system reserves (1 KiB on sm_80 and later);
      * static __shared__ arrays come first, one object each where the
