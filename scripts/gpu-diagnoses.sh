@@ -11,7 +11,8 @@
 #      2-step training job
 #   4. bench/multiproc/run.sh with MP_RUNS runs (default 5), incl. torchrun
 #      DDP (NCCL on 2 GPUs, else Gloo with both ranks on one)
-# usage: scripts/gpu-diagnoses.sh [BUILD_DIR] [RESULT_DIR]   env: TOTAL_S=540
+# usage: scripts/gpu-diagnoses.sh [BUILD_DIR] [RESULT_DIR]   env: TOTAL_S=540,
+#   ONLY="1 2" (the steps to run; default all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
@@ -20,6 +21,7 @@ TOTAL_S=${TOTAL_S:-540}
 mkdir -p "$R"
 L=$R/diagnoses.log
 T0=$SECONDS
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "[$((SECONDS - T0))s] $*" | tee -a "$L"; }
 if [ -d .gpudeps ]; then . scripts/gpu-env.sh; fi
 export PATH=/usr/local/cuda/bin:$PATH
@@ -46,10 +48,13 @@ for x in sorted(f, key=lambda x: -x.get("cost", 0))[:8]:
     print("  %-14s cost %-10.0f %-40.40s %s | %s" % (x["kind"], x["cost"], x["kernel"], x["space"],
           a.get("name") or x.get("label")))'
 }
+if want 1; then
 say "1. gpu-check.sh"
 timeout 150 scripts/gpu-check.sh "$B" /tmp/gd-check >/tmp/gd-check.log 2>&1
 say "gpu-check exit $?"
 grep -E "^(FAIL|ALL|SOME)|shared|named" /tmp/gd-check.log | tail -30 >>"$L"
+fi
+if want 2; then
 say "2a. gemm example: names by argument"
 timeout 40 "$M" run -q -o /tmp/gd-gemm -- "$B/examples/cuda/gemm" both 512 >/dev/null 2>>"$L"
 args /tmp/gd-gemm.mhdb >>"$L" 2>&1
@@ -61,6 +66,8 @@ args /tmp/gd-train.mhdb >>"$L" 2>&1
 echo "verdicts (kernel.bound): $(sq /tmp/gd-train.mhdb "SELECT COALESCE(bound,'-') || ' ' || COUNT(*) FROM kernel GROUP BY bound" | tr '\n' ',')" >>"$L"
 grep -E "bound|latency|launch-bound|first-touch|small-grid" /tmp/gd-train.err | head -12 >>"$L"
 "$M" report /tmp/gd-train.mhdb -o "$R/train-report.html" >/dev/null 2>>"$L" && say "train report written"
+fi
+if want 3; then
 say "3. default launch policy against every launch"
 for w in blas train2; do
   case $w in
@@ -73,8 +80,11 @@ for w in blas train2; do
   python3 bench/realworld/compare_findings.py /tmp/gd-$w-def.mhdb /tmp/gd-$w-all.mhdb >>"$L" 2>&1
   say "$w compared"
 done
+fi
+if want 4; then
 say "4. several processes"
 RUNS=${MP_RUNS:-5} timeout $(( TOTAL_S - (SECONDS - T0) - 10 )) bench/multiproc/run.sh "$B" /tmp/gd-mp >/tmp/gd-mp.log 2>&1
 say "multiproc exit $?"
 grep -vE "^\s*$" /tmp/gd-mp.log | tail -24 >>"$L"
+fi
 say "done"
