@@ -23,15 +23,11 @@ L=$R/diagnoses.log
 T0=$SECONDS
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 say() { echo "[$((SECONDS - T0))s] $*" | tee -a "$L"; }
-if [ -d .gpudeps ]; then . scripts/gpu-env.sh; fi
-export PATH=/usr/local/cuda/bin:$PATH
+. scripts/gpu-env.sh
 say "build ($B)"
-if ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
-        -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 &&
-      cmake --build "$B" -j"$(nproc)" --target memheat memheat_cuda memheat_cupti split_vecadd ex_cuda_gemm \
-        ex_cuda_spmv ex_cuda_gramschmidt ex_cuda_smem_private ex_cuda_smem_broadcast ex_cuda_coalesced; } \
-      >/tmp/gd-build.log 2>&1; then
-  grep -E "error|Error" /tmp/gd-build.log | head -30 | tee -a "$L"; say "FAIL build"; exit 1
+if ! mh_gpu_build "$B" /tmp/gd-build.log memheat memheat_cuda memheat_cupti split_vecadd ex_cuda_gemm ex_cuda_spmv \
+    ex_cuda_gramschmidt ex_cuda_smem_private ex_cuda_smem_broadcast ex_cuda_coalesced | tee -a "$L"; then
+  say "FAIL build"; exit 1
 fi
 M=$B/memheat
 sq() { python3 -c "import sqlite3,sys; [print('|'.join(map(str,r))) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])]" "$1" "$2"; }

@@ -25,15 +25,11 @@ L=$R/session.log
 T0=$SECONDS
 say() { echo "[$((SECONDS - T0))s] $*" | tee -a "$L"; }
 left() { echo $((TOTAL_S - (SECONDS - T0))); }
-if [ -d .gpudeps ]; then . scripts/gpu-env.sh; fi
-export PATH=/usr/local/cuda/bin:$PATH
+. scripts/gpu-env.sh
 say "build ($B)"
-if ! { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
-        -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 &&
-      cmake --build "$B" -j"$(nproc)" --target memheat memheat_cuda memheat_cupti split_vecadd ex_cuda_gemm \
-        ex_cuda_spmv ex_cuda_gramschmidt ex_cuda_smem_private ex_cuda_smem_broadcast ex_cuda_coalesced \
-        oracle_kernels; } >/tmp/gs-build.log 2>&1; then
-  grep -E "error|Error" /tmp/gs-build.log | head -30 | tee -a "$L"; say "FAIL build"; exit 1
+if ! mh_gpu_build "$B" /tmp/gs-build.log memheat memheat_cuda memheat_cupti split_vecadd ex_cuda_gemm ex_cuda_spmv \
+    ex_cuda_gramschmidt ex_cuda_smem_private ex_cuda_smem_broadcast ex_cuda_coalesced oracle_kernels | tee -a "$L"; then
+  say "FAIL build"; exit 1
 fi
 cmake --build "$B" -j"$(nproc)" --target oracle_libs >>/tmp/gs-build.log 2>&1 || say "oracle_libs not built"
 M=$B/memheat

@@ -11,13 +11,9 @@ B=${1:-build-gpu}
 R=${2:-${OUT:-/tmp}/onerun_hang}
 LIMIT_S=${LIMIT_S:-30}
 mkdir -p "$R"
-if [ -d .gpudeps ]; then . scripts/gpu-env.sh; fi
-export PATH=/usr/local/cuda/bin:$PATH
+. scripts/gpu-env.sh
 if [ ! -x "$B/examples/split/split_vecadd" ] || [ ! -x "$B/memheat" ]; then
-  { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMHEAT_CUDA_PATCH_ARCHS=90 \
-      -DMEMHEAT_EXAMPLE_CUDA_ARCHS=90 &&
-    cmake --build "$B" -j"$(nproc)" --target memheat memheat_cuda memheat_cupti split_vecadd; } \
-    >"$R/build.log" 2>&1 || { echo "FAIL build"; exit 1; }
+  mh_gpu_build "$B" "$R/build.log" memheat memheat_cuda memheat_cupti split_vecadd || { echo "FAIL build"; exit 1; }
 fi
 V="$B/examples/split/split_vecadd --runs 2 --no-serial --no-cold"
 t0=$(date +%s.%N); $V >"$R/plain.out" 2>&1; rc=$?
