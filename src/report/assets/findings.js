@@ -52,7 +52,9 @@ function fixText(kind, obj, f) {
 
 /* Where a finding is in the source: file:line (+ notes), or why not. */
 function whereText(f) {
-  if (f.file) return f.file + (f.line ? ":" + f.line : "") + (LANG === "opencl" && f.file === "input.cl" ? " (Oclgrind's name for the program's OpenCL source)" : "");
+  var ocl = f.file === "input.cl" ? "Oclgrind's name for the program's OpenCL source" : "";
+  if (f.file && f.source_file) return f.source_file + ":" + f.line + " (the profile says " + f.file + ":" + f.line + (ocl ? ", " + ocl : "") + ")";
+  if (f.file) return f.file + (f.line ? ":" + f.line : "") + (ocl ? " (" + ocl + "; memheat report --source DIR shows its lines)" : "");
   if (LANG === "cuda" && f.pc && f.pc !== "0x0") return "pc " + f.pc + ": no file:line (build with nvcc -lineinfo to see the source line)";
   return "";
 }

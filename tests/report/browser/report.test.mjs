@@ -29,13 +29,14 @@ try {
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
 for (const k of ["memheat", "make-profile", "chromium", "out"]) {
-  if (!args[k]) { console.error(`usage: report.test.mjs --memheat M --make-profile P --chromium C --out DIR [--ocl-examples EXE]`); process.exit(2); }
+  if (!args[k]) { console.error(`usage: report.test.mjs --memheat M --make-profile P --chromium C --out DIR [--ocl-examples EXE [--ocl-kernels DIR]]`); process.exit(2); }
 }
 if (!fs.existsSync(args.chromium)) { console.log(`SKIP: no chromium at ${args.chromium}`); process.exit(77); }
 const out = path.resolve(args.out);
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
+const readText = (f) => fs.readFileSync(f, "utf8"); // (a block below names its result `fs`)
 let failures = 0, checks = 0;
 function check(cond, what) {
   checks++;
@@ -177,7 +178,8 @@ if (oclExe && fs.existsSync(oclExe)) {
   let ok = true;
   try {
     run(args.memheat, ["run", "-q", "--backend", "oclgrind", "-o", "ocl", "--", oclExe, "--only", "pat", "--n", "16"]);
-    run(args.memheat, ["report", "-q", "-f", "ocl.mhdb", "-o", "ocl.html"]);
+    // --source: Oclgrind's input.cl is found as the examples' .cl file that defines the kernel
+    run(args.memheat, ["report", "-q", "-f", "ocl.mhdb", "-o", "ocl.html", ...(args["ocl-kernels"] ? ["--source", args["ocl-kernels"]] : [])]);
   } catch (e) { ok = false; check(false, "OpenCL profile + report: " + (e.stderr || e.message)); }
   if (ok) {
     const p = await openPage(path.join(out, "ocl.html"), "opencl");
@@ -204,6 +206,15 @@ if (oclExe && fs.existsSync(oclExe)) {
     const fixText = await p.page.$$eval(".fix-fix, .finding .advice", (e) => e.map((x) => x.textContent).join("\n"));
     check(/get_local_id|barrier\(CLK_LOCAL_MEM_FENCE\)|__local|sub-group/.test(fixText) && !/threadIdx|__syncthreads|__shfl_sync|cudaMallocPitch/.test(fixText),
       "opencl: advice in OpenCL terms, no CUDA names:\n" + fixText.slice(0, 400));
+    if (args["ocl-kernels"]) {
+      // the first cause's source: patterns.cl's lines, the marked one equal to the file's line
+      const src = await p.page.evaluate(() => { const li = document.querySelector("#fix-list > li.fix"), at = li.querySelector("pre.snippet .at");
+        return { where: li.querySelector(".fix-where").textContent, at: at && at.textContent }; });
+      const m = /^(\S+patterns\.cl):(\d+) \(the profile says input\.cl:\2, Oclgrind's name/.exec(src.where);
+      const want = m ? readText(m[1]).split("\n")[+m[2] - 1] : null;
+      check(m && src.at && src.at.trim().endsWith(want.trim()) && want.trim().length > 0,
+        "opencl: --source shows input.cl's lines from patterns.cl: " + JSON.stringify(src));
+    }
     const c0 = await clickCause(p, 0);
     check(c0.sel === c0.launch && c0.hl >= 0 && c0.inView, `opencl: one click opens launch ${c0.launch} at a highlighted row in view: ${JSON.stringify(c0)}`);
     // absolute colour scale: the largest temperature of any map; a coalesced map is pale
