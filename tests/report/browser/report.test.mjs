@@ -76,6 +76,20 @@ async function narrowCheck(p) {
   await p.page.setViewportSize({ width: 800, height: 900 });
   const w = await p.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   check(w[0] <= w[1], `${p.label}: no sideways scroll at 800 px (scrollWidth ${w[0]}, window ${w[1]})`);
+  // nothing cut off at the right edge either (the page hides horizontal
+  // overflow): what is wider than the window lies in a box that scrolls
+  const cut = await p.page.evaluate(() => {
+    const out = [];
+    for (const e of document.querySelectorAll("body *")) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.right <= window.innerWidth + 0.5) continue;
+      let a = e.parentElement, boxed = false;
+      for (; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== "visible") { boxed = true; break; }
+      if (!boxed) out.push(`${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""} to ${Math.round(r.right)} px`);
+    }
+    return out;
+  });
+  check(cut.length === 0, `${p.label}: nothing cut off at the right edge at 800 px ${cut.slice(0, 4).join(", ")}`);
   await p.page.screenshot({ path: path.join(out, `report-${p.label}-800.png`) });
   await p.page.setViewportSize({ width: 1400, height: 1000 });
 }
@@ -468,6 +482,7 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
       const imb = rows.filter((r) => r[1] === "slowest / median");
       check(rows.length === 8 && imb.length === 2 && imb.every((r) => r[2] === "3.00x (rank 1)" && /^1\.00x/.test(r[3])), "ranks3: diff page, 3 ranks + imbalance per kernel: " + JSON.stringify(imb));
       check(rows.some((r) => r[1] === "rank 1" && r[4] === "-66.7%"), "ranks3: diff page, rank 1 -66.7%");
+      await narrowCheck(d);
       await finish(d, "diff-ranks.png");
       await d.page.close();
     }
@@ -484,6 +499,7 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
     const p = await openPage(path.join(out, "diff.html"), "diff");
     const rows = await p.page.$$eval("#diff-table tbody tr", (e) => e.length);
     check(rows === 10, "diff: one row per kernel of either profile (" + rows + ")");
+    await narrowCheck(p);
     await finish(p, "diff.png");
     await p.page.close();
   }
