@@ -42,7 +42,7 @@ maps() { # name
   mkdir -p "$OUT/findings"
   "$MEMHEAT" analyze "$OUT/$name.mht" -o "$OUT/findings/$name.json" > "$OUT/findings/$name.txt"
   if [ "$have_report" = 1 ]; then
-    "$MEMHEAT" report "$OUT/$name.mhdb" -o "$OUT/report/$name.html" || echo "main-job: report for $name failed" >&2
+    "$MEMHEAT" report -f --source examples/opencl/kernels "$OUT/$name.mhdb" -o "$OUT/report/$name.html" || echo "main-job: report for $name failed" >&2
   fi
 }
 

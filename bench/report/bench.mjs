@@ -11,6 +11,13 @@
 //   painted   ... -> two animation frames later (the frame is on screen)
 //   scroll    one redraw after jumping to the middle of the map
 //   hover     one tooltip lookup
+//   script    Chromium's own ScriptDuration of the load (CDP Performance.getMetrics:
+//             main-thread time in JS, the DevTools "Scripting" figure), and
+//   task      its TaskDuration (all main-thread work: HTML parsing, script, layout, paint)
+// with the 1-minute load average at the start of each load (the wall-clock
+// figures stretch with the machine's load, the main-thread times much less).
+// --cpuprofile FILE also writes a V8 CPU profile of the first load (open it in
+// DevTools' Performance panel) and prints the functions with most self time.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -41,11 +48,19 @@ const ctx = await chromium.launchPersistentContext(userDir, {
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
-const res = { load: [], painted: [], scroll: [], hover: [] };
+const res = { load: [], painted: [], scroll: [], hover: [], script: [], task: [] };
+const loads = [];
 let rows = 0, errors = [];
+const metrics = async (cdp) => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((x) => [x.name, x.value]));
 for (let r = 0; r < R; r++) {
   const page = await ctx.newPage();
   page.on("pageerror", (e) => errors.push(String(e)));
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const prof = r === 0 && a.cpuprofile;
+  if (prof) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.setSamplingInterval", { interval: 500 }); await cdp.send("Profiler.start"); }
+  const m0 = await metrics(cdp);
+  loads.push(os.loadavg()[0]);
   await page.goto("file://" + html, { waitUntil: "load", timeout: 120000 });
   const m = await page.evaluate(async () => {
     const R = window.memheatReport;
@@ -60,6 +75,17 @@ for (let r = 0; r < R; r++) {
     const hover = performance.now() - t;
     return { load: R.readyMs, painted, scroll, hover, rows: n, tip };
   });
+  const m1 = await metrics(cdp);
+  m.script = (m1.ScriptDuration - (m0.ScriptDuration || 0)) * 1000;
+  m.task = (m1.TaskDuration - (m0.TaskDuration || 0)) * 1000;
+  if (prof) {
+    const { profile } = await cdp.send("Profiler.stop");
+    fs.writeFileSync(a.cpuprofile, JSON.stringify(profile));
+    const self = new Map(), byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    profile.samples.forEach((id, i) => { const f = byId.get(id).callFrame, k = `${f.functionName || "(anonymous)"}:${f.lineNumber + 1}`; self.set(k, (self.get(k) || 0) + (profile.timeDeltas[i] || 0)); });
+    console.log("cpu profile of load 1 (self time; \"(program)\" = Chromium outside JS: HTML parsing, layout, paint):");
+    [...self].sort((x, y) => y[1] - x[1]).slice(0, 12).forEach(([k, v]) => console.log(`  ${(v / 1000).toFixed(0).padStart(6)} ms  ${k}`));
+  }
   for (const k of Object.keys(res)) res[k].push(m[k]);
   rows = m.rows;
   if (r === 0) await page.screenshot({ path: path.join(out, "bench-mid.png") });
@@ -70,5 +96,6 @@ fs.rmSync(userDir, { recursive: true, force: true });
 const med = (v) => { const s = [...v].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 console.log(`sectors ${N}, display rows ${rows}, html ${(fs.statSync(html).size / 1e6).toFixed(1)} MB, profile ${(fs.statSync(db).size / 1e6).toFixed(1)} MB`);
 console.log(`make_profile (trace + import) ${tImport.toFixed(1)} s, memheat report ${tReport.toFixed(2)} s`);
+console.log(`load average (1 min) at each load: ${loads.map((x) => x.toFixed(1)).join(", ")} on ${os.cpus().length} CPUs`);
 for (const k of Object.keys(res)) console.log(`${k.padEnd(8)} median ${med(res[k]).toFixed(1)} ms  (runs: ${res[k].map((x) => x.toFixed(0)).join(", ")})`);
 if (errors.length) { console.log("page errors: " + errors.join(" | ")); process.exit(1); }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -13,7 +14,7 @@
 #include "util/outfile.h"
 
 static void help(FILE *f) {
-    fputs("usage: memheat report PROFILE [-o report.html] [-f]\n\n"
+    fputs("usage: memheat report PROFILE [-o report.html] [-f] [-S DIR]...\n\n"
           "Writes one self-contained HTML file (works offline, loads nothing) with the\n"
           "kernel table, per-launch heat maps, findings, locality curves, the timeline\n"
           "and the partition-camping band of a profile written by `memheat run`.\n\n"
@@ -21,6 +22,9 @@ static void help(FILE *f) {
           "                     '-' = standard output)\n"
           "  -f, --force        replace an existing output file\n"
           "  -q, --quiet        no progress lines\n"
+          "  -S, --source DIR   look for findings' source files here when the path in the\n"
+          "                     profile cannot be read (by base name; Oclgrind's input.cl:\n"
+          "                     the .cl file defining the kernel); repeatable\n"
           "  -h, --help         this text\n",
           f);
 }
@@ -34,16 +38,27 @@ int mh_cmd_report(int argc, char **argv) {
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"force", no_argument, 0, 'f'},
                                              {"quiet", no_argument, 0, 'q'},
+                                             {"source", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *outp = NULL;
     int force = 0, quiet = 0, c;
+    enum { MAX_SOURCE_DIRS = 16 };
+    const char *srcdirs[MAX_SOURCE_DIRS];
+    size_t nsrc = 0;
+    struct stat st;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:fqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:fqS:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': outp = optarg; break;
         case 'f': force = 1; break;
         case 'q': quiet = 1; break;
+        case 'S':
+            if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode))
+                return mh_cli_fail("report", MH_EXIT_USAGE, "--source %s: not a directory", optarg);
+            if (nsrc == MAX_SOURCE_DIRS) return mh_cli_fail("report", MH_EXIT_USAGE, "at most %d --source directories", MAX_SOURCE_DIRS);
+            srcdirs[nsrc++] = optarg;
+            break;
         case 'h': help(stdout); return MH_EXIT_OK;
         default: help(stderr); return MH_EXIT_USAGE;
         }
@@ -78,6 +93,8 @@ int mh_cmd_report(int argc, char **argv) {
     }
     mh_report_opts ro = {0};
     if (!quiet && isatty(STDERR_FILENO)) ro.progress = progress;
+    ro.source_dirs = srcdirs;
+    ro.nsource_dirs = nsrc;
     errno = 0;
     int rc = mh_report_html(db, f, &ro, &err);
     if (rc == MH_ERR_IO && !strcmp(err.msg, "write error")) /* the renderer does not know the file's name */

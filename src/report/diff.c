@@ -407,7 +407,7 @@ static void term_ranks(FILE *f, kset *k, const rankdiff *d, int color) {
 static void html_ranks(FILE *f, kset *k, const rankdiff *d) {
     fprintf(f, "<h2>By rank</h2><p class=\"muted\">A: %zu process%s, B: %zu; ranks matched by rank number, then in "
                "order. %s Slowest / median above %.2f is flagged.</p>\n"
-               "<table class=\"data\" id=\"diff-ranks\"><thead><tr><th>Kernel</th><th>Rank</th><th>A</th><th>B</th>"
+               "<div class=\"table-box\"><table class=\"data\" id=\"diff-ranks\"><thead><tr><th>Kernel</th><th>Rank</th><th>A</th><th>B</th>"
                "<th>Change</th></tr></thead><tbody>\n",
             d->pa.n, d->pa.n == 1 ? "" : "es", d->pb.n,
             d->ka.timed || d->kb.timed ? "Kernel time and bandwidth." : "Not timed: traced launches and accesses.",
@@ -453,7 +453,7 @@ static void html_ranks(FILE *f, kset *k, const rankdiff *d) {
         mh_report_html_text(f, ib);
         fputs("</td><td></td></tr>\n", f);
     }
-    fputs("</tbody></table>\n", f);
+    fputs("</tbody></table></div>\n", f);
 }
 
 static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const rankdiff *d) {
@@ -463,13 +463,14 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const ra
           f);
     fwrite(mh_report_asset_report_css, 1, mh_report_asset_report_css_len, f);
     fputs(".better{color:#1a7f37;font-weight:600}.worse{color:#b42318;font-weight:600}"
-          "ul.fd{margin:2px 0 6px 18px;padding:0}</style></head><body>\n"
+          "ul.fd{margin:2px 0 6px 18px;padding:0;white-space:normal;min-width:14em;text-align:left}</style></head><body>\n"
           "<header class=\"top\"><h1>memheat diff</h1><div class=\"muted mono\">A = ",
           f);
     mh_report_html_text(f, pa);
     fputs("<br>B = ", f);
     mh_report_html_text(f, pb);
-    fputs("</div></header><main><table class=\"data\" id=\"diff-table\"><thead><tr><th>Kernel</th>"
+    /* tables scroll inside their box at 800 px (the page itself never sideways) */
+    fputs("</div></header><main><div class=\"table-box\"><table class=\"data\" id=\"diff-table\"><thead><tr><th>Kernel</th>"
           "<th>Time A</th><th>Time B</th><th>Change</th><th>GB/s A</th><th>GB/s B</th><th>% peak A</th>"
           "<th>% peak B</th><th>Bound A</th><th>Bound B</th><th>Findings appeared</th><th>Findings disappeared</th>"
           "</tr></thead><tbody>\n",
@@ -530,7 +531,7 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const ra
         }
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table>\n", f);
+    fputs("</tbody></table></div>\n", f);
     if (d->npairs) html_ranks(f, k, d);
     fputs("</main></body></html>\n", f);
 }

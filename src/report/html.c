@@ -8,14 +8,16 @@
  * temperatures per run as uint16 (or uint32 when a map is hotter than 65535
  * warps); then the embedded JS (assets/util.js, heatmap.js, findings.js,
  * timeline.js, report.js concatenated into one function scope), which draws
- * everything. Findings whose source file is readable where the report is
- * written get the lines around their line as "snippet". A profile of several
+ * everything. Findings whose source is found (source.c: where the report is
+ * written, or in the --source directories) get the lines around their line as
+ * "snippet". A profile of several
  * processes also gets, for the script, each map's "cells" digest and the
  * launches across ranks (rankdata.c's mh_report_rank_annotate), and the
  * static view by rank (ranks.c). Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
 #include "report/names.h"
 #include "report/rankdata.h"
+#include "report/source.h"
 #include "report/report.h"
 #include "util/grow.h"
 
@@ -139,50 +141,6 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
     return rc;
 }
 
-/* Up to SNIP_LINES source lines around line of file (the finding's file:line)
- * as [[line, text], ...]; NULL when the file cannot be read as a regular file
- * (Oclgrind's "input.cl", a CUDA build machine's path). */
-enum { SNIP_LINES = 3, SNIP_COLS = 160, SNIP_MAX_FINDINGS = 256 };
-static json_t *source_snippet(const char *file, long line) {
-    if (!file || !file[0] || line <= 0) return NULL;
-    FILE *f = fopen(file, "r");
-    if (!f) return NULL;
-    json_t *arr = NULL;
-    char buf[4096];
-    long n = 0, first = line > 1 ? line - 1 : 1, last = first + SNIP_LINES - 1;
-    int at_start = 1; /* buf holds the start of a line */
-    while (n < last && fgets(buf, sizeof buf, f)) {
-        size_t len = strlen(buf);
-        int whole = len > 0 && buf[len - 1] == '\n';
-        if (at_start) n++;
-        if (at_start && n >= first) {
-            while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) len--;
-            if (len > SNIP_COLS) len = SNIP_COLS;
-            if (!arr) arr = json_array();
-            json_t *t = json_stringn(buf, len); /* NULL for invalid UTF-8: the line is left out */
-            if (t) json_array_append_new(arr, json_pack("[Io]", (json_int_t)n, t));
-        }
-        at_start = whole;
-    }
-    fclose(f);
-    if (arr && n < line) { /* the file is shorter than the line: not this source */
-        json_decref(arr);
-        arr = NULL;
-    }
-    return arr;
-}
-
-static void add_snippets(json_t *root) {
-    json_t *fs = json_object_get(root, "findings"), *f;
-    size_t i;
-    json_array_foreach(fs, i, f) {
-        if (i >= SNIP_MAX_FINDINGS) break;
-        json_t *sn = source_snippet(json_string_value(json_object_get(f, "file")),
-                                    (long)json_integer_value(json_object_get(f, "line")));
-        if (sn) json_object_set_new(f, "snippet", sn);
-    }
-}
-
 int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     json_t *root;
     int rc = mh_db_read_summary(db, &root, err);
@@ -217,7 +175,7 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
         }
         if ((rc = write_map(db, out, m, err))) break;
     }
-    if (!rc) add_snippets(root);
+    if (!rc) mh_report_source_annotate(root, o ? o->source_dirs : NULL, o ? o->nsource_dirs : 0); /* source.c */
     if (!rc && mh_report_rank_annotate(root)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory grouping ranks");
     if (!rc) {
         char *text = json_dumps(root, JSON_COMPACT);

@@ -13,6 +13,10 @@
 typedef struct mh_report_opts {
     mh_db_progress_fn progress; /* NULL = quiet */
     void *progress_ctx;
+    /* where a finding's source is looked for when the file the trace names
+     * cannot be read (--source DIR; src/report/source.h) */
+    const char *const *source_dirs;
+    size_t nsource_dirs;
 } mh_report_opts;
 
 /* Writes the whole HTML report of db to out. */

@@ -52,7 +52,9 @@ function fixText(kind, obj, f) {
 
 /* Where a finding is in the source: file:line (+ notes), or why not. */
 function whereText(f) {
-  if (f.file) return f.file + (f.line ? ":" + f.line : "") + (LANG === "opencl" && f.file === "input.cl" ? " (Oclgrind's name for the program's OpenCL source)" : "");
+  var ocl = f.file === "input.cl" ? "Oclgrind's name for the program's OpenCL source" : "";
+  if (f.file && f.source_file) return f.source_file + ":" + f.line + " (the profile says " + f.file + ":" + f.line + (ocl ? ", " + ocl : "") + ")";
+  if (f.file) return f.file + (f.line ? ":" + f.line : "") + (ocl ? " (" + ocl + "; memheat report --source DIR shows its lines)" : "");
   if (LANG === "cuda" && f.pc && f.pc !== "0x0") return "pc " + f.pc + ": no file:line (build with nvcc -lineinfo to see the source line)";
   return "";
 }
@@ -188,7 +190,7 @@ function groupItem(g, rank) {
   var w = whereText(f);
   if (w) li.appendChild(el("div", { cls: "fix-where mono", text: w }));
   var sn = snippetEl(f); if (sn) li.appendChild(sn);
-  li.appendChild(el("div", { cls: "fix-fix" }, [el("b", { text: "Fix: " }), fixText(f.kind, g.findings.length > 1 && fam === "mapping" ? objs.map(function (o) { return o.replace(/ \(.*\)$/, ""); }).join(", ") : f.object_label, f)]));
+  li.appendChild(el("div", { cls: "fix-fix" }, [el("b", { text: "Fix: " }), fixText(f.kind, g.findings.length > 1 && fam === "mapping" ? objs.map(function (o) { return o.replace(/ \([a-z]+\)$/, ""); }).join(", ") : f.object_label, f)]));
   var a = el("a", { href: "#", cls: "fix-open", text: "Show in heat map \u2192" });
   a.addEventListener("click", function (e) { e.preventDefault(); openFinding(f); });
   li.appendChild(a);
@@ -216,6 +218,24 @@ function sectionFixFirst() {
   return sec;
 }
 
+/* " (+0x100 [64] in b)": the example sector's byte offset and 4-byte element
+ * index in its object, as the heat-map rows are labelled; "" when unknown. */
+function exampleOffset(f) {
+  var maps = (D.heat_maps || []).filter(function (m) { return m.launch === f.launch && m.space === f.space; });
+  if (!maps.length) return "";
+  var regs = maps[0].regions || [], ss = maps[0].sector_size || 32;
+  for (var i = 0; i < regs.length; i++) {
+    var g = regs[i];
+    if (!(isNum(f.object) && g.object === f.object) && g.label !== f.object_label) continue;
+    try {
+      var o = BigInt(f.example_tag) * BigInt(ss) - BigInt(g.start);
+      if (o < 0n || o >= BigInt(g.end) - BigInt(g.start)) continue;
+      return " (+0x" + o.toString(16) + " [" + (o / 4n).toString() + "] in " + (g.label || "the object") + ")";
+    } catch (e) { return ""; }
+  }
+  return "";
+}
+
 /* One finding in a launch's list. */
 function findingBox(f) {
   var box = el("div", { cls: "finding" + (f.kind === "coalesced" ? " ok" : (isNum(f.cost) && f.cost < 0.1 ? " sev-low" : "")) });
@@ -230,7 +250,7 @@ function findingBox(f) {
   box.appendChild(head);
   var ev = [];
   if (isNum(f.sectors)) ev.push(f.sectors + " " + countUnit(f.kind));
-  if (f.example_tag && f.example_tag !== "0x0") ev.push("e.g. sector " + f.example_tag);
+  if (f.example_tag && f.example_tag !== "0x0") ev.push("e.g. sector " + f.example_tag + exampleOffset(f));
   if (Array.isArray(f.temps) && f.temps.length === 9) ev.push("warps per word " + f.temps.slice(0, 8).join(" ") + ", per sector " + f.temps[8]);
   var w = whereText(f); if (w) ev.push(w);
   var at = isNum(f.object) ? argText(f.object) : ""; if (at) ev.push(at);

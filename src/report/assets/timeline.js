@@ -40,7 +40,9 @@ function sectionTimeline() {
     var kbusy = busyNs(items.filter(function (it) { return it.kernel; }));
     sec.appendChild(el("p", { cls: "idle-share", id: "idle-share", text: "GPU idle " + fmtPct(idle) + " of the " + fmtNs(span) + " timeline (no kernel and no copy running); kernels run " +
       fmtPct(span > 0 ? kbusy / span : 0) + " of it." + (idle >= 0.5 ? " The program, not the GPU, sets the pace: look at host work and synchronisation between launches." : "") }));
-    var W = 1000, L = 130, LH = 24, H = lanes.length * LH + 44, v0 = 0, v1 = Math.max(end, 1);
+    /* drawn at the page's width (text at its CSS size from 800 px up), then scaled with it */
+    var appW = document.getElementById("app").clientWidth || 1048;
+    var W = Math.round(Math.max(600, appW - 50)), L = 130, LH = 24, H = lanes.length * LH + 44, v0 = 0, v1 = Math.max(end, 1);
     var ctl = el("div", { cls: "tl-controls" });
     var bIn = el("button", { type: "button", text: "zoom in" }), bOut = el("button", { type: "button", text: "zoom out" }), bAll = el("button", { type: "button", text: "whole run" });
     var rangeText = el("span", { cls: "muted" });
@@ -115,7 +117,7 @@ function sectionTimeline() {
     kv("Copy in (HtoD)", fmtNs(o.copy_in_ns));
     kv("Copy out (DtoH)", fmtNs(o.copy_out_ns));
     kv("Compute", fmtNs(o.compute_ns));
-    kv("Copy time no kernel overlaps", fmtNs(o.exposed_copy_ns));
+    kv("Copy time with no kernel running", fmtNs(o.exposed_copy_ns));
     kv("Pipelined speedup (OpenMPC model)", fmtNum(o.speedup, 2) + "\u00d7");
     sec.appendChild(dl);
     var serial = (o.fused_ns || 0) + (o.copy_in_ns || 0) + (o.copy_out_ns || 0) + (o.compute_ns || 0);
@@ -130,6 +132,13 @@ function sectionTimeline() {
       bar(14, [[o.fused_ns || 0, "#95a5a6", "fused", 1], [o.copy_in_ns || 0, "#d35400", "copy in", 1], [o.compute_ns || 0, "#0b5cad", "compute", 1], [o.copy_out_ns || 0, "#27ae60", "copy out", 1]], "serial");
       bar(50, [[o.fused_ns || 0, "#95a5a6", "fused", 1], [piped - (o.fused_ns || 0), "#34495e", "max(in, compute, out)", 1]], "pipelined");
       sec.appendChild(s2);
+      var lg = el("div", { cls: "legend-row" });
+      [["#d35400", "copy in"], ["#0b5cad", "compute"], ["#27ae60", "copy out"], ["#34495e", "pipelined: the longest of the three"], ["#95a5a6", "fused"]].forEach(function (p) {
+        if (p[1] === "fused" && !o.fused_ns) return;
+        var sw = el("span", { cls: "sw" }); sw.style.background = p[0];
+        lg.appendChild(el("span", null, [sw, p[1]]));
+      });
+      sec.appendChild(lg);
     }
   }
   return sec;

@@ -29,13 +29,14 @@ try {
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
 for (const k of ["memheat", "make-profile", "chromium", "out"]) {
-  if (!args[k]) { console.error(`usage: report.test.mjs --memheat M --make-profile P --chromium C --out DIR [--ocl-examples EXE]`); process.exit(2); }
+  if (!args[k]) { console.error(`usage: report.test.mjs --memheat M --make-profile P --chromium C --out DIR [--ocl-examples EXE [--ocl-kernels DIR]]`); process.exit(2); }
 }
 if (!fs.existsSync(args.chromium)) { console.log(`SKIP: no chromium at ${args.chromium}`); process.exit(77); }
 const out = path.resolve(args.out);
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
+const readText = (f) => fs.readFileSync(f, "utf8"); // (a block below names its result `fs`)
 let failures = 0, checks = 0;
 function check(cond, what) {
   checks++;
@@ -75,6 +76,20 @@ async function narrowCheck(p) {
   await p.page.setViewportSize({ width: 800, height: 900 });
   const w = await p.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   check(w[0] <= w[1], `${p.label}: no sideways scroll at 800 px (scrollWidth ${w[0]}, window ${w[1]})`);
+  // nothing cut off at the right edge either (the page hides horizontal
+  // overflow): what is wider than the window lies in a box that scrolls
+  const cut = await p.page.evaluate(() => {
+    const out = [];
+    for (const e of document.querySelectorAll("body *")) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.right <= window.innerWidth + 0.5) continue;
+      let a = e.parentElement, boxed = false;
+      for (; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== "visible") { boxed = true; break; }
+      if (!boxed) out.push(`${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""} to ${Math.round(r.right)} px`);
+    }
+    return out;
+  });
+  check(cut.length === 0, `${p.label}: nothing cut off at the right edge at 800 px ${cut.slice(0, 4).join(", ")}`);
   await p.page.screenshot({ path: path.join(out, `report-${p.label}-800.png`) });
   await p.page.setViewportSize({ width: 1400, height: 1000 });
 }
@@ -177,7 +192,8 @@ if (oclExe && fs.existsSync(oclExe)) {
   let ok = true;
   try {
     run(args.memheat, ["run", "-q", "--backend", "oclgrind", "-o", "ocl", "--", oclExe, "--only", "pat", "--n", "16"]);
-    run(args.memheat, ["report", "-q", "-f", "ocl.mhdb", "-o", "ocl.html"]);
+    // --source: Oclgrind's input.cl is found as the examples' .cl file that defines the kernel
+    run(args.memheat, ["report", "-q", "-f", "ocl.mhdb", "-o", "ocl.html", ...(args["ocl-kernels"] ? ["--source", args["ocl-kernels"]] : [])]);
   } catch (e) { ok = false; check(false, "OpenCL profile + report: " + (e.stderr || e.message)); }
   if (ok) {
     const p = await openPage(path.join(out, "ocl.html"), "opencl");
@@ -204,6 +220,15 @@ if (oclExe && fs.existsSync(oclExe)) {
     const fixText = await p.page.$$eval(".fix-fix, .finding .advice", (e) => e.map((x) => x.textContent).join("\n"));
     check(/get_local_id|barrier\(CLK_LOCAL_MEM_FENCE\)|__local|sub-group/.test(fixText) && !/threadIdx|__syncthreads|__shfl_sync|cudaMallocPitch/.test(fixText),
       "opencl: advice in OpenCL terms, no CUDA names:\n" + fixText.slice(0, 400));
+    if (args["ocl-kernels"]) {
+      // the first cause's source: patterns.cl's lines, the marked one equal to the file's line
+      const src = await p.page.evaluate(() => { const li = document.querySelector("#fix-list > li.fix"), at = li.querySelector("pre.snippet .at");
+        return { where: li.querySelector(".fix-where").textContent, at: at && at.textContent }; });
+      const m = /^(\S+patterns\.cl):(\d+) \(the profile says input\.cl:\2, Oclgrind's name/.exec(src.where);
+      const want = m ? readText(m[1]).split("\n")[+m[2] - 1] : null;
+      check(m && src.at && src.at.trim().endsWith(want.trim()) && want.trim().length > 0,
+        "opencl: --source shows input.cl's lines from patterns.cl: " + JSON.stringify(src));
+    }
     const c0 = await clickCause(p, 0);
     check(c0.sel === c0.launch && c0.hl >= 0 && c0.inView, `opencl: one click opens launch ${c0.launch} at a highlighted row in view: ${JSON.stringify(c0)}`);
     // absolute colour scale: the largest temperature of any map; a coalesced map is pale
@@ -457,6 +482,7 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
       const imb = rows.filter((r) => r[1] === "slowest / median");
       check(rows.length === 8 && imb.length === 2 && imb.every((r) => r[2] === "3.00x (rank 1)" && /^1\.00x/.test(r[3])), "ranks3: diff page, 3 ranks + imbalance per kernel: " + JSON.stringify(imb));
       check(rows.some((r) => r[1] === "rank 1" && r[4] === "-66.7%"), "ranks3: diff page, rank 1 -66.7%");
+      await narrowCheck(d);
       await finish(d, "diff-ranks.png");
       await d.page.close();
     }
@@ -473,6 +499,7 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
     const p = await openPage(path.join(out, "diff.html"), "diff");
     const rows = await p.page.$$eval("#diff-table tbody tr", (e) => e.length);
     check(rows === 10, "diff: one row per kernel of either profile (" + rows + ")");
+    await narrowCheck(p);
     await finish(p, "diff.png");
     await p.page.close();
   }
