@@ -17,7 +17,8 @@
 // Usage: screens.test.mjs --memheat M --make-profile P --chromium C --out DIR --ref DIR
 // (the arguments of report.test.mjs; --ocl-examples is accepted and not used:
 // a simulator's profile is not stable across Oclgrind versions).
-// Exit 0 = pass, 1 = fail, 77 = skipped (no chromium).
+// Exit 0 = pass, 1 = fail, 77 = skipped (no chromium, or another chromium
+// version than the references': tests/report/browser/screens/chromium-version.txt).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -138,6 +139,26 @@ const ctx = await chromium.launchPersistentContext(userDir, {
   executablePath: args.chromium, headless: true, args: FLAGS, viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1,
   reducedMotion: "reduce", colorScheme: "light", locale: "en-US", timezoneId: "UTC",
 });
+
+// The references hold for the chromium that made them (fonts and rasterizer
+// differ between builds): another version skips the pixel comparison (77)
+// with a line saying so, unless the references are being refreshed.
+const verFile = path.join(ref, "chromium-version.txt");
+let version = "?";
+try {
+  const m = /([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+)/.exec(execFileSync(args.chromium, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+  if (m) version = m[1];
+} catch (e) { /* no version: compared as "?" */ }
+if (update) fs.writeFileSync(verFile, version + "\n");
+else {
+  const want = fs.existsSync(verFile) ? fs.readFileSync(verFile, "utf8").trim() : "";
+  if (want !== version) {
+    console.log(`SKIP: references made with chromium ${want || "?"}, this is ${version}: refresh them with MEMHEAT_UPDATE_SCREENS=1`);
+    await ctx.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+    process.exit(77);
+  }
+}
 
 run(args["make-profile"], ["synth", "synth.mhdb"]);
 run(args.memheat, ["report", "-q", "-f", "synth.mhdb", "-o", "synth.html"]);
