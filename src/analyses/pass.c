@@ -7,7 +7,8 @@
  * per built-in analysis (heat, patterns, locality each own their state, so
  * they run side by side), while this thread reads on into the other batch.
  * Any other record is a barrier: wait for the pool, feed the model, then the
- * analyses and consumers here. Heat maps and locality results are emitted
+ * analyses and consumers here (a kernel end after many accesses gives the
+ * locality unit's end to its worker meanwhile: end_split). Heat maps and locality results are emitted
  * only at a kernel end or at the finish, so every emission and consumer call
  * happens on this thread, in trace order, whatever the thread count. */
 #include "memheat/pass.h"
