@@ -28,6 +28,10 @@
  * through the analyses on the calling thread, so the model never changes
  * while a worker reads it, and every emission (heat map, locality result)
  * and every consumer call happens on the calling thread, in trace order.
+ * One exception: at a kernel end after many accesses the locality analysis
+ * ends its launch on its worker while heat maps and patterns end on the
+ * calling thread (the worker only reads the model); its results are held
+ * and handed to the consumers after theirs, in the same order.
  * Results are identical for any number of threads. */
 #ifndef MEMHEAT_PASS_H
 #define MEMHEAT_PASS_H

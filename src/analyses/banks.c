@@ -41,7 +41,16 @@ mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const u
         assert(last < (UINT64_C(1) << PHASE_SHIFT));
         for (uint64_t x = first; x <= last && nw < MAXW; x++) w[nw++] = (ph << PHASE_SHIFT) | x;
     }
-    qsort(w, nw, sizeof *w, cmp_u64);
+    if (nw <= 64) { /* a warp's words, usually: insertion sort beats qsort's calls (same order) */
+        for (size_t i = 1; i < nw; i++) {
+            uint64_t x = w[i];
+            size_t j = i;
+            for (; j && w[j - 1] > x; j--) w[j] = w[j - 1];
+            w[j] = x;
+        }
+    } else {
+        qsort(w, nw, sizeof *w, cmp_u64);
+    }
     for (size_t i = 0; i < nw;) {
         uint64_t ph = w[i] >> PHASE_SHIFT;
         unsigned per_bank[MH_BANK_COUNT] = {0}, best = 0;

@@ -262,20 +262,22 @@ static void sort_u64(uint64_t *v, size_t n) {
     insertion_u64(v, n);
 }
 
-/* Entropy of run counts c[0..n) summing to tot. */
-static double runs_entropy(const uint64_t *c, size_t n, double tot) {
+/* Entropy of run counts c[0..n) summing to tot; lt = log2(tot). */
+static double runs_entropy(const uint64_t *c, size_t n, double tot, double lt) {
     if (n <= 1 || tot <= 0) return 0;
     double acc = 0;
     for (size_t i = 0; i < n; i++)
         if (c[i] > 1) acc += c_log2_c((double)c[i]);
-    double h = log2(tot) - acc / tot;
+    double h = lt - acc / tot;
     return h < 0 ? 0 : h;
 }
 
 /* A complete logical time step of one block: add its entropies. The sorted
  * keys are reduced to runs of equal keys once; each further dropped bit
  * merges neighbouring runs, so the work per level is the number of runs.
- * Keys of different spaces never merge (the space is in the top bits). */
+ * Keys of different spaces never merge (the space is in the top bits). A
+ * step of one space adds the same entropy to its space and to the total:
+ * computed once. */
 static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     mh_loc_run *lr = ctx;
     lstate *s = find_ls(lr, k->launch);
@@ -286,8 +288,13 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
     uint64_t *keys = n <= 256 ? small : malloc(2 * n * sizeof *keys);
     if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint64_t *cnt = keys + (n <= 256 ? 256 : n);
-    for (size_t i = 0; i < n; i++) keys[i] = v[i].canon;
-    sort_u64(keys, n);
+    int sorted = 1;
+    keys[0] = v[0].canon;
+    for (size_t i = 1; i < n; i++) {
+        keys[i] = v[i].canon;
+        sorted &= keys[i - 1] <= keys[i];
+    }
+    if (!sorted) sort_u64(keys, n); /* often sorted already: a warp's lanes in address order */
     size_t nr = 0;
     for (size_t i = 0; i < n; i++) {
         if (nr && keys[nr - 1] == keys[i]) {
@@ -300,7 +307,7 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
     /* per-space segments of the runs (fixed across levels: spaces never merge) */
     size_t seg_a[MH_SPACE_COUNT + 1], nseg = 0;
     unsigned seg_sp[MH_SPACE_COUNT];
-    double seg_tot[MH_SPACE_COUNT];
+    double seg_tot[MH_SPACE_COUNT], seg_lt[MH_SPACE_COUNT];
     for (size_t i = 0; i < nr; i++)
         if (!i || MH_CANON_SPACE(keys[i]) != MH_CANON_SPACE(keys[i - 1])) {
             seg_a[nseg] = i;
@@ -309,8 +316,11 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
             nseg++;
         }
     seg_a[nseg] = nr;
-    for (size_t g = 0; g < nseg; g++)
+    for (size_t g = 0; g < nseg; g++) {
         for (size_t i = seg_a[g]; i < seg_a[g + 1]; i++) seg_tot[g] += (double)cnt[i];
+        seg_lt[g] = log2(seg_tot[g]);
+    }
+    double all_tot = (double)n, all_lt = nseg == 1 ? seg_lt[0] : log2(all_tot);
     for (unsigned d = 0; d < MH_LOC_NBITS; d++) {
         if (d) { /* merge runs whose keys agree after dropping d bits, segment by segment */
             size_t w = 0;
@@ -328,9 +338,16 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
             }
             seg_a[nseg] = nr = w;
         }
-        for (size_t g = 0; g < nseg; g++)
-            row[seg_sp[g]].sum[d] += runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g]);
-        row[MH_LOC_TOTAL].sum[d] += runs_entropy(cnt, nr, (double)n);
+        if (nseg == 1) { /* the segment is the whole step: seg_tot[0] == n */
+            double h = runs_entropy(cnt, nr, all_tot, all_lt);
+            row[seg_sp[0]].sum[d] += h;
+            row[MH_LOC_TOTAL].sum[d] += h;
+        } else {
+            for (size_t g = 0; g < nseg; g++)
+                row[seg_sp[g]].sum[d] +=
+                    runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g], seg_lt[g]);
+            row[MH_LOC_TOTAL].sum[d] += runs_entropy(cnt, nr, all_tot, all_lt);
+        }
         if (nr == nseg) break; /* one run per space: every further level adds 0 */
     }
     for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
@@ -403,8 +420,8 @@ static int cmp_u64_desc(const void *a, const void *b) {
     return x > y ? -1 : x < y;
 }
 
-/* Footprint, 90% footprint and entropies of keys[a,b) with counts. */
-static int fill_static(mh_loc_metrics *m, const uint64_t *keys, const uint64_t *cnt, size_t n, uint64_t *scratch) {
+/* Footprint and 90% footprint of n addresses with counts cnt (entropies: fill_entropies). */
+static int fill_static(mh_loc_metrics *m, const uint64_t *cnt, size_t n, uint64_t *scratch) {
     m->footprint = n;
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += cnt[i];
@@ -433,8 +450,61 @@ static int fill_static(mh_loc_metrics *m, const uint64_t *keys, const uint64_t *
         while (k < n && run * 10 < total * 9) run += scratch[k++];
     }
     m->footprint90 = k;
-    for (unsigned d = 0; d < MH_LOC_NBITS; d++) m->entropy[d] = mh_loc_entropy(keys, cnt, n, d);
     return MH_OK;
+}
+
+/* H = log2(total) - acc / total, as mh_loc_entropy ends. */
+static double entropy_of(double total, double acc) {
+    if (total <= 0) return 0;
+    double h = log2(total) - acc / total;
+    return h < 0 ? 0 : h;
+}
+
+/* The entropies of every dropped-bit level, per space and in total, in one
+ * pass over the sorted keys (instead of one pass per level and per column):
+ * the runs of each level are closed in key order, so every sum gets the
+ * same additions in the same order as mh_loc_entropy's, and the same bits.
+ * A space's runs never merge with another's (the space is in the top bits),
+ * so the total's runs are the spaces' runs one after another. */
+static void fill_entropies(mh_loc_result *r, const uint64_t *keys, const uint64_t *cnt, size_t n) {
+    enum { L = MH_LOC_NBITS };
+    uint64_t cur[L];
+    double c[L], acc_s[L], tot_s[L], acc_t[L], tot_t[L];
+    for (int d = 0; d < L; d++) acc_s[d] = tot_s[d] = acc_t[d] = tot_t[d] = 0;
+    if (!n) return;
+    unsigned sp = MH_CANON_SPACE(keys[0]);
+    for (int d = 0; d < L; d++) {
+        cur[d] = keys[0] >> d;
+        c[d] = (double)cnt[0];
+    }
+    for (size_t i = 1; i <= n; i++) {
+        int seg_end = i == n || MH_CANON_SPACE(keys[i]) != sp;
+        for (int d = 0; d < L; d++) {
+            if (!seg_end && keys[i] >> d == cur[d]) {
+                c[d] += (double)cnt[i];
+                continue;
+            }
+            if (c[d] > 1) {
+                double v = c_log2_c(c[d]);
+                acc_s[d] += v;
+                acc_t[d] += v;
+            }
+            tot_s[d] += c[d];
+            tot_t[d] += c[d];
+            if (i < n) {
+                cur[d] = keys[i] >> d;
+                c[d] = (double)cnt[i];
+            }
+        }
+        if (seg_end) {
+            for (int d = 0; d < L; d++) {
+                r->m[sp].entropy[d] = entropy_of(tot_s[d], acc_s[d]);
+                acc_s[d] = tot_s[d] = 0;
+            }
+            if (i < n) sp = MH_CANON_SPACE(keys[i]);
+        }
+    }
+    for (int d = 0; d < L; d++) r->m[MH_LOC_TOTAL].entropy[d] = entropy_of(tot_t[d], acc_t[d]);
 }
 
 static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
@@ -468,10 +538,11 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
         unsigned sp = MH_CANON_SPACE(keys[a]);
         size_t b = a;
         while (b < n && MH_CANON_SPACE(keys[b]) == sp) b++;
-        fill_static(&r.m[sp], keys + a, cnt + a, b - a, scratch);
+        fill_static(&r.m[sp], cnt + a, b - a, scratch);
         a = b;
     }
-    fill_static(&r.m[MH_LOC_TOTAL], keys, cnt, n, scratch);
+    fill_static(&r.m[MH_LOC_TOTAL], cnt, n, scratch);
+    fill_entropies(&r, keys, cnt, n);
     free(keys);
     /* Parallel spatial locality: mean over steps per block, then over blocks. */
     for (int c = 0; c < MH_LOC_COLS; c++) {

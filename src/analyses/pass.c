@@ -7,7 +7,8 @@
  * per built-in analysis (heat, patterns, locality each own their state, so
  * they run side by side), while this thread reads on into the other batch.
  * Any other record is a barrier: wait for the pool, feed the model, then the
- * analyses and consumers here. Heat maps and locality results are emitted
+ * analyses and consumers here (a kernel end after many accesses gives the
+ * locality unit's end to its worker meanwhile: end_split). Heat maps and locality results are emitted
  * only at a kernel end or at the finish, so every emission and consumer call
  * happens on this thread, in trace order, whatever the thread count. */
 #include "memheat/pass.h"
@@ -20,9 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/grow.h"
+
 enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
 
 #define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
+#define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
 #define PROGRESS_EVERY 0.5        /* seconds between progress lines */
 
 /* Copied ACCESSES records waiting for, or in, the workers. */
@@ -55,9 +59,12 @@ struct mh_pass {
     int pool_ok;
     int stop;
     const batch *job;      /* batch the workers are on, NULL = none */
+    const mh_record *job_rec; /* or the one record they are on (a split kernel end) */
     unsigned gen;          /* bumped per submitted batch */
     int task_n, task_done;
     int task_unit[U_COUNT];
+    int task_pos[U_COUNT]; /* the unit's place among the pass's units: pins it to one worker */
+    int task_units;        /* the pass's units */
     int task_rc[U_COUNT];
     mh_err task_err[U_COUNT];
     batch b[2];
@@ -67,6 +74,12 @@ struct mh_pass {
     uint32_t chk_id;
     mh_access *keep; /* the good accesses of a record that had bad ones */
     size_t capkeep;
+    /* a kernel end split over threads (end_split): locality results held
+     * back until heat maps and patterns are done on this thread */
+    int loc_hold;
+    mh_loc_result *held;
+    size_t nheld, capheld;
+    uint64_t acc_at_end; /* st.accesses at the last kernel end */
     /* progress */
     double t0, last_progress;
 };
@@ -116,6 +129,15 @@ static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
 
 static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
     mh_pass *p = ctx;
+    if (p->loc_hold) { /* on the locality worker: only p->held is touched, handed on by end_split */
+        if (p->nheld == p->capheld) {
+            mh_loc_result *v = mh_grow(p->held, &p->capheld, p->nheld + 1, sizeof *v, 4);
+            if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            p->held = v;
+        }
+        p->held[p->nheld++] = *r; /* flat: model and launch pointers stay valid */
+        return MH_OK;
+    }
     int rc = MH_OK;
     for (size_t i = 0; i < p->nc && rc == MH_OK; i++)
         if (p->c[i].loc) rc = p->c[i].loc(p->c[i].ctx, r, err);
@@ -169,23 +191,25 @@ static void *worker(void *arg) {
     unsigned w = wa->w, seen = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && (!p->job || p->gen == seen)) pthread_cond_wait(&p->go, &p->mu);
+        while (!p->stop && ((!p->job && !p->job_rec) || p->gen == seen)) pthread_cond_wait(&p->go, &p->mu);
         if (p->stop) break;
         seen = p->gen;
         const batch *b = p->job;
-        int n = p->task_n;
+        const mh_record *rec = p->job_rec;
+        int n = p->task_n, units = p->task_units, pos[U_COUNT];
+        memcpy(pos, p->task_pos, sizeof pos);
         pthread_mutex_unlock(&p->mu);
         int rc[U_COUNT] = {0}, mine = 0;
         mh_err e[U_COUNT];
         for (int t = 0; t < n; t++) {
-            if (task_worker(t, n, p->nworkers) != w) continue;
+            if (task_worker(pos[t], units, p->nworkers) != w) continue;
             memset(&e[t], 0, sizeof e[t]);
-            rc[t] = unit_feed_batch(p, p->task_unit[t], b, &e[t]);
+            rc[t] = b ? unit_feed_batch(p, p->task_unit[t], b, &e[t]) : unit_feed(p, p->task_unit[t], rec, &e[t]);
             mine++;
         }
         pthread_mutex_lock(&p->mu);
         for (int t = 0; t < n; t++) {
-            if (task_worker(t, n, p->nworkers) != w) continue;
+            if (task_worker(pos[t], units, p->nworkers) != w) continue;
             p->task_rc[t] = rc[t];
             if (rc[t]) p->task_err[t] = e[t];
         }
@@ -241,28 +265,37 @@ static void pool_stop(mh_pass *p) {
 static int pool_wait(mh_pass *p, mh_err *err) {
     if (!p->pool_ok) return MH_OK;
     pthread_mutex_lock(&p->mu);
-    while (p->job && p->task_done < p->task_n) pthread_cond_wait(&p->done, &p->mu);
+    while ((p->job || p->job_rec) && p->task_done < p->task_n) pthread_cond_wait(&p->done, &p->mu);
     int rc = MH_OK;
-    if (p->job) {
+    if (p->job || p->job_rec) {
         for (int t = 0; t < p->task_n && rc == MH_OK; t++)
             if (p->task_rc[t]) {
                 rc = p->task_rc[t];
                 if (err) *err = p->task_err[t];
             }
         p->job = NULL;
+        p->job_rec = NULL;
     }
     pthread_mutex_unlock(&p->mu);
     return rc;
 }
 
-static void pool_submit(mh_pass *p, const batch *b) {
+/* Hands batch b to every unit, or (b NULL) record rec to the locality unit alone. */
+static void pool_submit(mh_pass *p, const batch *b, const mh_record *rec) {
     pthread_mutex_lock(&p->mu);
-    assert(!p->job);
+    assert(!p->job && !p->job_rec);
     p->job = b;
-    p->task_n = 0;
-    if (p->hr) p->task_unit[p->task_n++] = U_HEAT;
-    if (p->pat) p->task_unit[p->task_n++] = U_PAT;
-    if (p->lr) p->task_unit[p->task_n++] = U_LOC;
+    p->job_rec = b ? NULL : rec;
+    p->task_n = p->task_units = 0;
+    const void *units[U_COUNT] = {p->hr, p->pat, p->lr};
+    for (int u = 0; u < U_COUNT; u++) {
+        if (!units[u]) continue;
+        if (b || u == U_LOC) {
+            p->task_unit[p->task_n] = u;
+            p->task_pos[p->task_n++] = p->task_units;
+        }
+        p->task_units++;
+    }
     p->gen++;
     p->task_done = 0;
     memset(p->task_rc, 0, sizeof p->task_rc);
@@ -363,6 +396,7 @@ void mh_pass_close(mh_pass *p) {
         free(p->b[i].rec_n);
     }
     free(p->keep);
+    free(p->held);
     free(p->c);
     free(p);
 }
@@ -472,6 +506,33 @@ static int feed_here(mh_pass *p, const mh_record *rec, mh_err *err) {
     return rc;
 }
 
+/* A kernel end on the threaded pass: the locality unit (sorting and summing
+ * the launch's distinct addresses, the longest part) on its worker while the
+ * heat maps and patterns end here; its results are held back and handed to
+ * the consumers after theirs, so every consumer call comes in the order of
+ * feed_here, on this thread. The worker reads the model, which this thread
+ * only changes in objects' used ranges (heat_emit). */
+static int end_split(mh_pass *p, const mh_record *rec, mh_err *err) {
+    p->chk_valid = 0;
+    int rc = mh_model_feed(p->m, rec, err);
+    if (rc) return rc;
+    p->loc_hold = 1;
+    pool_submit(p, NULL, rec);
+    rc = unit_feed(p, U_HEAT, rec, err);
+    if (rc == MH_OK) rc = unit_feed(p, U_PAT, rec, err);
+    mh_err lerr = {0};
+    int lrc = pool_wait(p, &lerr);
+    p->loc_hold = 0;
+    if (rc == MH_OK && lrc != MH_OK) {
+        rc = lrc;
+        if (err) *err = lerr;
+    }
+    for (size_t i = 0; i < p->nheld && rc == MH_OK; i++) rc = loc_emit(p, &p->held[i], err);
+    p->nheld = 0;
+    if (rc == MH_OK) rc = consumers_record(p, rec, err);
+    return rc;
+}
+
 static int finish_units(mh_pass *p, mh_err *err) {
     int rc = MH_OK;
     if (p->hr) rc = mh_heat_run_finish(p->hr, err);
@@ -526,18 +587,23 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
                 rc = pool_wait(p, err);
                 p->b[!cur].n = p->b[!cur].nrec = 0;
                 if (rc == MH_OK) {
-                    pool_submit(p, &p->b[cur]);
+                    pool_submit(p, &p->b[cur], NULL);
                     cur = !cur;
                 }
             }
         } else {
             rc = pool_wait(p, err);
             if (rc == MH_OK && p->b[cur].n) {
-                pool_submit(p, &p->b[cur]);
+                pool_submit(p, &p->b[cur], NULL);
                 rc = pool_wait(p, err);
             }
             p->b[0].n = p->b[0].nrec = p->b[1].n = p->b[1].nrec = 0;
-            if (rc == MH_OK) rc = feed_here(p, &rec, err);
+            if (rc == MH_OK && rec.type == MH_REC_KERNEL_END && p->lr &&
+                p->st.accesses - p->acc_at_end >= END_SPLIT_MIN)
+                rc = end_split(p, &rec, err);
+            else if (rc == MH_OK)
+                rc = feed_here(p, &rec, err);
+            if (rec.type == MH_REC_KERNEL_END) p->acc_at_end = p->st.accesses;
         }
         progress(p, 0);
     }
@@ -546,7 +612,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
         mh_err werr = {0};
         int wrc = pool_wait(p, &werr);
         if (wrc == MH_OK && rc == MH_OK && p->b[cur].n) {
-            pool_submit(p, &p->b[cur]);
+            pool_submit(p, &p->b[cur], NULL);
             wrc = pool_wait(p, &werr);
         }
         if (rc == MH_OK && wrc != MH_OK) {

@@ -1,0 +1,37 @@
+#!/bin/sh
+# same_output.sh -- do two memheat builds print the same `analyze` results?
+#
+# usage: same_output.sh OLD_MEMHEAT NEW_MEMHEAT TRACE...
+# For every trace: `analyze --json` and the text output, each with --threads
+# 1, 2, 3 and the default, plus --group-mem 1 (a budget small enough to split
+# groups on big traces) and --no-patterns / --no-locality, of the new build
+# against the old build's default-thread output, byte for byte (peak_bytes
+# included). Exit 0 when every output is equal; the differing ones are named.
+set -u
+old=$1 new=$2
+shift 2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+bad=0 n=0
+for t in "$@"; do
+    for v in "" "--group-mem 1" "--no-patterns" "--no-locality"; do
+        for fmt in "--json" "--max 0 --all"; do
+            # shellcheck disable=SC2086
+            "$old" analyze -q $fmt $v "$t" > "$tmp/ref" 2>&1
+            echo "exit $?" >> "$tmp/ref"
+            for th in 1 2 3 default; do
+                if [ "$th" = default ]; then thr=""; else thr="--threads $th"; fi
+                # shellcheck disable=SC2086
+                "$new" analyze -q $fmt $v $thr "$t" > "$tmp/out" 2>&1
+                echo "exit $?" >> "$tmp/out"
+                n=$((n + 1))
+                if ! cmp -s "$tmp/ref" "$tmp/out"; then
+                    echo "DIFFERS: $t $fmt $v threads=$th"
+                    bad=$((bad + 1))
+                fi
+            done
+        done
+    done
+done
+echo "$n outputs compared, $bad differ"
+[ "$bad" -eq 0 ]
