@@ -312,6 +312,9 @@ static void banks_json(json_t *ba, const mh_bank_table *bt) {
         json_object_set_new(o, "degree_avg", json_real(avg));
         json_object_set_new(o, "degree_max", json_integer(b->max_degree));
         json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
+        json_t *pb = json_array(); /* the worst request's distinct words per bank */
+        for (unsigned k = 0; k < MH_BANK_COUNT; k++) json_array_append_new(pb, json_integer(b->ex_banks[k]));
+        json_object_set_new(o, "banks", pb);
         json_array_append_new(ba, o);
     }
 }
