@@ -253,6 +253,8 @@ static json_t *finding_json(const mh_model *m, const mh_pat_finding *x) {
         json_object_set_new(ex, "tag", json_integer((json_int_t)x->example.tag));
         json_object_set_new(ex, "words", w);
         json_object_set_new(ex, "sector", json_integer(x->example.sector));
+        char kt[MH_HEAT_WORDS + 1]; /* per word: L, S, A, M (several), . (untouched) */
+        json_object_set_new(ex, "kinds", json_string(mh_heat_kinds_text(mh_heat_kinds_pack(&x->example), x->example.word, kt)));
         json_object_set_new(e, "example", ex);
     }
     json_object_set_new(o, "evidence", e);

@@ -336,7 +336,7 @@ int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp, unsigne
     return MH_OK;
 }
 
-/* In-place sort of rows by tag: introsort specialised for 48-byte rows.
+/* In-place sort of rows by tag: introsort specialised for 56-byte rows.
  * glibc's qsort is a merge sort that allocates a second copy of the array
  * and calls a comparator per step; this needs neither. */
 static inline void row_swap(mh_heat_row *a, mh_heat_row *b) {
