@@ -414,11 +414,7 @@ int mh_heat_take_rows(mh_heat *h, mh_heat_row **rows, size_t *n, mh_err *err) {
     for (size_t i = 0; i < h->cap; i++)
         if (h->t[i].tag != EMPTY) h->t[k++] = h->t[i];
     assert(k == h->count);
-    if (k * sizeof(mh_heat_row) > h->cap * sizeof(entry)) { /* not at <= 85% load; kept for safety */
-        entry *t = realloc(h->t, k * sizeof(mh_heat_row));
-        if (!t) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        h->t = t;
-    }
+    assert(k * sizeof(mh_heat_row) <= h->cap * sizeof(entry)); /* load <= 85% (lookup) */
     /* then widened into rows from the last: row j ends at or after entry j,
      * and the entries before j lie below row j's start */
     for (size_t j = k; j-- > 0;) {
