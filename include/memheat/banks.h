@@ -33,6 +33,8 @@ typedef struct mh_bank_cost {
     unsigned wavefronts; /* sum over phases of the most distinct words in one bank */
     unsigned phases;     /* the ideal: phases with at least one active lane */
     unsigned worst;      /* most distinct words in one bank within one phase (1 = conflict free) */
+    uint16_t bank[MH_BANK_COUNT]; /* distinct words per bank in the worst phase (the first of equals):
+                                   * the degree per bank; a 32-way conflict is one bank at 32 */
 } mh_bank_cost;
 
 /* Phases a warp access of `size` bytes per lane is served in: 1 up to 4
@@ -61,6 +63,7 @@ typedef struct mh_bank_pc {
     uint32_t ex_block, ex_warp, ex_occ; /* an access with the most extra wavefronts (else the first):
                                          * k-th execution of the pc */
     uint32_t ex_extra;      /* that access's extra wavefronts */
+    uint16_t ex_banks[MH_BANK_COUNT]; /* that access's distinct words per bank (mh_bank_cost.bank) */
 } mh_bank_pc;
 
 typedef struct mh_bank_table {

@@ -4,6 +4,8 @@
  * sector size) to nine warp sets, one per 4-byte word and one for the whole
  * sector. Temperature = number of distinct warps in a set. An access wider than
  * 4 bytes, or crossing a sector, counts for every word and sector it touches.
+ * Beside each word's temperature, the kinds of access seen on it (load, store,
+ * atomic: MH_HEAT_LOAD..ATOMIC bits), whatever warp made them.
  *
  * mh_heat is the map itself (an open-addressing table; warps 0..31 of the
  * sample in inline bit masks, higher warp indexes in per-sector overflow sets).
@@ -24,6 +26,15 @@
 
 #define MH_HEAT_WORDS 8 /* 4-byte words per 32-byte sector */
 
+/* Kinds of access seen on a word: bit (1 << enum mh_kind). */
+#define MH_HEAT_LOAD 1u
+#define MH_HEAT_STORE 2u
+#define MH_HEAT_ATOMIC 4u
+#define MH_HEAT_KIND_BIT(kind) ((1u << (kind)) & 7u) /* enum mh_kind -> its bit; 0 for no kind */
+/* The kinds of a row packed into 24 bits: word w's at bits 3w..3w+2 (the
+ * profile's heat_row.kinds and the report's per-run value). */
+#define MH_HEAT_KINDS_OF(packed, w) (((packed) >> (3u * (w))) & 7u)
+
 typedef struct mh_heat mh_heat;
 
 typedef struct mh_heat_row {
@@ -31,7 +42,16 @@ typedef struct mh_heat_row {
     uint32_t word[MH_HEAT_WORDS]; /* distinct warps per 4-byte word */
     uint32_t sector;              /* distinct warps over the whole sector */
     int32_t region;               /* index into mh_heat_result.regions, -1 = none */
+    uint8_t kinds[MH_HEAT_WORDS]; /* MH_HEAT_LOAD/STORE/ATOMIC bits seen per word (0 = untouched) */
 } mh_heat_row;
+
+/* A row's kinds packed as MH_HEAT_KINDS_OF reads them. */
+uint32_t mh_heat_kinds_pack(const mh_heat_row *row);
+/* Text of packed kinds, one character per word: L, S, A (that kind alone), M
+ * (more than one kind), '.' (untouched) or '?' (a touched word without kinds:
+ * a profile written before kinds); out holds 9 bytes. temps: the words'
+ * temperatures, or NULL. */
+const char *mh_heat_kinds_text(uint32_t packed, const uint32_t *temps, char out[MH_HEAT_WORDS + 1]);
 
 /* A data object that some sector of the map falls in. */
 typedef struct mh_heat_region {
@@ -58,8 +78,9 @@ typedef struct mh_heat_result {
 /* ---- one map ---- */
 int mh_heat_new(mh_heat **h, uint32_t sector_size, mh_err *err);
 void mh_heat_free(mh_heat *h);
-/* Records that warp (global warp index in the sample) touched [addr, addr+size). */
-int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp);
+/* Records that warp (global warp index in the sample) touched [addr, addr+size)
+ * with an access of `kind` (enum mh_kind). */
+int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp, unsigned kind);
 /* Hint that addr is about to be added: starts loading its table slot, so a
  * caller can overlap the cache misses of a batch of accesses. */
 void mh_heat_prefetch(const mh_heat *h, uint64_t addr);
@@ -92,12 +113,14 @@ void mh_heat_run_free(mh_heat_run *hr);
 size_t mh_heat_run_peak_bytes(const mh_heat_run *hr);
 
 /* ---- output ---- */
-/* CSV in the paper's shape: region,sector_tag,w0..w7,sector. */
+/* CSV in the paper's shape plus the kinds: region,sector_tag,w0..w7,sector,kinds
+ * (kinds: mh_heat_kinds_text). */
 int mh_heat_write_csv(FILE *f, const mh_heat_result *r, mh_err *err);
 /* Region file: region,label,start,end,first_tag,last_tag,sectors. */
 int mh_heat_write_regions(FILE *f, const mh_heat_result *r, mh_err *err);
-/* Terminal rendering: identical consecutive rows folded with a repeat count;
- * color = 1 for ANSI colours. max_rows limits printed rows (0 = all). */
+/* Terminal rendering: identical consecutive rows (temperatures and kinds)
+ * folded with a repeat count; each row ends with its kinds per word
+ * (mh_heat_kinds_text); color = 1 for ANSI colours. max_rows limits printed rows (0 = all). */
 int mh_heat_render(FILE *f, const mh_heat_result *r, int color, size_t max_rows, mh_err *err);
 
 #endif

@@ -153,6 +153,7 @@ typedef struct mh_db_heat_row {
     uint32_t word[MH_HEAT_WORDS];
     uint32_t sector;
     int32_t region; /* index in the map's regions, -1 = none */
+    uint32_t kinds; /* kinds per word packed (memheat/heat.h MH_HEAT_KINDS_OF); 0 = a profile without kinds */
 } mh_db_heat_row;
 
 /* Streams the rows of heat map map_id in tag order to fn (return non-zero to

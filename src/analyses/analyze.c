@@ -253,6 +253,8 @@ static json_t *finding_json(const mh_model *m, const mh_pat_finding *x) {
         json_object_set_new(ex, "tag", json_integer((json_int_t)x->example.tag));
         json_object_set_new(ex, "words", w);
         json_object_set_new(ex, "sector", json_integer(x->example.sector));
+        char kt[MH_HEAT_WORDS + 1]; /* per word: L, S, A, M (several), . (untouched) */
+        json_object_set_new(ex, "kinds", json_string(mh_heat_kinds_text(mh_heat_kinds_pack(&x->example), x->example.word, kt)));
         json_object_set_new(e, "example", ex);
     }
     json_object_set_new(o, "evidence", e);
@@ -312,6 +314,9 @@ static void banks_json(json_t *ba, const mh_bank_table *bt) {
         json_object_set_new(o, "degree_avg", json_real(avg));
         json_object_set_new(o, "degree_max", json_integer(b->max_degree));
         json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
+        json_t *pb = json_array(); /* the worst request's distinct words per bank */
+        for (unsigned k = 0; k < MH_BANK_COUNT; k++) json_array_append_new(pb, json_integer(b->ex_banks[k]));
+        json_object_set_new(o, "banks", pb);
         json_array_append_new(ba, o);
     }
 }

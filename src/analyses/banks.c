@@ -1,6 +1,7 @@
 /* banks.c -- shared-memory bank conflicts: the wavefronts of one warp-level
  * access under the hardware's phase rule (memheat/banks.h, docs/metrics.md
- * section 5) and per-(launch, pc) statistics. */
+ * section 5) and per-(launch, pc) statistics, with the words per bank of each
+ * pc's worst request (the report's bank view draws them). */
 #include "memheat/banks.h"
 
 #include <assert.h>
@@ -23,7 +24,8 @@ static int cmp_u64(const void *a, const void *b) {
 mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const uint32_t *lane, size_t n,
                              uint32_t warp_size) {
     enum { MAXW = 1024 };
-    mh_bank_cost c = {0, 0, 0};
+    mh_bank_cost c;
+    memset(&c, 0, sizeof c);
     if (!n) return c;
     uint32_t widest = 1;
     for (size_t i = 0; i < n; i++)
@@ -61,7 +63,10 @@ mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const u
         }
         c.phases++;
         c.wavefronts += best;
-        if (best > c.worst) c.worst = best;
+        if (best > c.worst) {
+            c.worst = best;
+            for (unsigned b = 0; b < MH_BANK_COUNT; b++) c.bank[b] = (uint16_t)per_bank[b];
+        }
     }
     return c;
 }
@@ -146,6 +151,7 @@ int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, uns
         e->ex_block = block;
         e->ex_warp = warp;
         e->ex_occ = occ;
+        memcpy(e->ex_banks, cost.bank, sizeof e->ex_banks);
     }
     return MH_OK;
 }

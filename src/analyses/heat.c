@@ -1,8 +1,9 @@
 /* heat.c -- the word-sector heat map table (include/memheat/heat.h).
  *
  * Open addressing with linear probing, keyed by sector tag. An entry is 48
- * bytes: the tag, nine 32-bit warp masks (eight words + the whole sector) for
- * warps 0..31 of the sample, and an index into an overflow pool that holds the
+ * bytes: the tag, eight 32-bit warp masks (one per word) for warps 0..31 of
+ * the sample (their union is the sector's set: no ninth mask), the kinds seen
+ * per word (3 bits each), and an index into an overflow pool that holds the
  * warps from 32 up (several sampled blocks, --all-blocks). The table grows by
  * 1.5x at 85% load, so it holds 56..85 bytes per distinct sector. A small
  * direct-mapped cache of entry pointers catches the sectors a warp
@@ -12,7 +13,9 @@
  * of small ones in a map of many blocks) come from a per-map arena with a
  * free list per size, freed at once with the map: no malloc per set, and
  * the arena's large chunks sit on huge pages. The bytes counted for a set
- * stay its capacity, as before. */
+ * stay its capacity, as before. Rows (56 bytes: the kinds unpacked) are
+ * built in the table's own memory: at most 85% of the 48-byte slots are
+ * used, so they fit (mh_heat_take_rows). */
 #include "memheat/heat.h"
 
 #include <assert.h>
@@ -35,11 +38,14 @@ _Static_assert(ARENA_FIRST << (ARENA_CLASSES - 1) == OVF_SMALL, "one arena class
 
 typedef struct entry {
     uint64_t tag;
-    uint32_t mask[NSETS];
+    uint32_t mask[MH_HEAT_WORDS]; /* warps 0..31 per word; the sector's = their union */
+    uint32_t kinds;               /* MH_HEAT_KIND_BIT per word, word w at bits 3w..3w+2 */
     uint32_t ovf; /* 0 = none, else index + 1 into pool */
 } entry;
 
-_Static_assert(sizeof(entry) == sizeof(mh_heat_row), "rows are built in the table's memory");
+_Static_assert(sizeof(entry) == 48, "48-byte slots");
+/* rows are built in the table's memory, which is at most 85% full (lookup) */
+_Static_assert(sizeof(mh_heat_row) * 17 <= sizeof(entry) * 20, "rows fit the used slots");
 
 typedef struct wset {  /* warps >= 32 of one word or sector */
     uint32_t *v;       /* sorted ids (n <= OVF_SMALL) or bitmap words (bitmap) */
@@ -298,14 +304,14 @@ static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t
     return MH_OK;
 }
 
-int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp) {
+int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp, unsigned kind) {
     /* Fast path: an access inside one 4-byte word by one of the first 32 warps. */
     if (__builtin_expect(warp < 32 && size - 1 < 4 && (addr & 3) + size <= 4, 1)) {
         entry *e = lookup(h, addr >> 5);
         if (!e) return MH_ERR_NOMEM;
-        uint32_t bit = 1u << warp;
-        e->mask[(addr >> 2) & 7] |= bit;
-        e->mask[MH_HEAT_WORDS] |= bit;
+        unsigned w = (unsigned)(addr >> 2) & 7;
+        e->mask[w] |= 1u << warp;
+        e->kinds |= MH_HEAT_KIND_BIT(kind) << (3 * w);
         return MH_OK;
     }
     if (size == 0) size = 1;
@@ -317,10 +323,10 @@ int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp) {
         uint64_t lo = tag << 5 > addr ? tag << 5 : addr;
         uint64_t hi = (tag << 5) + 31 < last ? (tag << 5) + 31 : last;
         unsigned w0 = (unsigned)(lo & 31) >> 2, w1 = (unsigned)(hi & 31) >> 2;
+        for (unsigned k = w0; k <= w1; k++) e->kinds |= MH_HEAT_KIND_BIT(kind) << (3 * k);
         if (warp < 32) {
             uint32_t bit = 1u << warp;
             for (unsigned k = w0; k <= w1; k++) e->mask[k] |= bit;
-            e->mask[MH_HEAT_WORDS] |= bit;
         } else {
             int rc = add_overflow(h, e, w0, w1, warp);
             if (rc) return rc;
@@ -330,7 +336,7 @@ int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp) {
     return MH_OK;
 }
 
-/* In-place sort of rows by tag: introsort specialised for 48-byte rows.
+/* In-place sort of rows by tag: introsort specialised for 56-byte rows.
  * glibc's qsort is a merge sort that allocates a second copy of the array
  * and calls a comparator per step; this needs neither. */
 static inline void row_swap(mh_heat_row *a, mh_heat_row *b) {
@@ -386,20 +392,45 @@ static void row_sort(mh_heat_row *v, size_t n, int depth) {
         for (size_t k = i; k > 0 && v[k].tag < v[k - 1].tag; k--) row_swap(&v[k], &v[k - 1]);
 }
 
+uint32_t mh_heat_kinds_pack(const mh_heat_row *row) {
+    uint32_t p = 0;
+    for (unsigned w = 0; w < MH_HEAT_WORDS; w++) p |= (uint32_t)(row->kinds[w] & 7u) << (3 * w);
+    return p;
+}
+
+const char *mh_heat_kinds_text(uint32_t packed, const uint32_t *temps, char out[MH_HEAT_WORDS + 1]) {
+    for (unsigned w = 0; w < MH_HEAT_WORDS; w++) {
+        unsigned k = MH_HEAT_KINDS_OF(packed, w);
+        out[w] = k == MH_HEAT_LOAD ? 'L' : k == MH_HEAT_STORE ? 'S' : k == MH_HEAT_ATOMIC ? 'A' : k ? 'M'
+               : temps && temps[w] ? '?' : '.';
+    }
+    out[MH_HEAT_WORDS] = '\0';
+    return out;
+}
+
 int mh_heat_take_rows(mh_heat *h, mh_heat_row **rows, size_t *n, mh_err *err) {
+    /* used entries to the front (k <= i: never overwrites an unread entry) */
     size_t k = 0;
-    for (size_t i = 0; i < h->cap; i++) {
-        if (h->t[i].tag == EMPTY) continue;
-        entry e = h->t[i];
-        mh_heat_row *r = (mh_heat_row *)(void *)&h->t[k++]; /* k <= i: never overwrites an unread entry */
+    for (size_t i = 0; i < h->cap; i++)
+        if (h->t[i].tag != EMPTY) h->t[k++] = h->t[i];
+    assert(k == h->count);
+    assert(k * sizeof(mh_heat_row) <= h->cap * sizeof(entry)); /* load <= 85% (lookup) */
+    /* then widened into rows from the last: row j ends at or after entry j,
+     * and the entries before j lie below row j's start */
+    for (size_t j = k; j-- > 0;) {
+        entry e = h->t[j];
+        mh_heat_row *r = (mh_heat_row *)(void *)((char *)h->t + j * sizeof(mh_heat_row));
         r->tag = e.tag;
         r->region = -1;
         const ovf *o = e.ovf ? &h->pool[e.ovf - 1] : NULL;
-        for (int w = 0; w < MH_HEAT_WORDS; w++)
+        uint32_t any = 0;
+        for (int w = 0; w < MH_HEAT_WORDS; w++) {
             r->word[w] = (uint32_t)__builtin_popcount(e.mask[w]) + (o ? o->s[w].n : 0);
-        r->sector = (uint32_t)__builtin_popcount(e.mask[MH_HEAT_WORDS]) + (o ? o->s[MH_HEAT_WORDS].n : 0);
+            r->kinds[w] = (uint8_t)MH_HEAT_KINDS_OF(e.kinds, (unsigned)w);
+            any |= e.mask[w];
+        }
+        r->sector = (uint32_t)__builtin_popcount(any) + (o ? o->s[MH_HEAT_WORDS].n : 0);
     }
-    assert(k == h->count);
     mh_heat_row *out = (mh_heat_row *)(void *)h->t;
     row_sort(out, k, 2 * (int)(8 * sizeof(size_t) - (size_t)__builtin_clzl(k | 1)));
     if (k > 0) {

@@ -252,7 +252,7 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
         for (size_t i = 0; i < k; i++) {
             if (!maps[i]) continue;
             const mh_access *a = &v[base + i];
-            if (mh_heat_add(maps[i], a->addr, a->size, warps[i]) != MH_OK)
+            if (mh_heat_add(maps[i], a->addr, a->size, warps[i], MH_ACCESS_KIND(a)) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory for the heat map of launch %u", a->launch);
         }
     }
@@ -284,12 +284,13 @@ static int io_check(FILE *f, mh_err *err) {
 }
 
 int mh_heat_write_csv(FILE *f, const mh_heat_result *r, mh_err *err) {
-    fputs("region,sector_tag,w0,w1,w2,w3,w4,w5,w6,w7,sector\n", f);
+    fputs("region,sector_tag,w0,w1,w2,w3,w4,w5,w6,w7,sector,kinds\n", f);
     for (size_t i = 0; i < r->nrows; i++) {
         const mh_heat_row *row = &r->rows[i];
+        char kt[MH_HEAT_WORDS + 1];
         fprintf(f, "%d,0x%" PRIx64, row->region, row->tag);
         for (int w = 0; w < MH_HEAT_WORDS; w++) fprintf(f, ",%u", row->word[w]);
-        fprintf(f, ",%u\n", row->sector);
+        fprintf(f, ",%u,%s\n", row->sector, mh_heat_kinds_text(mh_heat_kinds_pack(row), row->word, kt));
     }
     return io_check(f, err);
 }
@@ -317,7 +318,8 @@ int mh_heat_write_regions(FILE *f, const mh_heat_result *r, mh_err *err) {
 }
 
 static int same_temps(const mh_heat_row *a, const mh_heat_row *b) {
-    return a->region == b->region && a->sector == b->sector && memcmp(a->word, b->word, sizeof a->word) == 0;
+    return a->region == b->region && a->sector == b->sector && memcmp(a->word, b->word, sizeof a->word) == 0 &&
+           memcmp(a->kinds, b->kinds, sizeof a->kinds) == 0;
 }
 
 /* ANSI 256-colour background for a temperature, cold blue to hot red. */
@@ -341,7 +343,7 @@ int mh_heat_render(FILE *f, const mh_heat_result *r, int color, size_t max_rows,
     print_label(f, r->launch->l.display_name);
     fprintf(f, "  [%s]  %zu sectors, %" PRIu64 " accesses, hottest sector %u warps\n", mh_space_name(r->space),
             r->nrows, r->accesses, tmax);
-    fprintf(f, "  %-18s %-34s %s\n", "sector tag", "word temperatures w0..w7", "sector  (xN = repeated rows)");
+    fprintf(f, "  %-18s %-34s %s\n", "sector tag", "word temperatures w0..w7", "sector kinds     (xN = repeated rows)");
     size_t printed = 0;
     int32_t region = -2;
     for (size_t i = 0; i < r->nrows;) {
@@ -367,7 +369,9 @@ int mh_heat_render(FILE *f, const mh_heat_result *r, int color, size_t max_rows,
         }
         if (color) fprintf(f, "  \033[48;5;%dm%4u\033[0m", temp_color(row->sector, tmax), row->sector);
         else fprintf(f, "  %4u", row->sector);
-        if (j - i > 1) fprintf(f, "   x%zu", j - i);
+        char kt[MH_HEAT_WORDS + 1];
+        fprintf(f, "   %s", mh_heat_kinds_text(mh_heat_kinds_pack(row), row->word, kt));
+        if (j - i > 1) fprintf(f, "  x%zu", j - i);
         fputc('\n', f);
         printed++;
         i = j;

@@ -100,6 +100,7 @@ static int take_row(void *ctx, const mh_db_heat_row *r) {
     memcpy(o->word, r->word, sizeof o->word);
     o->sector = r->sector;
     o->region = r->region;
+    for (unsigned w = 0; w < MH_HEAT_WORDS; w++) o->kinds[w] = (uint8_t)MH_HEAT_KINDS_OF(r->kinds, w);
     return 0;
 }
 
@@ -471,6 +472,8 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
             json_object_set_new(g, "requests", json_integer(jint(x, "accesses")));
             json_object_set_new(g, "degree_avg", json_real(jnum(x, "degree")));
             json_object_set_new(g, "degree_max", json_integer(jint(x, "max_degree")));
+            json_t *pb = json_object_get(x, "banks"); /* absent from profiles written before it */
+            if (json_is_array(pb)) json_object_set(g, "banks", pb);
             json_array_append_new(ba, g);
         }
     }

@@ -6,7 +6,9 @@
  * temperatures in one region become one run with a count): run meta as
  * uint32 little-endian (tag_lo, tag_hi, count, region + 1) and nine
  * temperatures per run as uint16 (or uint32 when a map is hotter than 65535
- * warps); then the embedded JS (assets/util.js, heatmap.js, findings.js,
+ * warps), and a third blob of each run's access kinds (uint32: 3 bits per
+ * word, memheat/heat.h MH_HEAT_KINDS_OF; runs fold only when their kinds match
+ * too; the map's "kinds" says whether the profile recorded them); then the embedded JS (assets/util.js, heatmap.js, findings.js,
  * timeline.js, report.js concatenated into one function scope), which draws
  * everything. Findings whose source is found (source.c: where the report is
  * written, or in the --source directories) get the lines around their line as
@@ -29,7 +31,9 @@
 typedef struct fold {
     uint32_t *meta;  /* 4 per run */
     uint32_t *temps; /* 9 per run */
+    uint32_t *kinds; /* 1 per run: packed kinds per word */
     size_t nruns, cap;
+    int unknown;     /* a touched row without kinds (a profile written before them) */
     int have_prev;
     mh_db_heat_row prev;
 } fold;
@@ -37,19 +41,23 @@ typedef struct fold {
 static int fold_row(void *vctx, const mh_db_heat_row *r) {
     fold *f = vctx;
     if (f->have_prev && r->tag == f->prev.tag + 1 && r->region == f->prev.region && r->sector == f->prev.sector &&
-        memcmp(r->word, f->prev.word, sizeof r->word) == 0 && f->meta[(f->nruns - 1) * 4 + 2] < UINT32_MAX) {
+        r->kinds == f->prev.kinds && memcmp(r->word, f->prev.word, sizeof r->word) == 0 &&
+        f->meta[(f->nruns - 1) * 4 + 2] < UINT32_MAX) {
         f->meta[(f->nruns - 1) * 4 + 2]++;
         f->prev = *r;
         return 0;
     }
     if (f->nruns == f->cap) {
-        size_t capm = f->cap, capt = f->cap; /* one capacity, two arrays: meta x4, temps x9 */
+        size_t capm = f->cap, capt = f->cap, capk = f->cap; /* one capacity, three arrays: meta x4, temps x9, kinds */
         uint32_t *m = mh_grow(f->meta, &capm, f->nruns + 1, 4 * sizeof *m, 1024);
         if (!m) return MH_ERR_NOMEM;
         f->meta = m;
         uint32_t *t = mh_grow(f->temps, &capt, f->nruns + 1, 9 * sizeof *t, 1024);
         if (!t) return MH_ERR_NOMEM;
         f->temps = t;
+        uint32_t *k = mh_grow(f->kinds, &capk, f->nruns + 1, sizeof *k, 1024);
+        if (!k) return MH_ERR_NOMEM;
+        f->kinds = k;
         f->cap = capm;
     }
     uint32_t *m = f->meta + f->nruns * 4, *t = f->temps + f->nruns * 9;
@@ -59,6 +67,8 @@ static int fold_row(void *vctx, const mh_db_heat_row *r) {
     m[3] = (uint32_t)(r->region + 1);
     memcpy(t, r->word, sizeof r->word);
     t[8] = r->sector;
+    f->kinds[f->nruns] = r->kinds;
+    if (!r->kinds && r->sector) f->unknown = 1;
     f->nruns++;
     f->prev = *r;
     f->have_prev = 1;
@@ -94,6 +104,7 @@ static void cells_digest(const fold *f, const json_t *map, char out[17]) {
         MIX(m[2]);
         MIX(m[3]);
         for (int k = 0; k < 9; k++) MIX(t[k]);
+        MIX(f->kinds[i]);
     }
 #undef MIX
     snprintf(out, 17, "%016llx", (unsigned long long)h);
@@ -120,7 +131,8 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
         if (f.temps[i] > 0xffff) width = 4;
     unsigned char *mb = rc ? NULL : le_bytes(f.meta, f.nruns * 4, 4);
     unsigned char *tb = rc ? NULL : le_bytes(f.temps, f.nruns * 9, width);
-    if (!rc && (!mb || !tb)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory encoding heat map %lld", (long long)id);
+    unsigned char *kb = rc ? NULL : le_bytes(f.kinds, f.nruns, 4);
+    if (!rc && (!mb || !tb || !kb)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory encoding heat map %lld", (long long)id);
     if (!rc) {
         fprintf(out, "<script type=\"application/octet-stream\" id=\"heat-%lld-m\" data-runs=\"%zu\">", (long long)id,
                 f.nruns);
@@ -128,16 +140,21 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
         fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"heat-%lld-t\" data-width=\"%d\">",
                 (long long)id, width);
         mh_report_base64(out, tb, f.nruns * 9 * (size_t)width);
+        fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"heat-%lld-k\">", (long long)id);
+        mh_report_base64(out, kb, f.nruns * 4);
         fputs("</script>\n", out);
         json_object_set_new(map, "runs", json_integer((json_int_t)f.nruns));
+        json_object_set_new(map, "kinds", json_boolean(!f.unknown));
         char dg[17];
         cells_digest(&f, map, dg);
         json_object_set_new(map, "cells", json_string(dg));
     }
     free(mb);
     free(tb);
+    free(kb);
     free(f.meta);
     free(f.temps);
+    free(f.kinds);
     return rc;
 }
 

@@ -291,8 +291,8 @@ static int put_heat_tx(mh_db *db, const mh_heat_result *r, int64_t *map_id, mh_e
     sqlite3_finalize(st);
     if (rc) return rc;
     rc = mh_db_prepare(db, &st,
-                       "INSERT INTO heat_row(map, row, tag, region, w0, w1, w2, w3, w4, w5, w6, w7, sector)"
-                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+                       "INSERT INTO heat_row(map, row, tag, region, w0, w1, w2, w3, w4, w5, w6, w7, sector, kinds)"
+                       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
                        err);
     if (rc) return rc;
     for (size_t i = 0; i < r->nrows && !rc; i++) {
@@ -303,6 +303,7 @@ static int put_heat_tx(mh_db *db, const mh_heat_result *r, int64_t *map_id, mh_e
         if (w->region >= 0) sqlite3_bind_int64(st, 4, w->region);
         for (int k = 0; k < MH_HEAT_WORDS; k++) sqlite3_bind_int64(st, 5 + k, w->word[k]);
         sqlite3_bind_int64(st, 13, w->sector);
+        sqlite3_bind_int64(st, 14, mh_heat_kinds_pack(w));
         rc = mh_db_step_done(db, st, err, "writing heat rows");
     }
     sqlite3_finalize(st);

@@ -113,8 +113,8 @@ static int put_findings_tx(mh_db *db, const mh_pat_finding *f, size_t n, const m
     if (rc) return rc;
     if (!bt) return MH_OK;
     rc = mh_db_prepare(db, &st,
-                       "INSERT OR REPLACE INTO bank_conflict(launch, pc, degree, max_degree, accesses)"
-                       " VALUES(?1, ?2, ?3, ?4, ?5)",
+                       "INSERT OR REPLACE INTO bank_conflict(launch, pc, degree, max_degree, accesses, banks)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
                        err);
     if (rc) return rc;
     for (size_t i = 0; i < bt->n && !rc; i++) {
@@ -124,6 +124,12 @@ static int put_findings_tx(mh_db *db, const mh_pat_finding *f, size_t n, const m
         mh_db_bind_real(st, 3, b->requests ? (double)b->sum_degree / (double)b->requests : 0.0);
         sqlite3_bind_int64(st, 4, b->max_degree);
         mh_db_bind_u64(st, 5, b->requests);
+        char banks[MH_BANK_COUNT * 6 + 3]; /* the worst request's words per bank, a JSON array */
+        size_t nb = 0;
+        for (unsigned k = 0; k < MH_BANK_COUNT; k++)
+            nb += (size_t)snprintf(banks + nb, sizeof banks - nb, "%c%u", k ? ',' : '[', (unsigned)b->ex_banks[k]);
+        snprintf(banks + nb, sizeof banks - nb, "]");
+        mh_db_bind_text(st, 6, banks);
         rc = mh_db_step_done(db, st, err, "writing bank conflicts");
     }
     sqlite3_finalize(st);

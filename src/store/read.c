@@ -222,6 +222,13 @@ static int has_column(mh_db *db, const char *table, const char *col) {
     " FROM kernel ORDER BY total_ns DESC"
 
 
+/* The bank table for reports; BANKS: the per-bank column, or NULL in a
+ * profile written before it. */
+#define BANKS_SQL(BANKS)                                                                                            \
+    "SELECT b.launch, printf('0x%x', b.pc) AS pc, b.degree, b.max_degree, b.accesses, " BANKS " AS banks_json,"     \
+    " p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"                                        \
+    " ORDER BY b.launch, b.degree DESC"
+
 /* 1 when the object table has the kernel-argument columns (schema.c). */
 static int have_arg_columns(mh_db *db) {
     return has_column(db, "object", "arg");
@@ -277,9 +284,7 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         err)) ||
         (rc = read_locality(db, root, err)) ||
         (rc = add_array(db, root, "bank_conflicts",
-                        "SELECT b.launch, printf('0x%x', b.pc) AS pc, b.degree, b.max_degree, b.accesses,"
-                        " p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"
-                        " ORDER BY b.launch, b.degree DESC",
+                        has_column(db, "bank_conflict", "banks") ? BANKS_SQL("b.banks") : BANKS_SQL("NULL"),
                         err)) ||
         (rc = add_array(db, root, "camp",
                         "SELECT kernel, device, warps AS warps_json, best_ms AS best_ms_json,"
@@ -314,19 +319,25 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
 
 int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_err *err) {
     sqlite3_stmt *st;
+    /* kinds came within schema 3: a profile without the column reads 0 (unknown) */
     int rc = mh_db_prepare(db, &st,
-                           "SELECT tag, region, w0, w1, w2, w3, w4, w5, w6, w7, sector FROM heat_row"
-                           " WHERE map = ?1 ORDER BY row",
+                           has_column(db, "heat_row", "kinds")
+                               ? "SELECT tag, region, w0, w1, w2, w3, w4, w5, w6, w7, sector, kinds FROM heat_row"
+                                 " WHERE map = ?1 ORDER BY row"
+                               : "SELECT tag, region, w0, w1, w2, w3, w4, w5, w6, w7, sector, 0 FROM heat_row"
+                                 " WHERE map = ?1 ORDER BY row",
                            err);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, map_id);
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         mh_db_heat_row r;
+        memset(&r, 0, sizeof r); /* padding too: callers may checksum rows */
         r.tag = mh_db_col_u64(st, 0);
         r.region = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
         for (int k = 0; k < MH_HEAT_WORDS; k++) r.word[k] = (uint32_t)sqlite3_column_int64(st, 2 + k);
         r.sector = (uint32_t)sqlite3_column_int64(st, 10);
+        r.kinds = (uint32_t)sqlite3_column_int64(st, 11) & 0xffffffu;
         int u = fn(ctx, &r);
         if (u) {
             sqlite3_finalize(st);

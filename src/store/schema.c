@@ -15,7 +15,10 @@
  * (src/store/read.c), merging fills NULL where a profile lacks it. The
  * object table's kernel-argument columns (arg .. used_hi) were added to
  * version 3 without a bump: older profiles lack them and read as before
- * (read.c probes for them), older memheat ignores them. */
+ * (read.c probes for them), older memheat ignores them. Likewise within
+ * version 3: heat_row.kinds (the access kinds per word, packed) and
+ * bank_conflict.banks (the worst request's distinct words per bank); a
+ * profile without them reads as "kinds unknown" and "no per-bank figures". */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 #include "memheat/trace_fields.h"
@@ -51,7 +54,9 @@ const char mh_db_schema_sql[] =
     "  first_row INTEGER, nrows INTEGER, PRIMARY KEY(map, idx)) WITHOUT ROWID;\n"
     "CREATE TABLE heat_row(map INTEGER NOT NULL, row INTEGER NOT NULL, tag INTEGER NOT NULL,\n"
     "  region INTEGER, w0 INTEGER, w1 INTEGER, w2 INTEGER, w3 INTEGER, w4 INTEGER, w5 INTEGER,\n"
-    "  w6 INTEGER, w7 INTEGER, sector INTEGER, PRIMARY KEY(map, row)) WITHOUT ROWID;\n"
+    "  w6 INTEGER, w7 INTEGER, sector INTEGER,\n"
+    /* access kinds, 3 bits per word (no version bump: readers probe for the column) */
+    "  kinds INTEGER, PRIMARY KEY(map, row)) WITHOUT ROWID;\n"
     /* kernel_run and copy: columns from the timing records' field lists */
     "CREATE TABLE kernel_run(id INTEGER PRIMARY KEY" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_COLUMN)
     ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER);\n"
@@ -74,7 +79,9 @@ const char mh_db_schema_sql[] =
     "  advice TEXT, process INTEGER);\n"
     "CREATE INDEX finding_launch ON finding(launch);\n"
     "CREATE TABLE bank_conflict(launch INTEGER NOT NULL, pc INTEGER NOT NULL, degree REAL,\n"
-    "  max_degree INTEGER, accesses INTEGER, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
+    "  max_degree INTEGER, accesses INTEGER,\n"
+    /* the worst request's words per bank, JSON (no version bump: readers probe) */
+    "  banks TEXT, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
     "CREATE TABLE camp_band(id INTEGER PRIMARY KEY, kernel TEXT NOT NULL, device TEXT, warps TEXT,\n"
     "  best_ms TEXT, worst_ms TEXT, kernel_ms TEXT, measured_warps REAL, measured_ms REAL,\n"
     "  degree REAL, band_closed INTEGER);\n"

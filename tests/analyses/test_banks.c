@@ -49,6 +49,27 @@ static void test_degree_by_hand(void) {
     CHECK_EQ_U(deg_lanes(0, 4, 32), 1);    /* broadcast of one word */
     CHECK_EQ_U(deg_lanes(4, 4, 0), 0);
     CHECK_COST(cost_lanes(0, 4, 4, 0, 0), 0, 0, 0);
+    /* the degree per bank: a column is one bank at 32, the padded tile every bank at 1 */
+    mh_bank_cost col = cost_lanes(0, 128, 4, 0, 32), pad = cost_lanes(0, 132, 4, 0, 32);
+    unsigned others = 0, ones = 0;
+    for (unsigned b = 1; b < MH_BANK_COUNT; b++) others += col.bank[b];
+    for (unsigned b = 0; b < MH_BANK_COUNT; b++) ones += pad.bank[b] == 1;
+    CHECK_EQ_U(col.bank[0], 32);
+    CHECK_EQ_U(others, 0);
+    CHECK_EQ_U(ones, 32);
+    /* two phases of 8-byte lanes: the worst phase's banks (lanes 16..31 on bank 0 twice as often) */
+    uint64_t wa[32];
+    uint32_t ws[32], wl[32];
+    for (unsigned l = 0; l < 32; l++) {
+        wa[l] = l < 16 ? 8u * l : 256u * (l - 16); /* phase 0: consecutive; phase 1: words 64k, 64k+1 */
+        ws[l] = 8;
+        wl[l] = l;
+    }
+    mh_bank_cost wide = mh_bank_cost_of(wa, ws, wl, 32, 32);
+    CHECK_EQ_U(wide.worst, 16);
+    CHECK_EQ_U(wide.bank[0], 16);
+    CHECK_EQ_U(wide.bank[1], 16);
+    CHECK_EQ_U(wide.bank[2], 0);
     /* AIWC coalescedAB tile read aTile[lr][k] with lr = lane % 16: words
      * 16*lr + k; lanes 16..31 repeat lanes 0..15 (broadcast). Rows lr and
      * lr+2 share a bank: 8 distinct words per bank. */
@@ -146,7 +167,7 @@ static void test_broadcast(void) {
 }
 
 static mh_bank_cost cost3(unsigned w, unsigned p, unsigned worst) {
-    mh_bank_cost c = {w, p, worst};
+    mh_bank_cost c = {.wavefronts = w, .phases = p, .worst = worst};
     return c;
 }
 
@@ -213,6 +234,9 @@ static void test_trace_per_pc(void) {
             CHECK_EQ_U(c->sum_degree, 64);
             CHECK_EQ_U(r->max_degree, 1);
             CHECK_EQ_U(r->extra, 0);
+            CHECK_EQ_U(c->ex_banks[0], 32); /* the worst request: one tall bank */
+            CHECK_EQ_U(c->ex_banks[1], 0);
+            CHECK_EQ_U(r->ex_banks[5], 1);
         }
         size_t n = 0;
         const mh_pat_finding *f = mh_pat_findings(res.pat, &n);

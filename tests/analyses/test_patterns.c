@@ -217,7 +217,21 @@ static void test_column_walk(void) {
         CHECK(s->stride == 256);
         CHECK_EQ_U(s->flagged, 64);
         CHECK(s->has_example && s->example.sector == 8);
+        CHECK(s->example.kinds[5] == MH_HEAT_LOAD && s->example.kinds[4] == 0); /* word 5 of each sector, loaded */
     }
+    /* the JSON example names the kinds per word */
+    char jpath[600];
+    snprintf(jpath, sizeof jpath, "%s.json", t.path);
+    CHECK(mh_analyze_write_json(jpath, &res, NULL) == MH_OK);
+    json_t *root = json_load_file(jpath, 0, NULL), *f;
+    size_t fi, nkinds = 0;
+    json_array_foreach(json_object_get(root, "findings"), fi, f) {
+        const char *k = json_string_value(json_object_get(json_object_get(json_object_get(f, "evidence"), "example"), "kinds"));
+        if (k) nkinds += strcmp(k, ".....L..") == 0;
+    }
+    CHECK(nkinds >= 1);
+    json_decref(root);
+    unlink(jpath);
     CHECK(find_kind(&res, "q", MH_PAT_HOT) != NULL);
     CHECK(find_kind(&res, "q", MH_PAT_RANDOM_HOT) == NULL);
     CHECK(find_kind(&res, "q", MH_PAT_FALSE_SHARING) == NULL);

@@ -85,6 +85,10 @@ static void test_coalesced(void) {
     CHECK_EQ_U(m->n, 8 * 32 * 2 / 8); /* 512 words in 64 sectors */
     CHECK(all_rows(m, 1, 1, 1));       /* Fig. 3(a): words 1, sector 1 */
     CHECK(!strcmp(m->label, "coalesced"));
+    size_t loads = 0;
+    for (size_t i = 0; i < m->n; i++)
+        for (int w = 0; w < 8; w++) loads += m->rows[i].kinds[w] == MH_HEAT_LOAD;
+    CHECK_EQ_U(loads, m->n * 8); /* read only */
     free_maps(&ms);
 }
 
@@ -151,6 +155,16 @@ static void test_shared_shapes(void) {
     CHECK(m != NULL);
     if (m) {
         CHECK(all_rows(m, 4, 4, 4)); /* a tile every warp reads */
+        /* synth stores at the first iteration (words 0..31 of the tile), then
+         * loads (words 32..127): the kinds reach the rows through the pass */
+        size_t stored = 0, loaded = 0;
+        for (size_t i = 0; i < m->n; i++)
+            for (int w = 0; w < 8; w++) {
+                stored += m->rows[i].kinds[w] == MH_HEAT_STORE && m->rows[i].tag < 4;
+                loaded += m->rows[i].kinds[w] == MH_HEAT_LOAD && m->rows[i].tag >= 4;
+            }
+        CHECK_EQ_U(stored, 32);
+        CHECK_EQ_U(loaded, 96);
         free_maps(&ms);
     }
 }
@@ -161,7 +175,7 @@ static void test_paper_single_sector(void) {
     mh_heat *h;
     mh_err err = {0};
     CHECK(mh_heat_new(&h, 32, &err) == MH_OK);
-    for (int w = 0; w < 8; w++) mh_heat_add(h, 0x1000 + 4 * w, 4, 5);
+    for (int w = 0; w < 8; w++) mh_heat_add(h, 0x1000 + 4 * w, 4, 5, MH_KIND_LOAD);
     mh_heat_row *rows;
     size_t n;
     CHECK(mh_heat_take_rows(h, &rows, &n, &err) == MH_OK);
@@ -169,11 +183,14 @@ static void test_paper_single_sector(void) {
     for (int w = 0; w < 8; w++) CHECK_EQ_U(rows[0].word[w], 1);
     CHECK_EQ_U(rows[0].sector, 1);
     free(rows);
-    for (int w = 0; w < 8; w++) mh_heat_add(h, 0x1000 + 4 * w, 4, (uint32_t)w);
+    for (int w = 0; w < 8; w++) mh_heat_add(h, 0x1000 + 4 * w, 4, (uint32_t)w, w < 4 ? MH_KIND_LOAD : MH_KIND_STORE);
     CHECK(mh_heat_take_rows(h, &rows, &n, &err) == MH_OK); /* map was emptied and is reused */
     CHECK_EQ_U(n, 1);
     for (int w = 0; w < 8; w++) CHECK_EQ_U(rows[0].word[w], 1);
     CHECK_EQ_U(rows[0].sector, 8);
+    for (int w = 0; w < 8; w++) CHECK_EQ_U(rows[0].kinds[w], w < 4 ? MH_HEAT_LOAD : MH_HEAT_STORE);
+    char kt[9];
+    CHECK(strcmp(mh_heat_kinds_text(mh_heat_kinds_pack(&rows[0]), rows[0].word, kt), "LLLLSSSS") == 0);
     free(rows);
     mh_heat_free(h);
 }
@@ -182,9 +199,9 @@ static void test_wide_and_crossing(void) {
     mh_heat *h;
     mh_err err = {0};
     CHECK(mh_heat_new(&h, 32, &err) == MH_OK);
-    mh_heat_add(h, 0x1018, 16, 3); /* words 6,7 of sector 0x80 and 0,1 of 0x81 */
-    mh_heat_add(h, 0x1000, 32, 4); /* the whole of sector 0x80 */
-    mh_heat_add(h, 0x1021, 1, 4);  /* byte 1 of word 0 of sector 0x81 */
+    mh_heat_add(h, 0x1018, 16, 3, MH_KIND_STORE); /* words 6,7 of sector 0x80 and 0,1 of 0x81 */
+    mh_heat_add(h, 0x1000, 32, 4, MH_KIND_LOAD);  /* the whole of sector 0x80 */
+    mh_heat_add(h, 0x1021, 1, 40, MH_KIND_ATOMIC); /* byte 1 of word 0 of sector 0x81 (an overflow warp) */
     mh_heat_row *rows;
     size_t n;
     CHECK(mh_heat_take_rows(h, &rows, &n, &err) == MH_OK);
@@ -199,6 +216,14 @@ static void test_wide_and_crossing(void) {
     CHECK_EQ_U(rows[1].word[1], 1);
     CHECK_EQ_U(rows[1].word[2], 0);
     CHECK_EQ_U(rows[1].sector, 2);
+    CHECK_EQ_U(rows[0].kinds[0], MH_HEAT_LOAD);
+    CHECK_EQ_U(rows[0].kinds[6], MH_HEAT_LOAD | MH_HEAT_STORE);
+    CHECK_EQ_U(rows[1].kinds[0], MH_HEAT_STORE | MH_HEAT_ATOMIC);
+    CHECK_EQ_U(rows[1].kinds[1], MH_HEAT_STORE);
+    CHECK_EQ_U(rows[1].kinds[2], 0);
+    char kt[9];
+    CHECK(strcmp(mh_heat_kinds_text(mh_heat_kinds_pack(&rows[1]), rows[1].word, kt), "MS......") == 0);
+    CHECK(strcmp(mh_heat_kinds_text(0, rows[1].word, kt), "??......") == 0); /* a profile without kinds */
     free(rows);
     mh_heat_free(h);
 }
@@ -208,6 +233,8 @@ static void test_bruteforce_many_warps(void) {
     enum { WORDS = 256, WARPS = 300, N = 40000 };
     static unsigned char seen[WORDS][WARPS];
     static unsigned char seen_sector[WORDS / 8][WARPS];
+    static unsigned char kinds[WORDS];
+    memset(kinds, 0, sizeof kinds);
     memset(seen, 0, sizeof seen);
     memset(seen_sector, 0, sizeof seen_sector);
     mh_heat *h;
@@ -221,8 +248,10 @@ static void test_bruteforce_many_warps(void) {
         uint32_t word = (uint32_t)((s >> 20) % (i % 3 ? WORDS : 8));
         uint32_t size = (uint32_t)(1u << ((s >> 40) % 4)); /* 1, 2, 4, 8 bytes */
         if (word * 4 + size > WORDS * 4) size = 4;
-        mh_heat_add(h, 0x10000 + word * 4, size, warp);
+        unsigned kind = (unsigned)((s >> 50) % 16 == 0 ? MH_KIND_ATOMIC : (s >> 50) % 4 == 1 ? MH_KIND_STORE : MH_KIND_LOAD);
+        mh_heat_add(h, 0x10000 + word * 4, size, warp, kind);
         for (uint32_t b = word * 4; b < word * 4 + size; b++) {
+            kinds[b / 4] |= (unsigned char)(1u << kind);
             seen[b / 4][warp] = 1;
             seen_sector[b / 32][warp] = 1;
         }
@@ -248,6 +277,7 @@ static void test_bruteforce_many_warps(void) {
             uint32_t want = 0;
             for (int w = 0; w < WARPS; w++) want += seen[sct * 8 + k][w];
             bad += r->word[k] != want;
+            bad += r->kinds[k] != kinds[sct * 8 + k];
         }
     }
     CHECK_EQ_U(n, nonempty);

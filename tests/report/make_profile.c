@@ -28,6 +28,16 @@
  * report test writes that file); "b" at pc 0x200, which has no source line.
  * Its timing: kernels of 10 us with 10 us gaps, a 4 MiB DtoH copy at 2.5 GB/s (1677.7 us).
  *
+ *   make_profile kinds OUT.mhdb     loads, stores and atomics apart (kernel "kinds", 8 warps):
+ *     global "data" at 0x10000, sectors (tags 0x800..):
+ *       +0   every warp loads every word     -> words 8, sector 8, kinds LLLLLLLL
+ *       +1   every warp stores every word    -> the same temperatures, kinds SSSSSSSS (not folded with +0)
+ *       +2   every warp atomically adds to word 0 -> words 8 0 .. 0, kinds A.......
+ *       +3   warp 0 loads and stores word 0, loads word 1 -> kinds ML......
+ *       +4..+6 warp 0 loads every word       -> one row x3 (LLLLLLLL)
+ *     shared "tile" (4 KiB): pc 0x300, warp 0 stores tile[32 * lane] (a [32][32] column:
+ *     32 words in bank 0, degree 32); pc 0x310, warp 0 loads tile[lane] (conflict free)
+ *
  *   make_profile ranks OUT.mhdb     three processes (ranks 0, 1, 2; the view by rank):
  *     kernel "scale": "a" read as periodic's "a" (strided) on every rank: same heat map everywhere
  *     kernel "gather": "b" as periodic's "b" on every rank; rank 1 also reads "c" like "a"
@@ -290,6 +300,73 @@ out:
     return rc;
 }
 
+static int put_kind(mh_trace_writer *w, uint64_t addr, uint32_t thread, uint32_t seq, uint64_t pc, unsigned kind,
+                    unsigned space, mh_err *err) {
+    mh_access a;
+    memset(&a, 0, sizeof a);
+    a.addr = addr;
+    a.pc = pc;
+    a.seq = seq;
+    a.thread = (uint16_t)thread;
+    a.size = 4;
+    a.flags = MH_ACCESS_FLAGS(kind, space);
+    return mh_trace_write_accesses(w, &a, 1, err);
+}
+
+/* Loads, stores and atomics (see the header). */
+static int write_kinds(const char *path, mh_err *err) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = "make_profile kinds";
+    h.command = "kinds";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, path, &h, NULL, err);
+    if (rc) return rc;
+    mh_launch l;
+    memset(&l, 0, sizeof l);
+    l.name = l.display_name = "kinds";
+    l.grid = (mh_dim3){1, 1, 1};
+    l.block = (mh_dim3){256, 1, 1};
+    l.dyn_smem = 4096;
+    l.n_sampled = MH_TRACE_ALL_BLOCKS;
+    mh_alloc d = {.id = 0, .launch = MH_TRACE_NO_LAUNCH, .base = 0x10000, .size = 7 * 32,
+                  .space = MH_SPACE_GLOBAL, .label = "data"};
+    mh_alloc t = {.id = 1, .launch = 0, .base = 0, .size = 4096, .space = MH_SPACE_SHARED, .label = "tile"};
+    if ((rc = mh_trace_write_alloc(w, &d, err)) || (rc = mh_trace_write_alloc(w, &t, err)) ||
+        (rc = mh_trace_write_launch(w, &l, err)))
+        goto out;
+    uint32_t n = 0, seq[256] = {0};
+#define K(addr, th, pc, kind, space)                                                                                  \
+    do {                                                                                                              \
+        if (!rc) rc = put_kind(w, (addr), (th), seq[(th)]++, (pc), (kind), (space), err);                             \
+        n++;                                                                                                          \
+    } while (0)
+    for (uint32_t wp = 0; wp < 8; wp++)
+        for (uint32_t wd = 0; wd < 8; wd++) {
+            K(d.base + 4 * wd, wp * 32 + wd, 0x100, MH_KIND_LOAD, MH_SPACE_GLOBAL);
+            K(d.base + 32 + 4 * wd, wp * 32 + wd, 0x110, MH_KIND_STORE, MH_SPACE_GLOBAL);
+        }
+    for (uint32_t wp = 0; wp < 8; wp++) K(d.base + 64, wp * 32, 0x120, MH_KIND_ATOMIC, MH_SPACE_GLOBAL);
+    K(d.base + 96, 0, 0x130, MH_KIND_LOAD, MH_SPACE_GLOBAL);
+    K(d.base + 96, 0, 0x140, MH_KIND_STORE, MH_SPACE_GLOBAL);
+    K(d.base + 100, 1, 0x130, MH_KIND_LOAD, MH_SPACE_GLOBAL);
+    for (uint32_t s = 4; s < 7; s++)
+        for (uint32_t wd = 0; wd < 8; wd++) K(d.base + 32 * s + 4 * wd, wd, 0x150, MH_KIND_LOAD, MH_SPACE_GLOBAL);
+    for (uint32_t ln = 0; ln < 32; ln++) K(128u * ln, ln, 0x300, MH_KIND_STORE, MH_SPACE_SHARED);
+    for (uint32_t ln = 0; ln < 32; ln++) K(4u * ln, ln, 0x310, MH_KIND_LOAD, MH_SPACE_SHARED);
+#undef K
+    if (rc) goto out;
+    mh_kernel_end e = {.launch = 0, .recorded = n};
+    if ((rc = mh_trace_write_kernel_end(w, &e, err))) goto out;
+    return mh_trace_close(w, err);
+out:
+    mh_trace_abandon(w);
+    return rc;
+}
+
 /* The ranks profile: one trace and timing file per rank, imported as one run of three processes. */
 static int make_ranks(const char *out, mh_db_import_opts *io, mh_err *err) {
     char tr[3][4200], tm[3][4200];
@@ -372,7 +449,7 @@ out:
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_profile synth|hostile|periodic|ranks|big OUT.mhdb [N]\n");
+        fprintf(stderr, "usage: make_profile synth|hostile|periodic|kinds|ranks|big OUT.mhdb [N]\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -411,6 +488,8 @@ int main(int argc, char **argv) {
         const char *names[1] = {"periodic"};
         if ((rc = write_timing(timing, names, 1, 1, &err))) return fail(&err);
         io.timing_path = timing;
+    } else if (strcmp(mode, "kinds") == 0) {
+        if ((rc = write_kinds(trace, &err))) return fail(&err);
     } else if (strcmp(mode, "ranks") == 0) {
         io.trace_path = NULL;
         if ((rc = make_ranks(out, &io, &err))) return fail(&err);

@@ -3,7 +3,9 @@
  * with bandwidth arithmetic, locality and findings stored, the run's command
  * line kept byte for byte, damaged/foreign/empty/newer files refused with the
  * right status, a run killed inside a transaction leaving a valid profile
- * marked incomplete, and a cut-short trace imported up to its last chunk. */
+ * marked incomplete, a cut-short trace imported up to its last chunk, and the
+ * access kinds and per-bank degrees stored, with a profile written before
+ * those columns still read and reported. */
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -24,6 +26,7 @@
 #include "memheat/timing.h"
 #include "memheat/trace.h"
 #include "mh_test.h"
+#include "report/report.h"
 
 /* string value or "" (a missing key fails the comparison, not the test run) */
 static const char *S(json_t *v) {
@@ -89,7 +92,7 @@ static int cmp_row(void *ctx, const mh_db_heat_row *row) {
     }
     const mh_heat_row *e = &c->ref->rows[c->i++];
     if (e->tag != row->tag || e->sector != row->sector || e->region != row->region ||
-        memcmp(e->word, row->word, sizeof e->word) != 0)
+        memcmp(e->word, row->word, sizeof e->word) != 0 || mh_heat_kinds_pack(e) != row->kinds)
         c->mismatches++;
     return 0;
 }
@@ -429,11 +432,98 @@ static void test_cut_trace(void) {
     json_decref(s);
 }
 
+static int64_t q1(sqlite3 *h, const char *sql) {
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) return -2;
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+typedef struct kinds_seen {
+    size_t rows, zero;
+} kinds_seen;
+
+static int count_kinds(void *ctx, const mh_db_heat_row *row) {
+    kinds_seen *k = ctx;
+    k->rows++;
+    k->zero += row->kinds == 0;
+    return 0;
+}
+
+/* Kinds and per-bank degrees in the roundtrip's profile; then the same
+ * profile without those columns (as written before them): it opens, rows read
+ * "kinds unknown", the report says so per map. */
+static void test_kinds_old_profile(void) {
+    sqlite3 *h;
+    CHECK(sqlite3_open(synth_db, &h) == SQLITE_OK);
+    /* coalesced: every word loaded (L in all eight 3-bit groups); shared_warp:
+     * lane 0 stores then its warp loads: stores and loads in the shared map */
+    CHECK_EQ_U(q1(h, "SELECT count(*) FROM heat_row r JOIN heat_map m ON r.map = m.id JOIN launch l ON m.launch = l.id"
+                     " WHERE l.name = 'coalesced' AND r.kinds != 2396745"), 0); /* 0x249249 */
+    CHECK(q1(h, "SELECT count(*) FROM heat_row r JOIN heat_map m ON r.map = m.id JOIN launch l ON m.launch = l.id"
+                " WHERE l.name = 'shared_warp' AND r.kinds & 2 AND r.kinds & 1") > 0);
+    CHECK_EQ_U(q1(h, "SELECT count(*) FROM heat_row WHERE kinds IS NULL"), 0);
+    CHECK(q1(h, "SELECT count(*) FROM bank_conflict WHERE json_array_length(banks) = 32") > 0);
+    sqlite3_close(h);
+    json_t *s = summary_of(synth_db);
+    json_t *b0 = json_array_get(json_object_get(s, "bank_conflicts"), 0);
+    CHECK(json_array_size(json_object_get(b0, "banks")) == 32);
+    json_decref(s);
+
+    /* the same profile as written before kinds and banks */
+    const char *old = "store_old.mhdb";
+    FILE *in = fopen(synth_db, "rb"), *out = fopen(old, "wb");
+    CHECK(in && out);
+    char buf[65536];
+    size_t n;
+    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+    if (in) fclose(in);
+    if (out) fclose(out);
+    CHECK(sqlite3_open(old, &h) == SQLITE_OK);
+    CHECK(sqlite3_exec(h, "ALTER TABLE heat_row DROP COLUMN kinds; ALTER TABLE bank_conflict DROP COLUMN banks;", 0, 0,
+                       0) == SQLITE_OK);
+    sqlite3_close(h);
+    mh_err err = {0};
+    mh_db *db;
+    CHECK(mh_db_open(&db, old, MH_DB_CHECK, &err) == MH_OK);
+    if (!db) return;
+    s = NULL;
+    CHECK(mh_db_read_summary(db, &s, &err) == MH_OK);
+    json_t *m = json_array_get(json_object_get(s, "heat_maps"), 0);
+    kinds_seen k = {0, 0};
+    CHECK(mh_db_read_heat(db, json_integer_value(json_object_get(m, "id")), count_kinds, &k, &err) == MH_OK);
+    CHECK(k.rows > 0 && k.zero == k.rows);
+    b0 = json_array_get(json_object_get(s, "bank_conflicts"), 0);
+    CHECK(b0 != NULL && json_is_null(json_object_get(b0, "banks")));
+    json_decref(s);
+    char *html = NULL;
+    size_t hlen = 0;
+    FILE *f = open_memstream(&html, &hlen);
+    CHECK(f && mh_report_html(db, f, NULL, &err) == MH_OK);
+    if (f) fclose(f);
+    CHECK(html && strstr(html, "\"kinds\":false") && !strstr(html, "\"kinds\":true"));
+    free(html);
+    mh_db_close(db);
+    unlink(old);
+    /* the current profile's report says the kinds are known */
+    CHECK(mh_db_open(&db, synth_db, MH_DB_CHECK, &err) == MH_OK);
+    html = NULL;
+    f = db ? open_memstream(&html, &hlen) : NULL;
+    CHECK(f && mh_report_html(db, f, NULL, &err) == MH_OK);
+    if (f) fclose(f);
+    CHECK(html && strstr(html, "\"kinds\":true") && !strstr(html, "\"kinds\":false"));
+    free(html);
+    if (db) mh_db_close(db);
+}
+
 int main(void) {
     static const mh_test_case cases[] = {{"roundtrip", test_roundtrip},
                                          {"timing", test_timing},
                                          {"bad_files", test_bad_files},
                                          {"interrupted", test_interrupted},
-                                         {"cut_trace", test_cut_trace}};
+                                         {"cut_trace", test_cut_trace},
+                                         {"kinds_old_profile", test_kinds_old_profile}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

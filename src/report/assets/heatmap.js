@@ -1,11 +1,16 @@
 /* heatmap.js -- heat-map rendering of the memheat report: the colour scale,
  * decoding a map's runs, folding periodic rows, the canvas view with virtual
  * scrolling (offsets in the object, highlighted rows, overview strip, hottest
- * sectors), the legend and the shared-memory bank view.
+ * sectors), access kinds (a stripe per cell, letters per row, the filter
+ * all / loads / stores / atomics), the legend and the shared-memory bank view
+ * with the degree per bank of each instruction's worst request.
  *
  * Data: "heat-N-m" holds run meta (tag_lo, tag_hi, count, region+1 as
  * uint32), "heat-N-t" nine temperatures per run as uint16 or uint32
- * (data-width); a run is consecutive identical sectors of one object. */
+ * (data-width), "heat-N-k" one uint32 per run: the kinds per word, 3 bits
+ * each (1 load, 2 store, 4 atomic; word w at bits 3w); a run is consecutive
+ * identical sectors (temperatures and kinds) of one object. A map's "kinds"
+ * is false for a profile written before memheat kept them. */
 
 /* ---------- temperatures to colours ---------- */
 /* One absolute scale for the whole report: 1 warp is always the palest colour
@@ -29,6 +34,34 @@ function textOn(t) { return (SCALE_MAX > 1 ? Math.log(Math.max(t, 1)) / Math.log
 /* Warps a launch's sample holds: a cell can show at most this many. */
 function sampledWarps(l) { return l && isNum(l.warps_per_block) && isNum(l.n_sampled) ? l.warps_per_block * l.n_sampled : null; }
 
+/* ---------- access kinds ---------- */
+var KIND_NAMES = ["load", "store", "atomic"], KIND_LETTERS = "LSA";
+var KIND_COLORS = ["#2166ac", "#c51b7d", "#1b7837"]; /* load blue, store magenta, atomic green */
+var KIND_FILTERED = "rgb(252,252,252)";             /* accessed, but not by the kind the filter shows */
+var KIND_FILTER = 0;                                 /* 0 = all, else the kind's bit */
+var HEAT_VIEWS = [];                                 /* live views, redrawn when the filter changes */
+function wordKinds(h, code, w) { return (h.kinds[code] >>> (3 * w)) & 7; }
+function runKinds(h, code) { var k = h.kinds[code], u = 0; for (var w = 0; w < 8; w++) u |= (k >>> (3 * w)) & 7; return u; }
+function kindsText(k) {
+  var out = [];
+  for (var i = 0; i < 3; i++) if (k & (1 << i)) out.push(KIND_NAMES[i] + "s");
+  return out.length ? out.join(" + ") : "\u2014";
+}
+function kindsLetters(h, code, temps) {
+  var s = "";
+  for (var w = 0; w < 8; w++) {
+    var k = wordKinds(h, code, w);
+    s += k === 1 ? "L" : k === 2 ? "S" : k === 4 ? "A" : k ? "M" : temps[code * 9 + w] ? "?" : ".";
+  }
+  return s;
+}
+function setKindFilter(bit) {
+  KIND_FILTER = bit | 0;
+  HEAT_VIEWS = HEAT_VIEWS.filter(function (v) { return document.body.contains(v.canvas); });
+  HEAT_VIEWS.forEach(function (v) { v.refilter(); });
+  Array.prototype.forEach.call(document.querySelectorAll("select.hm-kind-filter"), function (s) { s.value = String(KIND_FILTER); });
+}
+
 /* ---------- heat map data ---------- */
 function b64bytes(s) {
   if (Uint8Array.fromBase64) return Uint8Array.fromBase64(s); /* native, skips whitespace; 4x faster at 10^6 sectors */
@@ -49,16 +82,18 @@ function loadHeat(map) {
   var meta = new Uint32Array(mb.buffer, 0, mb.length >> 2);
   var temps = width === 2 ? new Uint16Array(tb.buffer, 0, tb.length >> 1) : new Uint32Array(tb.buffer, 0, tb.length >> 2);
   var nruns = meta.length >> 2;
+  var ke = document.getElementById("heat-" + map.id + "-k"), kb = ke ? b64bytes(ke.textContent) : null;
+  var kinds = kb && kb.length === nruns * 4 ? new Uint32Array(kb.buffer, 0, nruns) : new Uint32Array(nruns);
   /* One hash per run (region, count, temperatures) for a quick reject. */
   var hash = new Int32Array(nruns);
   for (var i = 0; i < nruns; i++) {
     var x = Math.imul(meta[i * 4 + 3] + 1, 0x9e3779b1) ^ meta[i * 4 + 2];
     for (var c = 0; c < 9; c++) x = Math.imul(x ^ temps[i * 9 + c], 0x85ebca6b) + 0x1b873593 | 0;
-    hash[i] = x;
+    hash[i] = Math.imul(x ^ kinds[i], 0x85ebca6b) | 0;
   }
   function tagDiff(a, b) { return (meta[b * 4 + 1] - meta[a * 4 + 1]) * 4294967296 + (meta[b * 4] - meta[a * 4]); }
   function same(a, b, s) {
-    if (hash[a] !== hash[b] || meta[a * 4 + 2] !== meta[b * 4 + 2] || meta[a * 4 + 3] !== meta[b * 4 + 3]) return false;
+    if (hash[a] !== hash[b] || meta[a * 4 + 2] !== meta[b * 4 + 2] || meta[a * 4 + 3] !== meta[b * 4 + 3] || kinds[a] !== kinds[b]) return false;
     for (var c = 0; c < 9; c++) if (temps[a * 9 + c] !== temps[b * 9 + c]) return false;
     return tagDiff(a, b) === s;
   }
@@ -88,7 +123,8 @@ function loadHeat(map) {
       i += bestP + bestCov;
     } else { runRow[i] = rows.length; rows.push(i); i++; }
   }
-  var h = { map: map, meta: meta, temps: temps, nruns: nruns, rows: Int32Array.from(rows), folds: folds, runRow: runRow };
+  var h = { map: map, meta: meta, temps: temps, kinds: kinds, kindsKnown: !!kb && map.kinds !== false, nruns: nruns,
+    rows: Int32Array.from(rows), folds: folds, runRow: runRow };
   heatCache[map.id] = h;
   return h;
 }
@@ -186,15 +222,19 @@ function HeatView(map, h) {
         ctx.font = "600 12px system-ui, sans-serif"; ctx.fillStyle = "#0b3d6e";
         ctx.fillText((reg >= 0 ? "Region " + reg + ": " : "") + regionText(reg), 6, y + ROWH / 2, W - 12);
       } else {
-        var m = h.meta, t = h.temps, tb = code * 9, cnt = m[code * 4 + 2];
+        var m = h.meta, t = h.temps, tb = code * 9, cnt = m[code * 4 + 2], known = h.kindsKnown, uk = known ? runKinds(h, code) : 0;
         ctx.font = "12px ui-monospace, Menlo, monospace"; ctx.fillStyle = "#333";
-        ctx.fillText(rowLabel(code), 6, y + ROWH / 2, LABELW - 10);
+        ctx.fillText(rowLabel(code), 6, y + ROWH / 2, LABELW - (known ? 40 : 10));
+        if (known) rowKinds(uk, y);
         for (var c = 0; c < 9; c++) {
-          var v = t[tb + c], x = cellX(c), w = c < 8 ? CELLW : SECW;
-          ctx.fillStyle = colorOf(v); ctx.fillRect(x + 1, y + 1, w - 2, ROWH - 2);
-          if (v > 0) {
+          var v = t[tb + c], x = cellX(c), w = c < 8 ? CELLW : SECW, ck = !known ? 0 : c < 8 ? wordKinds(h, code, c) : uk;
+          var shown = v > 0 && (!KIND_FILTER || !known || (ck & KIND_FILTER) !== 0);
+          ctx.fillStyle = v > 0 && !shown ? KIND_FILTERED : colorOf(v); ctx.fillRect(x + 1, y + 1, w - 2, ROWH - 2);
+          if (v > 0 && !shown) { ctx.strokeStyle = "#d4d7dc"; ctx.lineWidth = 1; ctx.strokeRect(x + 1.5, y + 1.5, w - 3, ROWH - 3); }
+          if (shown) {
             ctx.fillStyle = textOn(v); ctx.font = "11px ui-monospace, Menlo, monospace";
             ctx.textAlign = "center"; ctx.fillText(String(v), x + w / 2, y + ROWH / 2 + 0.5, w - 2); ctx.textAlign = "left";
+            if (ck) kindStripe(x, y, w, ck);
           }
         }
         if (cnt > 1) { ctx.fillStyle = "#0006"; ctx.fillRect(LABELW - 3, y + 2, 2, ROWH - 4); }
@@ -206,6 +246,19 @@ function HeatView(map, h) {
     }
     if (strip) drawStrip();
   }
+  /* A stripe at the foot of a cell: one segment per kind that touched it. */
+  function kindStripe(x, y, w, k) {
+    var n = (k & 1) + (k >> 1 & 1) + (k >> 2 & 1), sw = (w - 2) / n, j = 0;
+    for (var i = 0; i < 3; i++) if (k & (1 << i)) { ctx.fillStyle = KIND_COLORS[i]; ctx.fillRect(x + 1 + j * sw, y + ROWH - 4, sw, 3); j++; }
+  }
+  /* The sector's kinds as letters at the end of the row's label. */
+  function rowKinds(k, y) {
+    ctx.font = "bold 11px ui-monospace, Menlo, monospace"; ctx.textAlign = "right";
+    for (var i = 2, x = LABELW - 8; i >= 0; i--) if (k & (1 << i)) { ctx.fillStyle = KIND_COLORS[i]; ctx.fillText(KIND_LETTERS[i], x, y + ROWH / 2); x -= 8; }
+    ctx.textAlign = "left";
+  }
+  /* Whether run `code` has a word of the kind the filter shows. */
+  function passes(code) { return !KIND_FILTER || !h.kindsKnown || (runKinds(h, code) & KIND_FILTER) !== 0; }
   /* Overview strip: the whole map squeezed into the view's height, each pixel
    * the hottest sector of its rows; the box marks what the view shows. */
   var strip = null, stripImg = null;
@@ -227,8 +280,8 @@ function HeatView(map, h) {
     var sg = strip.getContext("2d"), hot = new Uint32Array(viewH), any = new Uint8Array(viewH);
     for (var ri = 0; ri < nrows; ri++) {
       var code = h.rows[ri], py = Math.floor(ri * viewH / nrows);
-      if (code >= 0) { var tv = h.temps[code * 9 + 8]; if (tv > hot[py]) hot[py] = tv; any[py] = 1; }
-      else if (code <= FOLD_BASE) { var fr = h.folds[FOLD_BASE - code].first; if (h.temps[fr * 9 + 8] > hot[py]) hot[py] = h.temps[fr * 9 + 8]; any[py] = 1; }
+      if (code >= 0) { var tv = passes(code) ? h.temps[code * 9 + 8] : 0; if (tv > hot[py]) hot[py] = tv; any[py] = 1; }
+      else if (code <= FOLD_BASE) { var fr = h.folds[FOLD_BASE - code].first, fv = passes(fr) ? h.temps[fr * 9 + 8] : 0; if (fv > hot[py]) hot[py] = fv; any[py] = 1; }
     }
     for (var py2 = 0; py2 < viewH; py2++) { sg.fillStyle = any[py2] ? colorOf(hot[py2]) : "#fff"; sg.fillRect(0, py2, STRIPW, 1); }
     stripImg = sg.getImageData(0, 0, STRIPW, viewH);
@@ -296,7 +349,10 @@ function HeatView(map, h) {
       "object     " + regionText(m[b + 3] - 1)];
     if (o != null) lines.push("offset     " + offText(o) + " = byte " + o.toString() + ", 4-byte element " + (o / 4n).toString());
     lines.push("words      " + words.join(" "), "sector     " + t[tb + 8] + " distinct warp" + (t[tb + 8] === 1 ? "" : "s"));
-    if (col >= 0 && col < 8) lines.push("word " + col + "     " + mulHex(m[b + 1], m[b], ss, col * 4) + ": " + t[tb + col] + " distinct warp" + (t[tb + col] === 1 ? "" : "s"));
+    if (h.kindsKnown) lines.push("kinds      " + kindsText(runKinds(h, code)) + "  (per word " + kindsLetters(h, code, t) + ")");
+    else lines.push("kinds      not recorded (a profile written before memheat kept them)");
+    if (col >= 0 && col < 8) lines.push("word " + col + "     " + mulHex(m[b + 1], m[b], ss, col * 4) + ": " + t[tb + col] + " distinct warp" + (t[tb + col] === 1 ? "" : "s") +
+      (h.kindsKnown && t[tb + col] ? " (" + kindsText(wordKinds(h, code, col)) + ")" : ""));
     return lines.join("\n");
   };
   /* Display row of the run holding tag (hex string), or -1. */
@@ -327,6 +383,9 @@ function HeatView(map, h) {
   this.cellX = function (c) { return cellX(c) + (c < 8 ? CELLW : SECW) / 2; };
   this.rowLabel = function (ri) { var c = h.rows[ri]; return c >= 0 ? rowLabel(c) : (c <= FOLD_BASE ? foldText(h.folds[FOLD_BASE - c]) : regionText(-1 - c - 1)); };
   this.draw = draw;
+  /* Redraws after the kind filter changed (the overview strip too). */
+  this.refilter = function () { layout(); draw(); };
+  HEAT_VIEWS.push(this);
   draw();
 }
 
@@ -351,7 +410,35 @@ function legend(l) {
     (sw != null ? " This launch: " + l.n_sampled + " of " + l.n_blocks + " block" + (l.n_blocks === 1 ? "" : "s") + " sampled \u00d7 " +
       l.warps_per_block + " warps = " + sw + " warps sampled, so a cell shows at most " + sw + "." : "") }));
   wrap.appendChild(el("div", { cls: "muted", text: "Rows: offset in the object [4-byte element], 8 word cells, sector cell. \u00d7N: N consecutive identical sectors; \u21bb: a pattern of rows that repeats." }));
+  wrap.appendChild(kindsLegend(l));
   return wrap;
+}
+
+/* Access kinds: the stripe colours, the letters, and the filter (one for the
+ * whole page: every map redraws). */
+function kindsLegend(l) {
+  var box = el("div", { cls: "hm-kinds" });
+  box.style.marginTop = "8px";
+  box.appendChild(el("div", { text: "Access kinds" }));
+  var sel = el("select", { cls: "hm-kind-filter", "aria-label": "show the words touched by one kind of access" });
+  [["0", "all kinds"], ["1", "loads"], ["2", "stores"], ["4", "atomics"]].forEach(function (o) { sel.appendChild(el("option", { value: o[0], text: o[1] })); });
+  sel.value = String(KIND_FILTER);
+  sel.addEventListener("change", function () { setKindFilter(parseInt(sel.value, 10)); });
+  box.appendChild(el("label", null, ["Show: ", sel]));
+  var keys = el("div", { cls: "hm-kind-keys" });
+  for (var i = 0; i < 3; i++) {
+    var sw = el("span");
+    sw.style.cssText = "display:inline-block;width:16px;height:4px;margin:0 4px 2px 0;vertical-align:middle;background:" + KIND_COLORS[i];
+    var key = el("span", null, [sw, KIND_LETTERS[i] + " " + KIND_NAMES[i] + "s"]);
+    key.style.marginRight = "10px"; key.style.color = KIND_COLORS[i];
+    keys.appendChild(key);
+  }
+  box.appendChild(keys);
+  var old = l && (D.heat_maps || []).some(function (m) { return m.launch === l.id && m.kinds === false; });
+  box.appendChild(el("div", { cls: "muted", text: "The stripe under a cell marks the kinds of access that touched the word (several: split), the letters after a row's offset the sector's. " +
+    "Filter: words that no access of the chosen kind touched are drawn blank; a number still counts the distinct warps of every kind." +
+    (old ? " This profile was written before memheat kept the kinds: its maps have none." : "") }));
+  return box;
 }
 
 /* Hottest sectors of a map: a clickable list. */
@@ -368,6 +455,51 @@ function hottestList(v, n) {
     ol.appendChild(el("li", null, [a]));
   });
   box.appendChild(ol);
+  return box;
+}
+
+/* Degree per bank of an instruction's worst request (the one with the most
+ * extra wavefronts): the distinct words each of the 32 banks served in its
+ * worst phase, so an N-way conflict is one bank N tall (the full height is
+ * 32, a whole warp's words in one bank). One chart, the
+ * instruction picked from a list (most conflicted first). */
+function bankSource(b) { return b.file ? b.file + (b.line ? ":" + b.line : "") + " (pc " + b.pc + ")" : "pc " + b.pc; }
+function bankDegrees(conflicts) {
+  var cs = (conflicts || []).filter(function (b) { return Array.isArray(b.banks) && b.banks.length === 32; });
+  if (!cs.length) return null;
+  cs.sort(function (a, b) { return b.max_degree - a.max_degree || (b.degree - 1) * b.accesses - (a.degree - 1) * a.accesses; });
+  var box = el("div", { cls: "bank-degrees" });
+  box.appendChild(el("div", { cls: "small-head", text: "Degree per bank of the worst request" }));
+  var sel = null;
+  if (cs.length > 1) {
+    sel = el("select", { cls: "bank-degree-pc", "aria-label": "instruction" });
+    cs.forEach(function (b, i) { sel.appendChild(el("option", { value: String(i), text: bankSource(b) + ": max degree " + b.max_degree })); });
+    box.appendChild(sel);
+  }
+  var note = el("div", { cls: "muted" }), CW = 14, H = 90, c = el("canvas", { cls: "bank-degree" });
+  c.width = 32 * CW; c.height = H + 24; c.style.width = 32 * CW + "px"; c.style.height = (H + 24) + "px"; c.style.display = "block";
+  box.appendChild(note); box.appendChild(c);
+  function show(i) {
+    var b = cs[i], d = b.banks, top = 1, g = c.getContext("2d");
+    d.forEach(function (x) { if (x > top) top = x; });
+    var full = Math.max(top, 32); /* one scale: 32 words in one bank (a whole warp's) is the full height */
+    g.fillStyle = "#fff"; g.fillRect(0, 0, c.width, c.height);
+    g.font = "9px ui-monospace, monospace"; g.textAlign = "center"; g.textBaseline = "middle";
+    g.fillStyle = "#ccc"; g.fillRect(0, H, 32 * CW, 1);
+    for (var k = 0; k < 32; k++) {
+      if (d[k] > 0) {
+        var hh = Math.max(2, d[k] / full * (H - 12));
+        g.fillStyle = colorOf(d[k], 32); g.fillRect(k * CW, H - hh, CW - 1, hh);
+        g.fillStyle = "#333"; g.fillText(String(d[k]), k * CW + CW / 2, H - hh - 6);
+      }
+      if (k % 4 === 0) { g.fillStyle = "#333"; g.fillText(String(k), k * CW + CW / 2, H + 12); }
+    }
+    c.setAttribute("data-degrees", d.join(" ")); c.setAttribute("data-pc", b.pc);
+    note.textContent = bankSource(b) + ": distinct words per bank (0\u202631) in the worst phase of its worst request; the tallest bank, " + top +
+      ", is that phase's wavefronts (" + (top > 1 ? top + "-way conflict" : "conflict free") + "). Mean degree " + fmtNum(b.degree, 2) + " over " + fmtInt(b.accesses) + " requests.";
+  }
+  if (sel) sel.addEventListener("change", function () { show(parseInt(sel.value, 10)); });
+  show(0);
   return box;
 }
 
@@ -393,6 +525,7 @@ function bankView(map, h, conflicts) {
   sec.appendChild(el("div", { cls: "small-head", text: "Bank view: 32 banks \u00d7 4-byte words, one line per 128 bytes" }));
   sec.appendChild(el("div", { cls: "muted", text: (n ? "Measured conflict degree per warp instruction: mean " + fmtNum(sumDeg / n, 2) + ", max " + maxDeg +
     " (degree d = d wavefronts for one request; 1 = conflict free). " : "") + "Bottom line: distinct words used per bank; a request that touches k of them in one bank needs k wavefronts." }));
+  var deg = bankDegrees(conflicts); if (deg) sec.appendChild(deg);
   var CW = 14, LH = 6, L = 0, H = Math.min(order.length, 400) * LH;
   var c = el("canvas", { cls: "bank-canvas" });
   c.width = 32 * CW; c.height = H + 30; c.style.width = 32 * CW + "px"; c.style.height = (H + 30) + "px";
