@@ -16,24 +16,11 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { freshDir, loadChromium, parseArgs } from "./harness.mjs";
 
-let chromium;
-try {
-  ({ chromium } = await import("playwright-core"));
-} catch (e) {
-  console.error("playwright-core is not installed (npm ci in tests/report/browser): " + e.message);
-  process.exit(1);
-}
-
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
-for (const k of ["memheat", "make-profile", "chromium", "out"]) {
-  if (!args[k]) { console.error(`usage: kinds.test.mjs --memheat M --make-profile P --chromium C --out DIR [--ocl-examples EXE]`); process.exit(2); }
-}
-if (!fs.existsSync(args.chromium)) { console.log(`SKIP: no chromium at ${args.chromium}`); process.exit(77); }
-const out = path.resolve(args.out) + "-kinds";
-fs.rmSync(out, { recursive: true, force: true });
-fs.mkdirSync(out, { recursive: true });
+const chromium = await loadChromium();
+const args = parseArgs(["memheat", "make-profile", "chromium", "out"], "kinds.test.mjs --memheat M --make-profile P --chromium C --out DIR [--ocl-examples EXE]");
+const out = freshDir(path.resolve(args.out) + "-kinds");
 
 let failures = 0, checks = 0;
 function check(cond, what) {

@@ -24,27 +24,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
+import { freshDir, loadChromium, parseArgs } from "./harness.mjs";
 
 const CHANNEL_TOL = 24;    // of 255: anti-aliasing noise
 const RATIO_TOL = 0.001;   // share of pixels that may differ
 
-let chromium;
-try {
-  ({ chromium } = await import("playwright-core"));
-} catch (e) {
-  console.error("playwright-core is not installed (npm ci in tests/report/browser): " + e.message);
-  process.exit(1);
-}
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
-for (const k of ["memheat", "make-profile", "chromium", "out", "ref"]) {
-  if (!args[k]) { console.error("usage: screens.test.mjs --memheat M --make-profile P --chromium C --out DIR --ref DIR"); process.exit(2); }
-}
-if (!fs.existsSync(args.chromium)) { console.log(`SKIP: no chromium at ${args.chromium}`); process.exit(77); }
+const chromium = await loadChromium();
+const args = parseArgs(["memheat", "make-profile", "chromium", "out", "ref"], "screens.test.mjs --memheat M --make-profile P --chromium C --out DIR --ref DIR");
 const update = !!process.env.MEMHEAT_UPDATE_SCREENS;
-const out = path.resolve(args.out), ref = path.resolve(args.ref);
-fs.rmSync(out, { recursive: true, force: true });
-fs.mkdirSync(out, { recursive: true });
+const out = freshDir(args.out), ref = path.resolve(args.ref);
 if (update) fs.mkdirSync(ref, { recursive: true });
 
 let failures = 0, checks = 0;
