@@ -59,6 +59,8 @@ typedef struct mh_bank_pc {
     uint64_t ideal;         /* sum of phases with an active lane: the wavefronts without conflicts */
     uint32_t max_degree;    /* most wavefronts of one access */
     uint32_t max_worst;     /* most distinct words in one bank within one phase */
+    uint32_t worst_occ[2];  /* most such words at a thread's 1st and 2nd execution of the pc: a
+                               conflict that grows between them is a loop's growing stride */
     uint64_t extra;         /* sum_degree - ideal: extra wavefronts (bank conflicts) */
     uint32_t ex_block, ex_warp, ex_occ; /* an access with the most extra wavefronts (else the first):
                                          * k-th execution of the pc */
@@ -72,6 +74,15 @@ typedef struct mh_bank_table {
     uint32_t *h;    /* open-addressing index (entry + 1), hcap slots */
     size_t hcap;
 } mh_bank_table;
+
+/* A conflict that grows from the 1st to the 2nd execution of the pc and
+ * reaches at least twice its first degree (a loop's growing stride, as a
+ * tree reduction indexed a[2*s*i]): the fix is sequential addressing, not
+ * padding. A tile read by columns has the same degree at every execution. */
+static inline int mh_bank_growing_stride(const mh_bank_pc *b) {
+    return b->worst_occ[0] >= 1 && b->worst_occ[1] > b->worst_occ[0] && b->max_worst >= 4 &&
+           b->max_worst >= 2 * b->worst_occ[0];
+}
 
 void mh_bank_init(mh_bank_table *t);
 void mh_bank_free(mh_bank_table *t);

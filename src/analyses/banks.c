@@ -146,6 +146,7 @@ int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, uns
     e->extra += extra;
     if (cost.wavefronts > e->max_degree) e->max_degree = cost.wavefronts;
     if (cost.worst > e->max_worst) e->max_worst = cost.worst;
+    if (occ < 2 && cost.worst > e->worst_occ[occ]) e->worst_occ[occ] = cost.worst;
     if (e->requests == 1 || extra > e->ex_extra) {
         e->ex_extra = extra;
         e->ex_block = block;

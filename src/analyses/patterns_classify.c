@@ -343,11 +343,19 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
                  "wavefronts",
                  (unsigned long long)b->requests, avg, (double)b->ideal / (double)b->requests, b->max_degree,
                  b->max_worst, b->ex_block, b->ex_warp, b->ex_occ + 1, b->ex_extra, (unsigned long long)b->extra);
-        snprintf(f->suggestion, sizeof f->suggestion,
-                 "lanes of one phase hit up to %u different words of one bank in %s: pad the inner dimension by one "
-                 "word (e.g. [N][N+1]) or swap the index order/transpose the tile so consecutive lanes use "
-                 "consecutive words",
-                 b->max_worst, obj_name(f));
+        if (mh_bank_growing_stride(b))
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "the words one bank serves in a phase change from %u to %u between executions of this "
+                     "instruction in %s: a loop whose stride grows, like a tree reduction indexed a[2*s*i]; use "
+                     "sequential addressing (for s = n/2 down to 1, element i < s adds a[i + s], a barrier between "
+                     "steps), so that the active lanes read consecutive words",
+                     b->worst_occ[0], b->max_worst, obj_name(f));
+        else
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "lanes of one phase hit up to %u different words of one bank in %s: pad the inner dimension by "
+                     "one word (e.g. [N][N+1]) or swap the index order/transpose the tile so consecutive lanes use "
+                     "consecutive words",
+                     b->max_worst, obj_name(f));
     }
     return MH_OK;
 }

@@ -207,6 +207,31 @@ static void test_table(void) {
     mh_bank_free(&t);
 }
 
+/* Which fix: a tree reduction indexed a[2*s*i] (its degree grows from one
+ * execution of the pc to the next) against a tile read by columns (the same
+ * degree at every execution; a partial warp at an edge has less). */
+static void test_growing_stride(void) {
+    mh_bank_table t;
+    mh_bank_init(&t);
+    for (uint32_t occ = 0; occ < 4; occ++) /* s = 1, 2, 4, 8: 2, 4, 8, 16 words of one bank */
+        CHECK(mh_bank_add(&t, 0, 0x10, 0, MH_KIND_LOAD, cost3(2u << occ, 1, 2u << occ), 0, 0, occ, NULL) == 0);
+    for (uint32_t occ = 0; occ < 4; occ++) { /* a [32][32] tile column per loop trip; warp 1 a partial warp */
+        CHECK(mh_bank_add(&t, 0, 0x20, 0, MH_KIND_LOAD, cost3(32, 1, 32), 0, 0, occ, NULL) == 0);
+        CHECK(mh_bank_add(&t, 0, 0x20, 0, MH_KIND_LOAD, cost3(8, 1, 8), 0, 1, occ, NULL) == 0);
+    }
+    CHECK(mh_bank_add(&t, 0, 0x30, 0, MH_KIND_LOAD, cost3(8, 1, 8), 0, 1, 0, NULL) == 0); /* once: no history */
+    const mh_bank_pc *red = mh_bank_get(&t, 0, 0x10), *tile = mh_bank_get(&t, 0, 0x20), *once = mh_bank_get(&t, 0, 0x30);
+    CHECK(red && tile && once);
+    if (red) {
+        CHECK_EQ_U(red->worst_occ[0], 2);
+        CHECK_EQ_U(red->worst_occ[1], 4);
+        CHECK(mh_bank_growing_stride(red));
+    }
+    if (tile) CHECK(!mh_bank_growing_stride(tile));
+    if (once) CHECK(!mh_bank_growing_stride(once));
+    mh_bank_free(&t);
+}
+
 /* Through a trace: 2 warps; pc 0x10 reads a [32][32] tile column (degree 32),
  * pc 0x20 reads a row (degree 1). The lanes arrive interleaved across warps
  * and thread-major, as from a simulator. */
@@ -450,5 +475,5 @@ static void test_json_oracle_fields(void) {
 }
 
 MH_TEST_MAIN(T(test_phases), T(test_degree_by_hand), T(test_subword), T(test_ncu_cases), T(test_wide), T(test_partial),
-             T(test_broadcast), T(test_table), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector),
+             T(test_broadcast), T(test_table), T(test_growing_stride), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector),
              T(test_json_oracle_fields))

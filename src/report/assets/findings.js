@@ -44,8 +44,10 @@ function fixText(kind, obj, f) {
   case "smem": return kind === "smem_abuse_warp"
     ? "Values of " + o + " are only exchanged inside a " + t.warp + ": pass them with " + t.shfl + " and drop the " + t.shared + " array and its " + t.sync + "."
     : "Each word of " + o + " is used by one " + t.thread + ": keep the value in " + t.reg + " and drop the " + t.shared + " array and its " + t.sync + ".";
-  case "bank": return "Lanes of a " + t.warp + " hit several words of one bank in " + o + ". A 2-D tile read by columns: pad the inner dimension by one word ([N][N+1]). " +
-    "A tree reduction indexed with a stride (a[2*s*" + t.tid + "]): use sequential addressing, for (s = " + t.nthreads + "/2; s > 0; s >>= 1) if (" + t.tid + " < s) a[" + t.tid + "] += a[" + t.tid + " + s]; with " + t.sync + " between steps.";
+  /* the analysis tells a loop's growing stride (its advice names sequential addressing) from a tile read by columns */
+  case "bank": return f && f.advice && f.advice.indexOf("sequential addressing") >= 0
+    ? "The bank conflict in " + o + " grows from one execution to the next: a tree reduction indexed with a stride (a[2*s*" + t.tid + "]). Use sequential addressing: for (s = " + t.nthreads + "/2; s > 0; s >>= 1) if (" + t.tid + " < s) a[" + t.tid + "] += a[" + t.tid + " + s]; with " + t.sync + " between steps."
+    : "Lanes of a " + t.warp + " hit several words of one bank in " + o + ": a 2-D tile read by columns. Pad the inner dimension by one word ([N][N+1]), or swap the index order so that consecutive " + t.threads + " use consecutive words.";
   }
   return f && f.advice ? f.advice : "";
 }
