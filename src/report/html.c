@@ -5,8 +5,8 @@
  * map two base64 blobs of folded runs (consecutive sectors with identical
  * temperatures in one region become one run with a count): run meta as
  * uint32 little-endian (tag_lo, tag_hi, count, region + 1) and nine
- * temperatures per run as uint16 (or uint32 when a map is hotter than 65535
- * warps), and a third blob of each run's access kinds (uint32: 3 bits per
+ * temperatures per run as uint8, uint16 or uint32 (the narrowest that holds
+ * the map's hottest cell: a sampled block's map rarely passes 255 warps), and a third blob of each run's access kinds (uint32: 3 bits per
  * word, memheat/heat.h MH_HEAT_KINDS_OF; runs fold only when their kinds match
  * too; the map's "kinds" says whether the profile recorded them); then the embedded JS (assets/util.js, heatmap.js, findings.js,
  * timeline.js, report.js concatenated into one function scope), which draws
@@ -126,9 +126,10 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
     memset(&f, 0, sizeof f);
     int rc = mh_db_read_heat(db, id, fold_row, &f, err);
     if (rc == MH_ERR_NOMEM) mh_err_set(err, rc, "out of memory folding heat map %lld", (long long)id);
-    int width = 2;
+    uint32_t hottest = 0; /* the narrowest width that holds every temperature: most maps fit a byte */
     for (size_t i = 0; !rc && i < f.nruns * 9; i++)
-        if (f.temps[i] > 0xffff) width = 4;
+        if (f.temps[i] > hottest) hottest = f.temps[i];
+    int width = hottest <= 0xff ? 1 : hottest <= 0xffff ? 2 : 4;
     unsigned char *mb = rc ? NULL : le_bytes(f.meta, f.nruns * 4, 4);
     unsigned char *tb = rc ? NULL : le_bytes(f.temps, f.nruns * 9, width);
     unsigned char *kb = rc ? NULL : le_bytes(f.kinds, f.nruns, 4);

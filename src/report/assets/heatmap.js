@@ -6,8 +6,8 @@
  * with the degree per bank of each instruction's worst request.
  *
  * Data: "heat-N-m" holds run meta (tag_lo, tag_hi, count, region+1 as
- * uint32), "heat-N-t" nine temperatures per run as uint16 or uint32
- * (data-width), "heat-N-k" one uint32 per run: the kinds per word, 3 bits
+ * uint32), "heat-N-t" nine temperatures per run as uint8, uint16 or uint32
+ * (data-width: the narrowest that holds the map's hottest cell), "heat-N-k" one uint32 per run: the kinds per word, 3 bits
  * each (1 load, 2 store, 4 atomic; word w at bits 3w); a run is consecutive
  * identical sectors (temperatures and kinds) of one object. A map's "kinds"
  * is false for a profile written before memheat kept them. */
@@ -80,7 +80,8 @@ function loadHeat(map) {
   var mb = b64bytes(me.textContent), tb = b64bytes(te.textContent);
   var width = parseInt(te.getAttribute("data-width"), 10) || 4;
   var meta = new Uint32Array(mb.buffer, 0, mb.length >> 2);
-  var temps = width === 2 ? new Uint16Array(tb.buffer, 0, tb.length >> 1) : new Uint32Array(tb.buffer, 0, tb.length >> 2);
+  var temps = width === 1 ? new Uint8Array(tb.buffer, 0, tb.length)
+    : width === 2 ? new Uint16Array(tb.buffer, 0, tb.length >> 1) : new Uint32Array(tb.buffer, 0, tb.length >> 2);
   var nruns = meta.length >> 2;
   var ke = document.getElementById("heat-" + map.id + "-k"), kb = ke ? b64bytes(ke.textContent) : null;
   var kinds = kb && kb.length === nruns * 4 ? new Uint32Array(kb.buffer, 0, nruns) : new Uint32Array(nruns);
