@@ -10,7 +10,10 @@
  * analyses and consumers here (a kernel end after many accesses gives the
  * locality unit's end to its worker meanwhile: end_split). Heat maps and locality results are emitted
  * only at a kernel end or at the finish, so every emission and consumer call
- * happens on this thread, in trace order, whatever the thread count. */
+ * happens on this thread, in trace order, whatever the thread count.
+ * Episodes of small launches go to launch lanes instead (lanes.c; which
+ * executor takes an episode: lanes_launch), whose results come back here,
+ * in trace order, with mh_lanes_deliver. */
 #include "memheat/pass.h"
 
 #include <assert.h>
