@@ -615,8 +615,10 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
             if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) ls->unattributed++;
             if (cnt_add(lr, ls, key) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
-            mh_grp_key gk = {0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT, 0};
-            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            mh_grp_key gk;
+            mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
+            mh_grp_entry ge;
+            mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
             int rc = mh_grp_add(lr->grp, &gk, &ge, err);
             if (rc) return rc;
         }

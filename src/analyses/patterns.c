@@ -650,9 +650,11 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
             /* the lanes' k-th execution of this pc form one warp instruction */
             int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
             if (rc) return rc;
-            mh_grp_key gk = {a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
-                             (uint8_t)space, 0};
-            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            mh_grp_key gk;
+            mh_grp_key_set(&gk, a->pc, a->launch, a->block, occ,
+                           (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
+            mh_grp_entry ge;
+            mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
             rc = mh_grp_add(pr->grp, &gk, &ge, err);
             if (rc) return rc;
         }
