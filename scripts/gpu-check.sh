@@ -95,6 +95,18 @@ check_smem_names smem_broadcast base
 # the other thread launches the same module).
 RUN_OPTS="--launch-policy all" run_case coalesced 'saxpy' "$E/coalesced" 1048576 50
 run_case coalesced_config 'saxpy' "$E/coalesced" 1048576 50
+# The same at 2^26 elements (kernels of ~0.3 ms, so the other thread's launches
+# are still running when a module is patched or unpatched): 8 runs, each must
+# end as plain. Before the context waits around (un)patching, 3 of 6 runs died
+# with "an illegal instruction was encountered" on the H100 (modules.c).
+big_bad=0
+"$E/coalesced" 67108864 20 >"$R/big.plain.out" 2>&1
+for i in 1 2 3 4 5 6 7 8; do
+  timeout 60 "$M" run --no-timing -q -o "$R/coalesced_big" -- "$E/coalesced" 67108864 20 >"$R/big.out" 2>"$R/big.err" &&
+    diff -q <(grep '^checksum' "$R/big.plain.out") <(grep '^checksum' "$R/big.out") >/dev/null ||
+    { big_bad=$((big_bad + 1)); echo "  coalesced_big run $i: $(grep -m1 -E 'illegal|error' "$R/big.err")"; }
+done
+if [ $big_bad -eq 0 ]; then echo "PASS coalesced_big: 8 runs, outputs as plain"; else echo "FAIL coalesced_big: $big_bad of 8 runs differ or died"; fail=1; fi
 
 echo "== crash handling: a program that exits with status 3 after its kernels keeps its trace"
 timeout 120 "$M" run --no-timing --keep-trace -q -o "$R/exit3" -- sh -c "$E/spmv 4096 && exit 3" >"$R/exit3.out" 2>&1

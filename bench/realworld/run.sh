@@ -75,36 +75,4 @@ for run in $(seq 1 "$RUNS"); do
     done
   done
 done
-python3 - "$R" <<'PY'
-import csv, statistics, sys, os
-R = sys.argv[1]
-rows = list(csv.DictReader(open(os.path.join(R, "runs.tsv")), delimiter="\t"))
-by = {}
-for r in rows:
-    by.setdefault((r["workload"], r["mode"]), []).append(r)
-lines = ["workload     mode       runs  median_s  x_plain  rc  output_same_as_plain  profile_MB"]
-ratios = {}
-for (w, m), rs in by.items():
-    med = statistics.median(float(r["wall_s"]) for r in rs)
-    plain = by.get((w, "plain"))
-    pm = statistics.median(float(r["wall_s"]) for r in plain) if plain else float("nan")
-    same = "-"
-    if plain and m in ("memheat", "notiming", "all", "one", "separate"):
-        same = "yes" if {r["output"] for r in rs} == {plain[0]["output"]} else "NO"
-    ratios.setdefault(m, []).append(med / pm)
-    prof = max(int(r["profile_bytes"]) for r in rs) / 1e6
-    lines.append("%-12s %-10s %4d  %8.2f  %7.2f  %s  %-20s  %s" % (w, m, len(rs), med, med / pm,
-                 ",".join(sorted({r["rc"] for r in rs})), same, "%.1f" % prof if prof else "-"))
-lines.append("")
-for m, v in ratios.items():
-    g = 1.0
-    for x in v: g *= x
-    lines.append("geomean x_plain %-10s %.2f over %d workloads" % (m, g ** (1 / len(v)), len(v)))
-open(os.path.join(R, "summary.txt"), "w").write("\n".join(lines) + "\n")
-if os.environ.get("OUT"):
-    import shutil
-    tag = os.environ.get("TAG", "")
-    for f in ("summary.txt", "runs.tsv"):
-        shutil.copy(os.path.join(R, f), os.path.join(os.environ["OUT"], tag + f))
-print("\n".join(lines))
-PY
+python3 bench/realworld/summarize.py "$R"

@@ -89,6 +89,9 @@ void mh_bank_free(mh_bank_table *t);
 /* Counts one warp-level access of `kind` (enum mh_kind) at (launch, pc). */
 int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, unsigned kind, mh_bank_cost cost,
                 uint32_t block, uint32_t warp, uint32_t occ, mh_err *err);
+/* Appends a copy of entry e, whose (launch, pc) the table does not hold yet
+ * (merging the tables of runs over different launches). */
+int mh_bank_put(mh_bank_table *t, const mh_bank_pc *e, mh_err *err);
 /* Entry for (launch, pc) or NULL. */
 const mh_bank_pc *mh_bank_get(const mh_bank_table *t, uint32_t launch, uint64_t pc);
 

@@ -21,17 +21,33 @@
  * never handed to the model, the analyses or the consumers: every finished
  * launch is kept. mh_pass_notice says so in one line.
  *
- * Threads: ACCESSES records are copied into batches and each built-in
- * analysis feeds on its own worker thread, while the main thread reads and
- * decompresses the next batch. Every other record (launch, alloc, free,
- * kernel end, ...) waits for the workers, goes into the model and then
- * through the analyses on the calling thread, so the model never changes
- * while a worker reads it, and every emission (heat map, locality result)
- * and every consumer call happens on the calling thread, in trace order.
- * One exception: at a kernel end after many accesses the locality analysis
- * ends its launch on its worker while heat maps and patterns end on the
- * calling thread (the worker only reads the model); its results are held
- * and handed to the consumers after theirs, in the same order.
+ * Threads, two ways (threads > 1). Launches that overlap in time (one
+ * announced while another has not ended) form an episode; one executor
+ * analyses a whole episode, so every analysis sees the launches in flight
+ * together as the serial pass does.
+ *  - The pass itself (the first episode, and any after an episode of 2^22
+ *    accesses or more: one big launch): ACCESSES records are copied into
+ *    batches and each built-in analysis feeds on its own worker thread,
+ *    while the main thread reads and decompresses the next batch. Every
+ *    other record (launch, alloc, free, kernel end, ...) waits for the
+ *    workers, goes into the model and then through the analyses on the
+ *    calling thread, so the model never changes while a worker reads it.
+ *    At a kernel end after many accesses the locality analysis ends its
+ *    launch on its worker while heat maps and patterns end on the calling
+ *    thread (the worker only reads the model); its results are held and
+ *    handed to the consumers after theirs, in the same order.
+ *  - Launch lanes (every other episode, round robin; src/analyses/lanes.h):
+ *    one per thread, each with a copy of the model fed every record the
+ *    model takes, its own heat, pattern and locality runs and the accesses
+ *    of its launches. Their results are copied, queued and handed to the
+ *    consumers on the calling thread at their kernel end's turn in the
+ *    trace (launches that never ended last, as in the serial pass), pointing
+ *    at the pass's model, which then holds the records read so far (maybe
+ *    beyond that kernel end); at the end the lanes' pattern runs are merged
+ *    into the pass's (mh_pat_run_merge). Not used when a consumer has a
+ *    record callback (its calls would have to wait for the lanes).
+ * Every emission and every consumer call happens on the calling thread, in
+ * trace order; stats.peak_* are the largest executor's.
  * Results are identical for any number of threads. */
 #ifndef MEMHEAT_PASS_H
 #define MEMHEAT_PASS_H
@@ -57,9 +73,10 @@ typedef struct mh_pass_opts {
     unsigned analyses;        /* MH_PASS_* bits; 0 = none (model only) */
     uint32_t heat_spaces;     /* bit (1 << space) per space to map; 0 = all */
     size_t group_budget;      /* bytes per grouping buffer (locality, patterns); 0 = 64 MiB */
-    unsigned threads;         /* workers at most (one per analysis at most); 1 = all on the caller's
-                               * thread; 0 = $MEMHEAT_THREADS when set, else one per analysis when
-                               * the machine has several cores (mh_pass_default_threads) */
+    unsigned threads;         /* launch lanes, and workers per analysis (one per analysis at most);
+                               * 1 = all on the caller's thread; 0 = $MEMHEAT_THREADS when set, else
+                               * one per core, and at least one per analysis when the machine has
+                               * several cores (mh_pass_default_threads) */
     mh_pass_progress_fn progress; /* a status line now and then (phase, counts, rate); NULL = none */
     void *progress_ctx;
 } mh_pass_opts;
@@ -82,7 +99,7 @@ typedef struct mh_pass_stats {
     int complete;            /* END record seen */
     int partial;             /* reading stopped early (cut or damage): results cover what came before */
     int truncated;           /* the trace ends inside a chunk */
-    unsigned threads;        /* worker threads used (1 = serial) */
+    unsigned threads;        /* launch lanes, else worker threads used (1 = serial) */
     size_t peak_heat, peak_loc, peak_pat;
     uint64_t split_pat;      /* pattern requests split by the budget (mh_pat_run_split) */
     /* records that contradict the model (model.h, enum mh_model_bad), skipped:

@@ -121,6 +121,18 @@ const mh_bank_table *mh_pat_banks(const mh_pat_run *pr);
  * after mh_pat_run_finish. */
 const mh_pat_req *mh_pat_requests(const mh_pat_run *pr, size_t *n);
 size_t mh_pat_run_peak_bytes(const mh_pat_run *pr);
+/* Moves the results of finished runs src[0..nsrc) into finished run dst, as
+ * if dst had been fed their launches too (mh_pass's launch lanes): each run
+ * was fed every non-access record of one trace, in order, on its own copy of
+ * the model (equal to dst's by index), and the accesses of launches no other
+ * run had. Findings and requests end up in dst's sorted orders, pointing into
+ * dst's model; bank statistics in the order of rank(ctx, launch), which must
+ * not decrease along any run's table (the serial pass's order when rank is
+ * the launch's place among launches that did not overlap in time). Peak
+ * bytes become the largest run's, split counts add up. The src runs keep
+ * nothing but memory to free. */
+int mh_pat_run_merge(mh_pat_run *dst, mh_pat_run *const *src, size_t nsrc,
+                     uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx, mh_err *err);
 /* Warp-level requests split by the memory budget (upper bound): 0 = exact. */
 uint64_t mh_pat_run_split(const mh_pat_run *pr);
 

@@ -62,7 +62,8 @@ typedef struct mh_timing_kernel {
 enum mh_timed {
     MH_TIMED_CLEAN = 0,        /* the launch ran as the program ran it */
     MH_TIMED_INSTRUMENTED = 1, /* measured while traced: longer than the program's own */
-    MH_TIMED_BORROWED = 2      /* duration: median of untraced launches of the same configuration */
+    MH_TIMED_BORROWED = 2,     /* duration: median of untraced launches of the same configuration */
+    MH_TIMED_REPLAYED = 3      /* duration: its configuration's kernel-replay time from the counters run */
 };
 
 /* One memcpy or memset. */
@@ -116,7 +117,8 @@ typedef struct mh_timing_stats {
     uint64_t with_counters;    /* launches that have counters */
     uint64_t instrumented;     /* launches whose time was measured while traced (MH_TIMED_INSTRUMENTED) */
     double dram_bytes;         /* sum of read+write over launches with counters */
-    double counted_ns;         /* sum of durations of those launches */
+    double counted_ns;         /* sum of those launches' GPU time shares (mh_timing_shares): their
+                                * durations, less the time they ran beside other kernels */
     uint64_t counted;          /* how many launches counted_ns sums */
     double ld_requests, ld_sectors, st_requests, st_sectors;
     double flops_sp, flops_dp;
@@ -160,6 +162,11 @@ int mh_timing_save_text(const mh_timing *t, struct json_t *analysis, const char 
  * the status "partial". Updates t->counters. */
 int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err);
 
+/* Per kernel of t (same index): its share of its device's time, the
+ * integral over its span of 1 / (kernels running then); malloc'd, NULL when
+ * out of memory. */
+double *mh_timing_shares(const mh_timing *t);
+
 /* Aggregates kernels by (device, name), sorted by total time, largest first.
  * *out is malloc'd (free it); *n its length. */
 int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh_err *err);
@@ -169,6 +176,18 @@ int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh
  * duration becomes their median (start kept) and it is marked
  * MH_TIMED_BORROWED. Returns how many kept their instrumented time. */
 size_t mh_timing_borrow_times(mh_timing *t);
+
+/* For each kernel still MH_TIMED_INSTRUMENTED (no clean launch of its
+ * configuration to borrow from) that has counters with a replay duration
+ * (gpu__time_duration under kernel replay: the launch run alone, untraced):
+ * its duration becomes that (start kept) and it is marked
+ * MH_TIMED_REPLAYED. Returns how many launches took a replayed time. */
+size_t mh_timing_replay_times(mh_timing *t);
+
+/* "instrumented", "borrowed", "replayed" ("clean" for MH_TIMED_CLEAN): the
+ * JSON's "timed"; parse gives the enum value, -1 for an unknown name. */
+const char *mh_timing_timed_name(int timed);
+int mh_timing_timed_parse(const char *s);
 
 /* Median of v[0..n) (v is reordered); 0 for n == 0. */
 double mh_timing_median_u64(uint64_t *v, size_t n);

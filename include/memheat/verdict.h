@@ -32,6 +32,7 @@ enum mh_verdict_kind {
 #define MH_VERDICT_ROOF_FRAC 0.60   /* below this share of both roofs: another limiter (ncu's rule) */
 #define MH_VERDICT_LAUNCH_NS 4000.0 /* launch overhead estimate, ns */
 #define MH_VERDICT_LAUNCH_MULT 2.0  /* launch-bound: median time < MULT x overhead */
+#define MH_VERDICT_LAUNCH_MIN 2     /* launch-bound: and launched at least this often (once is no rate) */
 #define MH_VERDICT_FIRST_RATIO 2.0  /* first launch >= RATIO x the median of the later ones */
 #define MH_VERDICT_FIRST_SHARE 0.25 /* and the excess >= this share of the kernel's total time */
 #define MH_VERDICT_MIN_WAVES 1.0    /* small grid: fewer waves than this */

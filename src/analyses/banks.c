@@ -160,3 +160,17 @@ int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, uns
     }
     return MH_OK;
 }
+
+int mh_bank_put(mh_bank_table *t, const mh_bank_pc *e, mh_err *err) {
+    if ((t->n + 1) * 2 > t->hcap && rehash(t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    size_t slot = 0;
+    long i = find(t, e->launch, e->pc, &slot);
+    assert(i < 0);
+    (void)i;
+    mh_bank_pc *v = mh_grow(t->v, &t->cap, t->n + 1, sizeof *v, 32);
+    if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    t->v = v;
+    t->v[t->n] = *e;
+    t->h[slot] = (uint32_t)++t->n;
+    return MH_OK;
+}

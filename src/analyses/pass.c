@@ -10,7 +10,10 @@
  * analyses and consumers here (a kernel end after many accesses gives the
  * locality unit's end to its worker meanwhile: end_split). Heat maps and locality results are emitted
  * only at a kernel end or at the finish, so every emission and consumer call
- * happens on this thread, in trace order, whatever the thread count. */
+ * happens on this thread, in trace order, whatever the thread count.
+ * Episodes of small launches go to launch lanes instead (lanes.c; which
+ * executor takes an episode: lanes_launch), whose results come back here,
+ * in trace order, with mh_lanes_deliver. */
 #include "memheat/pass.h"
 
 #include <assert.h>
@@ -21,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyses/lanes.h"
 #include "util/grow.h"
 
 enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
@@ -28,6 +32,8 @@ enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
 #define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
 #define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
 #define PROGRESS_EVERY 0.5        /* seconds between progress lines */
+#define BIG_EPISODE (1u << 22)    /* accesses of an episode after which the next one is split by analysis */
+#define MAIN (-1)                 /* the executor of launches analysed here (by analysis), not in a lane */
 
 /* Copied ACCESSES records waiting for, or in, the workers. */
 typedef struct batch {
@@ -80,6 +86,18 @@ struct mh_pass {
     mh_loc_result *held;
     size_t nheld, capheld;
     uint64_t acc_at_end; /* st.accesses at the last kernel end */
+    /* launch lanes (lanes.h): launches that overlap in time form an
+     * episode, analysed by one executor: a lane, or MAIN */
+    mh_lanes *lanes;
+    unsigned nlanes, rr;
+    int32_t *own;      /* per model launch index: its executor */
+    uint64_t *ep_of;   /* per model launch index: its episode */
+    size_t capl;
+    unsigned inflight; /* launches announced and not ended */
+    int ep_exec, any_ep;
+    uint64_t ep_no, ep_acc;
+    uint32_t own_id;   /* owner_of's cache */
+    int own_last, own_valid;
     /* progress */
     double t0, last_progress;
 };
@@ -103,21 +121,10 @@ unsigned mh_pass_default_threads(void) {
 
 /* ---- emissions: heat -> patterns -> consumers; locality -> consumers ---- */
 
-static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
-    mh_pass *p = ctx;
+/* The maps of a lane's launch (lanes.c), in their turn: the lane's own
+ * patterns took them already; the bytes used go into this model too. */
+static int heat_out(mh_pass *p, const mh_heat_result *r, mh_err *err) {
     int rc = MH_OK;
-    /* the bytes each argument view of the launch used, before the findings name it */
-    for (size_t i = 0; i < r->nregions; i++) {
-        const mh_heat_region *g = &r->regions[i];
-        if (g->obj < 0 || (size_t)g->obj >= p->m->nobjs || p->m->objs[g->obj].arg < 0 || g->used_hi <= g->used_lo)
-            continue;
-        uint64_t base = p->m->objs[g->obj].a.base, size = p->m->objs[g->obj].a.size;
-        uint64_t lo = g->used_lo > base ? g->used_lo - base : 0, hi = g->used_hi - base;
-        if (g->used_hi <= base) continue;
-        if (hi > size) hi = size;
-        mh_model_note_used(p->m, g->obj, lo, hi);
-    }
-    if (p->pat) rc = mh_pat_run_heat(p->pat, r, err);
     for (size_t i = 0; i < p->nc && rc == MH_OK; i++)
         if (p->c[i].heat) rc = p->c[i].heat(p->c[i].ctx, r, err);
     if (rc == MH_OK) {
@@ -125,6 +132,20 @@ static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
         p->st.sectors += r->nrows;
     }
     return rc;
+}
+
+static int lane_heat_in(void *ctx, const mh_heat_result *r, mh_err *err) {
+    mh_pass *p = ctx;
+    mh_lanes_note_used(p->m, r);
+    return heat_out(p, r, err);
+}
+
+static int heat_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
+    mh_pass *p = ctx;
+    /* the bytes each argument view of the launch used, before the findings name it */
+    mh_lanes_note_used(p->m, r);
+    int rc = p->pat ? mh_pat_run_heat(p->pat, r, err) : MH_OK;
+    return rc ? rc : heat_out(p, r, err);
 }
 
 static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
@@ -386,6 +407,9 @@ mh_pat_run *mh_pass_take_patterns(mh_pass *p) {
 void mh_pass_close(mh_pass *p) {
     if (!p) return;
     pool_stop(p);
+    mh_lanes_free(p->lanes);
+    free(p->own);
+    free(p->ep_of);
     mh_heat_run_free(p->hr);
     mh_loc_run_free(p->lr);
     mh_pat_run_free(p->pat);
@@ -533,6 +557,96 @@ static int end_split(mh_pass *p, const mh_record *rec, mh_err *err) {
     return rc;
 }
 
+/* ---- launch lanes ---- */
+
+static int lane_loc_in(void *ctx, const mh_loc_result *r, mh_err *err) { return loc_emit(ctx, r, err); }
+
+static size_t launch_index(const mh_pass *p, uint32_t id) {
+    const mh_model_launch *ml = mh_model_launch_get(p->m, id);
+    assert(ml);
+    return (size_t)(ml - p->m->launches);
+}
+
+static int owner_of(mh_pass *p, uint32_t id) {
+    if (!p->own_valid || p->own_id != id) {
+        p->own_id = id;
+        p->own_last = p->own[launch_index(p, id)];
+        p->own_valid = 1;
+    }
+    return p->own_last;
+}
+
+static uint64_t episode_rank(void *ctx, uint32_t id) {
+    mh_pass *p = ctx;
+    return p->ep_of[launch_index(p, id)];
+}
+
+/* An accepted LAUNCH record, before the model takes it: a launch while none
+ * is in flight starts an episode, and its executor is chosen: MAIN for the
+ * first and after an episode of BIG_EPISODE accesses or more (one big launch
+ * keeps the analyses on workers of their own), else the next lane. Launches
+ * overlapping in time go to one executor, so each analysis sees the launches
+ * in flight together as the serial pass does (grouping buffers, budgets). */
+static int lanes_launch(mh_pass *p, mh_err *err) {
+    if (p->inflight == 0) {
+        int exec = (!p->any_ep || p->ep_acc >= BIG_EPISODE) ? MAIN : (int)(p->rr++ % p->nlanes);
+        if (exec == MAIN && p->any_ep && p->ep_exec != MAIN) {
+            int rc = mh_lanes_deliver(p->lanes, 1, err); /* MAIN hands results on at once */
+            if (rc) return rc;
+        }
+        p->ep_exec = exec;
+        p->any_ep = 1;
+        p->ep_no++;
+        p->ep_acc = 0;
+    }
+    size_t i = p->m->nlaunches;
+    if (i >= p->capl) {
+        size_t cap = p->capl;
+        int32_t *o = mh_grow(p->own, &cap, i + 1, sizeof *o, 256);
+        if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        p->own = o;
+        cap = p->capl;
+        uint64_t *e = mh_grow(p->ep_of, &cap, i + 1, sizeof *e, 256);
+        if (!e) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        p->ep_of = e;
+        p->capl = cap;
+    }
+    p->own[i] = p->ep_exec;
+    p->ep_of[i] = p->ep_no;
+    p->inflight++;
+    return MH_OK;
+}
+
+/* Accesses for MAIN on the threaded pass: into the batch for the workers. */
+static int main_accesses(mh_pass *p, const mh_access *v, size_t n, int *cur, mh_err *err) {
+    int rc = batch_add(&p->b[*cur], v, n, err);
+    if (rc == MH_OK && p->b[*cur].n >= BATCH_ACCESSES) {
+        rc = pool_wait(p, err);
+        p->b[!*cur].n = p->b[!*cur].nrec = 0;
+        if (rc == MH_OK) {
+            pool_submit(p, &p->b[*cur], NULL);
+            *cur = !*cur;
+        }
+    }
+    return rc;
+}
+
+/* The accesses of rec to their launches' executors. */
+static int lanes_accesses(mh_pass *p, const mh_record *rec, int *cur, mh_err *err) {
+    const mh_access *v = rec->u.accesses.v;
+    size_t n = rec->u.accesses.n;
+    int rc = MH_OK;
+    p->ep_acc += n;
+    for (size_t i = 0; i < n && rc == MH_OK;) {
+        size_t j = i + 1;
+        while (j < n && v[j].launch == v[i].launch) j++;
+        int o = owner_of(p, v[i].launch);
+        rc = o == MAIN ? main_accesses(p, v + i, j - i, cur, err) : mh_lanes_accesses(p->lanes, (unsigned)o, v + i, j - i, err);
+        i = j;
+    }
+    return rc;
+}
+
 static int finish_units(mh_pass *p, mh_err *err) {
     int rc = MH_OK;
     if (p->hr) rc = mh_heat_run_finish(p->hr, err);
@@ -541,12 +655,26 @@ static int finish_units(mh_pass *p, mh_err *err) {
     return rc;
 }
 
+static int has_record_consumer(const mh_pass *p) {
+    for (size_t i = 0; i < p->nc; i++)
+        if (p->c[i].record) return 1;
+    return 0;
+}
+
 int mh_pass_run(mh_pass *p, mh_err *err) {
     assert(!p->ran);
     p->ran = 1;
     p->t0 = p->last_progress = now_s();
     unsigned units = (p->hr != NULL) + (p->pat != NULL) + (p->lr != NULL);
     unsigned threads = p->o.threads ? p->o.threads : mh_pass_default_threads();
+    int rc = MH_OK;
+    /* Launch lanes, one per thread asked for: not for a consumer of every
+     * record, whose calls would have to wait for the lanes' results. */
+    if (threads > 1 && units > 0 && !has_record_consumer(p)) {
+        mh_lanes_sink sink = {p, lane_heat_in, lane_loc_in};
+        rc = mh_lanes_new(&p->lanes, threads, &p->o, &p->m->hdr, p->m, &sink, err);
+        p->nlanes = threads;
+    }
     /* One worker per analysis at most (the work is split by analysis); with
      * one analysis the worker still overlaps reading and decompression on
      * this thread. By default every multi-core machine gets one worker per
@@ -554,9 +682,8 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
      * workers let the kernel balance heat, patterns and locality (3.3 s vs
      * 3.8 s for 4 x 10^7 accesses, bench/analyses/README.md). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
-    int rc = MH_OK;
-    if (threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, err);
-    p->st.threads = p->pool_ok ? p->nworkers : 1;
+    if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, err);
+    p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
     int cur = 0; /* the batch this thread fills; the other may be in the workers */
     mh_record rec;
     int read_rc = MH_OK;
@@ -579,31 +706,35 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
         if (!p->pool_ok) {
             rc = feed_here(p, &rec, err);
         } else if (rec.type == MH_REC_ACCESSES) {
-            /* the model ignores accesses; consumers see them here while the
-             * workers read the model, which changes only at barriers */
-            rc = consumers_record(p, &rec, err);
-            if (rc == MH_OK) rc = batch_add(&p->b[cur], rec.u.accesses.v, rec.u.accesses.n, err);
-            if (rc == MH_OK && p->b[cur].n >= BATCH_ACCESSES) {
-                rc = pool_wait(p, err);
-                p->b[!cur].n = p->b[!cur].nrec = 0;
-                if (rc == MH_OK) {
-                    pool_submit(p, &p->b[cur], NULL);
-                    cur = !cur;
-                }
+            if (p->lanes) {
+                rc = lanes_accesses(p, &rec, &cur, err);
+            } else {
+                /* the model ignores accesses; consumers see them here while the
+                 * workers read the model, which changes only at barriers */
+                rc = consumers_record(p, &rec, err);
+                if (rc == MH_OK) rc = main_accesses(p, rec.u.accesses.v, rec.u.accesses.n, &cur, err);
             }
         } else {
-            rc = pool_wait(p, err);
+            int owner = MAIN;
+            if (p->lanes && rec.type == MH_REC_LAUNCH) rc = lanes_launch(p, err);
+            if (p->lanes && rec.type == MH_REC_KERNEL_END) {
+                owner = owner_of(p, rec.u.kernel_end.launch);
+                p->inflight--;
+            }
+            if (rc == MH_OK) rc = pool_wait(p, err);
             if (rc == MH_OK && p->b[cur].n) {
                 pool_submit(p, &p->b[cur], NULL);
                 rc = pool_wait(p, err);
             }
             p->b[0].n = p->b[0].nrec = p->b[1].n = p->b[1].nrec = 0;
-            if (rc == MH_OK && rec.type == MH_REC_KERNEL_END && p->lr &&
+            if (rc == MH_OK && rec.type == MH_REC_KERNEL_END && owner == MAIN && p->lr &&
                 p->st.accesses - p->acc_at_end >= END_SPLIT_MIN)
                 rc = end_split(p, &rec, err);
             else if (rc == MH_OK)
                 rc = feed_here(p, &rec, err);
             if (rec.type == MH_REC_KERNEL_END) p->acc_at_end = p->st.accesses;
+            if (rc == MH_OK && p->lanes) rc = mh_lanes_record(p->lanes, &rec, owner, err);
+            if (rc == MH_OK && p->lanes) rc = mh_lanes_deliver(p->lanes, 0, err);
         }
         progress(p, 0);
     }
@@ -621,11 +752,17 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
         }
         pool_stop(p);
     }
+    /* the lanes' launches that ended come first, as in the serial pass; the
+     * launches that never ended are all of one executor (the last episode's) */
+    if (rc == MH_OK && p->lanes) rc = mh_lanes_deliver(p->lanes, 1, err);
     if (rc == MH_OK) rc = finish_units(p, err);
+    if (rc == MH_OK && p->lanes) rc = mh_lanes_finish(p->lanes, err);
+    if (rc == MH_OK && p->lanes && p->pat) rc = mh_lanes_merge_patterns(p->lanes, p->pat, episode_rank, p, err);
     p->st.complete = mh_trace_complete(p->r);
     p->st.chunks = mh_trace_chunks_read(p->r);
     if (p->hr) p->st.peak_heat = mh_heat_run_peak_bytes(p->hr);
     if (p->lr) p->st.peak_loc = mh_loc_run_peak_bytes(p->lr);
+    if (p->lanes) mh_lanes_peaks(p->lanes, &p->st.peak_heat, &p->st.peak_loc);
     if (p->pat) {
         p->st.peak_pat = mh_pat_run_peak_bytes(p->pat);
         p->st.split_pat = mh_pat_run_split(p->pat);

@@ -669,7 +669,7 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
     return MH_OK;
 }
 
-static int cmp_finding(const void *a, const void *b) {
+int mh_pat_cmp_finding(const void *a, const void *b) {
     const mh_pat_finding *x = a, *y = b;
     if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
     if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
@@ -677,7 +677,7 @@ static int cmp_finding(const void *a, const void *b) {
     return x->kind - y->kind;
 }
 
-static int cmp_req(const void *a, const void *b) {
+int mh_pat_cmp_req(const void *a, const void *b) {
     const mh_pat_req *x = a, *y = b;
     if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
     if (x->pc != y->pc) return x->pc < y->pc ? -1 : 1;
@@ -689,8 +689,8 @@ int mh_pat_run_finish(mh_pat_run *pr, mh_err *err) {
         int rc = end_launch(pr, &pr->ps[0], err);
         if (rc) return rc;
     }
-    if (pr->nf) qsort(pr->f, pr->nf, sizeof *pr->f, cmp_finding);
-    if (pr->nreq) qsort(pr->req, pr->nreq, sizeof *pr->req, cmp_req);
+    if (pr->nf) qsort(pr->f, pr->nf, sizeof *pr->f, mh_pat_cmp_finding);
+    if (pr->nreq) qsort(pr->req, pr->nreq, sizeof *pr->req, mh_pat_cmp_req);
     return MH_OK;
 }
 
@@ -724,4 +724,6 @@ size_t mh_pat_run_peak_bytes(const mh_pat_run *pr) {
 }
 /* requests split by the group buffer, plus blocks whose execution counts
  * restarted (their later requests may be grouped with the wrong lanes) */
-uint64_t mh_pat_run_split(const mh_pat_run *pr) { return mh_grp_split(pr->grp) + mh_occ_restarts(pr->occ); }
+uint64_t mh_pat_run_split(const mh_pat_run *pr) {
+    return mh_grp_split(pr->grp) + mh_occ_restarts(pr->occ) + pr->merged_split;
+}

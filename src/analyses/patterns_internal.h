@@ -91,6 +91,7 @@ struct mh_pat_run {
     mh_pat_req *req; /* global requests per (launch, object, pc), kept when the launch ends */
     size_t nreq, capreq;
     size_t bytes, peak;
+    uint64_t merged_split; /* mh_pat_run_split of runs merged in (patterns_merge.c) */
 };
 
 /* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----
@@ -148,5 +149,11 @@ sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj);
 /* Appends the findings of one ended launch to pr->f (patterns_classify.c);
  * MH_ERR_NOMEM on failure. */
 int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);
+/* qsort orders of mh_pat_run_finish: findings most costly first, then
+ * (launch, object, kind); requests by (launch, pc, object). Both total on a
+ * run's output (one finding per launch, object and kind: the kinds of global
+ * and shared memory differ), so the order never depends on the input's. */
+int mh_pat_cmp_finding(const void *a, const void *b);
+int mh_pat_cmp_req(const void *a, const void *b);
 
 #endif

@@ -199,7 +199,7 @@ void mh_verdict_judge(const mh_verdict_index *ix, const mh_verdict_in *in, mh_ve
     if (near_bw || near_cmp)
         v->kind = near_bw && !(near_cmp && v->frac_compute_roof > v->frac_bw_roof) ? MH_VERDICT_MEMORY
                                                                                    : MH_VERDICT_COMPUTE;
-    else if (s->count > 0 && s->median_ns < MH_VERDICT_LAUNCH_MULT * MH_VERDICT_LAUNCH_NS)
+    else if (s->count >= MH_VERDICT_LAUNCH_MIN && s->median_ns < MH_VERDICT_LAUNCH_MULT * MH_VERDICT_LAUNCH_NS)
         v->kind = MH_VERDICT_LAUNCH;
     else if (v->first_share >= MH_VERDICT_FIRST_SHARE)
         v->kind = MH_VERDICT_FIRST_TOUCH;

@@ -168,6 +168,11 @@ void mh_run_timed_counters(const mh_run_opts *o, const mh_run_backend *timer, mh
     if (r2 == MH_OK) r2 = mh_timing_load(&c, part, &e2);
     if (r2 == MH_OK) {
         r2 = mh_timing_merge_counters(t, &c, &e2);
+        /* traced launches left with their instrumented time take the replay's */
+        size_t replayed = r2 == MH_OK ? mh_timing_replay_times(t) : 0;
+        if (replayed && !o->quiet)
+            fprintf(stderr, "memheat: %zu instrumented launch%s timed by the counters run's kernel replay instead "
+                    "(marked \"replayed\")\n", replayed, replayed == 1 ? "" : "es");
         if (r2 == MH_OK && status != 0 && strcmp(t->counters.status, "ok") == 0) {
             snprintf(t->counters.status, sizeof t->counters.status, "partial");
             snprintf(t->counters.message, sizeof t->counters.message,

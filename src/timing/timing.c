@@ -113,6 +113,23 @@ int mh_timing_copy_kind_parse(const char *s) {
     return -1;
 }
 
+/* ---- how a launch was timed ("timed") ---------------------------------- */
+
+const char *mh_timing_timed_name(int timed) {
+    switch (timed) {
+    case MH_TIMED_INSTRUMENTED: return "instrumented";
+    case MH_TIMED_BORROWED: return "borrowed";
+    case MH_TIMED_REPLAYED: return "replayed";
+    default: return "clean";
+    }
+}
+
+int mh_timing_timed_parse(const char *s) {
+    for (int v = MH_TIMED_CLEAN; v <= MH_TIMED_REPLAYED; v++)
+        if (!strcmp(s, mh_timing_timed_name(v))) return v;
+    return -1;
+}
+
 /* ---- JSON writing ----------------------------------------------------- */
 
 /* Counter fields by JSON key (timing_fields.h), so load and save agree. */
@@ -167,8 +184,7 @@ static json_t *kernel_json(const mh_timing_kernel *k, int *bad) {
     }
     const mh_timing_kernel *rec = k;
     MH_TIMING_KERNEL_FIELDS(PUT_FIELD)
-    if (k->timed == MH_TIMED_INSTRUMENTED || k->timed == MH_TIMED_BORROWED)
-        put(o, "timed", json_string(k->timed == MH_TIMED_INSTRUMENTED ? "instrumented" : "borrowed"), bad);
+    if (k->timed != MH_TIMED_CLEAN) put(o, "timed", json_string(mh_timing_timed_name(k->timed)), bad);
     if (k->has_counters) {
         json_t *c = json_object();
         for (size_t i = 0; c && i < NCTR; i++) {
@@ -487,9 +503,9 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
             json_t *tm = json_object_get(v, "timed"); /* not a column: absent when clean */
             if (tm) {
                 const char *ts = json_string_value(tm);
-                if (ts && !strcmp(ts, "instrumented")) k->timed = MH_TIMED_INSTRUMENTED;
-                else if (ts && !strcmp(ts, "borrowed")) k->timed = MH_TIMED_BORROWED;
-                else rd_fail(&r, "kernel entry with an unknown \"timed\" (instrumented, borrowed)");
+                k->timed = ts ? mh_timing_timed_parse(ts) : -1;
+                if (k->timed < 0)
+                    rd_fail(&r, "kernel entry with an unknown \"timed\" (instrumented, borrowed, replayed)");
             }
             if (r.rc == MH_OK && k->end_ns < k->start_ns) rd_fail(&r, "kernel ends before it starts");
             json_t *c = json_object_get(v, "counters");
@@ -524,166 +540,4 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
     json_decref(root);
     if (r.rc != MH_OK) mh_timing_free(t);
     return r.rc;
-}
-
-/* ---- aggregation ------------------------------------------------------ */
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : (x > y);
-}
-
-double mh_timing_median_u64(uint64_t *v, size_t n) {
-    if (n == 0) return 0.0;
-    qsort(v, n, sizeof *v, cmp_u64);
-    if (n % 2) return (double)v[n / 2];
-    return ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
-}
-
-typedef struct by_name {
-    const mh_timing_kernel *k;
-} by_name;
-
-static int cmp_by_name(const void *a, const void *b) {
-    const mh_timing_kernel *x = ((const by_name *)a)->k, *y = ((const by_name *)b)->k;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    int c = strcmp(x->name, y->name);
-    if (c) return c;
-    return x->seq < y->seq ? -1 : (x->seq > y->seq);
-}
-
-static int cmp_stats_total(const void *a, const void *b) {
-    const mh_timing_stats *x = a, *y = b;
-    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static double add_finite(double acc, double v) { return isfinite(v) ? acc + v : acc; }
-
-int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh_err *err) {
-    *out = NULL;
-    *n = 0;
-    if (t->nkernels == 0) return MH_OK;
-    by_name *ix = malloc(t->nkernels * sizeof *ix);
-    uint64_t *dur = malloc(t->nkernels * sizeof *dur);
-    mh_timing_stats *st = calloc(t->nkernels, sizeof *st);
-    if (!ix || !dur || !st) {
-        free(ix);
-        free(dur);
-        free(st);
-        return mh_err_set(err, MH_ERR_NOMEM, "out of memory aggregating kernels");
-    }
-    for (size_t i = 0; i < t->nkernels; i++) ix[i].k = &t->kernels[i];
-    qsort(ix, t->nkernels, sizeof *ix, cmp_by_name);
-    size_t ns = 0;
-    for (size_t i = 0; i < t->nkernels;) {
-        size_t j = i;
-        mh_timing_stats *s = &st[ns++];
-        s->name = ix[i].k->name;
-        s->device = ix[i].k->device;
-        s->min_ns = UINT64_MAX;
-        double occ_w = 0, warps_w = 0, occ_t = 0, warps_t = 0;
-        while (j < t->nkernels && ix[j].k->device == s->device && strcmp(ix[j].k->name, s->name) == 0) {
-            const mh_timing_kernel *k = ix[j].k;
-            uint64_t d = k->end_ns - k->start_ns;
-            dur[j - i] = d;
-            s->count++;
-            s->total_ns += d;
-            if (k->timed == MH_TIMED_INSTRUMENTED) s->instrumented++;
-            if (d < s->min_ns) s->min_ns = d;
-            if (d > s->max_ns) s->max_ns = d;
-            if (k->has_counters) {
-                s->with_counters++;
-                if (isfinite(k->c.dram_read_bytes) || isfinite(k->c.dram_write_bytes)) {
-                    s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_read_bytes);
-                    s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_write_bytes);
-                    s->counted_ns += (double)d;
-                    s->counted++;
-                }
-                s->ld_requests = add_finite(s->ld_requests, k->c.ld_requests);
-                s->ld_sectors = add_finite(s->ld_sectors, k->c.ld_sectors);
-                s->st_requests = add_finite(s->st_requests, k->c.st_requests);
-                s->st_sectors = add_finite(s->st_sectors, k->c.st_sectors);
-                s->flops_sp = add_finite(s->flops_sp, k->c.flops_sp);
-                s->flops_dp = add_finite(s->flops_dp, k->c.flops_dp);
-                if (isfinite(k->c.occupancy_pct)) {
-                    occ_w += k->c.occupancy_pct * (double)d;
-                    occ_t += (double)d;
-                }
-                if (isfinite(k->c.warps_per_sm)) {
-                    warps_w += k->c.warps_per_sm * (double)d;
-                    warps_t += (double)d;
-                }
-            }
-            j++;
-        }
-        s->median_ns = mh_timing_median_u64(dur, j - i);
-        s->occupancy_pct = occ_t > 0 ? occ_w / occ_t : NAN;
-        s->warps_per_sm = warps_t > 0 ? warps_w / warps_t : NAN;
-        i = j;
-    }
-    free(ix);
-    free(dur);
-    qsort(st, ns, sizeof *st, cmp_stats_total);
-    *out = st;
-    *n = ns;
-    return MH_OK;
-}
-
-/* ---- times of traced launches ------------------------------------------ */
-
-static int same_config(const mh_timing_kernel *a, const mh_timing_kernel *b) {
-    return a->device == b->device && a->dyn_smem == b->dyn_smem && !memcmp(a->grid, b->grid, sizeof a->grid) &&
-           !memcmp(a->block, b->block, sizeof a->block) && !strcmp(a->name, b->name);
-}
-
-static int cmp_config(const void *pa, const void *pb) {
-    const mh_timing_kernel *a = *(const mh_timing_kernel *const *)pa, *b = *(const mh_timing_kernel *const *)pb;
-    int c = strcmp(a->name, b->name);
-    if (c) return c;
-    if (a->device != b->device) return a->device < b->device ? -1 : 1;
-    c = memcmp(a->grid, b->grid, sizeof a->grid);
-    if (c) return c;
-    c = memcmp(a->block, b->block, sizeof a->block);
-    if (c) return c;
-    if (a->dyn_smem != b->dyn_smem) return a->dyn_smem < b->dyn_smem ? -1 : 1;
-    return a < b ? -1 : (a > b); /* stable: launch order within a configuration */
-}
-
-size_t mh_timing_borrow_times(mh_timing *t) {
-    size_t marked = 0;
-    for (size_t i = 0; i < t->nkernels; i++) marked += t->kernels[i].timed == MH_TIMED_INSTRUMENTED;
-    if (!marked) return 0;
-    mh_timing_kernel **ix = malloc(t->nkernels * sizeof *ix);
-    uint64_t *dur = malloc(t->nkernels * sizeof *dur);
-    if (!ix || !dur) { /* nothing borrowed: every mark stays, which is the truth */
-        free(ix);
-        free(dur);
-        return marked;
-    }
-    for (size_t i = 0; i < t->nkernels; i++) ix[i] = &t->kernels[i];
-    qsort(ix, t->nkernels, sizeof *ix, cmp_config);
-    size_t kept = 0;
-    for (size_t i = 0; i < t->nkernels;) {
-        size_t j = i, nclean = 0, ninst = 0;
-        while (j < t->nkernels && same_config(ix[i], ix[j])) {
-            if (ix[j]->timed == MH_TIMED_CLEAN) dur[nclean++] = ix[j]->end_ns - ix[j]->start_ns;
-            else if (ix[j]->timed == MH_TIMED_INSTRUMENTED) ninst++;
-            j++;
-        }
-        if (ninst && nclean) {
-            uint64_t med = (uint64_t)(mh_timing_median_u64(dur, nclean) + 0.5);
-            for (size_t k = i; k < j; k++)
-                if (ix[k]->timed == MH_TIMED_INSTRUMENTED) {
-                    ix[k]->end_ns = ix[k]->start_ns + med;
-                    ix[k]->timed = MH_TIMED_BORROWED;
-                }
-        } else {
-            kept += ninst;
-        }
-        i = j;
-    }
-    free(ix);
-    free(dur);
-    return kept;
 }

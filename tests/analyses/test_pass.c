@@ -285,11 +285,185 @@ static void test_open_launch_across_growth(void) {
     mh_analyze_free(&res);
 }
 
+/* ---- launch lanes: many launches, overlapping ones, bad records ---- */
+
+/* A trace of NL launches in the shapes the lanes must keep apart: global
+ * loads coalesced or strided, shared-memory accesses with bank conflicts,
+ * kernel arguments, pairs of launches in flight together, records that
+ * contradict the model (skipped), and a last launch that never ends. */
+static void write_lanes_trace(const char *path) {
+    mh_err err = {0};
+    mh_trace_header h = {0};
+    h.producer = "test_pass";
+    h.command = h.note = "";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    mh_trace_writer_opts wo = {0, 16 << 10}; /* small chunks: cuts and damage fall mid-trace */
+    CHECK(mh_trace_create(&w, path, &h, &wo, &err) == MH_OK);
+    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x100000, 1u << 16, MH_SPACE_GLOBAL, "A"};
+    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    mh_pcinfo pi = {0x10, "kern", "k.cu", 42};
+    CHECK(mh_trace_write_pcinfo(w, &pi, &err) == MH_OK);
+    enum { NL = 48, PER = 768 };
+    static mh_access v[PER];
+    for (uint32_t l = 0; l < NL; l++) {
+        int pair = l % 7 == 3 && l + 1 < NL; /* l and l + 1 in flight together */
+        for (uint32_t k = l; k <= l + (uint32_t)pair; k++) {
+            mh_launch ln = {0};
+            ln.id = k;
+            ln.name = ln.display_name = k % 3 ? "kern(float*)" : "other(float*)";
+            ln.grid = (mh_dim3){2, 1, 1};
+            ln.block = (mh_dim3){128, 1, 1};
+            ln.n_sampled = MH_TRACE_ALL_BLOCKS;
+            CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+            mh_karg ka = {k, 0, 0, 8, 0x100000 + 256 * (k % 5), MH_SPACE_GLOBAL, "float*", "x"};
+            if (k % 2) CHECK(mh_trace_write_karg(w, &ka, &err) == MH_OK);
+        }
+        for (uint32_t k = l; k <= l + (uint32_t)pair; k++) {
+            uint32_t stride = k % 4 == 1 ? 32 : 4;
+            for (uint32_t i = 0; i < PER; i++) {
+                uint32_t t = i % 256, b = (i / 256) % 2;
+                if (k % 5 == 2) /* shared memory, a column access: bank conflicts */
+                    v[i] = (mh_access){(uint64_t)(t % 32) * 128 + 4 * (i / 256), 0x20, k, b, i / 256, (uint16_t)t,
+                                       4, MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_SHARED)};
+                else
+                    v[i] = (mh_access){0x100000 + ((uint64_t)t * stride + 1024 * (i / 256) + 64 * k) % (1u << 16),
+                                       0x10, k, b, i / 256, (uint16_t)t, 4,
+                                       MH_ACCESS_FLAGS(i % 3 ? MH_KIND_LOAD : MH_KIND_STORE, MH_SPACE_GLOBAL)};
+            }
+            CHECK(mh_trace_write_accesses(w, v, PER, &err) == MH_OK);
+        }
+        if (l == 10) { /* bad: accesses of a launch never announced, of an ended one; a repeated launch */
+            for (uint32_t i = 0; i < 64; i++) v[i].launch = i % 2 ? 9999 : 2;
+            CHECK(mh_trace_write_accesses(w, v, 64, &err) == MH_OK);
+            mh_launch again = {0};
+            again.id = 4;
+            again.name = again.display_name = "again";
+            again.grid = again.block = (mh_dim3){1, 1, 1};
+            again.n_sampled = MH_TRACE_ALL_BLOCKS;
+            CHECK(mh_trace_write_launch(w, &again, &err) == MH_OK);
+        }
+        if (l + 1 + (uint32_t)pair == NL) break; /* the last launch never ends */
+        for (uint32_t k = l; k <= l + (uint32_t)pair; k++) {
+            mh_kernel_end e = {k, PER, 0, 0};
+            CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+            if (k == 20) CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK); /* bad: twice */
+        }
+        l += (uint32_t)pair;
+    }
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+}
+
+/* Like run_fp, without a consumer of every record (so the lanes run), and
+ * fingerprinting the order of the findings, bank statistics and requests. */
+static int run_fp_lanes(const char *path, unsigned threads, fp *f, mh_pass_stats *st) {
+    mh_pass_opts po = {0};
+    po.analyses = MH_PASS_HEAT | MH_PASS_PATTERNS | MH_PASS_LOCALITY;
+    po.threads = threads;
+    mh_pass *p;
+    mh_err err = {0};
+    int rc = mh_pass_open(&p, path, NULL, &po, &err);
+    if (rc) return rc;
+    mh_pass_consumer c = {.ctx = f, .heat = fp_heat, .loc = fp_loc};
+    rc = mh_pass_add(p, &c, &err);
+    if (!rc) rc = mh_pass_run(p, &err);
+    *st = *mh_pass_stats_get(p);
+    if (!rc || st->partial) {
+        size_t n;
+        const mh_pat_finding *x = mh_pat_findings(mh_pass_patterns(p), &n);
+        for (size_t i = 0; i < n; i++) {
+            mix(f, &x[i].kind, sizeof x[i].kind);
+            mix(f, &x[i].launch, sizeof x[i].launch);
+            mix(f, &x[i].cost, sizeof x[i].cost);
+            mix(f, x[i].summary, strlen(x[i].summary));
+            mix(f, x[i].name, strlen(x[i].name));
+            mix(f, x[i].kernel, strlen(x[i].kernel));
+            if (x[i].file) mix(f, x[i].file, strlen(x[i].file));
+        }
+            const mh_bank_table *bt = mh_pat_banks(mh_pass_patterns(p));
+        for (size_t i = 0; i < bt->n; i++) { /* the order and the sums */
+            const mh_bank_pc *b = &bt->v[i];
+            uint64_t w[7] = {b->launch, b->pc, (uint64_t)b->obj, b->requests, b->sum_degree, b->extra, b->ex_block};
+            mix(f, w, sizeof w);
+        }
+        const mh_pat_req *rq = mh_pat_requests(mh_pass_patterns(p), &n);
+            for (size_t i = 0; i < n; i++) { /* field by field: the struct has padding */
+            uint64_t w[6] = {rq[i].launch, rq[i].pc, (uint64_t)rq[i].obj, rq[i].kind, rq[i].requests, rq[i].sectors};
+            mix(f, w, sizeof w);
+            mix(f, &rq[i].ideal_sectors, sizeof rq[i].ideal_sectors);
+        }
+        f->records = n;
+    }
+    mh_pass_close(p);
+    return rc;
+}
+
+static void same_with_lanes(const char *path, int want_rc) {
+    fp f1 = {0};
+    mh_pass_stats s1;
+    int rc1 = run_fp_lanes(path, 1, &f1, &s1);
+    CHECK(rc1 == want_rc);
+    CHECK(f1.maps > 10 && f1.locs > 10);
+    for (unsigned t = 2; t <= 4; t++) {
+        fp ft = {0};
+        mh_pass_stats st;
+        CHECK(run_fp_lanes(path, t, &ft, &st) == rc1);
+        CHECK_EQ_U(st.threads, t);
+        CHECK_EQ_U(ft.maps, f1.maps);
+        CHECK_EQ_U(ft.locs, f1.locs);
+        CHECK_EQ_U(ft.records, f1.records);
+        CHECK_EQ_U(ft.h, f1.h);
+        CHECK_EQ_U(st.skipped_total, s1.skipped_total);
+        CHECK(memcmp(st.skipped, s1.skipped, sizeof st.skipped) == 0);
+        CHECK_EQ_U(st.maps, s1.maps);
+        CHECK_EQ_U(st.sectors, s1.sectors);
+        CHECK_EQ_U(st.peak_heat + st.peak_loc + st.peak_pat, s1.peak_heat + s1.peak_loc + s1.peak_pat);
+        CHECK_EQ_U(st.split_pat, s1.split_pat);
+    }
+}
+
+/* Launches analysed in parallel lanes give the serial results, in the
+ * serial order, also for a cut or damaged trace. */
+static void test_lanes_identical(void) {
+    write_lanes_trace("pass_lanes.mht");
+    same_with_lanes("pass_lanes.mht", MH_OK);
+    fp f = {0};
+    mh_pass_stats st;
+    CHECK(run_fp_lanes("pass_lanes.mht", 3, &f, &st) == MH_OK);
+    CHECK(st.skipped[MH_BAD_ACCESS_UNKNOWN] == 32 && st.skipped[MH_BAD_ACCESS_ENDED] == 32);
+    CHECK(st.skipped[MH_BAD_LAUNCH_TWICE] == 1 && st.skipped[MH_BAD_END_TWICE] == 1);
+    char *a = analyze_json("pass_lanes.mht", 1);
+    for (unsigned t = 2; t <= 4; t += 2) {
+        char *b = analyze_json("pass_lanes.mht", t);
+        CHECK(a && b && strlen(a) > 1000 && strcmp(a, b) == 0);
+        free(b);
+    }
+    free(a);
+    off_t n = file_size("pass_lanes.mht");
+    copy_file("pass_lanes.mht", "pass_lanes_cut.mht", n / 2, -1);
+    same_with_lanes("pass_lanes_cut.mht", MH_ERR_TRUNCATED);
+    copy_file("pass_lanes.mht", "pass_lanes_bad.mht", -1, n / 2);
+    fp g = {0};
+    int rc = run_fp_lanes("pass_lanes_bad.mht", 1, &g, &st);
+    CHECK(rc != MH_OK && rc != MH_ERR_TRUNCATED);
+    same_with_lanes("pass_lanes_bad.mht", rc);
+    /* a consumer's error stops the lanes too */
+    for (unsigned t = 1; t <= 3; t += 2) {
+        fp e = {0};
+        e.fail_at_map = 7;
+        CHECK(run_fp_lanes("pass_lanes.mht", t, &e, &st) == MH_ERR_IO);
+        CHECK_EQ_U(e.maps, 7);
+    }
+}
+
 int main(void) {
     static const mh_test_case cases[] = {{"threads_identical", test_threads_identical},
                                          {"cut_same_everywhere", test_cut_same_everywhere},
                                          {"damage_same_everywhere", test_damage_same_everywhere},
                                          {"errors_not_swallowed", test_errors_not_swallowed},
-                                         {"open_launch_across_growth", test_open_launch_across_growth}};
+                                         {"open_launch_across_growth", test_open_launch_across_growth},
+                                         {"lanes_identical", test_lanes_identical}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

@@ -320,9 +320,89 @@ static void test_borrow_times(void) {
     CHECK(strstr(err.msg, "timed") != NULL);
 }
 
+/* A traced launch with no untraced launch of its configuration takes the
+ * counters run's replay time; a launch without counters, or with a clean
+ * time, keeps its own; the mark survives the JSON round trip. */
+static void test_replay_times(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    mh_timing_kernel *a = kern(&t, "once", 1, 1000, 51000); /* traced: 50 us */
+    a->timed = MH_TIMED_INSTRUMENTED;
+    a->has_counters = 1;
+    a->c.replay_ns = 300;
+    a->c.dram_read_bytes = 600, a->c.dram_write_bytes = 0;
+    mh_timing_kernel *b = kern(&t, "nocounters", 2, 60000, 70000);
+    b->timed = MH_TIMED_INSTRUMENTED;
+    mh_timing_kernel *c = kern(&t, "clean", 3, 80000, 80500);
+    c->has_counters = 1;
+    c->c.replay_ns = 400;
+    mh_timing_kernel *d = kern(&t, "noreplay", 4, 90000, 99000);
+    d->timed = MH_TIMED_INSTRUMENTED;
+    d->has_counters = 1;
+    d->c.replay_ns = NAN;
+    CHECK_EQ_U(mh_timing_replay_times(&t), 1);
+    CHECK(a->timed == MH_TIMED_REPLAYED && a->start_ns == 1000 && a->end_ns == 1300);
+    CHECK(b->timed == MH_TIMED_INSTRUMENTED && b->end_ns == 70000);
+    CHECK(c->timed == MH_TIMED_CLEAN && c->end_ns == 80500);
+    CHECK(d->timed == MH_TIMED_INSTRUMENTED && d->end_ns == 99000);
+    CHECK_EQ_U(mh_timing_replay_times(&t), 0); /* idempotent */
+    mh_err err = {0};
+    CHECK(mh_timing_save(&t, NULL, path_of("replay.json"), &err) == MH_OK);
+    mh_timing u;
+    CHECK(mh_timing_load(&u, path_of("replay.json"), &err) == MH_OK);
+    CHECK(u.nkernels == 4 && u.kernels[0].timed == MH_TIMED_REPLAYED && u.kernels[0].end_ns == 1300);
+    mh_timing_stats *st = NULL;
+    size_t n = 0;
+    CHECK(mh_timing_aggregate(&u, &st, &n, &err) == MH_OK);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(st[i].name, "once")) CHECK(st[i].counted_ns == 300 && st[i].instrumented == 0);
+    free(st);
+    mh_timing_free(&u);
+    mh_timing_free(&t);
+}
+
+/* GPU time shares: a kernel alone keeps its span; two that overlap share the
+ * overlap; another device's kernels do not count; the bandwidth's
+ * denominator (counted_ns) is the share. */
+static void test_shares(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    kern(&t, "alone", 1, 0, 100);
+    kern(&t, "x", 2, 1000, 2000); /* x and y overlap on [1500, 2000) */
+    kern(&t, "y", 3, 1500, 2500);
+    kern(&t, "z", 4, 1600, 1700); /* inside both: three running on [1600, 1700) */
+    mh_timing_kernel *o = kern(&t, "other", 5, 1000, 2000);
+    o->device = 1;
+    kern(&t, "touch", 6, 2500, 2600); /* starts when y ends: alone */
+    double *sh = mh_timing_shares(&t);
+    CHECK(sh != NULL);
+    /* x: 500 alone + 100/2 + 100/3 + 300/2 */
+    double x = 500 + 50 + 100.0 / 3 + 150, z = 100.0 / 3, y = 50 + 100.0 / 3 + 150 + 500;
+    CHECK(fabs(sh[0] - 100) < 1e-9 && fabs(sh[1] - x) < 1e-9 && fabs(sh[2] - y) < 1e-9);
+    CHECK(fabs(sh[3] - z) < 1e-9 && fabs(sh[4] - 1000) < 1e-9 && fabs(sh[5] - 100) < 1e-9);
+    CHECK(fabs(sh[1] + sh[2] + sh[3] - 1500) < 1e-9); /* the shares add up to the busy time */
+    free(sh);
+    for (size_t i = 0; i < t.nkernels; i++) {
+        t.kernels[i].has_counters = 1;
+        t.kernels[i].c.dram_read_bytes = 1000;
+        t.kernels[i].c.dram_write_bytes = 0;
+    }
+    mh_timing_stats *st = NULL;
+    size_t n = 0;
+    mh_err err = {0};
+    CHECK(mh_timing_aggregate(&t, &st, &n, &err) == MH_OK);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(st[i].name, "x")) CHECK(fabs(st[i].counted_ns - x) < 1e-6 && st[i].median_ns == 1000);
+        if (!strcmp(st[i].name, "other")) CHECK(fabs(st[i].counted_ns - 1000) < 1e-6);
+    }
+    free(st);
+    mh_timing_free(&t);
+}
+
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     static const mh_test_case cases[] = {T(test_round_trip), T(test_damaged), T(test_aggregate), T(test_merge),
-                                         T(test_merge_by_config), T(test_sort), T(test_borrow_times)};
+                                         T(test_merge_by_config), T(test_sort), T(test_borrow_times),
+                                         T(test_replay_times), T(test_shares)};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

@@ -82,6 +82,7 @@ static void build(mh_timing *t) {
     launches(t, &clock, "gemm", 2, &ms, 1, 4096, 0.05, 0.70);
     launches(t, &clock, "tiny_grid", 3, &us200, 1, 16, 0.05, 0.001);
     launches(t, &clock, "launchy", 10, &us3, 1, 4096, 0.02, 0.001);
+    launches(t, &clock, "launch_once", 1, &us3, 1, 4096, 0.02, 0.001); /* short, but launched once */
     uint64_t first[] = {500000, 50000, 50000, 50000, 50000, 50000};
     launches(t, &clock, "first", 6, first, 6, 4096, 0.05, 0.001);
     launches(t, &clock, "latency", 3, &us100, 1, 4096, 0.05, 0.001);
@@ -150,6 +151,8 @@ static void test_verdicts(void) {
     r = row(&rep, "launchy");
     CHECK(r && r->verdict == MH_VERDICT_LAUNCH);
     if (r) CHECK_NEAR_REL(r->why.median_ns, 3000, 1e-12);
+    r = row(&rep, "launch_once"); /* one launch has no launch rate to be bound by: the waves decide */
+    CHECK(r && r->verdict == MH_VERDICT_LATENCY);
 
     r = row(&rep, "first"); /* 500 us, then 5 x 50 us: excess 450 of 750 us */
     CHECK(r && r->verdict == MH_VERDICT_FIRST_TOUCH);

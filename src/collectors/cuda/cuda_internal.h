@@ -105,6 +105,7 @@ typedef struct mh_cuda {
     int start_at_entry;         /* hosted timing: a launch's start event at the call's entry, not at
                                    LAUNCH_BEGIN (MEMHEAT_TIMING_START=entry; read-only after init) */
     int keep_patched;           /* MEMHEAT_CUDA_KEEP_PATCHED=1: never unpatch (for measuring the cost) */
+    int patch_nosync;           /* MEMHEAT_CUDA_PATCH_SYNC=0: no context sync around (un)patching (diagnosis) */
     mh_collect_state st;
     Sanitizer_SubscriberHandle sub;
     mh_trace_writer *w;         /* NULL before the first context, after close, or after an error */
@@ -114,6 +115,8 @@ typedef struct mh_cuda {
     int n_patched_ctx;
     uint64_t modules_patched, patch_failures; /* under patch_mu */
     uint64_t modules_unpatched, unpatch_failures; /* under patch_mu */
+    uint64_t sync_failures;     /* mh_cuda_patch_quiesce, under patch_mu */
+    uint64_t unpatch_concurrent; /* unpatches given up: another thread launched meanwhile (mod_mu) */
     mh_cuda_module *mods;       /* under mod_mu: modules selected at least once */
     size_t n_mods, cap_mods;
     mh_cuda_modsyms *syms;      /* under mod_mu: shared-array names per loaded module */

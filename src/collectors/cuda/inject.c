@@ -212,9 +212,9 @@ static void mh_cuda_at_exit(void) {
         fprintf(stderr,
                 "memheat-cuda: decisions: at entry %" PRIu64 ", entry without function info %" PRIu64
                 ", name differs at begin %" PRIu64 ", module differs %" PRIu64 "; modules patched %" PRIu64
-                ", unpatched %" PRIu64 "\n",
+                ", unpatched %" PRIu64 ", kept patched (launches meanwhile) %" PRIu64 "\n",
                 g_mh.dbg_entry_used, g_mh.dbg_entry_unknown, g_mh.dbg_name_differs, g_mh.dbg_module_differs,
-                g_mh.modules_patched, g_mh.modules_unpatched);
+                g_mh.modules_patched, g_mh.modules_unpatched, g_mh.unpatch_concurrent);
     if (dbg && *dbg == '1') {
         pthread_mutex_lock(&g_mh.mod_mu);
         fprintf(stderr,
@@ -307,6 +307,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
                        g_mh.cfg.launch_skip == 0 && g_mh.cfg.launch_count == 0;
     const char *kp = getenv("MEMHEAT_CUDA_KEEP_PATCHED");
     g_mh.keep_patched = kp && *kp == '1';
+    const char *ps = getenv("MEMHEAT_CUDA_PATCH_SYNC");
+    g_mh.patch_nosync = ps && *ps == '0';
     if (g_mh.buffer_records < 1024) g_mh.buffer_records = 1024;
     SanitizerResult r = sanitizerSubscribe(&g_mh.sub, mh_cuda_callback, NULL);
     if (r != SANITIZER_SUCCESS) {

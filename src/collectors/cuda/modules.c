@@ -27,7 +27,43 @@ static _Thread_local int tl_in_patch;
  * the lock: a selected launch that finds another thread patching is simply not
  * traced (the next launch of its configuration is selected instead), and an
  * unpatch that finds the lock taken is left to the next launch. The module
- * table has its own short lock, mod_mu, never held across a Sanitizer call. */
+ * table has its own short lock, mod_mu, never held across a Sanitizer call.
+ *
+ * Patching and unpatching change the code that launches of the module run,
+ * and kernels queued before the change may still be running: an untraced
+ * launch from another host thread, queued on its own stream while the module
+ * was patched, ran patched code that an unpatch then took away ("an illegal
+ * instruction was encountered" in the coalesced example at 2^26 elements,
+ * two threads, two streams, on the H100). So the context is synchronised
+ * before each patch and unpatch: the cost of one wait per traced
+ * configuration, where the traced launch waits anyway. The wait drains only
+ * what was queued before it: a launch another thread begins during the wait
+ * may still run the patch, so then the module is not unpatched at all (it
+ * keeps its patch, as after a failed unpatch). Left open: a launch begun
+ * between that check and the unpatch call itself (no lock can close it: the
+ * unpatch may need the other thread to leave the driver first). */
+
+/* Launches begun so far, by every thread (LAUNCH_BEGIN counts them). */
+static uint32_t mh_cuda_launches_begun(void) {
+    pthread_mutex_lock(&g_mh.mu);
+    uint32_t n = g_mh.next_launch;
+    pthread_mutex_unlock(&g_mh.mu);
+    return n;
+}
+
+/* Waits for the work queued in ctx (see above). */
+static void mh_cuda_patch_quiesce(CUcontext ctx) {
+    if (g_mh.patch_nosync) return;
+    CUcontext cur = NULL;
+    int pushed = cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur != ctx && cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
+    CUresult r = cuCtxSynchronize();
+    if (pushed) cuCtxPopCurrent(&cur);
+    if (r != CUDA_SUCCESS && g_mh.sync_failures++ == 0) {
+        const char *s = NULL;
+        cuGetErrorString(r, &s);
+        mh_cuda_warn("cannot wait for the context's kernels before (un)patching a module (%s)", s ? s : "?");
+    }
+}
 
 static mh_cuda_module *mh_cuda_module_find(CUcontext ctx, CUmodule mod) {
     for (size_t i = 0; i < g_mh.n_mods; i++)
@@ -71,6 +107,7 @@ static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
         }
         g_mh.patched_ctx[g_mh.n_patched_ctx++] = ctx;
     }
+    mh_cuda_patch_quiesce(ctx);
     if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, mod, "mh_patch_global")) !=
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, mod, "mh_patch_shared")) !=
@@ -164,6 +201,23 @@ static void mh_cuda_unpatch_idle(void) {
         /* Only the holder of patch_mu patches or unpatches, and launches of
          * this module can only become traced through patch_mu: unpatching
          * now is safe although mod_mu is released. */
+        uint32_t before = mh_cuda_launches_begun();
+        mh_cuda_patch_quiesce(ctx);
+        if (!g_mh.patch_nosync && mh_cuda_launches_begun() != before) {
+            /* another thread launched while we waited: its kernel may run the
+             * patched code, which unpatching would take away under it. The
+             * module keeps its patch (untraced launches run the patched code,
+             * slower but right). */
+            pthread_mutex_lock(&g_mh.mod_mu);
+            mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+            if (m) {
+                m->unpatching = 0;
+                m->stuck = 1;
+            }
+            g_mh.unpatch_concurrent++;
+            pthread_mutex_unlock(&g_mh.mod_mu);
+            continue;
+        }
         SanitizerResult r = sanitizerUnpatchModule(mod);
         pthread_mutex_lock(&g_mh.mod_mu);
         mh_cuda_module *m = mh_cuda_module_find(ctx, mod);

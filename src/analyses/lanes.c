@@ -1,0 +1,628 @@
+/* lanes.c -- mh_pass's launch lanes (lanes.h): launches analysed side by
+ * side, results handed on in the serial pass's order.
+ *
+ * The reading thread fills one input batch per lane: copies of the records
+ * the model takes (strings in the batch's arena) and the lane's accesses.
+ * A batch goes to its lane at an owned kernel end or when it is full; a lane
+ * holds at most MAX_QUEUED batches, then the reader waits. Each lane feeds
+ * its model and analyses in trace order and queues copies of what they emit
+ * (heat rows and regions, locality results), then a mark per owned kernel
+ * end. The reader keeps the owned kernel ends in trace order and hands a
+ * lane's results on when that lane's mark for the oldest one is there. An
+ * error of a lane is queued in its place too, so the first error in trace
+ * order is the one returned. One mutex guards every queue; lanes and reader
+ * touch it once per batch or result. */
+#include "analyses/lanes.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+
+#define BATCH_ACCESSES (1u << 15) /* accesses that send a batch off */
+#define BATCH_RECORDS 4096u       /* records that send a batch off */
+#define MAX_QUEUED 8              /* batches queued per lane before the reader waits */
+#define ARENA_BLOCK ((size_t)64 << 10)
+
+typedef struct item {
+    mh_record rec;
+    size_t off;   /* ACCESSES: first access in the batch's array */
+    int mark;     /* an owned kernel end: queue a mark after it */
+} item;
+
+typedef struct ablock {
+    struct ablock *next;
+    size_t used, cap;
+    char data[];
+} ablock;
+
+typedef struct lbatch {
+    struct lbatch *next;
+    item *it;
+    size_t n, cap;
+    mh_access *acc;
+    size_t nacc, capacc;
+    ablock *arena;
+} lbatch;
+
+enum { O_HEAT, O_LOC, O_MARK, O_ERR };
+
+typedef struct onode {
+    struct onode *next;
+    int kind;
+    uint32_t launch;
+    mh_heat_result h;   /* rows and regions owned */
+    mh_loc_result l;
+    int rc;
+    mh_err err;
+} onode;
+
+typedef struct lane {
+    struct mh_lanes *L;
+    unsigned idx;
+    pthread_t tid;
+    int started;
+    mh_model m;
+    int model_ok;
+    mh_heat_run *hr;
+    mh_pat_run *pat;
+    mh_loc_run *lr;
+    lbatch *cur;               /* the reader's */
+    lbatch *qhead, *qtail;     /* waiting for the lane */
+    unsigned nq;
+    int busy;                  /* a batch in hand */
+    onode *ohead, *otail;      /* results for the reader */
+    onode *mine, *minetail;    /* emitted by the batch in hand, queued at its end */
+    int failed;
+    pthread_cond_t cv;         /* the lane waits for input */
+} lane;
+
+struct mh_lanes {
+    unsigned n;
+    lane *v;
+    const mh_model *main;
+    mh_lanes_sink sink;
+    pthread_mutex_t mu;
+    pthread_cond_t rcv;        /* the reader waits for room or results */
+    int finishing, stopping;
+    lbatch *freeb;
+    int *pending;              /* owners of the owned kernel ends not handed on yet, a ring */
+    size_t phead, pn, pcap;
+};
+
+/* ---- batches ---- */
+
+static void *arena_alloc(lbatch *b, size_t n) {
+    n = (n + 7) & ~(size_t)7;
+    if (!b->arena || b->arena->cap - b->arena->used < n) {
+        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        ablock *a = malloc(sizeof *a + cap);
+        if (!a) return NULL;
+        a->used = 0;
+        a->cap = cap;
+        a->next = b->arena;
+        b->arena = a;
+    }
+    void *p = b->arena->data + b->arena->used;
+    b->arena->used += n;
+    return p;
+}
+
+static int arena_str(lbatch *b, const char **s) {
+    if (!*s) return 1;
+    size_t n = strlen(*s) + 1;
+    char *d = arena_alloc(b, n);
+    if (!d) return 0;
+    memcpy(d, *s, n);
+    *s = d;
+    return 1;
+}
+
+static void batch_reset(lbatch *b) {
+    b->n = b->nacc = 0;
+    while (b->arena && b->arena->next) { /* keep one block */
+        ablock *a = b->arena;
+        b->arena = a->next;
+        free(a);
+    }
+    if (b->arena) b->arena->used = 0;
+}
+
+static void batch_free(lbatch *b) {
+    if (!b) return;
+    batch_reset(b);
+    free(b->arena);
+    free(b->it);
+    free(b->acc);
+    free(b);
+}
+
+static item *batch_item(lbatch *b) {
+    if (b->n == b->cap) {
+        item *v = mh_grow(b->it, &b->cap, b->n + 1, sizeof *v, 256);
+        if (!v) return NULL;
+        b->it = v;
+    }
+    item *it = &b->it[b->n++];
+    memset(it, 0, sizeof *it);
+    return it;
+}
+
+/* A deep copy of rec (a record the model takes) into b's arena. */
+static int copy_record(lbatch *b, item *it, const mh_record *rec) {
+    it->rec = *rec;
+    mh_record *r = &it->rec;
+    int ok = 1;
+    switch (rec->type) {
+    case MH_REC_LAUNCH: {
+        ok = arena_str(b, &r->u.launch.name) && arena_str(b, &r->u.launch.display_name);
+        uint32_t ns = r->u.launch.n_sampled == MH_TRACE_ALL_BLOCKS ? 0 : r->u.launch.n_sampled;
+        if (ok && ns && r->u.launch.sampled) {
+            uint32_t *s = arena_alloc(b, ns * sizeof *s);
+            if (s) memcpy(s, r->u.launch.sampled, ns * sizeof *s);
+            r->u.launch.sampled = s;
+            ok = s != NULL;
+        }
+        break;
+    }
+    case MH_REC_ALLOC: ok = arena_str(b, &r->u.alloc.label); break;
+    case MH_REC_DROPPED: ok = arena_str(b, &r->u.dropped.reason); break;
+    case MH_REC_PCINFO: ok = arena_str(b, &r->u.pcinfo.function) && arena_str(b, &r->u.pcinfo.file); break;
+    case MH_REC_LAUNCH_STATS: ok = arena_str(b, &r->u.launch_stats.name); break;
+    case MH_REC_KARG: ok = arena_str(b, &r->u.karg.type) && arena_str(b, &r->u.karg.name); break;
+    default: break; /* FREE, KERNEL_END: no pointers */
+    }
+    return ok;
+}
+
+/* ---- the lanes' side ---- */
+
+static onode *onode_new(lane *ln, int kind) {
+    onode *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->kind = kind;
+    if (ln->minetail) ln->minetail->next = o;
+    else ln->mine = o;
+    ln->minetail = o;
+    return o;
+}
+
+void mh_lanes_note_used(mh_model *m, const mh_heat_result *r) {
+    for (size_t i = 0; i < r->nregions; i++) {
+        const mh_heat_region *g = &r->regions[i];
+        if (g->obj < 0 || (size_t)g->obj >= m->nobjs || m->objs[g->obj].arg < 0 || g->used_hi <= g->used_lo)
+            continue;
+        uint64_t base = m->objs[g->obj].a.base, size = m->objs[g->obj].a.size;
+        uint64_t lo = g->used_lo > base ? g->used_lo - base : 0, hi = g->used_hi - base;
+        if (g->used_hi <= base) continue;
+        if (hi > size) hi = size;
+        mh_model_note_used(m, g->obj, lo, hi);
+    }
+}
+
+static int lane_heat(void *ctx, const mh_heat_result *r, mh_err *err) {
+    lane *ln = ctx;
+    mh_lanes_note_used(&ln->m, r);
+    int rc = ln->pat ? mh_pat_run_heat(ln->pat, r, err) : MH_OK;
+    if (rc) return rc;
+    onode *o = onode_new(ln, O_HEAT);
+    if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    o->launch = r->launch->l.id;
+    o->h = *r;
+    mh_heat_row *rows = malloc((r->nrows ? r->nrows : 1) * sizeof *rows);
+    mh_heat_region *reg = malloc((r->nregions ? r->nregions : 1) * sizeof *reg);
+    o->h.rows = rows;
+    o->h.regions = reg;
+    if (!rows || !reg) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    memcpy(rows, r->rows, r->nrows * sizeof *rows);
+    memcpy(reg, r->regions, r->nregions * sizeof *reg);
+    return MH_OK;
+}
+
+static int lane_loc(void *ctx, const mh_loc_result *r, mh_err *err) {
+    lane *ln = ctx;
+    onode *o = onode_new(ln, O_LOC);
+    if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    o->launch = r->launch ? r->launch->l.id : UINT32_MAX;
+    o->l = *r;
+    return MH_OK;
+}
+
+static int lane_feed(lane *ln, const mh_record *rec, mh_err *err) {
+    int rc = MH_OK;
+    if (rec->type != MH_REC_ACCESSES) rc = mh_model_feed(&ln->m, rec, err);
+    if (rc == MH_OK && ln->hr) rc = mh_heat_run_feed(ln->hr, rec, err);
+    if (rc == MH_OK && ln->pat) rc = mh_pat_run_feed(ln->pat, rec, err);
+    if (rc == MH_OK && ln->lr) rc = mh_loc_run_feed(ln->lr, rec, err);
+    return rc;
+}
+
+static int lane_batch(lane *ln, lbatch *b, mh_err *err) {
+    for (size_t i = 0; i < b->n; i++) {
+        item *it = &b->it[i];
+        if (it->rec.type == MH_REC_ACCESSES) it->rec.u.accesses.v = b->acc + it->off;
+        int rc = lane_feed(ln, &it->rec, err);
+        if (rc) return rc;
+        if (it->mark && !onode_new(ln, O_MARK)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    return MH_OK;
+}
+
+static int lane_finish(lane *ln, mh_err *err) {
+    int rc = MH_OK;
+    if (ln->hr) rc = mh_heat_run_finish(ln->hr, err);
+    if (rc == MH_OK && ln->pat) rc = mh_pat_run_finish(ln->pat, err);
+    if (rc == MH_OK && ln->lr) rc = mh_loc_run_finish(ln->lr, err);
+    return rc;
+}
+
+/* Moves what the lane emitted to its output queue (under the lock). */
+static void publish_mine(lane *ln) {
+    if (!ln->mine) return;
+    if (ln->otail) ln->otail->next = ln->mine;
+    else ln->ohead = ln->mine;
+    ln->otail = ln->minetail;
+    ln->mine = ln->minetail = NULL;
+}
+
+static void fail(lane *ln, int rc, const mh_err *e) {
+    onode *o = onode_new(ln, O_ERR);
+    ln->failed = 1;
+    if (!o) return; /* no memory even for that: the reader sees failed */
+    o->rc = rc;
+    o->err = *e;
+}
+
+static void *lane_main(void *arg) {
+    lane *ln = arg;
+    mh_lanes *L = ln->L;
+    pthread_mutex_lock(&L->mu);
+    for (;;) {
+        while (!ln->qhead && !L->finishing && !L->stopping) pthread_cond_wait(&ln->cv, &L->mu);
+        if (L->stopping || (!ln->qhead && L->finishing)) break;
+        lbatch *b = ln->qhead;
+        ln->qhead = b->next;
+        if (!ln->qhead) ln->qtail = NULL;
+        ln->nq--;
+        ln->busy = 1;
+        int failed = ln->failed;
+        pthread_mutex_unlock(&L->mu);
+        mh_err e = {0};
+        int rc = failed ? MH_OK : lane_batch(ln, b, &e);
+        pthread_mutex_lock(&L->mu);
+        if (rc) fail(ln, rc, &e);
+        publish_mine(ln);
+        ln->busy = 0;
+        batch_reset(b);
+        b->next = L->freeb;
+        L->freeb = b;
+        pthread_cond_broadcast(&L->rcv);
+    }
+    if (L->finishing && !L->stopping && !ln->failed) {
+        pthread_mutex_unlock(&L->mu);
+        mh_err e = {0};
+        int rc = lane_finish(ln, &e);
+        pthread_mutex_lock(&L->mu);
+        if (rc) fail(ln, rc, &e);
+    }
+    if (!onode_new(ln, O_MARK)) ln->failed = 1; /* the lane is done */
+    publish_mine(ln);
+    ln->busy = -1;
+    pthread_cond_broadcast(&L->rcv);
+    pthread_mutex_unlock(&L->mu);
+    return NULL;
+}
+
+/* ---- the reader's side ---- */
+
+int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_trace_header *hdr, const mh_model *m,
+                 const mh_lanes_sink *sink, mh_err *err) {
+    *out = NULL;
+    mh_lanes *L = calloc(1, sizeof *L);
+    if (!L) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    L->v = calloc(n, sizeof *L->v);
+    if (!L->v) {
+        free(L);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    L->main = m;
+    L->sink = *sink;
+    pthread_mutex_init(&L->mu, NULL);
+    pthread_cond_init(&L->rcv, NULL);
+    int rc = MH_OK;
+    L->n = n;
+    for (unsigned i = 0; i < n; i++) pthread_cond_init(&L->v[i].cv, NULL);
+    for (unsigned i = 0; i < n && rc == MH_OK; i++) {
+        lane *ln = &L->v[i];
+        ln->L = L;
+        ln->idx = i;
+        rc = mh_model_init(&ln->m, hdr, err);
+        if (rc) break;
+        ln->model_ok = 1;
+        if (o->analyses & MH_PASS_PATTERNS) {
+            mh_pat_opts po = {o->group_budget};
+            rc = mh_pat_run_new(&ln->pat, &ln->m, &po, err);
+        }
+        if (rc == MH_OK && (o->analyses & MH_PASS_HEAT)) {
+            mh_heat_run_opts ho = {.space_mask = o->heat_spaces, .emit = lane_heat, .ctx = ln};
+            rc = mh_heat_run_new(&ln->hr, &ln->m, &ho, err);
+        }
+        if (rc == MH_OK && (o->analyses & MH_PASS_LOCALITY)) {
+            mh_loc_opts lo = {o->group_budget, lane_loc, ln};
+            rc = mh_loc_run_new(&ln->lr, &ln->m, &lo, err);
+        }
+        if (rc == MH_OK && !(ln->cur = calloc(1, sizeof *ln->cur))) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        if (rc == MH_OK && pthread_create(&ln->tid, NULL, lane_main, ln) != 0)
+            rc = mh_err_set(err, MH_ERR_NOMEM, "cannot start a lane thread");
+        if (rc == MH_OK) ln->started = 1;
+    }
+    if (rc) {
+        mh_lanes_free(L);
+        return rc;
+    }
+    *out = L;
+    return MH_OK;
+}
+
+static onode *pop_out(lane *ln) {
+    onode *o = ln->ohead;
+    if (o) {
+        ln->ohead = o->next;
+        if (!ln->ohead) ln->otail = NULL;
+    }
+    return o;
+}
+
+static void onode_free(onode *o) {
+    if (o->kind == O_HEAT) {
+        free((void *)o->h.rows);
+        free((void *)o->h.regions);
+    }
+    free(o);
+}
+
+/* Hands one result to the sink, pointing at the main model. */
+static int hand_on(mh_lanes *L, onode *o, mh_err *err) {
+    const mh_model *m = L->main;
+    const mh_model_launch *ml = mh_model_launch_get(m, o->launch);
+    if (o->kind == O_HEAT) {
+        o->h.model = m;
+        o->h.launch = ml;
+        mh_heat_region *reg = (mh_heat_region *)o->h.regions;
+        for (size_t i = 0; i < o->h.nregions; i++)
+            if (reg[i].obj >= 0 && (size_t)reg[i].obj < m->nobjs) reg[i].label = m->objs[reg[i].obj].a.label;
+        return L->sink.heat ? L->sink.heat(L->sink.ctx, &o->h, err) : MH_OK;
+    }
+    o->l.model = m;
+    o->l.launch = o->launch == UINT32_MAX ? NULL : ml;
+    return L->sink.loc ? L->sink.loc(L->sink.ctx, &o->l, err) : MH_OK;
+}
+
+/* Hands on lane ln's results up to its next mark (under the lock, released
+ * around the sink). Returns 1 when the mark was reached, 0 when not there
+ * yet, < 0 with *rc set on an error. */
+static int take_until_mark(mh_lanes *L, lane *ln, int *rc, mh_err *err) {
+    for (;;) {
+        onode *o = pop_out(ln);
+        if (!o) return 0;
+        if (o->kind == O_MARK) {
+            onode_free(o);
+            return 1;
+        }
+        if (o->kind == O_ERR) {
+            *rc = o->rc;
+            if (err) *err = o->err;
+            onode_free(o);
+            return -1;
+        }
+        pthread_mutex_unlock(&L->mu);
+        *rc = hand_on(L, o, err);
+        onode_free(o);
+        pthread_mutex_lock(&L->mu);
+        if (*rc) return -1;
+    }
+}
+
+static void send(mh_lanes *L, lane *ln) {
+    if (!ln->cur || !ln->cur->n) return;
+    lbatch *b = ln->cur;
+    ln->cur = NULL;
+    b->next = NULL;
+    if (ln->qtail) ln->qtail->next = b;
+    else ln->qhead = b;
+    ln->qtail = b;
+    ln->nq++;
+    if (L->freeb) {
+        ln->cur = L->freeb;
+        L->freeb = ln->cur->next;
+        ln->cur->next = NULL;
+    } else {
+        ln->cur = calloc(1, sizeof *ln->cur); /* NULL: send_batch says out of memory */
+    }
+    pthread_cond_signal(&ln->cv);
+}
+
+/* Sends lane ln's batch, waiting (handing results on meanwhile) while its
+ * queue is full. */
+static int send_batch(mh_lanes *L, lane *ln, mh_err *err) {
+    int rc = MH_OK;
+    pthread_mutex_lock(&L->mu);
+    while (ln->nq >= MAX_QUEUED && !ln->failed) {
+        pthread_mutex_unlock(&L->mu);
+        rc = mh_lanes_deliver(L, 0, err);
+        pthread_mutex_lock(&L->mu);
+        if (rc) break;
+        if (ln->nq >= MAX_QUEUED && !ln->failed) pthread_cond_wait(&L->rcv, &L->mu);
+    }
+    if (rc == MH_OK) send(L, ln);
+    pthread_mutex_unlock(&L->mu);
+    if (rc == MH_OK && !ln->cur && !(ln->cur = calloc(1, sizeof *ln->cur)))
+        rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return rc;
+}
+
+int mh_lanes_record(mh_lanes *L, const mh_record *rec, int owner, mh_err *err) {
+    switch (rec->type) {
+    case MH_REC_LAUNCH: case MH_REC_ALLOC: case MH_REC_FREE: case MH_REC_KERNEL_END:
+    case MH_REC_DROPPED: case MH_REC_PCINFO: case MH_REC_LAUNCH_STATS: case MH_REC_KARG:
+        break;
+    default:
+        return MH_OK; /* nothing in a lane reads the others */
+    }
+    if (owner >= 0) {
+        if (L->pn == L->pcap) { /* unroll the ring into a bigger one */
+            size_t cap = L->pcap ? L->pcap * 2 : 256;
+            int *v = malloc(cap * sizeof *v);
+            if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            for (size_t i = 0; i < L->pn; i++) v[i] = L->pending[(L->phead + i) % L->pcap];
+            free(L->pending);
+            L->pending = v;
+            L->pcap = cap;
+            L->phead = 0;
+        }
+        L->pending[(L->phead + L->pn++) % L->pcap] = owner;
+    }
+    for (unsigned i = 0; i < L->n; i++) {
+        lane *ln = &L->v[i];
+        item *it = batch_item(ln->cur);
+        if (!it || !copy_record(ln->cur, it, rec)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        it->mark = (int)i == owner;
+        if (it->mark || ln->cur->n >= BATCH_RECORDS) {
+            int rc = send_batch(L, ln, err);
+            if (rc) return rc;
+        }
+    }
+    return MH_OK;
+}
+
+int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, mh_err *err) {
+    lane *ln = &L->v[idx];
+    lbatch *b = ln->cur;
+    if (b->nacc + n > b->capacc) {
+        mh_access *a = mh_grow(b->acc, &b->capacc, b->nacc + n, sizeof *a, BATCH_ACCESSES);
+        if (!a) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        b->acc = a;
+    }
+    item *it = batch_item(b);
+    if (!it) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    it->rec.type = MH_REC_ACCESSES;
+    it->rec.u.accesses.n = n;
+    it->off = b->nacc;
+    memcpy(b->acc + b->nacc, v, n * sizeof *v);
+    b->nacc += n;
+    return b->nacc >= BATCH_ACCESSES ? send_batch(L, ln, err) : MH_OK;
+}
+
+int mh_lanes_deliver(mh_lanes *L, int wait, mh_err *err) {
+    int rc = MH_OK;
+    pthread_mutex_lock(&L->mu);
+    if (wait)
+        for (unsigned i = 0; i < L->n; i++) {
+            send(L, &L->v[i]);
+            if (!L->v[i].cur) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        }
+    while (L->pn && rc == MH_OK) {
+        lane *ln = &L->v[L->pending[L->phead]];
+        int got = take_until_mark(L, ln, &rc, err);
+        if (got < 0) break;
+        if (got == 1) {
+            L->phead = (L->phead + 1) % L->pcap;
+            L->pn--;
+            continue;
+        }
+        if (!wait) break;
+        if (ln->failed && !ln->ohead) { /* no memory to say why */
+            rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            break;
+        }
+        pthread_cond_wait(&L->rcv, &L->mu);
+    }
+    pthread_mutex_unlock(&L->mu);
+    return rc;
+}
+
+int mh_lanes_finish(mh_lanes *L, mh_err *err) {
+    int rc = mh_lanes_deliver(L, 1, err);
+    pthread_mutex_lock(&L->mu);
+    L->finishing = 1;
+    for (unsigned i = 0; i < L->n; i++) pthread_cond_signal(&L->v[i].cv);
+    /* lane by lane: only the last launches' lane has any (pass.c) */
+    for (unsigned i = 0; i < L->n && rc == MH_OK; i++) {
+        lane *ln = &L->v[i];
+        for (;;) {
+            int got = take_until_mark(L, ln, &rc, err);
+            if (got) break;
+            if (ln->busy == -1 && !ln->ohead) {
+                rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                break;
+            }
+            pthread_cond_wait(&L->rcv, &L->mu);
+        }
+    }
+    pthread_mutex_unlock(&L->mu);
+    return rc;
+}
+
+int mh_lanes_merge_patterns(mh_lanes *L, mh_pat_run *dst, uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx,
+                            mh_err *err) {
+    mh_pat_run **src = calloc(L->n ? L->n : 1, sizeof *src);
+    if (!src) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (unsigned i = 0; i < L->n; i++)
+        if (L->v[i].pat) src[n++] = L->v[i].pat;
+    int rc = mh_pat_run_merge(dst, src, n, rank, ctx, err);
+    free(src);
+    return rc;
+}
+
+void mh_lanes_peaks(const mh_lanes *L, size_t *heat, size_t *loc) {
+    for (unsigned i = 0; i < L->n; i++) {
+        const lane *ln = &L->v[i];
+        size_t h = ln->hr ? mh_heat_run_peak_bytes(ln->hr) : 0, l = ln->lr ? mh_loc_run_peak_bytes(ln->lr) : 0;
+        if (h > *heat) *heat = h;
+        if (l > *loc) *loc = l;
+    }
+}
+
+void mh_lanes_free(mh_lanes *L) {
+    if (!L) return;
+    pthread_mutex_lock(&L->mu);
+    L->stopping = 1;
+    for (unsigned i = 0; i < L->n; i++) pthread_cond_signal(&L->v[i].cv);
+    pthread_mutex_unlock(&L->mu);
+    for (unsigned i = 0; i < L->n; i++) {
+        lane *ln = &L->v[i];
+        if (ln->started) pthread_join(ln->tid, NULL);
+        while (ln->qhead) {
+            lbatch *b = ln->qhead;
+            ln->qhead = b->next;
+            batch_free(b);
+        }
+        for (onode *o = ln->ohead, *nx; o; o = nx) {
+            nx = o->next;
+            onode_free(o);
+        }
+        for (onode *o = ln->mine, *nx; o; o = nx) {
+            nx = o->next;
+            onode_free(o);
+        }
+        batch_free(ln->cur);
+        mh_heat_run_free(ln->hr);
+        mh_pat_run_free(ln->pat);
+        mh_loc_run_free(ln->lr);
+        if (ln->model_ok) mh_model_free(&ln->m);
+        pthread_cond_destroy(&ln->cv);
+    }
+    while (L->freeb) {
+        lbatch *b = L->freeb;
+        L->freeb = b->next;
+        batch_free(b);
+    }
+    free(L->pending);
+    free(L->v);
+    pthread_cond_destroy(&L->rcv);
+    pthread_mutex_destroy(&L->mu);
+    free(L);
+}

@@ -1,0 +1,53 @@
+/* lanes.h -- mh_pass's launch lanes (internal to the pass, src/analyses).
+ *
+ * A lane is a thread with its own copy of the model and its own heat,
+ * pattern and locality runs. The pass's reading thread gives every lane
+ * every record the model takes (so each lane's model equals the pass's at
+ * the same place in the trace) and the accesses of the launches that lane
+ * owns. A lane's emissions (heat maps, locality results) are copied into
+ * its output queue with a mark after each owned kernel end; the reading
+ * thread hands them to the pass in the order of the kernel ends in the
+ * trace, re-pointed at the pass's model. See pass.h for when lanes are used. */
+#ifndef MH_ANALYSES_LANES_H
+#define MH_ANALYSES_LANES_H
+
+#include "memheat/pass.h"
+
+typedef struct mh_lanes mh_lanes;
+
+typedef struct mh_lanes_sink {
+    void *ctx; /* results, already pointing at the pass's model */
+    int (*heat)(void *ctx, const mh_heat_result *r, mh_err *err);
+    int (*loc)(void *ctx, const mh_loc_result *r, mh_err *err);
+} mh_lanes_sink;
+
+/* n lanes running the analyses of o (resolved: patterns imply heat) on
+ * models started from hdr; results are re-pointed at model m. */
+int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_trace_header *hdr, const mh_model *m,
+                 const mh_lanes_sink *sink, mh_err *err);
+/* A record the model takes (not accesses), after the pass's model; owner =
+ * the lane owning the launch of a KERNEL_END (its results are handed on in
+ * this kernel end's turn), else -1. */
+int mh_lanes_record(mh_lanes *l, const mh_record *rec, int owner, mh_err *err);
+/* Accesses of launches lane `lane` owns. */
+int mh_lanes_accesses(mh_lanes *l, unsigned lane, const mh_access *v, size_t n, mh_err *err);
+/* Hands every ready result to the sink, in kernel-end order; wait = 1: all
+ * of them (the lanes finish what they were given first). */
+int mh_lanes_deliver(mh_lanes *l, int wait, mh_err *err);
+/* Lets the lanes finish their analyses (launches that never ended are
+ * emitted) and hands their results on, lane by lane. */
+int mh_lanes_finish(mh_lanes *l, mh_err *err);
+/* After mh_lanes_finish: the lanes' pattern runs merged into dst (rank: see
+ * mh_pat_run_merge); peaks = the largest lane's. */
+int mh_lanes_merge_patterns(mh_lanes *l, mh_pat_run *dst, uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx,
+                            mh_err *err);
+void mh_lanes_peaks(const mh_lanes *l, size_t *heat, size_t *loc);
+/* Stops and joins the threads (without finishing when mh_lanes_finish was
+ * not called) and frees everything. */
+void mh_lanes_free(mh_lanes *l);
+
+/* The bytes each argument view of r's launch used, noted in model m (the
+ * pass's heat emission does it before the findings name the view). */
+void mh_lanes_note_used(mh_model *m, const mh_heat_result *r);
+
+#endif
