@@ -250,13 +250,7 @@ static int lane_batch(lane *ln, lbatch *b, mh_err *err) {
     return MH_OK;
 }
 
-static int lane_finish(lane *ln, mh_err *err) {
-    int rc = MH_OK;
-    if (ln->hr) rc = mh_heat_run_finish(ln->hr, err);
-    if (rc == MH_OK && ln->pat) rc = mh_pat_run_finish(ln->pat, err);
-    if (rc == MH_OK && ln->lr) rc = mh_loc_run_finish(ln->lr, err);
-    return rc;
-}
+static int lane_finish(lane *ln, mh_err *err) { return mh_pass_units_finish(ln->hr, ln->pat, ln->lr, err); }
 
 /* Moves what the lane emitted to its output queue (under the lock). */
 static void publish_mine(lane *ln) {

@@ -46,6 +46,10 @@ void mh_lanes_peaks(const mh_lanes *l, size_t *heat, size_t *loc);
  * not called) and frees everything. */
 void mh_lanes_free(mh_lanes *l);
 
+/* Finishes an executor's analyses in the pass's order: heat maps, patterns,
+ * locality (each may be NULL); defined in pass.c. */
+int mh_pass_units_finish(mh_heat_run *hr, mh_pat_run *pat, mh_loc_run *lr, mh_err *err);
+
 /* The bytes each argument view of r's launch used, noted in model m (the
  * pass's heat emission does it before the findings name the view). */
 void mh_lanes_note_used(mh_model *m, const mh_heat_result *r);

@@ -647,13 +647,15 @@ static int lanes_accesses(mh_pass *p, const mh_record *rec, int *cur, mh_err *er
     return rc;
 }
 
-static int finish_units(mh_pass *p, mh_err *err) {
+int mh_pass_units_finish(mh_heat_run *hr, mh_pat_run *pat, mh_loc_run *lr, mh_err *err) {
     int rc = MH_OK;
-    if (p->hr) rc = mh_heat_run_finish(p->hr, err);
-    if (rc == MH_OK && p->pat) rc = mh_pat_run_finish(p->pat, err);
-    if (rc == MH_OK && p->lr) rc = mh_loc_run_finish(p->lr, err);
+    if (hr) rc = mh_heat_run_finish(hr, err);
+    if (rc == MH_OK && pat) rc = mh_pat_run_finish(pat, err);
+    if (rc == MH_OK && lr) rc = mh_loc_run_finish(lr, err);
     return rc;
 }
+
+static int finish_units(mh_pass *p, mh_err *err) { return mh_pass_units_finish(p->hr, p->pat, p->lr, err); }
 
 static int has_record_consumer(const mh_pass *p) {
     for (size_t i = 0; i < p->nc; i++)

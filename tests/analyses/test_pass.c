@@ -233,17 +233,24 @@ static void test_errors_not_swallowed(void) {
     CHECK(p == NULL);
 }
 
-/* A launch still open while many later launches are announced (concurrent
- * kernels): the model grows its launch array under the open heat map. The
- * maps must still see their launch (ASan catches a stale pointer). */
-static void test_open_launch_across_growth(void) {
-    mh_err err = {0};
+/* The header of the traces written here: a synthetic device, warps of 32,
+ * sectors of 32 bytes. */
+static mh_trace_header synthetic_header(void) {
     mh_trace_header h = {0};
     h.producer = "test_pass";
     h.command = h.note = "";
     h.device.name = "synthetic";
     h.device.warp_size = 32;
     h.device.sector_size = 32;
+    return h;
+}
+
+/* A launch still open while many later launches are announced (concurrent
+ * kernels): the model grows its launch array under the open heat map. The
+ * maps must still see their launch (ASan catches a stale pointer). */
+static void test_open_launch_across_growth(void) {
+    mh_err err = {0};
+    mh_trace_header h = synthetic_header();
     mh_trace_writer *w;
     CHECK(mh_trace_create(&w, "pass_open.mht", &h, NULL, &err) == MH_OK);
     mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x1000, 4096, MH_SPACE_GLOBAL, "A"};
@@ -293,12 +300,7 @@ static void test_open_launch_across_growth(void) {
  * contradict the model (skipped), and a last launch that never ends. */
 static void write_lanes_trace(const char *path) {
     mh_err err = {0};
-    mh_trace_header h = {0};
-    h.producer = "test_pass";
-    h.command = h.note = "";
-    h.device.name = "synthetic";
-    h.device.warp_size = 32;
-    h.device.sector_size = 32;
+    mh_trace_header h = synthetic_header();
     mh_trace_writer *w;
     mh_trace_writer_opts wo = {0, 16 << 10}; /* small chunks: cuts and damage fall mid-trace */
     CHECK(mh_trace_create(&w, path, &h, &wo, &err) == MH_OK);

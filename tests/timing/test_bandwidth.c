@@ -135,7 +135,8 @@ static void test_analyze(void) {
     mh_timing_kernel *g = kern(&t, "gemm", 5000000, 6000000);
     g->has_counters = 1;
     g->c.dram_read_bytes = 1e6, g->c.dram_write_bytes = 0, g->c.flops_sp = 2e9, g->c.flops_dp = 0;
-    kern(&t, "nocounters", 7000000, 7000100);
+    kern(&t, "nocounters", 7000000, 7000050); /* twice 50 ns, back to back: launch-bound needs two launches */
+    kern(&t, "nocounters", 7000050, 7000100);
     copy(&t, MH_COPY_HTOD, 0, 500000, 1 << 20);
     mh_bw_report rep;
     mh_err err = {0};
@@ -162,7 +163,7 @@ static void test_analyze(void) {
     CHECK_NEAR_REL(r->ai, 2000, 1e-12);
     CHECK_NEAR_REL(r->flops_per_s, 2e12, 1e-12);
     r = &rep.rows[2];
-    /* no counters, no roofs; but 100 ns is far under the launch overhead (needs no counters) */
+    /* no counters, no roofs; but 50 ns is far under the launch overhead (needs no counters) */
     CHECK(strcmp(r->s.name, "nocounters") == 0 && isnan(r->eff_Bps) && r->verdict == MH_VERDICT_LAUNCH);
     /* overlap: HtoD [0,0.5ms) overlaps the first copy kernel [0,1ms) completely */
     CHECK(rep.devices[0].overlap.copy_exposed_ns == 0 && rep.devices[0].overlap.htod_ns == 500000);
@@ -185,7 +186,7 @@ static void test_analyze(void) {
     snprintf(p, sizeof p, "%s/with-analysis.json", dir);
     CHECK(mh_timing_save(&t, j, p, &err) == MH_OK);
     mh_timing u;
-    CHECK(mh_timing_load(&u, p, &err) == MH_OK && u.nkernels == 4 && u.measured_peak_Bps == 100e9);
+    CHECK(mh_timing_load(&u, p, &err) == MH_OK && u.nkernels == 5 && u.measured_peak_Bps == 100e9);
     mh_timing_free(&u);
     FILE *devnull = fopen("/dev/null", "w");
     if (devnull) {
