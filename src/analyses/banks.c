@@ -33,11 +33,15 @@ mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const u
     unsigned phases = mh_bank_phases(widest);
     uint32_t ws = warp_size ? warp_size : 32;
     uint32_t per = ws / phases ? ws / phases : 1; /* lanes per phase */
+    /* lanes arrive reduced (< ws) and per is a power of two nearly always:
+     * no division per lane then (two were a hot spot of shared requests) */
+    int per_shift = (per & (per - 1)) ? -1 : __builtin_ctz(per);
     uint64_t w[MAXW];
     size_t nw = 0;
     for (size_t i = 0; i < n && nw < MAXW; i++) {
         uint32_t sz = size[i] ? size[i] : 1;
-        uint64_t ph = (lane[i] % ws) / per;
+        uint32_t l = lane[i] < ws ? lane[i] : lane[i] % ws;
+        uint64_t ph = per_shift >= 0 ? l >> per_shift : l / per;
         if (ph >= phases) ph = phases - 1;
         uint64_t first = addr[i] / MH_BANK_WORD, last = (addr[i] + sz - 1) / MH_BANK_WORD;
         assert(last < (UINT64_C(1) << PHASE_SHIFT));

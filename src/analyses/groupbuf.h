@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "memheat/err.h"
 
@@ -38,6 +39,24 @@ typedef struct mh_grp_key {
     uint8_t pad;
 } mh_grp_key;
 
+/* Key k of the given fields, written as three 64-bit words: mh_grp_add
+ * compares keys a word at a time, and a word load from a key just written
+ * field by field (4 + 2 + 1 + 1 bytes) cannot be forwarded from those
+ * stores, which stalled every call until they reached the cache. */
+static inline void mh_grp_key_set(mh_grp_key *k, uint64_t pc, uint32_t launch, uint32_t block, uint32_t seq,
+                                  uint16_t warp, uint8_t space) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _Static_assert(sizeof(mh_grp_key) == 24 && offsetof(mh_grp_key, launch) == 8 && offsetof(mh_grp_key, block) == 12 &&
+                       offsetof(mh_grp_key, seq) == 16 && offsetof(mh_grp_key, warp) == 20 &&
+                       offsetof(mh_grp_key, space) == 22 && offsetof(mh_grp_key, pad) == 23,
+                   "mh_grp_key layout");
+    uint64_t w[3] = {pc, launch | (uint64_t)block << 32, seq | (uint64_t)warp << 32 | (uint64_t)space << 48};
+    memcpy(k, w, sizeof w);
+#else
+    *k = (mh_grp_key){pc, launch, block, seq, warp, space, 0};
+#endif
+}
+
 typedef struct mh_grp_entry {
     uint64_t canon;  /* canonical address key (canon.h) */
     uint32_t raw_lo; /* low 32 bits of the raw address (alignment, banks) */
@@ -45,6 +64,22 @@ typedef struct mh_grp_entry {
     uint8_t size;    /* bytes */
     uint8_t kind;    /* enum mh_kind */
 } mh_grp_entry;
+
+/* Entry e of the given fields, written as two 64-bit words (mh_grp_add
+ * copies it whole: see mh_grp_key_set). */
+static inline void mh_grp_entry_set(mh_grp_entry *e, uint64_t canon, uint32_t raw_lo, uint16_t thread, uint8_t size,
+                                    uint8_t kind) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _Static_assert(sizeof(mh_grp_entry) == 16 && offsetof(mh_grp_entry, raw_lo) == 8 &&
+                       offsetof(mh_grp_entry, thread) == 12 && offsetof(mh_grp_entry, size) == 14 &&
+                       offsetof(mh_grp_entry, kind) == 15,
+                   "mh_grp_entry layout");
+    uint64_t w[2] = {canon, raw_lo | (uint64_t)thread << 32 | (uint64_t)size << 48 | (uint64_t)kind << 56};
+    memcpy(e, w, sizeof w);
+#else
+    *e = (mh_grp_entry){canon, raw_lo, thread, size, kind};
+#endif
+}
 
 /* Called once per finished group; may reorder v. */
 typedef int (*mh_grp_done_fn)(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err);

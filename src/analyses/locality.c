@@ -321,7 +321,23 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
         seg_lt[g] = log2(seg_tot[g]);
     }
     double all_tot = (double)n, all_lt = nseg == 1 ? seg_lt[0] : log2(all_tot);
+    /* Levels below `next` have the runs of the level last computed (no two
+     * neighbouring runs of a segment agree after dropping fewer bits), so the
+     * same entropies, added again without merging or summing (a warp's
+     * 4-byte words: levels 1 and 2). */
+    double h_seg[MH_SPACE_COUNT], h_all = 0;
+    unsigned next = 0;
     for (unsigned d = 0; d < MH_LOC_NBITS; d++) {
+        if (d < next) {
+            if (nseg == 1) {
+                row[seg_sp[0]].sum[d] += h_all;
+                row[MH_LOC_TOTAL].sum[d] += h_all;
+            } else {
+                for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].sum[d] += h_seg[g];
+                row[MH_LOC_TOTAL].sum[d] += h_all;
+            }
+            continue;
+        }
         if (d) { /* merge runs whose keys agree after dropping d bits, segment by segment */
             size_t w = 0;
             for (size_t g = 0; g < nseg; g++) {
@@ -339,16 +355,26 @@ static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
             seg_a[nseg] = nr = w;
         }
         if (nseg == 1) { /* the segment is the whole step: seg_tot[0] == n */
-            double h = runs_entropy(cnt, nr, all_tot, all_lt);
-            row[seg_sp[0]].sum[d] += h;
-            row[MH_LOC_TOTAL].sum[d] += h;
+            h_all = runs_entropy(cnt, nr, all_tot, all_lt);
+            row[seg_sp[0]].sum[d] += h_all;
+            row[MH_LOC_TOTAL].sum[d] += h_all;
         } else {
-            for (size_t g = 0; g < nseg; g++)
-                row[seg_sp[g]].sum[d] +=
-                    runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g], seg_lt[g]);
-            row[MH_LOC_TOTAL].sum[d] += runs_entropy(cnt, nr, all_tot, all_lt);
+            for (size_t g = 0; g < nseg; g++) {
+                h_seg[g] = runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g], seg_lt[g]);
+                row[seg_sp[g]].sum[d] += h_seg[g];
+            }
+            h_all = runs_entropy(cnt, nr, all_tot, all_lt);
+            row[MH_LOC_TOTAL].sum[d] += h_all;
         }
         if (nr == nseg) break; /* one run per space: every further level adds 0 */
+        /* the first level at which two neighbouring runs of a segment merge:
+         * keys x < y agree after dropping b bits iff b >= bit length of x ^ y */
+        next = MH_LOC_NBITS;
+        for (size_t g = 0; g < nseg; g++)
+            for (size_t i = seg_a[g] + 1; i < seg_a[g + 1]; i++) {
+                unsigned b = 64u - (unsigned)__builtin_clzll(keys[i - 1] ^ keys[i]); /* keys differ: xor != 0 */
+                if (b < next) next = b;
+            }
     }
     for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
     row[MH_LOC_TOTAL].steps++;
@@ -621,8 +647,10 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
             if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) ls->unattributed++;
             if (cnt_add(lr, ls, key) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
-            mh_grp_key gk = {0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT, 0};
-            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            mh_grp_key gk;
+            mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
+            mh_grp_entry ge;
+            mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
             int rc = mh_grp_add(lr->grp, &gk, &ge, err);
             if (rc) return rc;
         }

@@ -61,6 +61,18 @@ static size_t ent_slot(uint16_t thread, uint64_t pc, uint32_t cap) {
     return (size_t)((mh_mix64(pc ^ (g << 48 | g)) << 2) + (thread & 3u)) & (cap - 1);
 }
 
+/* The probe sequence after slot j (*step probes made in the current lane):
+ * the same lane of the following lines, so a group of four threads that
+ * collides with another lands in one line again without walking through
+ * the other group's slots one by one; after cap / 4 probes (the lane is
+ * full: threads of one lane only) the next lane. It visits every slot once,
+ * so inserts and lookups, which follow it alike, always end. */
+static inline size_t ent_probe(size_t j, uint32_t *step, uint32_t cap) {
+    if (++*step < cap / 4) return (j + 4) & (cap - 1);
+    *step = 0;
+    return (j + 5) & (cap - 1);
+}
+
 int mh_occ_new(mh_occ **out, size_t budget, mh_err *err) {
     mh_occ *o = calloc(1, sizeof *o);
     if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
@@ -250,7 +262,8 @@ static int table_grow(mh_occ *o, oblk *x) {
     for (uint32_t i = 0; i < x->cap; i++) {
         if (!x->t[i].count) continue;
         size_t j = ent_slot(x->t[i].thread, x->t[i].pc, cap);
-        while (t[j].count) j = (j + 1) & (cap - 1);
+        uint32_t step = 0;
+        while (t[j].count) j = ent_probe(j, &step, cap);
         t[j] = x->t[i];
     }
     o->bytes += (size_t)(cap - x->cap) * sizeof *t;
@@ -275,7 +288,8 @@ int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uin
     if ((x->n + 1) * 4 > x->cap * 3 && table_grow(o, x) != MH_OK)
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
     size_t j = ent_slot(thread, pc, x->cap);
-    while (x->t[j].count && !(x->t[j].pc == pc && x->t[j].thread == thread)) j = (j + 1) & (x->cap - 1);
+    uint32_t step = 0;
+    while (x->t[j].count && !(x->t[j].pc == pc && x->t[j].thread == thread)) j = ent_probe(j, &step, x->cap);
     ent *e = &x->t[j];
     if (!e->count) {
         e->pc = pc;

@@ -27,6 +27,12 @@
 #include "util/hash.h"
 
 
+/* x / d and x % d for a warp or sector size d (never 0), nearly always a
+ * power of two: a shift or a mask instead of a division, several of which
+ * every lane of every request needed. */
+static inline uint64_t div_by(uint64_t x, uint32_t d) { return (d & (d - 1)) ? x / d : x >> __builtin_ctz(d); }
+static inline uint32_t mod_by(uint32_t x, uint32_t d) { return (d & (d - 1)) ? x % d : x & (d - 1); }
+
 static void note(mh_pat_run *pr) {
     size_t b = pr->bytes + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
     if (b > pr->peak) pr->peak = b;
@@ -180,7 +186,7 @@ static int owner_add(mh_pat_run *pr, pstate *s, uint64_t word, uint32_t block, u
         o->state = 1;
         s->nown++;
     } else if (o->state < 3 && o->thread != thread) {
-        o->state = (o->thread / ws == thread / ws) ? 2 : 3;
+        o->state = (div_by(o->thread, ws) == div_by(thread, ws)) ? 2 : 3;
     }
     return MH_OK;
 }
@@ -234,7 +240,7 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
     for (size_t i = 0; i < n; i++) {
         uint32_t sz = v[i].size ? v[i].size : 1;
         uint64_t lo = v[i].raw_lo, hi = lo + sz - 1;
-        for (uint64_t t = lo / ss; t <= hi / ss && nsec < MAXL * 4; t++) sec[nsec++] = t;
+        for (uint64_t t = div_by(lo, ss), te = div_by(hi, ss); t <= te && nsec < MAXL * 4; t++) sec[nsec++] = t;
         iv[i].lo = MH_CANON_OFF(v[i].canon);
         iv[i].hi = iv[i].lo + sz;
     }
@@ -261,10 +267,10 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
     int64_t d[MAXL];
     size_t nd = 0;
     for (size_t i = 1; i < n; i++) {
-        int64_t dl = (int64_t)(v[i].thread % ws) - (int64_t)(v[i - 1].thread % ws);
+        int64_t dl = (int64_t)mod_by(v[i].thread, ws) - (int64_t)mod_by(v[i - 1].thread, ws);
         int64_t doff = (int64_t)MH_CANON_OFF(v[i].canon) - (int64_t)MH_CANON_OFF(v[i - 1].canon);
         if (dl <= 0) continue;
-        d[nd++] = (doff % dl == 0) ? doff / dl : INT64_MIN;
+        d[nd++] = dl == 1 ? doff : (doff % dl == 0) ? doff / dl : INT64_MIN; /* neighbour lanes: no division */
     }
     int64_t mode = INT64_MIN;
     size_t modec = 0;
@@ -336,7 +342,7 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
         for (size_t i = 0; i < m; i++) {
             a[i] = v[i].raw_lo;
             sz[i] = v[i].size;
-            lane[i] = v[i].thread % ws;
+            lane[i] = mod_by(v[i].thread, ws);
         }
         mh_bank_cost cost = mh_bank_cost_of(a, sz, lane, m, ws);
         return mh_bank_add(&pr->banks, k->launch, k->pc, MH_CANON_OBJ(v[0].canon), v[0].kind, cost, k->block, k->warp,
@@ -646,13 +652,15 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
                     if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
                         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             }
-            uint32_t warp = a->thread / ws, occ = 0;
+            uint32_t warp = (uint32_t)div_by(a->thread, ws), occ = 0;
             /* the lanes' k-th execution of this pc form one warp instruction */
             int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
             if (rc) return rc;
-            mh_grp_key gk = {a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
-                             (uint8_t)space, 0};
-            mh_grp_entry ge = {key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a)};
+            mh_grp_key gk;
+            mh_grp_key_set(&gk, a->pc, a->launch, a->block, occ,
+                           (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
+            mh_grp_entry ge;
+            mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
             rc = mh_grp_add(pr->grp, &gk, &ge, err);
             if (rc) return rc;
         }

@@ -474,6 +474,26 @@ static void test_json_oracle_fields(void) {
     unlink(t.path);
 }
 
+/* Lane numbers are taken modulo the warp size, and the lanes of a phase
+ * are ws / phases also when that is no power of two: a 24-lane warp of
+ * float4 loads is 4 phases of 6 lanes, 24 consecutive words each. */
+static void test_lane_numbers_and_odd_warp(void) {
+    uint64_t a[32];
+    uint32_t s[32], ln[32], hi[32];
+    for (unsigned l = 0; l < 32; l++) {
+        a[l] = 16u * l;
+        s[l] = 16;
+        ln[l] = l;
+        hi[l] = l + 64; /* the same lanes, numbered from the third warp */
+    }
+    mh_bank_cost c = mh_bank_cost_of(a, s, ln, 32, 32), d = mh_bank_cost_of(a, s, hi, 32, 32);
+    CHECK_COST(c, 4, 4, 1);
+    CHECK_COST(d, 4, 4, 1);
+    CHECK_COST(mh_bank_cost_of(a, s, ln, 24, 24), 4, 4, 1);
+    for (unsigned l = 0; l < 24; l++) hi[l] = l + 24;
+    CHECK_COST(mh_bank_cost_of(a, s, hi, 24, 24), 4, 4, 1);
+}
+
 MH_TEST_MAIN(T(test_phases), T(test_degree_by_hand), T(test_subword), T(test_ncu_cases), T(test_wide), T(test_partial),
              T(test_broadcast), T(test_table), T(test_growing_stride), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector),
-             T(test_json_oracle_fields))
+             T(test_json_oracle_fields), T(test_lane_numbers_and_odd_warp))

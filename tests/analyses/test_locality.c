@@ -219,6 +219,44 @@ static void test_local_space_per_thread(void) {
     unlink(t.path);
 }
 
+/* One step of one block holds every access of the launch, so its parallel
+ * spatial locality with d bits dropped is the launch's address entropy with
+ * d bits dropped (computed apart, at the kernel end), per space and in
+ * total. The offsets make neighbouring addresses first merge at different
+ * levels (1 to 10 bits, with gaps), with repeats, in two spaces. */
+static void test_psl_levels_match_entropy(void) {
+    static const uint32_t goff[] = {0, 0, 1, 2, 3, 8, 8, 8, 40, 44, 64, 200, 512, 516, 1020, 3000, 3000, 3072};
+    static const uint32_t soff[] = {0, 4, 4, 12, 64, 128, 132, 1000};
+    tb t;
+    CHECK(tb_open(&t, "levels"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x10000, 4096, MH_SPACE_GLOBAL, "G");
+    tb_launch(&t, 0, "levels", 1, 64);
+    uint16_t th = 0;
+    for (size_t i = 0; i < sizeof goff / sizeof *goff; i++, th++)
+        tb_acc(&t, 0, 0, th, 0, 0x10000 + goff[i], 1, MH_KIND_LOAD, MH_SPACE_GLOBAL, 1);
+    for (size_t i = 0; i < sizeof soff / sizeof *soff; i++, th++)
+        tb_acc(&t, 0, 0, th, 0, soff[i], 4, MH_KIND_STORE, MH_SPACE_SHARED, 2);
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    CHECK_EQ_U(res.nloc, 1);
+    if (res.nloc == 1) {
+        const int cols[] = {MH_SPACE_GLOBAL, MH_SPACE_SHARED, MH_LOC_TOTAL};
+        for (int c = 0; c < 3; c++) {
+            const mh_loc_metrics *m = &res.loc[0].r.m[cols[c]];
+            CHECK_EQ_U(m->psl_steps, 1);
+            for (int d = 0; d < MH_LOC_NBITS; d++) NEAR(m->psl[d], m->entropy[d]);
+        }
+        /* and by hand: the global offsets with 0 and 3 bits dropped */
+        const double g0[] = {2, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 2, 1}, g3[] = {5, 3, 2, 1, 1, 2, 1, 2, 1};
+        NEAR(res.loc[0].r.m[MH_SPACE_GLOBAL].psl[0], H(g0, 14));
+        NEAR(res.loc[0].r.m[MH_SPACE_GLOBAL].psl[3], H(g3, 9));
+    }
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
 /* A trace cut short is analysed up to its last whole chunk. */
 static void test_truncated(void) {
     tb t;
@@ -250,4 +288,5 @@ static void test_truncated(void) {
 }
 
 MH_TEST_MAIN(T(test_entropy_helper), T(test_small_by_hand), T(test_placement_independent), T(test_uniform_sweep),
-             T(test_budget_eviction), T(test_local_space_per_thread), T(test_truncated))
+             T(test_budget_eviction), T(test_local_space_per_thread), T(test_psl_levels_match_entropy),
+             T(test_truncated))

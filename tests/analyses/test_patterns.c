@@ -431,6 +431,33 @@ static void test_occur_counts(void) {
     mh_occ_free(o);
 }
 
+/* Counters whose threads all fall in one lane of the table's four-slot
+ * groups (threads 0, 4, 8, ...: one lane of every line, so the lane fills
+ * before the table grows) and counters of many pcs per thread: every
+ * (thread, pc) keeps its own count, also across the table's growth. */
+static void test_occur_one_lane(void) {
+    mh_occ *o = NULL;
+    CHECK(mh_occ_new(&o, (size_t)64 << 20, NULL) == MH_OK);
+    if (!o) return;
+    uint32_t k = 99;
+    enum { TH = 200, PCS = 3, ROUNDS = 3 };
+    int ok = 1;
+    for (uint32_t r = 0; r < ROUNDS; r++)
+        for (uint16_t t = 0; t < TH; t++)
+            for (uint64_t pc = 0; pc < PCS; pc++) {
+                if (mh_occ_next(o, 1, 7, (uint16_t)(t * 4), 0x1000 + pc * 8, &k, NULL) != MH_OK || k != r) ok = 0;
+                /* a thread of another lane at the same pcs, counted apart */
+                if (!(t % 50) && (mh_occ_next(o, 1, 7, (uint16_t)(t * 4 + 1), 0x1000 + pc * 8, &k, NULL) != MH_OK ||
+                                  k != r))
+                    ok = 0;
+            }
+    CHECK(ok);
+    CHECK_EQ_U(mh_occ_restarts(o), 0);
+    /* 600 + 12 counters in a table of >= 1024 slots: 16 bytes each */
+    CHECK(mh_occ_bytes(o) >= 1024 * 16);
+    mh_occ_free(o);
+}
+
 MH_TEST_MAIN(T(test_stride_and_source), T(test_2d_misaligned_vs_control), T(test_misaligned_not_false_sharing),
              T(test_sorted_by_cost), T(test_shared_variants), T(test_column_walk), T(test_json),
-             T(test_divergent_store_coalesced), T(test_merged_pcs), T(test_occur_counts))
+             T(test_divergent_store_coalesced), T(test_merged_pcs), T(test_occur_counts), T(test_occur_one_lane))
