@@ -149,7 +149,10 @@ function hottestRuns(h, n) {
 var ROWH = 18, LABELW = 200, CELLW = 30, GAP = 10, SECW = 38, MAXH = 15000000, STRIPW = 16;
 var tip = null;
 function showTip(text, x, y) {
-  if (!tip) { tip = el("div", { cls: "hm-tip" }); document.body.appendChild(tip); }
+  if (!tip) {
+    tip = el("div", { cls: "hm-tip" }); document.body.appendChild(tip);
+    window.addEventListener("resize", hideTip); // placed for the old window size: it would stick out
+  }
   tip.textContent = text; tip.style.display = "block";
   tip.style.left = Math.max(0, Math.min(x + 14, window.innerWidth - 340)) + "px"; tip.style.top = (y + 14) + "px";
 }
