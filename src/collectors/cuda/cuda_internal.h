@@ -124,6 +124,7 @@ typedef struct mh_cuda {
     uint64_t cubins_named, cubins_unnamed, cubins_failed; /* under mod_mu (MEMHEAT_CUDA_DEBUG=1) */
     char cubin_err[160];        /* under mod_mu: why the first cubin could not be read */
     uint32_t next_launch;
+    uint32_t launches_ended;    /* LAUNCH_END callbacks seen, under mu (mh_cuda_launch_activity) */
     uint32_t next_alloc;
     uint64_t buffer_records;
     uint32_t smem_reserved;     /* bytes at the start of every block's shared window the system keeps */

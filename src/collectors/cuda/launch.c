@@ -518,6 +518,7 @@ untraced:
 void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
     mh_cuda_flight **pp, *fl = NULL;
     pthread_mutex_lock(&g_mh.mu);
+    g_mh.launches_ended++; /* queued: modules.c's unpatch checks for launches meanwhile */
     for (pp = &g_mh.flights; *pp; pp = &(*pp)->next)
         if ((*pp)->h == ld->hLaunch) {
             fl = *pp;

@@ -37,16 +37,18 @@ static _Thread_local int tl_in_patch;
  * two threads, two streams, on the H100). So the context is synchronised
  * before each patch and unpatch: the cost of one wait per traced
  * configuration, where the traced launch waits anyway. The wait drains only
- * what was queued before it: a launch another thread begins during the wait
- * may still run the patch, so then the module is not unpatched at all (it
- * keeps its patch, as after a failed unpatch). Left open: a launch begun
+ * what was queued before it: a launch another thread begins (or, begun
+ * before, queues) during the wait may still run the patch, so then the module
+ * is not unpatched at all (it keeps its patch, as after a failed unpatch). Left open: a launch begun
  * between that check and the unpatch call itself (no lock can close it: the
  * unpatch may need the other thread to leave the driver first). */
 
-/* Launches begun so far, by every thread (LAUNCH_BEGIN counts them). */
-static uint32_t mh_cuda_launches_begun(void) {
+/* Launch activity so far, by every thread: launches begun (LAUNCH_BEGIN)
+ * and ended (LAUNCH_END, after the kernel is queued), in one number that
+ * changes whenever either does. */
+static uint64_t mh_cuda_launch_activity(void) {
     pthread_mutex_lock(&g_mh.mu);
-    uint32_t n = g_mh.next_launch;
+    uint64_t n = ((uint64_t)g_mh.next_launch << 32) ^ g_mh.launches_ended;
     pthread_mutex_unlock(&g_mh.mu);
     return n;
 }
@@ -201,13 +203,14 @@ static void mh_cuda_unpatch_idle(void) {
         /* Only the holder of patch_mu patches or unpatches, and launches of
          * this module can only become traced through patch_mu: unpatching
          * now is safe although mod_mu is released. */
-        uint32_t before = mh_cuda_launches_begun();
+        uint64_t before = mh_cuda_launch_activity();
         mh_cuda_patch_quiesce(ctx);
-        if (!g_mh.patch_nosync && mh_cuda_launches_begun() != before) {
-            /* another thread launched while we waited: its kernel may run the
-             * patched code, which unpatching would take away under it. The
-             * module keeps its patch (untraced launches run the patched code,
-             * slower but right). */
+        if (!g_mh.patch_nosync && mh_cuda_launch_activity() != before) {
+            /* another thread began a launch, or queued one it had begun,
+             * while we waited: its kernel may run the patched code, which
+             * unpatching would take away under it. The module keeps its
+             * patch (untraced launches run the patched code, slower but
+             * right). */
             pthread_mutex_lock(&g_mh.mod_mu);
             mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
             if (m) {
