@@ -9,7 +9,9 @@
  *
  * Writer and reader are not thread-safe: a collector with several threads
  * serializes its calls. Strings handed out by the reader live until the next
- * mh_trace_next() call. */
+ * mh_trace_next() call. The reader may decompress chunks ahead on a helper
+ * thread of its own (mh_trace_reader_opts); callers see the same records and
+ * errors either way, and mh_trace_close_reader joins that thread. */
 #ifndef MEMHEAT_TRACE_H
 #define MEMHEAT_TRACE_H
 
@@ -227,8 +229,22 @@ uint64_t mh_trace_written_accesses(const mh_trace_writer *w);
 /* ---- reader ---- */
 typedef struct mh_trace_reader mh_trace_reader;
 
+#define MH_TRACE_DEFAULT_READAHEAD 2 /* chunks decompressed ahead where that is on */
+#define MH_TRACE_MAX_READAHEAD 8
+
+typedef struct mh_trace_reader_opts {
+    /* Chunks read and decompressed ahead on a helper thread while the caller
+     * walks the current one: 0 = none (everything on the caller's thread),
+     * up to MH_TRACE_MAX_READAHEAD; -1 = the environment's MEMHEAT_READAHEAD
+     * if set, else MH_TRACE_DEFAULT_READAHEAD on a machine with more than one
+     * CPU online and 0 on one with one. Records, errors and the point where
+     * an error shows are the same for every value. */
+    int readahead;
+} mh_trace_reader_opts;
+
 /* Opens path, checks magic and version, and reads the header record. */
-int mh_trace_open(mh_trace_reader **r, const char *path, mh_err *err);
+int mh_trace_open(mh_trace_reader **r, const char *path, mh_err *err); /* opts readahead = -1 */
+int mh_trace_open_opts(mh_trace_reader **r, const char *path, const mh_trace_reader_opts *opts, mh_err *err);
 const mh_trace_header *mh_trace_header_get(const mh_trace_reader *r);
 /* Next record. Returns MH_OK with rec->type == MH_REC_EOF at the end of a
  * clean or cut-short file. A file that ends inside a chunk returns

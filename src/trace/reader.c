@@ -1,7 +1,8 @@
 /* reader.c -- streaming reader of trace formats v1, v2 and v3.
  *
- * Reads one chunk at a time: checks the chunk header's CRC, reads the payload,
- * checks its CRC, decompresses it and walks its records with bounds checks.
+ * Takes one chunk at a time from the chunk source (chunks.h: read, CRCs
+ * checked, decompressed; inline or ahead on a helper thread) and walks its
+ * records with bounds checks.
  * Every defect becomes an error code and a message naming the file, chunk and
  * byte offset; records of whole chunks before a cut or a damaged chunk have
  * already been handed out by then. */
@@ -9,22 +10,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
+#include "trace/chunks.h"
 #include "trace/format.h"
-#include "util/crc32c.h"
 #include "util/grow.h"
 
 struct mh_trace_reader {
-    FILE *f;
     char path[1024];
-    uint64_t offset;      /* file offset of the next chunk */
-    uint64_t chunks;      /* whole chunks read */
-    unsigned char *raw;   /* current decompressed chunk */
-    size_t rlen, rcap, rpos;
-    unsigned char *comp;
-    size_t ccap;
-    ZSTD_DCtx *dctx;
+    mh_tf_loader ld;      /* file, offset and zstd context; the helper's while ahead runs */
+    mh_tf_ahead *ahead;   /* read-ahead helper, or NULL: chunks are loaded inline */
+    mh_tf_buf own;        /* the inline path's chunk buffer (and chunk 0's) */
+    uint64_t offset;      /* file offset after the current chunk (for messages) */
+    uint64_t chunks;      /* whole chunks handed to the record walk */
+    const unsigned char *raw; /* current decompressed chunk */
+    size_t rlen, rpos;
     mh_access *acc;       /* decoded accesses of the current record */
     size_t acc_cap;
     char *strs;           /* NUL-terminated copies of the current record's strings */
@@ -48,70 +49,30 @@ const char *mh_kind_name(unsigned kind) {
     return kind < 3 ? n[kind] : "unknown";
 }
 
-/* Reads exactly n bytes; returns n, or the short count at end of file. */
-static size_t read_n(mh_trace_reader *r, void *buf, size_t n) {
-    size_t got = fread(buf, 1, n, r->f);
-    r->offset += got;
-    return got;
-}
-
 static int fail(mh_trace_reader *r, int code, mh_err *err, const char *what) {
     r->failed = 1;
     return mh_err_set(err, code, "%s: %s (chunk %llu, byte offset %llu)", r->path, what,
                       (unsigned long long)r->chunks, (unsigned long long)r->offset);
 }
 
-/* Loads the next chunk. Sets r->done at a clean end of file. */
+/* Moves to the next chunk, inline or from the read-ahead helper; sets
+ * r->done at a clean end of file. Errors are mh_tf_load's, word for word. */
 static int load_chunk(mh_trace_reader *r, mh_err *err) {
-    unsigned char h[MH_TF_CHUNK_HDR_BYTES];
-    uint64_t start = r->offset;
-    size_t got = read_n(r, h, sizeof h);
-    if (got == 0) {
-        if (ferror(r->f)) return fail(r, MH_ERR_IO, err, strerror(errno));
+    const mh_tf_buf *b = &r->own;
+    int rc = r->ahead ? mh_tf_ahead_next(r->ahead, &b, err) : mh_tf_load(&r->ld, &r->own, err);
+    if (rc != MH_OK) {
+        r->failed = 1;
+        return rc;
+    }
+    if (b->eof) {
         r->done = 1;
         return MH_OK;
     }
-    if (got < sizeof h) {
-        r->failed = 1;
-        return mh_err_set(err, MH_ERR_TRUNCATED,
-                          "%s: file is cut short inside chunk %llu (at byte %llu); the %llu whole chunks before it were read",
-                          r->path, (unsigned long long)r->chunks, (unsigned long long)start,
-                          (unsigned long long)r->chunks);
-    }
-    if (mh_get32(h + 20) != mh_crc32c(0, h, 20) || mh_get32(h) != MH_TF_CHUNK_MAGIC)
-        return fail(r, MH_ERR_CORRUPT, err, "damaged chunk header (checksum mismatch)");
-    uint32_t rlen = mh_get32(h + 8), clen = mh_get32(h + 12);
-    if (mh_get32(h + 4) != (uint32_t)r->chunks)
-        return fail(r, MH_ERR_CORRUPT, err, "chunks out of sequence");
-    if (rlen > MH_TF_MAX_RAW || clen > ZSTD_compressBound(rlen) || clen == 0)
-        return fail(r, MH_ERR_CORRUPT, err, "chunk sizes out of range");
-    if (clen > r->ccap) {
-        unsigned char *p = realloc(r->comp, clen);
-        if (!p) return fail(r, MH_ERR_NOMEM, err, "out of memory");
-        r->comp = p;
-        r->ccap = clen;
-    }
-    if (read_n(r, r->comp, clen) < clen) {
-        if (ferror(r->f)) return fail(r, MH_ERR_IO, err, strerror(errno));
-        r->failed = 1;
-        return mh_err_set(err, MH_ERR_TRUNCATED,
-                          "%s: file is cut short inside chunk %llu (at byte %llu); the %llu whole chunks before it were read",
-                          r->path, (unsigned long long)r->chunks, (unsigned long long)start,
-                          (unsigned long long)r->chunks);
-    }
-    if (mh_crc32c(0, r->comp, clen) != mh_get32(h + 16))
-        return fail(r, MH_ERR_CORRUPT, err, "damaged chunk data (checksum mismatch)");
-    if (rlen > r->rcap) {
-        unsigned char *p = realloc(r->raw, rlen);
-        if (!p) return fail(r, MH_ERR_NOMEM, err, "out of memory");
-        r->raw = p;
-        r->rcap = rlen;
-    }
-    size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, rlen, r->comp, clen);
-    if (ZSTD_isError(n) || n != rlen) return fail(r, MH_ERR_CORRUPT, err, "chunk does not decompress");
-    r->rlen = rlen;
+    r->raw = b->raw;
+    r->rlen = b->rlen;
     r->rpos = 0;
-    r->chunks++;
+    r->chunks = b->index + 1;
+    r->offset = b->end;
     return MH_OK;
 }
 
@@ -180,22 +141,42 @@ static int parse_header(mh_trace_reader *r, const unsigned char *p, size_t len, 
     return MH_OK;
 }
 
+/* Chunks to decompress ahead: the caller's choice, else MEMHEAT_READAHEAD
+ * (0 = off, 1..MH_TRACE_MAX_READAHEAD), else the default: on where a second
+ * CPU can run the helper (bench/analyses/README.md has the figures). */
+static unsigned readahead_depth(const mh_trace_reader_opts *opts) {
+    int d = opts ? opts->readahead : -1;
+    const char *e = d < 0 ? getenv("MEMHEAT_READAHEAD") : NULL;
+    if (e && *e) {
+        char *end;
+        long v = strtol(e, &end, 10);
+        if (*end == '\0' && v >= 0) d = (int)(v > MH_TRACE_MAX_READAHEAD ? MH_TRACE_MAX_READAHEAD : v);
+    }
+    if (d < 0) d = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? MH_TRACE_DEFAULT_READAHEAD : 0;
+    return (unsigned)(d > MH_TRACE_MAX_READAHEAD ? MH_TRACE_MAX_READAHEAD : d);
+}
+
 int mh_trace_open(mh_trace_reader **out, const char *path, mh_err *err) {
+    return mh_trace_open_opts(out, path, NULL, err);
+}
+
+int mh_trace_open_opts(mh_trace_reader **out, const char *path, const mh_trace_reader_opts *opts, mh_err *err) {
     *out = NULL;
     mh_trace_reader *r = calloc(1, sizeof *r);
     if (!r) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     snprintf(r->path, sizeof r->path, "%s", path);
-    r->f = fopen(path, "rb");
-    if (!r->f) {
+    r->ld.path = r->path;
+    r->ld.f = fopen(path, "rb");
+    if (!r->ld.f) {
         int e = errno;
         free(r);
         return mh_err_set(err, MH_ERR_IO, "cannot open trace %s: %s", path, strerror(e));
     }
-    r->dctx = ZSTD_createDCtx();
+    r->ld.dctx = ZSTD_createDCtx();
     unsigned char prefix[MH_TF_PREFIX_BYTES];
-    size_t got = r->dctx ? read_n(r, prefix, sizeof prefix) : 0;
+    size_t got = r->ld.dctx ? mh_tf_read(&r->ld, prefix, sizeof prefix) : 0;
     int rc = MH_OK;
-    if (!r->dctx)
+    if (!r->ld.dctx)
         rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     else if (got == 0)
         rc = mh_err_set(err, MH_ERR_EMPTY, "%s: empty file, not a memheat trace", path);
@@ -228,6 +209,10 @@ int mh_trace_open(mh_trace_reader **out, const char *path, mh_err *err) {
         mh_trace_close_reader(r);
         return rc;
     }
+    /* Chunk 0 was read inline; the rest comes from the helper where it runs
+     * (where it cannot start, inline: the records are the same). */
+    unsigned depth = readahead_depth(opts);
+    if (depth > 0 && !r->done) r->ahead = mh_tf_ahead_start(&r->ld, depth);
     *out = r;
     return MH_OK;
 }
@@ -413,10 +398,11 @@ int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err) {
 
 void mh_trace_close_reader(mh_trace_reader *r) {
     if (!r) return;
-    if (r->f) fclose(r->f);
-    if (r->dctx) ZSTD_freeDCtx(r->dctx);
-    free(r->raw);
-    free(r->comp);
+    mh_tf_ahead_stop(r->ahead); /* joins the helper before its loader goes */
+    if (r->ld.f) fclose(r->ld.f);
+    if (r->ld.dctx) ZSTD_freeDCtx(r->ld.dctx);
+    free(r->ld.comp);
+    free(r->own.raw);
     free(r->acc);
     free(r->strs);
     free(r->sampled);

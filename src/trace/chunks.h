@@ -1,0 +1,59 @@
+/* chunks.h -- the trace reader's chunk source (internal): reads, checks and
+ * decompresses the chunks of one file in order, either on the caller's
+ * thread (mh_tf_load) or ahead of it on one helper thread (mh_tf_ahead_*).
+ *
+ * Both paths run the same mh_tf_load, so they give the same chunks and, at a
+ * damaged or cut chunk, the same error with the same chunk number and byte
+ * offset; the helper stops at the first error or the end of the file, so
+ * nothing past an error is read by it. */
+#ifndef MH_TRACE_CHUNKS_H
+#define MH_TRACE_CHUNKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <zstd.h>
+
+#include "memheat/err.h"
+
+/* Where the next chunk comes from: owned by one thread at a time. */
+typedef struct mh_tf_loader {
+    FILE *f;
+    const char *path;    /* for messages; outlives the loader */
+    uint64_t offset;     /* file offset of the next byte to read */
+    uint64_t chunks;     /* whole chunks loaded */
+    unsigned char *comp; /* compressed payload buffer */
+    size_t ccap;
+    ZSTD_DCtx *dctx;
+} mh_tf_loader;
+
+/* One decompressed chunk (or the clean end of the file). */
+typedef struct mh_tf_buf {
+    unsigned char *raw;
+    size_t rlen, rcap;
+    uint64_t index; /* chunk number */
+    uint64_t end;   /* file offset after the chunk */
+    int eof;        /* 1: no chunk, the file ended cleanly */
+} mh_tf_buf;
+
+/* Reads exactly n bytes; returns n, or the short count at end of file. */
+size_t mh_tf_read(mh_tf_loader *ld, void *buf, size_t n);
+/* Loads the next chunk into b (b->eof at a clean end of file). Errors name
+ * ld->path, the chunk number and the byte offset reached. */
+int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err);
+
+/* ---- read-ahead ---- */
+typedef struct mh_tf_ahead mh_tf_ahead;
+
+/* Starts a helper thread that loads ld's chunks into up to `depth` buffers
+ * ahead of the caller; ld is the helper's until mh_tf_ahead_stop. Returns
+ * NULL (and ld stays the caller's) if the thread or buffers cannot be had. */
+mh_tf_ahead *mh_tf_ahead_start(mh_tf_loader *ld, unsigned depth);
+/* The next chunk in file order, or the error mh_tf_load met there. The
+ * buffer handed out before goes back to the helper. Not to be called again
+ * after an error or the end of the file. */
+int mh_tf_ahead_next(mh_tf_ahead *a, const mh_tf_buf **b, mh_err *err);
+/* Stops the helper (it finishes the chunk it is on), joins it, frees a. */
+void mh_tf_ahead_stop(mh_tf_ahead *a);
+
+#endif
