@@ -28,10 +28,15 @@
  *  - The pass itself (the first episode, and any after an episode of 2^22
  *    accesses or more: one big launch): ACCESSES records are copied into
  *    batches and each built-in analysis feeds on its own worker thread,
- *    while the main thread reads and decompresses the next batch. Every
- *    other record (launch, alloc, free, kernel end, ...) waits for the
- *    workers, goes into the model and then through the analyses on the
- *    calling thread, so the model never changes while a worker reads it.
+ *    taking the batches from a small ring at its own pace, while the main
+ *    thread reads and decompresses the next batch (waiting only while the
+ *    ring is full). Every other record (launch, alloc, free, kernel end, ...)
+ *    waits until every analysis has taken every batch, goes into the model
+ *    and then through the analyses on the calling thread, so the model never
+ *    changes while a worker reads it. With several errors, the one returned
+ *    is the first in trace order (an analysis's error on a batch comes
+ *    before anything read after that batch was handed over), then in the
+ *    order heat maps, patterns, locality, whatever the timing.
  *    At a kernel end after many accesses the locality analysis ends its
  *    launch on its worker while heat maps and patterns end on the calling
  *    thread (the worker only reads the model); its results are held and

@@ -1,23 +1,24 @@
 /* pass.c -- mh_pass: the one streaming pass reader -> model -> analyses ->
- * consumers (memheat/pass.h), with the built-in analyses fed on a small
- * pool of worker threads.
+ * consumers (memheat/pass.h), with the built-in analyses fed by worker
+ * threads (ring.h).
  *
  * The loop: ACCESSES records are copied into a batch (the reader's buffer is
- * reused at the next record); a full batch is handed to the pool, one task
- * per built-in analysis (heat, patterns, locality each own their state, so
- * they run side by side), while this thread reads on into the other batch.
- * Any other record is a barrier: wait for the pool, feed the model, then the
- * analyses and consumers here (a kernel end after many accesses gives the
- * locality unit's end to its worker meanwhile: end_split). Heat maps and locality results are emitted
- * only at a kernel end or at the finish, so every emission and consumer call
- * happens on this thread, in trace order, whatever the thread count.
+ * reused at the next record); a full batch goes into a ring of RING_SLOTS
+ * batches that the built-in analyses (heat, patterns, locality each own their
+ * state) consume each at its own pace on their workers, while this thread
+ * reads on into the next free slot; it waits only when every slot is in the
+ * workers. Any other record is a barrier: every batch through every analysis,
+ * then the model, then the analyses and consumers here (a kernel end after
+ * many accesses gives the locality unit's end to its worker meanwhile:
+ * end_split). Heat maps and locality results are emitted only at a kernel
+ * end or at the finish, so every emission and consumer call happens on this
+ * thread, in trace order, whatever the thread count.
  * Episodes of small launches go to launch lanes instead (lanes.c; which
  * executor takes an episode: lanes_launch), whose results come back here,
  * in trace order, with mh_lanes_deliver. */
 #include "memheat/pass.h"
 
 #include <assert.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "analyses/lanes.h"
+#include "analyses/ring.h"
 #include "util/grow.h"
 
 enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
@@ -33,6 +35,7 @@ enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
 #define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
 #define PROGRESS_EVERY 0.5        /* seconds between progress lines */
 #define BIG_EPISODE (1u << 22)    /* accesses of an episode after which the next one is split by analysis */
+#define RING_SLOTS 4              /* batches: one being filled, the others in the workers */
 #define MAIN (-1)                 /* the executor of launches analysed here (by analysis), not in a lane */
 
 /* Copied ACCESSES records waiting for, or in, the workers. */
@@ -41,6 +44,7 @@ typedef struct batch {
     size_t n, cap;
     size_t *rec_n; /* accesses per original record, in order */
     size_t nrec, caprec;
+    const mh_record *rec; /* set: the job is this one record instead (a split kernel end) */
 } batch;
 
 struct mh_pass {
@@ -56,24 +60,13 @@ struct mh_pass {
     size_t nc;
     mh_pass_stats st;
     int ran;
-    /* pool */
+    /* workers (ring.h): ring unit i is unit_at[i]; batch b[s] is ring slot s */
+    mh_ring *ring;
     unsigned nworkers;
-    pthread_t *tid;
-    struct worker_arg *wargs;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
     int pool_ok;
-    int stop;
-    const batch *job;      /* batch the workers are on, NULL = none */
-    const mh_record *job_rec; /* or the one record they are on (a split kernel end) */
-    unsigned gen;          /* bumped per submitted batch */
-    int task_n, task_done;
-    int task_unit[U_COUNT];
-    int task_pos[U_COUNT]; /* the unit's place among the pass's units: pins it to one worker */
-    int task_units;        /* the pass's units */
-    int task_rc[U_COUNT];
-    mh_err task_err[U_COUNT];
-    batch b[2];
+    int unit_at[U_COUNT];
+    unsigned loc_pos;
+    batch b[RING_SLOTS];
     /* bad-record check of accesses: the verdict for the last launch id asked,
      * valid until the model changes (a non-access record) */
     int chk_valid, chk_why;
@@ -190,138 +183,66 @@ static int unit_feed_batch(mh_pass *p, int u, const batch *b, mh_err *err) {
     return MH_OK;
 }
 
-/* ---- the pool ---- */
+/* ---- the workers: a ring of batches (ring.h) ---- */
 
-/* Task t (in unit order heat, patterns, locality) always runs on the same
- * worker, so an analysis's memory stays in one thread's malloc arena and
- * cache instead of being freed across threads. With fewer workers than
- * tasks, neighbours share one: on two workers heat + patterns run on one and
- * locality, the costliest, on the other. */
-static unsigned task_worker(int t, int ntasks, unsigned nworkers) {
-    return (unsigned)((uint64_t)t * nworkers / (unsigned)ntasks);
+/* A ring job: a batch in slot p->b[i], or (rec set) one record. */
+static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
+    mh_pass *p = ctx;
+    const batch *b = job;
+    int u = p->unit_at[pos];
+    return b->rec ? unit_feed(p, u, b->rec, err) : unit_feed_batch(p, u, b, err);
 }
 
-typedef struct worker_arg {
-    mh_pass *p;
-    unsigned w;
-} worker_arg;
-
-static void *worker(void *arg) {
-    worker_arg *wa = arg;
-    mh_pass *p = wa->p;
-    unsigned w = wa->w, seen = 0;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (!p->stop && ((!p->job && !p->job_rec) || p->gen == seen)) pthread_cond_wait(&p->go, &p->mu);
-        if (p->stop) break;
-        seen = p->gen;
-        const batch *b = p->job;
-        const mh_record *rec = p->job_rec;
-        int n = p->task_n, units = p->task_units, pos[U_COUNT];
-        memcpy(pos, p->task_pos, sizeof pos);
-        pthread_mutex_unlock(&p->mu);
-        int rc[U_COUNT] = {0}, mine = 0;
-        mh_err e[U_COUNT];
-        for (int t = 0; t < n; t++) {
-            if (task_worker(pos[t], units, p->nworkers) != w) continue;
-            memset(&e[t], 0, sizeof e[t]);
-            rc[t] = b ? unit_feed_batch(p, p->task_unit[t], b, &e[t]) : unit_feed(p, p->task_unit[t], rec, &e[t]);
-            mine++;
+/* Ring unit i is the pass's i-th unit (heat, patterns, locality order), so
+ * on two workers heat + patterns share one and locality, the costliest,
+ * has the other (ring.h pins units to workers). */
+static int pool_start(mh_pass *p, unsigned nworkers, mh_err *err) {
+    const void *units[U_COUNT] = {p->hr, p->pat, p->lr};
+    unsigned n = 0;
+    for (int u = 0; u < U_COUNT; u++)
+        if (units[u]) {
+            if (u == U_LOC) p->loc_pos = n;
+            p->unit_at[n++] = u;
         }
-        pthread_mutex_lock(&p->mu);
-        for (int t = 0; t < n; t++) {
-            if (task_worker(pos[t], units, p->nworkers) != w) continue;
-            p->task_rc[t] = rc[t];
-            if (rc[t]) p->task_err[t] = e[t];
-        }
-        p->task_done += mine;
-        if (p->task_done == p->task_n) pthread_cond_signal(&p->done);
+    int rc = mh_ring_new(&p->ring, n, nworkers, RING_SLOTS, ring_feed, p, err);
+    if (rc == MH_OK) {
+        p->pool_ok = 1;
+        p->nworkers = nworkers;
     }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-static int pool_start(mh_pass *p, unsigned n, mh_err *err) {
-    p->tid = calloc(n, sizeof *p->tid);
-    p->wargs = calloc(n, sizeof *p->wargs);
-    if (!p->tid || !p->wargs) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    p->pool_ok = 1;
-    /* nworkers is read by the workers: set it before any starts */
-    p->nworkers = n;
-    unsigned started = 0;
-    for (unsigned i = 0; i < n; i++) {
-        p->wargs[i] = (worker_arg){p, i};
-        if (pthread_create(&p->tid[i], NULL, worker, &p->wargs[i]) != 0) break;
-        started++;
-    }
-    if (started < n) {
-        p->nworkers = started; /* joined by pool_stop; tasks of the missing ones would never run */
-        return mh_err_set(err, MH_ERR_INTERNAL, "cannot start analysis threads");
-    }
-    return MH_OK;
-}
-
-static void pool_stop(mh_pass *p) {
-    if (!p->pool_ok) return;
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (unsigned i = 0; i < p->nworkers; i++) pthread_join(p->tid[i], NULL);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-    free(p->tid);
-    free(p->wargs);
-    p->tid = NULL;
-    p->wargs = NULL;
-    p->pool_ok = 0;
-}
-
-/* Waits for the batch in the workers, if any; returns the first error in
- * unit order (so the reported error does not depend on timing). */
-static int pool_wait(mh_pass *p, mh_err *err) {
-    if (!p->pool_ok) return MH_OK;
-    pthread_mutex_lock(&p->mu);
-    while ((p->job || p->job_rec) && p->task_done < p->task_n) pthread_cond_wait(&p->done, &p->mu);
-    int rc = MH_OK;
-    if (p->job || p->job_rec) {
-        for (int t = 0; t < p->task_n && rc == MH_OK; t++)
-            if (p->task_rc[t]) {
-                rc = p->task_rc[t];
-                if (err) *err = p->task_err[t];
-            }
-        p->job = NULL;
-        p->job_rec = NULL;
-    }
-    pthread_mutex_unlock(&p->mu);
     return rc;
 }
 
-/* Hands batch b to every unit, or (b NULL) record rec to the locality unit alone. */
-static void pool_submit(mh_pass *p, const batch *b, const mh_record *rec) {
-    pthread_mutex_lock(&p->mu);
-    assert(!p->job && !p->job_rec);
-    p->job = b;
-    p->job_rec = b ? NULL : rec;
-    p->task_n = p->task_units = 0;
-    const void *units[U_COUNT] = {p->hr, p->pat, p->lr};
-    for (int u = 0; u < U_COUNT; u++) {
-        if (!units[u]) continue;
-        if (b || u == U_LOC) {
-            p->task_unit[p->task_n] = u;
-            p->task_pos[p->task_n++] = p->task_units;
-        }
-        p->task_units++;
-    }
-    p->gen++;
-    p->task_done = 0;
-    memset(p->task_rc, 0, sizeof p->task_rc);
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
+static void pool_stop(mh_pass *p) {
+    mh_ring_free(p->ring);
+    p->ring = NULL;
+    p->pool_ok = 0;
+}
+
+static batch *cur_batch(mh_pass *p) { return &p->b[mh_ring_slot(p->ring)]; }
+
+/* Hands the current slot's job to the units in mask; the next slot (every
+ * worker is done with it) is emptied for filling. 1: a unit has failed. */
+static int pool_submit(mh_pass *p, unsigned mask) {
+    int failed = mh_ring_submit(p->ring, cur_batch(p), mask);
+    batch *b = cur_batch(p);
+    b->n = b->nrec = 0;
+    b->rec = NULL;
+    return failed;
+}
+
+/* Hands the batch being filled to every unit, if it holds any accesses. */
+static int pool_flush(mh_pass *p, mh_err *err) {
+    if (cur_batch(p)->n == 0) return MH_OK;
+    if (!pool_submit(p, ~0u)) return MH_OK;
+    int rc = mh_ring_drain(p->ring, err); /* a unit failed: its error */
+    return rc ? rc : mh_err_set(err, MH_ERR_INTERNAL, "analysis workers stopped");
+}
+
+/* Every access read so far through every unit: before the model changes.
+ * The first error by batch, then in unit order, whatever the timing. */
+static int pool_barrier(mh_pass *p, mh_err *err) {
+    int rc = pool_flush(p, err);
+    return rc ? rc : mh_ring_drain(p->ring, err);
 }
 
 static int batch_add(batch *b, const mh_access *v, size_t n, mh_err *err) {
@@ -415,7 +336,7 @@ void mh_pass_close(mh_pass *p) {
     mh_pat_run_free(p->pat);
     if (p->model_ok && p->m == &p->own_model) mh_model_free(&p->own_model);
     if (p->r) mh_trace_close_reader(p->r);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < RING_SLOTS; i++) {
         free(p->b[i].v);
         free(p->b[i].rec_n);
     }
@@ -541,11 +462,12 @@ static int end_split(mh_pass *p, const mh_record *rec, mh_err *err) {
     int rc = mh_model_feed(p->m, rec, err);
     if (rc) return rc;
     p->loc_hold = 1;
-    pool_submit(p, NULL, rec);
+    cur_batch(p)->rec = rec; /* the slot's batch is empty after the barrier */
+    pool_submit(p, 1u << p->loc_pos); /* no unit has failed: the barrier said so */
     rc = unit_feed(p, U_HEAT, rec, err);
     if (rc == MH_OK) rc = unit_feed(p, U_PAT, rec, err);
     mh_err lerr = {0};
-    int lrc = pool_wait(p, &lerr);
+    int lrc = mh_ring_drain(p->ring, &lerr);
     p->loc_hold = 0;
     if (rc == MH_OK && lrc != MH_OK) {
         rc = lrc;
@@ -618,21 +540,15 @@ static int lanes_launch(mh_pass *p, mh_err *err) {
 }
 
 /* Accesses for MAIN on the threaded pass: into the batch for the workers. */
-static int main_accesses(mh_pass *p, const mh_access *v, size_t n, int *cur, mh_err *err) {
-    int rc = batch_add(&p->b[*cur], v, n, err);
-    if (rc == MH_OK && p->b[*cur].n >= BATCH_ACCESSES) {
-        rc = pool_wait(p, err);
-        p->b[!*cur].n = p->b[!*cur].nrec = 0;
-        if (rc == MH_OK) {
-            pool_submit(p, &p->b[*cur], NULL);
-            *cur = !*cur;
-        }
-    }
+static int main_accesses(mh_pass *p, const mh_access *v, size_t n, mh_err *err) {
+    batch *b = cur_batch(p);
+    int rc = batch_add(b, v, n, err);
+    if (rc == MH_OK && b->n >= BATCH_ACCESSES) rc = pool_flush(p, err);
     return rc;
 }
 
 /* The accesses of rec to their launches' executors. */
-static int lanes_accesses(mh_pass *p, const mh_record *rec, int *cur, mh_err *err) {
+static int lanes_accesses(mh_pass *p, const mh_record *rec, mh_err *err) {
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
     int rc = MH_OK;
@@ -641,7 +557,7 @@ static int lanes_accesses(mh_pass *p, const mh_record *rec, int *cur, mh_err *er
         size_t j = i + 1;
         while (j < n && v[j].launch == v[i].launch) j++;
         int o = owner_of(p, v[i].launch);
-        rc = o == MAIN ? main_accesses(p, v + i, j - i, cur, err) : mh_lanes_accesses(p->lanes, (unsigned)o, v + i, j - i, err);
+        rc = o == MAIN ? main_accesses(p, v + i, j - i, err) : mh_lanes_accesses(p->lanes, (unsigned)o, v + i, j - i, err);
         i = j;
     }
     return rc;
@@ -686,7 +602,6 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
     if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
-    int cur = 0; /* the batch this thread fills; the other may be in the workers */
     mh_record rec;
     int read_rc = MH_OK;
     mh_err rerr = {0};
@@ -709,12 +624,12 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
             rc = feed_here(p, &rec, err);
         } else if (rec.type == MH_REC_ACCESSES) {
             if (p->lanes) {
-                rc = lanes_accesses(p, &rec, &cur, err);
+                rc = lanes_accesses(p, &rec, err);
             } else {
                 /* the model ignores accesses; consumers see them here while the
                  * workers read the model, which changes only at barriers */
                 rc = consumers_record(p, &rec, err);
-                if (rc == MH_OK) rc = main_accesses(p, rec.u.accesses.v, rec.u.accesses.n, &cur, err);
+                if (rc == MH_OK) rc = main_accesses(p, rec.u.accesses.v, rec.u.accesses.n, err);
             }
         } else {
             int owner = MAIN;
@@ -723,12 +638,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
                 owner = owner_of(p, rec.u.kernel_end.launch);
                 p->inflight--;
             }
-            if (rc == MH_OK) rc = pool_wait(p, err);
-            if (rc == MH_OK && p->b[cur].n) {
-                pool_submit(p, &p->b[cur], NULL);
-                rc = pool_wait(p, err);
-            }
-            p->b[0].n = p->b[0].nrec = p->b[1].n = p->b[1].nrec = 0;
+            if (rc == MH_OK) rc = pool_barrier(p, err);
             if (rc == MH_OK && rec.type == MH_REC_KERNEL_END && owner == MAIN && p->lr &&
                 p->st.accesses - p->acc_at_end >= END_SPLIT_MIN)
                 rc = end_split(p, &rec, err);
@@ -741,14 +651,12 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
         progress(p, 0);
     }
     if (p->pool_ok) {
-        /* what was read before the end, a cut or damage is still analysed */
+        /* what was read before the end, a cut or damage is still analysed;
+         * after an error here, the batches handed over before it still come
+         * first (their error wins: trace order) */
         mh_err werr = {0};
-        int wrc = pool_wait(p, &werr);
-        if (wrc == MH_OK && rc == MH_OK && p->b[cur].n) {
-            pool_submit(p, &p->b[cur], NULL);
-            wrc = pool_wait(p, &werr);
-        }
-        if (rc == MH_OK && wrc != MH_OK) {
+        int wrc = rc == MH_OK ? pool_barrier(p, &werr) : mh_ring_drain(p->ring, &werr);
+        if (wrc != MH_OK) {
             rc = wrc;
             if (err) *err = werr;
         }

@@ -460,12 +460,125 @@ static void test_lanes_identical(void) {
     }
 }
 
+/* ---- the worker ring: many batches, barriers between them ---- */
+
+/* Two launches in flight together of BIG accesses each (about ten batches of
+ * 2^17 on the pass's workers), with allocations and source lines (barriers)
+ * between access records, then a few small launches (lanes when there is no
+ * record consumer). */
+static void write_ring_trace(const char *path) {
+    mh_err err = {0};
+    mh_trace_header h = synthetic_header();
+    mh_trace_writer *w;
+    CHECK(mh_trace_create(&w, path, &h, NULL, &err) == MH_OK);
+    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x100000, 1u << 20, MH_SPACE_GLOBAL, "A"};
+    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    enum { BIG = 640 << 10, REC = 4096, SMALL = 12 };
+    static mh_access v[REC];
+    for (uint32_t k = 0; k < 2; k++) {
+        mh_launch ln = {0};
+        ln.id = k;
+        ln.name = ln.display_name = k ? "other(float*)" : "kern(float*)";
+        ln.grid = (mh_dim3){64, 1, 1};
+        ln.block = (mh_dim3){256, 1, 1};
+        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
+        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+    }
+    uint32_t nalloc = 1;
+    for (uint32_t r = 0; r < 2 * BIG / REC; r++) {
+        uint32_t k = r % 2, stride = (r / 16) % 3 == 1 ? 32 : 4;
+        for (uint32_t i = 0; i < REC; i++) {
+            uint32_t g = r / 2 * REC + i, t = g % 256, b = (g / 256) % 64, it = g / (256 * 64);
+            if (k && (r / 8) % 4 == 3) /* shared memory, a column access: bank conflicts */
+                v[i] = (mh_access){(uint64_t)(t % 32) * 128 + 4 * (it % 32), 0x20, k, b, it, (uint16_t)t, 4,
+                                   MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_SHARED)};
+            else
+                v[i] = (mh_access){0x100000 + ((uint64_t)t * stride + 1024 * b + 4096 * (it % 8)) % (1u << 20),
+                                   0x10 + 8 * (r % 3), k, b, it, (uint16_t)t, 4,
+                                   MH_ACCESS_FLAGS(i % 5 ? MH_KIND_LOAD : MH_KIND_STORE, MH_SPACE_GLOBAL)};
+        }
+        CHECK(mh_trace_write_accesses(w, v, REC, &err) == MH_OK);
+        if (r % 37 == 36) { /* a barrier inside a batch, at a different place each time */
+            mh_alloc x = {nalloc, MH_TRACE_NO_LAUNCH, 0x4000000 + (uint64_t)nalloc * 4096, 4096, MH_SPACE_GLOBAL, "tmp"};
+            nalloc++;
+            CHECK(mh_trace_write_alloc(w, &x, &err) == MH_OK);
+        }
+        if (r % 101 == 100) {
+            mh_pcinfo pi = {0x10 + 8 * (r % 3), "kern", "k.cu", r};
+            CHECK(mh_trace_write_pcinfo(w, &pi, &err) == MH_OK);
+        }
+    }
+    for (uint32_t k = 0; k < 2; k++) {
+        mh_kernel_end e = {k, BIG, 0, 0};
+        CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+    }
+    for (uint32_t k = 2; k < 2 + SMALL; k++) {
+        mh_launch ln = {0};
+        ln.id = k;
+        ln.name = ln.display_name = "kern(float*)";
+        ln.grid = (mh_dim3){2, 1, 1};
+        ln.block = (mh_dim3){256, 1, 1};
+        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
+        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+        for (uint32_t i = 0; i < 512; i++)
+            v[i] = (mh_access){0x100000 + (uint64_t)i * 4 * (k % 3 + 1), 0x10, k, i / 256, 0, (uint16_t)(i % 256), 4,
+                               MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL)};
+        CHECK(mh_trace_write_accesses(w, v, 512, &err) == MH_OK);
+        mh_kernel_end e = {k, 512, 0, 0};
+        CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+    }
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+}
+
+/* Batches consumed by each analysis at its own pace give the serial results
+ * with 1 to 4 threads, with a record consumer (all on the ring) and without
+ * (the ring, then lanes), also for a cut trace; a consumer's error stops the
+ * pass at the same map whatever the thread count. */
+static void test_ring_identical(void) {
+    write_ring_trace("pass_ring.mht");
+    fp f1 = {0};
+    mh_err err = {0};
+    CHECK(run_fp("pass_ring.mht", 1, &f1, &err) == MH_OK);
+    CHECK(f1.maps > 10 && f1.locs == 14 && f1.records > 50);
+    for (unsigned t = 2; t <= 4; t++) {
+        fp ft = {0};
+        CHECK(run_fp("pass_ring.mht", t, &ft, &err) == MH_OK);
+        CHECK_EQ_U(ft.maps, f1.maps);
+        CHECK_EQ_U(ft.locs, f1.locs);
+        CHECK_EQ_U(ft.records, f1.records);
+        CHECK_EQ_U(ft.h, f1.h);
+    }
+    same_with_lanes("pass_ring.mht", MH_OK);
+    char *a = analyze_json("pass_ring.mht", 1), *b = analyze_json("pass_ring.mht", 3);
+    CHECK(a && b && strlen(a) > 1000 && strcmp(a, b) == 0);
+    CHECK(a && strstr(a, "bank") != NULL);
+    free(a);
+    free(b);
+    copy_file("pass_ring.mht", "pass_ring_cut.mht", file_size("pass_ring.mht") * 3 / 5, -1);
+    fp c1 = {0};
+    CHECK(run_fp("pass_ring_cut.mht", 1, &c1, &err) == MH_ERR_TRUNCATED);
+    for (unsigned t = 2; t <= 4; t++) {
+        fp ct = {0};
+        CHECK(run_fp("pass_ring_cut.mht", t, &ct, &err) == MH_ERR_TRUNCATED);
+        CHECK_EQ_U(ct.maps, c1.maps);
+        CHECK_EQ_U(ct.locs, c1.locs);
+        CHECK_EQ_U(ct.h, c1.h);
+    }
+    for (unsigned t = 1; t <= 4; t++) {
+        fp e = {0};
+        e.fail_at_map = 2;
+        CHECK(run_fp("pass_ring.mht", t, &e, &err) == MH_ERR_IO);
+        CHECK_EQ_U(e.maps, 2);
+    }
+}
+
 int main(void) {
     static const mh_test_case cases[] = {{"threads_identical", test_threads_identical},
                                          {"cut_same_everywhere", test_cut_same_everywhere},
                                          {"damage_same_everywhere", test_damage_same_everywhere},
                                          {"errors_not_swallowed", test_errors_not_swallowed},
                                          {"open_launch_across_growth", test_open_launch_across_growth},
-                                         {"lanes_identical", test_lanes_identical}};
+                                         {"lanes_identical", test_lanes_identical},
+                                         {"ring_identical", test_ring_identical}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

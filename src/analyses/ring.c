@@ -1,0 +1,184 @@
+/* ring.c -- mh_ring: the pass's worker threads and the ring of jobs they
+ * consume (ring.h). One mutex guards the ring; jobs are batches of 2^17
+ * accesses (milliseconds of work), so a lock per job and worker is cheap.
+ * Job s lives in slot s % slots; each worker keeps a cursor (the next job it
+ * takes) and the slot of job s is free once every cursor is past s. */
+#include "analyses/ring.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ring_job {
+    const void *job;
+    unsigned mask;
+} ring_job;
+
+typedef struct ring_worker {
+    mh_ring *r;
+    unsigned w;
+    pthread_t tid;
+    uint64_t cursor; /* next job this worker takes; guarded by mu */
+} ring_worker;
+
+struct mh_ring {
+    unsigned nunits, nworkers, slots;
+    mh_ring_fn fn;
+    void *ctx;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    ring_job *jobs;
+    ring_worker *wk;
+    uint64_t head;     /* jobs submitted */
+    uint64_t stop_seq; /* the earliest failed job; UINT64_MAX = none */
+    uint64_t fail_seq[MH_RING_MAX_UNITS];
+    int fail_rc[MH_RING_MAX_UNITS];
+    mh_err fail_err[MH_RING_MAX_UNITS];
+    int reported; /* the error was returned by a drain */
+    int stop;
+};
+
+static unsigned unit_worker(const mh_ring *r, unsigned u) {
+    return (unsigned)((uint64_t)u * r->nworkers / r->nunits);
+}
+
+static uint64_t min_cursor(const mh_ring *r) {
+    uint64_t m = UINT64_MAX;
+    for (unsigned w = 0; w < r->nworkers; w++)
+        if (r->wk[w].cursor < m) m = r->wk[w].cursor;
+    return m;
+}
+
+static void *ring_main(void *arg) {
+    ring_worker *me = arg;
+    mh_ring *r = me->r;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->stop && me->cursor == r->head) pthread_cond_wait(&r->go, &r->mu);
+        if (me->cursor == r->head) break; /* stopping, all done */
+        uint64_t s = me->cursor;
+        ring_job j = r->jobs[s % r->slots];
+        int take[MH_RING_MAX_UNITS] = {0};
+        for (unsigned u = 0; u < r->nunits; u++)
+            take[u] = unit_worker(r, u) == me->w && (j.mask >> u & 1u) && r->fail_seq[u] == UINT64_MAX &&
+                      s <= r->stop_seq;
+        pthread_mutex_unlock(&r->mu);
+        int rc[MH_RING_MAX_UNITS] = {0};
+        mh_err e[MH_RING_MAX_UNITS];
+        for (unsigned u = 0; u < r->nunits; u++) {
+            if (!take[u]) continue;
+            memset(&e[u], 0, sizeof e[u]);
+            rc[u] = r->fn(r->ctx, u, j.job, &e[u]);
+        }
+        pthread_mutex_lock(&r->mu);
+        for (unsigned u = 0; u < r->nunits; u++) {
+            if (!take[u] || rc[u] == 0) continue;
+            r->fail_seq[u] = s;
+            r->fail_rc[u] = rc[u];
+            r->fail_err[u] = e[u];
+            if (s < r->stop_seq) r->stop_seq = s;
+        }
+        me->cursor = s + 1;
+        pthread_cond_signal(&r->done);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+static void ring_join(mh_ring *r, unsigned started) {
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->go);
+    pthread_mutex_unlock(&r->mu);
+    for (unsigned w = 0; w < started; w++) pthread_join(r->wk[w].tid, NULL);
+}
+
+static void ring_release(mh_ring *r) {
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->go);
+    pthread_cond_destroy(&r->done);
+    free(r->jobs);
+    free(r->wk);
+    free(r);
+}
+
+int mh_ring_new(mh_ring **out, unsigned nunits, unsigned nworkers, unsigned slots, mh_ring_fn fn, void *ctx,
+                mh_err *err) {
+    assert(nunits >= 1 && nunits <= MH_RING_MAX_UNITS && nworkers >= 1 && nworkers <= nunits && slots >= 2);
+    *out = NULL;
+    mh_ring *r = calloc(1, sizeof *r);
+    if (!r) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    r->jobs = calloc(slots, sizeof *r->jobs);
+    r->wk = calloc(nworkers, sizeof *r->wk);
+    if (!r->jobs || !r->wk) {
+        free(r->jobs);
+        free(r->wk);
+        free(r);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    r->nunits = nunits;
+    r->nworkers = nworkers;
+    r->slots = slots;
+    r->fn = fn;
+    r->ctx = ctx;
+    r->stop_seq = UINT64_MAX;
+    for (unsigned u = 0; u < MH_RING_MAX_UNITS; u++) r->fail_seq[u] = UINT64_MAX;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->go, NULL);
+    pthread_cond_init(&r->done, NULL);
+    unsigned started = 0;
+    for (unsigned w = 0; w < nworkers; w++) {
+        r->wk[w].r = r;
+        r->wk[w].w = w;
+        if (pthread_create(&r->wk[w].tid, NULL, ring_main, &r->wk[w]) != 0) break;
+        started++;
+    }
+    if (started < nworkers) {
+        ring_join(r, started);
+        ring_release(r);
+        return mh_err_set(err, MH_ERR_INTERNAL, "cannot start analysis threads");
+    }
+    *out = r;
+    return MH_OK;
+}
+
+unsigned mh_ring_slot(const mh_ring *r) { return (unsigned)(r->head % r->slots); }
+
+int mh_ring_submit(mh_ring *r, const void *job, unsigned mask) {
+    pthread_mutex_lock(&r->mu);
+    int failed = r->stop_seq != UINT64_MAX;
+    if (!failed) {
+        r->jobs[r->head % r->slots] = (ring_job){job, mask};
+        r->head++;
+        pthread_cond_broadcast(&r->go);
+        /* the next job's slot held job head - slots: free once every worker is past it */
+        while (r->head - min_cursor(r) >= r->slots) pthread_cond_wait(&r->done, &r->mu);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return failed;
+}
+
+int mh_ring_drain(mh_ring *r, mh_err *err) {
+    pthread_mutex_lock(&r->mu);
+    while (min_cursor(r) < r->head) pthread_cond_wait(&r->done, &r->mu);
+    int rc = MH_OK;
+    uint64_t best = UINT64_MAX;
+    for (unsigned u = 0; u < r->nunits; u++)
+        if (r->fail_seq[u] < best) { /* strict: the first unit wins a tie */
+            best = r->fail_seq[u];
+            rc = r->fail_rc[u];
+            if (err) *err = r->fail_err[u];
+        }
+    if (r->reported) rc = MH_OK;
+    if (rc) r->reported = 1;
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+}
+
+void mh_ring_free(mh_ring *r) {
+    if (!r) return;
+    ring_join(r, r->nworkers);
+    ring_release(r);
+}

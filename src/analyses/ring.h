@@ -1,0 +1,46 @@
+/* ring.h -- mh_pass's worker threads (internal to the pass, src/analyses):
+ * a ring of jobs (batches of accesses, or one record) that the pass's units
+ * (its built-in analyses) consume each at its own pace.
+ *
+ * Unit u (0 .. nunits-1, in the pass's unit order) always runs on worker
+ * u * nworkers / nunits, so an analysis's memory stays in one thread's
+ * malloc arena and cache; a worker hosting several units feeds them a job
+ * in unit order. A job's slot (0 .. slots-1, the caller's buffer) is given
+ * back only when every worker is done with it; the submitting thread blocks
+ * only when all slots are in the workers.
+ *
+ * Errors: a unit that fails takes no further job; the others go on up to the
+ * failed job, so the error returned is the first by job, then by unit order,
+ * whatever the timing. Jobs submitted after a failure are dropped. */
+#ifndef MEMHEAT_ANALYSES_RING_H
+#define MEMHEAT_ANALYSES_RING_H
+
+#include <stddef.h>
+
+#include "memheat/err.h"
+
+#define MH_RING_MAX_UNITS 8
+
+/* Feeds job to unit; runs on the unit's worker. */
+typedef int (*mh_ring_fn)(void *ctx, unsigned unit, const void *job, mh_err *err);
+
+typedef struct mh_ring mh_ring;
+
+/* Starts nworkers threads (1 .. nunits) for nunits units (1 .. MH_RING_MAX_UNITS)
+ * over slots slots (>= 2). On failure nothing is left running and *out = NULL. */
+int mh_ring_new(mh_ring **out, unsigned nunits, unsigned nworkers, unsigned slots, mh_ring_fn fn, void *ctx,
+                mh_err *err);
+/* The slot the next job is to be built in: no worker reads it. */
+unsigned mh_ring_slot(const mh_ring *r);
+/* Hands job (built in mh_ring_slot's slot) to the units in mask (bit per
+ * unit), then waits until the next slot is free. Returns 1 without handing
+ * it over when a unit has failed (mh_ring_drain then says which), else 0. */
+int mh_ring_submit(mh_ring *r, const void *job, unsigned mask);
+/* Waits until every submitted job is done (or dropped after an error) and
+ * returns the first error (see above), once: later drains return MH_OK
+ * (jobs stay dropped). Every slot is then free. */
+int mh_ring_drain(mh_ring *r, mh_err *err);
+/* Drains, stops and joins the workers. NULL is fine. */
+void mh_ring_free(mh_ring *r);
+
+#endif
