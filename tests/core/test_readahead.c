@@ -192,6 +192,15 @@ static int chunk_offsets(const unsigned char *b, long n, long *off, int cap) {
     return k;
 }
 
+/* Writes the test trace at path and loads it: *b its bytes (free them), *n
+ * their count, off[] the chunk offsets; returns how many chunks. */
+static int written_chunks(const char *path, unsigned char **b, long *n, long *off, int cap) {
+    CHECK(write_trace(path) == 0);
+    *n = load_file(path, b);
+    CHECK(*n > 0);
+    return chunk_offsets(*b, *n, off, cap);
+}
+
 static void test_intact_and_early_close(void) {
     const char *p = tmp("ok.mht");
     CHECK(write_trace(p) == 0);
@@ -206,12 +215,9 @@ static void test_intact_and_early_close(void) {
 
 static void test_cut(void) {
     const char *p = tmp("ok.mht"), *c = tmp("cut.mht");
-    CHECK(write_trace(p) == 0);
     unsigned char *b;
-    long n = load_file(p, &b);
-    CHECK(n > 0);
-    long off[1024];
-    int nc = chunk_offsets(b, n, off, 1024);
+    long n, off[1024];
+    int nc = written_chunks(p, &b, &n, off, 1024);
     int truncated = 0;
     for (long k = 0; k < n; k += n / 97 + 1) { /* anywhere */
         save_file(c, b, k);
@@ -229,12 +235,9 @@ static void test_cut(void) {
 
 static void test_flipped(void) {
     const char *p = tmp("ok.mht"), *f = tmp("flip.mht");
-    CHECK(write_trace(p) == 0);
     unsigned char *b;
-    long n = load_file(p, &b);
-    CHECK(n > 0);
-    long off[1024];
-    int nc = chunk_offsets(b, n, off, 1024);
+    long n, off[1024];
+    int nc = written_chunks(p, &b, &n, off, 1024);
     int corrupt = 0;
     for (long k = 0; k < n; k += n / 61 + 1) {
         b[k] ^= 0x20;
@@ -258,12 +261,9 @@ static void test_flipped(void) {
  * the reader fails while decoding records, after the helper read on. */
 static void test_bad_record(void) {
     const char *p = tmp("ok.mht"), *f = tmp("badrec.mht");
-    CHECK(write_trace(p) == 0);
     unsigned char *b;
-    long n = load_file(p, &b);
-    CHECK(n > 0);
-    long off[1024];
-    int nc = chunk_offsets(b, n, off, 1024);
+    long n, off[1024];
+    int nc = written_chunks(p, &b, &n, off, 1024);
     for (int i = 1; i < nc; i += nc / 5) {
         const unsigned char *h = b + off[i];
         size_t rlen = mh_get32(h + 8), clen = mh_get32(h + 12);
