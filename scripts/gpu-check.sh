@@ -97,8 +97,9 @@ RUN_OPTS="--launch-policy all" run_case coalesced 'saxpy' "$E/coalesced" 1048576
 run_case coalesced_config 'saxpy' "$E/coalesced" 1048576 50
 # The same at 2^26 elements (kernels of ~0.3 ms, so the other thread's launches
 # are still running when a module is patched or unpatched): 8 runs, each must
-# end as plain. Before the context waits around (un)patching, 3 of 6 runs died
-# with "an illegal instruction was encountered" on the H100 (modules.c).
+# end as plain. Before the launch gate (src/collectors/cuda/gate.c), 3 of 6 runs
+# died with "an illegal instruction was encountered" on the H100
+# (bench/overhead/patch_race.sh compares the variants).
 big_bad=0
 "$E/coalesced" 67108864 20 >"$R/big.plain.out" 2>&1
 for i in 1 2 3 4 5 6 7 8; do

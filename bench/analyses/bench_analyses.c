@@ -14,7 +14,8 @@
  * the default threads of `memheat analyze` (one worker per analysis). Prints accesses/s, the analyses' own
  * peak state bytes and the process's peak RSS.
  *
- * usage: bench_analyses [N] [trace-path]   (default N = 10^7; trace kept if a path is given) */
+ * usage: bench_analyses [N] [trace-path] [--write-only]
+ *   (default N = 10^7; trace kept if a path is given; --write-only: no passes) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,7 @@ int main(int argc, char **argv) {
     double t0 = now();
     if (write_trace(path, n)) return 1;
     printf("trace: %llu accesses written in %.2f s (%s)\n", (unsigned long long)n, now() - t0, path);
+    if (argc > 3 && !strcmp(argv[3], "--write-only")) return 0;
     int rc = run_heat(path, n);
     if (!rc) rc = run("locality only", path, n, 0, 1, 1);
     if (!rc) rc = run("patterns only", path, n, 1, 0, 1);

@@ -16,7 +16,7 @@ W=${W:-/tmp/mh-cores}
 mkdir -p "$W"
 B0=$(cd "$1" && pwd)
 echo "# $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2) x $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg)"
-[ -f "$W/T.mht" ] || "$B0/bench/analyses/bench_analyses" "$N" "$W/T.mht" >"$W/bench_analyses.txt" 2>&1
+[ -f "$W/T.mht" ] || "$B0/bench/analyses/bench_analyses" "$N" "$W/T.mht" --write-only >"$W/bench_analyses.txt" 2>&1
 [ -f "$W/y.mht" ] || (cd "$W" && "$B0/bench/analyses/bench_import" "$L" y.mht y.mhdb >"$W/bench_import.txt" 2>&1)
 acc() { # accesses in a trace, from memheat info
   "$B0/memheat" info "$1" 2>/dev/null | awk '$1 == "accesses" { print $2; exit }'

@@ -80,6 +80,14 @@ typedef struct mh_cuda_module {
     uint32_t inflight; /* traced launches of it between LAUNCH_BEGIN and LAUNCH_END */
 } mh_cuda_module;
 
+/* A context's launch gate (gate.c): launch calls inside, and whether a
+ * module's code is being changed. */
+typedef struct mh_cuda_gate_slot {
+    CUcontext ctx; /* NULL: free */
+    uint32_t inside;
+    int closed;
+} mh_cuda_gate_slot;
+
 /* The static __shared__ arrays of a loaded module's kernels (only modules
  * whose cubin names some). */
 typedef struct mh_cuda_modsyms {
@@ -94,18 +102,24 @@ typedef struct mh_cuda_modsyms {
  * launching while a third allocated). `patch_mu` serialises the patching
  * calls, as the Sanitizer API requires; launch callbacks only try it (see
  * "module patching" below). `mod_mu` guards the module table. mu and patch_mu
- * are never held together. */
+ * are never held together. `gate_mu` guards the launch gates (gate.c) and is
+ * never held across a call into the Sanitizer or the driver either. */
 typedef struct mh_cuda {
     pthread_mutex_t mu;
     pthread_mutex_t patch_mu;
     pthread_mutex_t mod_mu;     /* the module table (mods); never held across a Sanitizer call */
+    pthread_mutex_t gate_mu;    /* the launch gates below (gate.c) */
+    pthread_cond_t gate_cv;
+    mh_cuda_gate_slot gate[MH_CUDA_MAX_CTX];
+    uint64_t gate_close_timeouts, gate_enter_timeouts; /* under gate_mu (MEMHEAT_CUDA_DEBUG=1) */
     int active;                 /* configuration read and callbacks subscribed */
     mh_collect_cfg cfg;         /* read-only after InitializeInjection */
     int eager_patch;            /* every launch is selected: patch modules at load (read-only after init) */
     int start_at_entry;         /* hosted timing: a launch's start event at the call's entry, not at
                                    LAUNCH_BEGIN (MEMHEAT_TIMING_START=entry; read-only after init) */
     int keep_patched;           /* MEMHEAT_CUDA_KEEP_PATCHED=1: never unpatch (for measuring the cost) */
-    int patch_nosync;           /* MEMHEAT_CUDA_PATCH_SYNC=0: no context sync around (un)patching (diagnosis) */
+    int patch_nosync;           /* MEMHEAT_CUDA_PATCH_SYNC=0: no gate and no context sync around (un)patching
+                                   (diagnosis) */
     mh_collect_state st;
     Sanitizer_SubscriberHandle sub;
     mh_trace_writer *w;         /* NULL before the first context, after close, or after an error */
@@ -116,7 +130,6 @@ typedef struct mh_cuda {
     uint64_t modules_patched, patch_failures; /* under patch_mu */
     uint64_t modules_unpatched, unpatch_failures; /* under patch_mu */
     uint64_t sync_failures;     /* mh_cuda_patch_quiesce, under patch_mu */
-    uint64_t unpatch_concurrent; /* unpatches given up: another thread launched meanwhile (mod_mu) */
     mh_cuda_module *mods;       /* under mod_mu: modules selected at least once */
     size_t n_mods, cap_mods;
     mh_cuda_modsyms *syms;      /* under mod_mu: shared-array names per loaded module */
@@ -124,7 +137,6 @@ typedef struct mh_cuda {
     uint64_t cubins_named, cubins_unnamed, cubins_failed; /* under mod_mu (MEMHEAT_CUDA_DEBUG=1) */
     char cubin_err[160];        /* under mod_mu: why the first cubin could not be read */
     uint32_t next_launch;
-    uint32_t launches_ended;    /* LAUNCH_END callbacks seen, under mu (mh_cuda_launch_activity) */
     uint32_t next_alloc;
     uint64_t buffer_records;
     uint32_t smem_reserved;     /* bytes at the start of every block's shared window the system keeps */
@@ -160,6 +172,13 @@ void mh_cuda_module_loaded(const Sanitizer_ResourceModuleData *m);
 int mh_cuda_shared_objects(CUcontext ctx, CUmodule mod, const char *func, uint64_t static_size, uint64_t dyn,
                            mh_cubin_objs *out);
 int mh_cuda_no_more_launches(void);
+
+/* gate.c */
+void mh_cuda_gate_enter(CUcontext ctx); /* at a launch call's entry, after memheat's decision */
+void mh_cuda_gate_leave(void);          /* at its exit (no-op if this thread did not enter) */
+int mh_cuda_gate_close(CUcontext ctx);  /* 0: no launch call of ctx inside, none can enter; -1: gave up */
+void mh_cuda_gate_open(CUcontext ctx);
+void mh_cuda_gate_forget(CUcontext ctx);
 
 /* launch.c */
 void mh_cuda_on_alloc(const Sanitizer_ResourceMemoryData *m, int async);

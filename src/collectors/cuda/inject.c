@@ -24,7 +24,8 @@
 #include "cuda_internal.h"
 
 mh_cuda g_mh = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .patch_mu = PTHREAD_MUTEX_INITIALIZER,
-                .mod_mu = PTHREAD_MUTEX_INITIALIZER};
+                .mod_mu = PTHREAD_MUTEX_INITIALIZER,
+                .gate_mu = PTHREAD_MUTEX_INITIALIZER, .gate_cv = PTHREAD_COND_INITIALIZER};
 _Thread_local int mh_cuda_own_alloc;
 
 void mh_cuda_warn(const char *fmt, const char *detail) {
@@ -151,6 +152,7 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
             const Sanitizer_ResourceContextData *c = cbdata;
             if (g_mh.timing.context_ending) g_mh.timing.context_ending(c->context);
             mh_cuda_drop_ctx_bufs(c->context);
+            mh_cuda_gate_forget(c->context);
             break;
         }
         case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
@@ -212,9 +214,9 @@ static void mh_cuda_at_exit(void) {
         fprintf(stderr,
                 "memheat-cuda: decisions: at entry %" PRIu64 ", entry without function info %" PRIu64
                 ", name differs at begin %" PRIu64 ", module differs %" PRIu64 "; modules patched %" PRIu64
-                ", unpatched %" PRIu64 ", kept patched (launches meanwhile) %" PRIu64 "\n",
+                ", unpatched %" PRIu64 "; gate timeouts: closing %" PRIu64 ", entering %" PRIu64 "\n",
                 g_mh.dbg_entry_used, g_mh.dbg_entry_unknown, g_mh.dbg_name_differs, g_mh.dbg_module_differs,
-                g_mh.modules_patched, g_mh.modules_unpatched, g_mh.unpatch_concurrent);
+                g_mh.modules_patched, g_mh.modules_unpatched, g_mh.gate_close_timeouts, g_mh.gate_enter_timeouts);
     if (dbg && *dbg == '1') {
         pthread_mutex_lock(&g_mh.mod_mu);
         fprintf(stderr,

@@ -518,7 +518,6 @@ untraced:
 void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
     mh_cuda_flight **pp, *fl = NULL;
     pthread_mutex_lock(&g_mh.mu);
-    g_mh.launches_ended++; /* queued: modules.c's unpatch checks for launches meanwhile */
     for (pp = &g_mh.flights; *pp; pp = &(*pp)->next)
         if ((*pp)->h == ld->hLaunch) {
             fl = *pp;
@@ -625,6 +624,8 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
         tl_hook_params = NULL;
         tl_kparams = tl_kextra = NULL;
         mh_cuda_undo_at_exit();
+        /* the kernel is queued (or the call failed): module code may change again */
+        if (mh_cuda_hook_api(cbid) != MH_HOOK_NONE) mh_cuda_gate_leave();
         return;
     }
     if (cb->callbackSite != SANITIZER_API_ENTER) return;
@@ -676,6 +677,14 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
     }
     /* every launch traced, modules patched at load: nothing to decide early */
     if (!g_mh.eager_patch) mh_cuda_decide_at_entry(f, grid, block, tl_dyn_smem);
+    /* After the decision (which may have patched or unpatched a module, as
+     * this thread's launch call was not inside the gate yet): from here to
+     * the call's exit no module code of this context changes (gate.c). */
+    if (!g_mh.eager_patch) {
+        CUcontext gctx = tl_pend.valid ? tl_pend.ctx : NULL;
+        if (!gctx && cuCtxGetCurrent(&gctx) != CUDA_SUCCESS) gctx = NULL;
+        mh_cuda_gate_enter(gctx);
+    }
     /* the start event is recorded at LAUNCH_BEGIN (mh_cuda_launch_begin),
      * reserved here, outside the driver's locks */
     if (g_mh.timing.prepare) g_mh.timing.prepare();

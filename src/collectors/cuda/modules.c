@@ -30,28 +30,17 @@ static _Thread_local int tl_in_patch;
  * table has its own short lock, mod_mu, never held across a Sanitizer call.
  *
  * Patching and unpatching change the code that launches of the module run,
- * and kernels queued before the change may still be running: an untraced
- * launch from another host thread, queued on its own stream while the module
- * was patched, ran patched code that an unpatch then took away ("an illegal
- * instruction was encountered" in the coalesced example at 2^26 elements,
- * two threads, two streams, on the H100). So the context is synchronised
- * before each patch and unpatch: the cost of one wait per traced
- * configuration, where the traced launch waits anyway. The wait drains only
- * what was queued before it: a launch another thread begins (or, begun
- * before, queues) during the wait may still run the patch, so then the module
- * is not unpatched at all (it keeps its patch, as after a failed unpatch). Left open: a launch begun
- * between that check and the unpatch call itself (no lock can close it: the
- * unpatch may need the other thread to leave the driver first). */
-
-/* Launch activity so far, by every thread: launches begun (LAUNCH_BEGIN)
- * and ended (LAUNCH_END, after the kernel is queued), in one number that
- * changes whenever either does. */
-static uint64_t mh_cuda_launch_activity(void) {
-    pthread_mutex_lock(&g_mh.mu);
-    uint64_t n = ((uint64_t)g_mh.next_launch << 32) ^ g_mh.launches_ended;
-    pthread_mutex_unlock(&g_mh.mu);
-    return n;
-}
+ * and kernels queued before the change may still be running (one of them,
+ * from another host thread, ran patched code that an unpatch took away: "an
+ * illegal instruction was encountered"). So both happen behind the context's
+ * launch gate (gate.c): no launch call of the context inside, none let in,
+ * the context's queued work drained, then the change. That costs one wait for
+ * the context per patch and per unpatch, where the traced launch waits for
+ * its kernel anyway. A gate that cannot be closed in time leaves the module
+ * as it is: an unpatch is given up for good (the module keeps its patch, as
+ * after a failed unpatch; its untraced launches run the patched code, which
+ * records nothing without a traced launch's descriptor), a patch is given up
+ * for good (its launches are not traced, as when patching fails). */
 
 /* Waits for the work queued in ctx (see above). */
 static void mh_cuda_patch_quiesce(CUcontext ctx) {
@@ -85,9 +74,11 @@ static mh_cuda_module *mh_cuda_module_get(CUcontext ctx, CUmodule mod) {
     return m;
 }
 
-/* Loads the patch into ctx once and instruments mod. Under patch_mu (which
- * also guards patched_ctx). 0 on success. */
-static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
+/* Loads the patch into ctx once and instruments mod: behind the launch gate
+ * when `gated` (a module already in use), directly at the module's load.
+ * Under patch_mu (which also guards patched_ctx). 0 on success, 1 when the
+ * gate could not be closed (nothing changed), -1 when patching failed. */
+static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod, int gated) {
     SanitizerResult r;
     int found = 0;
     for (int i = 0; i < g_mh.n_patched_ctx; i++)
@@ -109,7 +100,10 @@ static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
         }
         g_mh.patched_ctx[g_mh.n_patched_ctx++] = ctx;
     }
-    mh_cuda_patch_quiesce(ctx);
+    if (gated) {
+        if (mh_cuda_gate_close(ctx) != 0) return 1;
+        mh_cuda_patch_quiesce(ctx);
+    }
     if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, mod, "mh_patch_global")) !=
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, mod, "mh_patch_shared")) !=
@@ -121,9 +115,11 @@ static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod) {
         (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, "mh_patch_block_exit")) !=
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
+        if (gated) mh_cuda_gate_open(ctx);
         if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
         return -1;
     }
+    if (gated) mh_cuda_gate_open(ctx);
     g_mh.modules_patched++;
     return 0;
 }
@@ -148,7 +144,8 @@ int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch) {
     if (!m || m->failed) rc = MH_ACQ_FAILED;
     else need = !m->patched;
     pthread_mutex_unlock(&g_mh.mod_mu);
-    int failed = rc == MH_ACQ_OK && need && mh_cuda_patch_module(ctx, mod) != 0;
+    int pr = rc == MH_ACQ_OK && need ? mh_cuda_patch_module(ctx, mod, launch) : 0;
+    int failed = pr != 0; /* a gate that stayed open fails too: never another 5 s wait for it */
     pthread_mutex_lock(&g_mh.mod_mu);
     m = mh_cuda_module_find(ctx, mod); /* the table may have moved (forget) */
     if (rc == MH_ACQ_OK) {
@@ -203,25 +200,19 @@ static void mh_cuda_unpatch_idle(void) {
         /* Only the holder of patch_mu patches or unpatches, and launches of
          * this module can only become traced through patch_mu: unpatching
          * now is safe although mod_mu is released. */
-        uint64_t before = mh_cuda_launch_activity();
-        mh_cuda_patch_quiesce(ctx);
-        if (!g_mh.patch_nosync && mh_cuda_launch_activity() != before) {
-            /* another thread began a launch, or queued one it had begun,
-             * while we waited: its kernel may run the patched code, which
-             * unpatching would take away under it. The module keeps its
-             * patch (untraced launches run the patched code, slower but
-             * right). */
+        if (mh_cuda_gate_close(ctx) != 0) {
             pthread_mutex_lock(&g_mh.mod_mu);
             mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
             if (m) {
                 m->unpatching = 0;
-                m->stuck = 1;
+                m->stuck = 1; /* keeps its patch (see above) */
             }
-            g_mh.unpatch_concurrent++;
             pthread_mutex_unlock(&g_mh.mod_mu);
             continue;
         }
+        mh_cuda_patch_quiesce(ctx);
         SanitizerResult r = sanitizerUnpatchModule(mod);
+        mh_cuda_gate_open(ctx);
         pthread_mutex_lock(&g_mh.mod_mu);
         mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
         if (m) m->unpatching = 0;
@@ -231,7 +222,7 @@ static void mh_cuda_unpatch_idle(void) {
                              mh_cuda_sanstr(r));
             if (m) m->stuck = 1; /* do not try again; stays patched */
         } else {
-                if (m) m->patched = 0;
+            if (m) m->patched = 0;
             g_mh.modules_unpatched++;
         }
         pthread_mutex_unlock(&g_mh.mod_mu);
