@@ -6,10 +6,13 @@
 # analyzes both with each thread count in THREADS, RUNS rounds interleaved;
 # one line per run: build trace threads wall_s user_s sys_s accesses/s.
 # usage: bench/analyses/cores.sh BUILD_DIR [BUILD_DIR...]
-#   env: N=40000000 L=8000 THREADS="1 16" RUNS=3 W=/tmp/mh-cores
+#   env: N=40000000 L=8000 ML=400 MA=100000 TRACES="T y m" THREADS="1 16" RUNS=3 W=/tmp/mh-cores
 set -uo pipefail
 N=${N:-40000000}
 L=${L:-8000}
+ML=${ML:-400}
+MA=${MA:-100000}
+TRACES=${TRACES:-"T y m"}
 THREADS=${THREADS:-"1 16"}
 RUNS=${RUNS:-3}
 W=${W:-/tmp/mh-cores}
@@ -17,19 +20,20 @@ mkdir -p "$W"
 B0=$(cd "$1" && pwd)
 echo "# $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2) x $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -f "$W/T.mht" ] || "$B0/bench/analyses/bench_analyses" "$N" "$W/T.mht" --write-only >"$W/bench_analyses.txt" 2>&1
-[ -f "$W/y.mht" ] || (cd "$W" && "$B0/bench/analyses/bench_import" "$L" y.mht y.mhdb >"$W/bench_import.txt" 2>&1)
+[ -f "$W/y.mht" ] || (cd "$W" && "$B0/bench/analyses/bench_import" "$L" y.mht y.mhdb 2048 --write-only >"$W/bench_import.txt" 2>&1)
+[ -f "$W/m.mht" ] || (cd "$W" && "$B0/bench/analyses/bench_import" "$ML" m.mht m.mhdb "$MA" --write-only >>"$W/bench_import.txt" 2>&1)
 acc() { # accesses in a trace, from memheat info
   "$B0/memheat" info "$1" 2>/dev/null | awk '$1 == "accesses" { print $2; exit }'
 }
-NT=$(acc "$W/T.mht"); NY=$(acc "$W/y.mht")
-echo "# T.mht ${NT:-?} accesses, y.mht ${NY:-?} accesses"
+NT=$(acc "$W/T.mht"); NY=$(acc "$W/y.mht"); NM=$(acc "$W/m.mht")
+echo "# T.mht ${NT:-?} accesses, y.mht ${NY:-?} accesses, m.mht ${NM:-?} accesses"
 echo "build trace threads wall_s user_s sys_s Macc_per_s"
 TIMEFORMAT="%R %U %S"
 for r in $(seq 1 "$RUNS"); do
   for b in "$@"; do
-    for tr in T y; do
+    for tr in $TRACES; do
       for t in $THREADS; do
-        n=$([ $tr = T ] && echo "${NT:-0}" || echo "${NY:-0}")
+        case $tr in T) n=${NT:-0} ;; y) n=${NY:-0} ;; *) n=${NM:-0} ;; esac
         w=$( { time "$b/memheat" analyze --json -q --threads "$t" "$W/$tr.mht" >/dev/null 2>&1; } 2>&1 )
         echo "$(basename "$b") $tr $t $w $(echo "$w" | awk -v n="$n" '{ printf "%.1f", ($1 > 0) ? n / $1 / 1e6 : 0 }')"
       done
