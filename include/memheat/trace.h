@@ -231,15 +231,21 @@ typedef struct mh_trace_reader mh_trace_reader;
 
 #define MH_TRACE_DEFAULT_READAHEAD 2 /* chunks decompressed ahead where that is on */
 #define MH_TRACE_MAX_READAHEAD 8
+#define MH_TRACE_MAX_READAHEAD_THREADS 4
 
 typedef struct mh_trace_reader_opts {
     /* Chunks read and decompressed ahead on a helper thread while the caller
      * walks the current one: 0 = none (everything on the caller's thread),
      * up to MH_TRACE_MAX_READAHEAD; -1 = the environment's MEMHEAT_READAHEAD
      * if set, else MH_TRACE_DEFAULT_READAHEAD on a machine with more than one
-     * CPU online and 0 on one with one. Records, errors and the point where
-     * an error shows are the same for every value. */
+     * CPU online and 0 on one with one (2 x the threads below on 8 CPUs or
+     * more). Records, errors and the point where an error shows are the same
+     * for every value. */
     int readahead;
+    /* Helper threads decompressing side by side (1..readahead): 0 = the
+     * environment's MEMHEAT_READAHEAD_THREADS if set, else one per 4 CPUs
+     * online on 8 or more (at most MH_TRACE_MAX_READAHEAD_THREADS), else 1. */
+    int readahead_threads;
 } mh_trace_reader_opts;
 
 /* Opens path, checks magic and version, and reads the header record. */

@@ -1,9 +1,12 @@
-/* chunk_load.c -- loads one chunk of a trace: reads its header and checks the
- * header's CRC, reads the payload, checks its CRC and decompresses it.
+/* chunk_load.c -- loads one chunk of a trace in two steps: fetch (read its
+ * header and check the header's CRC, read the payload and check its CRC; in
+ * file order) and inflate (decompress it; any thread, any order).
  *
- * The reader calls it on its own thread, or readahead.c calls it on a helper
- * thread; either way every defect becomes the same error code and message
- * (file, chunk number, byte offset). docs/trace-format.md is the layout. */
+ * The reader runs both on its own thread (mh_tf_load), or readahead.c runs
+ * them on helper threads; either way every defect becomes the same error code
+ * and message (file, chunk number, byte offset). docs/trace-format.md is the
+ * layout. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +33,14 @@ static int cut(mh_tf_loader *ld, uint64_t start, mh_err *err) {
                       (unsigned long long)ld->chunks);
 }
 
-int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err) {
+int mh_tf_fetch(mh_tf_loader *ld, mh_tf_packed *p, mh_err *err) {
     unsigned char h[MH_TF_CHUNK_HDR_BYTES];
     uint64_t start = ld->offset;
-    b->eof = 0;
+    p->eof = 0;
     size_t got = mh_tf_read(ld, h, sizeof h);
     if (got == 0) {
         if (ferror(ld->f)) return fail(ld, MH_ERR_IO, err, strerror(errno));
-        b->eof = 1;
+        p->eof = 1;
         return MH_OK;
     }
     if (got < sizeof h) return cut(ld, start, err);
@@ -48,29 +51,56 @@ int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err) {
         return fail(ld, MH_ERR_CORRUPT, err, "chunks out of sequence");
     if (rlen > MH_TF_MAX_RAW || clen > ZSTD_compressBound(rlen) || clen == 0)
         return fail(ld, MH_ERR_CORRUPT, err, "chunk sizes out of range");
-    if (clen > ld->ccap) {
-        unsigned char *p = realloc(ld->comp, clen);
-        if (!p) return fail(ld, MH_ERR_NOMEM, err, "out of memory");
-        ld->comp = p;
-        ld->ccap = clen;
+    if (clen > p->ccap) {
+        unsigned char *q = realloc(p->comp, clen);
+        if (!q) return fail(ld, MH_ERR_NOMEM, err, "out of memory");
+        p->comp = q;
+        p->ccap = clen;
     }
-    if (mh_tf_read(ld, ld->comp, clen) < clen) {
+    if (mh_tf_read(ld, p->comp, clen) < clen) {
         if (ferror(ld->f)) return fail(ld, MH_ERR_IO, err, strerror(errno));
         return cut(ld, start, err);
     }
-    if (mh_crc32c(0, ld->comp, clen) != mh_get32(h + 16))
+    if (mh_crc32c(0, p->comp, clen) != mh_get32(h + 16))
         return fail(ld, MH_ERR_CORRUPT, err, "damaged chunk data (checksum mismatch)");
-    if (rlen > b->rcap) {
-        unsigned char *p = realloc(b->raw, rlen);
-        if (!p) return fail(ld, MH_ERR_NOMEM, err, "out of memory");
-        b->raw = p;
-        b->rcap = rlen;
-    }
-    size_t n = ZSTD_decompressDCtx(ld->dctx, b->raw, rlen, ld->comp, clen);
-    if (ZSTD_isError(n) || n != rlen) return fail(ld, MH_ERR_CORRUPT, err, "chunk does not decompress");
-    b->rlen = rlen;
-    b->index = ld->chunks;
-    b->end = ld->offset;
+    p->clen = clen;
+    p->rlen = rlen;
+    p->index = ld->chunks;
+    p->end = ld->offset;
     ld->chunks++;
     return MH_OK;
+}
+
+int mh_tf_inflate(ZSTD_DCtx *dctx, const char *path, const mh_tf_packed *p, mh_tf_buf *b, mh_err *err) {
+    assert(!p->eof);
+    if (p->rlen > b->rcap) {
+        unsigned char *q = realloc(b->raw, p->rlen);
+        if (!q)
+            return mh_err_set(err, MH_ERR_NOMEM, "%s: out of memory (chunk %llu, byte offset %llu)", path,
+                              (unsigned long long)p->index, (unsigned long long)p->end);
+        b->raw = q;
+        b->rcap = p->rlen;
+    }
+    size_t n = ZSTD_decompressDCtx(dctx, b->raw, p->rlen, p->comp, p->clen);
+    if (ZSTD_isError(n) || n != p->rlen)
+        return mh_err_set(err, MH_ERR_CORRUPT, "%s: chunk does not decompress (chunk %llu, byte offset %llu)", path,
+                          (unsigned long long)p->index, (unsigned long long)p->end);
+    b->eof = 0;
+    b->rlen = p->rlen;
+    b->index = p->index;
+    b->end = p->end;
+    return MH_OK;
+}
+
+int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err) {
+    mh_tf_packed p = {.comp = ld->comp, .ccap = ld->ccap};
+    int rc = mh_tf_fetch(ld, &p, err);
+    ld->comp = p.comp; /* the loader keeps its payload buffer */
+    ld->ccap = p.ccap;
+    if (rc != MH_OK) return rc;
+    if (p.eof) {
+        b->eof = 1;
+        return MH_OK;
+    }
+    return mh_tf_inflate(ld->dctx, ld->path, &p, b, err);
 }

@@ -1,11 +1,12 @@
 /* chunks.h -- the trace reader's chunk source (internal): reads, checks and
  * decompresses the chunks of one file in order, either on the caller's
- * thread (mh_tf_load) or ahead of it on one helper thread (mh_tf_ahead_*).
+ * thread (mh_tf_load) or ahead of it on helper threads (mh_tf_ahead_*).
  *
- * Both paths run the same mh_tf_load, so they give the same chunks and, at a
- * damaged or cut chunk, the same error with the same chunk number and byte
- * offset; the helper stops at the first error or the end of the file, so
- * nothing past an error is read by it. */
+ * Both paths run the same two steps (mh_tf_fetch in file order, then
+ * mh_tf_inflate), so they give the same chunks and, at a damaged or cut
+ * chunk, the same error with the same chunk number and byte offset; the
+ * helpers stop fetching at the first error or the end of the file, so nothing
+ * past an error is read by them. */
 #ifndef MH_TRACE_CHUNKS_H
 #define MH_TRACE_CHUNKS_H
 
@@ -36,24 +37,42 @@ typedef struct mh_tf_buf {
     int eof;        /* 1: no chunk, the file ended cleanly */
 } mh_tf_buf;
 
+/* One chunk as read from the file, not yet decompressed (or the clean end). */
+typedef struct mh_tf_packed {
+    unsigned char *comp; /* compressed payload (owned; grows) */
+    size_t clen, ccap;
+    uint32_t rlen;       /* its size decompressed */
+    uint64_t index;      /* chunk number */
+    uint64_t end;        /* file offset after the chunk */
+    int eof;             /* 1: no chunk, the file ended cleanly */
+} mh_tf_packed;
+
 /* Reads exactly n bytes; returns n, or the short count at end of file. */
 size_t mh_tf_read(mh_tf_loader *ld, void *buf, size_t n);
-/* Loads the next chunk into b (b->eof at a clean end of file). Errors name
- * ld->path, the chunk number and the byte offset reached. */
+/* Reads the next chunk's header and payload into p and checks both CRCs
+ * (p->eof at a clean end of file). Errors name ld->path, the chunk number
+ * and the byte offset reached. */
+int mh_tf_fetch(mh_tf_loader *ld, mh_tf_packed *p, mh_err *err);
+/* Decompresses a fetched chunk into b with dctx (one thread's own). */
+int mh_tf_inflate(ZSTD_DCtx *dctx, const char *path, const mh_tf_packed *p, mh_tf_buf *b, mh_err *err);
+/* Both, on the caller's thread: the next chunk into b (b->eof at a clean
+ * end of file). */
 int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err);
 
 /* ---- read-ahead ---- */
 typedef struct mh_tf_ahead mh_tf_ahead;
 
-/* Starts a helper thread that loads ld's chunks into up to `depth` buffers
- * ahead of the caller; ld is the helper's until mh_tf_ahead_stop. Returns
- * NULL (and ld stays the caller's) if the thread or buffers cannot be had. */
-mh_tf_ahead *mh_tf_ahead_start(mh_tf_loader *ld, unsigned depth);
+/* Starts `threads` helper threads (1 <= threads <= depth) that load ld's
+ * chunks into up to `depth` buffers ahead of the caller: they fetch in turn,
+ * in file order, and decompress side by side; ld is theirs until
+ * mh_tf_ahead_stop. Returns NULL (and ld stays the caller's) if no thread or
+ * buffers can be had. */
+mh_tf_ahead *mh_tf_ahead_start(mh_tf_loader *ld, unsigned depth, unsigned threads);
 /* The next chunk in file order, or the error mh_tf_load met there. The
  * buffer handed out before goes back to the helper. Not to be called again
  * after an error or the end of the file. */
 int mh_tf_ahead_next(mh_tf_ahead *a, const mh_tf_buf **b, mh_err *err);
-/* Stops the helper (it finishes the chunk it is on), joins it, frees a. */
+/* Stops the helpers (each finishes the chunk it is on), joins them, frees a. */
 void mh_tf_ahead_stop(mh_tf_ahead *a);
 
 #endif

@@ -1,13 +1,20 @@
-/* readahead.c -- decompresses a trace's chunks ahead of the reader on one
- * helper thread, so that the thread calling mh_trace_next only decodes
- * records (zstd is the largest single cost of reading a trace).
+/* readahead.c -- decompresses a trace's chunks ahead of the reader on helper
+ * threads, so that the thread calling mh_trace_next only decodes records
+ * (zstd is the largest single cost of reading a trace, and on a many-core
+ * machine one thread of it bounds the whole analysis).
  *
  * A ring of depth + 1 slots: the reader holds at most one (the chunk whose
- * records it is handing out), the helper fills the others in file order with
- * mh_tf_load and stops at the first error or the end of the file; a slot
- * carries either a chunk or that error, so the reader sees exactly what the
- * inline path would have seen, at the same point. The reader starts the
- * helper (mh_tf_ahead_start) and always joins it (mh_tf_ahead_stop), also
+ * records it is handing out), the helpers fill the others. A helper claims
+ * the next slot and fetches its chunk (header, payload, CRCs: mh_tf_fetch)
+ * under fetch_mu, so chunks are read in file order, one helper at a time;
+ * it then decompresses the chunk (mh_tf_inflate, its own zstd context)
+ * while the next helper fetches. The reader takes the slots in claim order,
+ * each once it is ready. A slot carries a chunk or the error met there, so
+ * the reader sees exactly what the inline path would have seen, at the same
+ * point; after an error or the end of the file no more chunks are claimed
+ * (a helper busy decompressing may have fetched a few chunks past a chunk
+ * that does not decompress; they are never handed out). The reader starts the
+ * helpers (mh_tf_ahead_start) and always joins them (mh_tf_ahead_stop), also
  * after an error or when it closes early. No state outside the struct. */
 #include <assert.h>
 #include <pthread.h>
@@ -16,69 +23,128 @@
 #include "trace/chunks.h"
 
 typedef struct slot {
+    mh_tf_packed pk;
     mh_tf_buf buf;
-    int status; /* mh_tf_load's return */
+    int status; /* mh_tf_fetch's or mh_tf_inflate's return */
     mh_err err; /* its message when status != MH_OK */
+    int ready;  /* under mu: filled since it was claimed */
 } slot;
 
+typedef struct helper_arg {
+    struct mh_tf_ahead *a;
+    ZSTD_DCtx *dctx;
+} helper_arg;
+
 struct mh_tf_ahead {
-    mh_tf_loader *ld;  /* the helper's while it runs */
+    mh_tf_loader *ld;   /* the helpers' (under fetch_mu) while they run */
     slot *slots;
-    unsigned n;        /* ring size: depth + 1 */
-    pthread_t tid;
-    pthread_mutex_t mu;
+    unsigned n;         /* ring size: depth + 1 */
+    unsigned nthreads;  /* helpers started */
+    pthread_t *tids;
+    helper_arg *args;
+    pthread_mutex_t mu; /* counters, flags, slot.ready */
+    pthread_mutex_t fetch_mu; /* claiming a slot and reading its chunk: file order */
     pthread_cond_t ready, space;
-    uint64_t produced; /* slots filled by the helper */
-    uint64_t consumed; /* slots taken by the reader */
-    uint64_t released; /* slots given back by the reader */
-    int stop;          /* set by mh_tf_ahead_stop */
-    int ended;         /* the reader took the last slot (error or end of file) */
+    uint64_t claimed;   /* slots claimed by helpers, in file order */
+    uint64_t consumed;  /* slots taken by the reader */
+    uint64_t released;  /* slots given back by the reader */
+    int stop;           /* set by mh_tf_ahead_stop */
+    int no_more;        /* an error or the end of the file was met: no more claims */
+    int ended;          /* the reader took the last slot (error or end of file) */
 };
 
 static void *helper(void *arg) {
-    mh_tf_ahead *a = arg;
+    helper_arg *h = arg;
+    mh_tf_ahead *a = h->a;
     for (;;) {
+        pthread_mutex_lock(&a->fetch_mu);
         pthread_mutex_lock(&a->mu);
-        while (!a->stop && a->produced - a->released >= a->n) pthread_cond_wait(&a->space, &a->mu);
-        int stop = a->stop;
+        while (!a->stop && !a->no_more && a->claimed - a->released >= a->n) pthread_cond_wait(&a->space, &a->mu);
+        if (a->stop || a->no_more) {
+            pthread_mutex_unlock(&a->mu);
+            pthread_mutex_unlock(&a->fetch_mu);
+            break;
+        }
+        /* The slot is free: only this helper touches it until it is ready. */
+        slot *s = &a->slots[a->claimed % a->n];
+        s->ready = 0;
+        a->claimed++;
         pthread_mutex_unlock(&a->mu);
-        if (stop) break;
-        /* The slot is free: only the helper touches it until produced moves. */
-        slot *s = &a->slots[a->produced % a->n];
-        s->status = mh_tf_load(a->ld, &s->buf, &s->err);
-        int last = s->status != MH_OK || s->buf.eof;
+        s->status = mh_tf_fetch(a->ld, &s->pk, &s->err);
+        int last = s->status != MH_OK || s->pk.eof;
+        if (last) {
+            pthread_mutex_lock(&a->mu);
+            a->no_more = 1;
+            pthread_cond_broadcast(&a->space);
+            pthread_mutex_unlock(&a->mu);
+        }
+        pthread_mutex_unlock(&a->fetch_mu);
+        if (s->status == MH_OK && s->pk.eof) s->buf.eof = 1;
+        if (!last) {
+            s->status = mh_tf_inflate(h->dctx, a->ld->path, &s->pk, &s->buf, &s->err);
+            last = s->status != MH_OK;
+        }
         pthread_mutex_lock(&a->mu);
-        a->produced++;
-        pthread_cond_signal(&a->ready);
+        s->ready = 1;
+        if (last) a->no_more = 1;
+        pthread_cond_broadcast(&a->ready);
+        if (last) pthread_cond_broadcast(&a->space);
         pthread_mutex_unlock(&a->mu);
         if (last) break;
     }
     return NULL;
 }
 
-mh_tf_ahead *mh_tf_ahead_start(mh_tf_loader *ld, unsigned depth) {
-    assert(depth > 0);
+static void free_all(mh_tf_ahead *a) {
+    for (unsigned i = 0; a->args && i < a->nthreads; i++) ZSTD_freeDCtx(a->args[i].dctx);
+    for (unsigned i = 0; a->slots && i < a->n; i++) {
+        free(a->slots[i].buf.raw);
+        free(a->slots[i].pk.comp);
+    }
+    free(a->slots);
+    free(a->tids);
+    free(a->args);
+    free(a);
+}
+
+mh_tf_ahead *mh_tf_ahead_start(mh_tf_loader *ld, unsigned depth, unsigned threads) {
+    assert(depth > 0 && threads > 0);
+    if (threads > depth) threads = depth;
     mh_tf_ahead *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->ld = ld;
     a->n = depth + 1;
     a->slots = calloc(a->n, sizeof *a->slots);
-    if (!a->slots) goto fail_slots;
+    a->tids = calloc(threads, sizeof *a->tids);
+    a->args = calloc(threads, sizeof *a->args);
+    if (!a->slots || !a->tids || !a->args) {
+        free_all(a);
+        return NULL;
+    }
     if (pthread_mutex_init(&a->mu, NULL)) goto fail_mu;
+    if (pthread_mutex_init(&a->fetch_mu, NULL)) goto fail_fetch_mu;
     if (pthread_cond_init(&a->ready, NULL)) goto fail_ready;
     if (pthread_cond_init(&a->space, NULL)) goto fail_space;
-    if (pthread_create(&a->tid, NULL, helper, a)) goto fail_thread;
-    return a;
-fail_thread:
+    /* as many helpers as can be had, at least one */
+    for (unsigned i = 0; i < threads; i++) {
+        a->args[i] = (helper_arg){.a = a, .dctx = ZSTD_createDCtx()};
+        if (!a->args[i].dctx) break;
+        if (pthread_create(&a->tids[i], NULL, helper, &a->args[i])) {
+            ZSTD_freeDCtx(a->args[i].dctx);
+            break;
+        }
+        a->nthreads++;
+    }
+    if (a->nthreads > 0) return a;
     pthread_cond_destroy(&a->space);
 fail_space:
     pthread_cond_destroy(&a->ready);
 fail_ready:
+    pthread_mutex_destroy(&a->fetch_mu);
+fail_fetch_mu:
     pthread_mutex_destroy(&a->mu);
 fail_mu:
-    free(a->slots);
-fail_slots:
-    free(a);
+    free_all(a);
     return NULL;
 }
 
@@ -89,8 +155,8 @@ int mh_tf_ahead_next(mh_tf_ahead *a, const mh_tf_buf **b, mh_err *err) {
         a->released++;
         pthread_cond_signal(&a->space);
     }
-    while (a->produced == a->consumed) pthread_cond_wait(&a->ready, &a->mu);
     slot *s = &a->slots[a->consumed % a->n];
+    while (a->consumed == a->claimed || !s->ready) pthread_cond_wait(&a->ready, &a->mu);
     a->consumed++;
     pthread_mutex_unlock(&a->mu);
     if (s->status != MH_OK || s->buf.eof) a->ended = 1;
@@ -106,13 +172,12 @@ void mh_tf_ahead_stop(mh_tf_ahead *a) {
     if (!a) return;
     pthread_mutex_lock(&a->mu);
     a->stop = 1;
-    pthread_cond_signal(&a->space);
+    pthread_cond_broadcast(&a->space);
     pthread_mutex_unlock(&a->mu);
-    pthread_join(a->tid, NULL);
-    for (unsigned i = 0; i < a->n; i++) free(a->slots[i].buf.raw);
-    free(a->slots);
+    for (unsigned i = 0; i < a->nthreads; i++) pthread_join(a->tids[i], NULL);
     pthread_cond_destroy(&a->space);
     pthread_cond_destroy(&a->ready);
+    pthread_mutex_destroy(&a->fetch_mu);
     pthread_mutex_destroy(&a->mu);
-    free(a);
+    free_all(a);
 }

@@ -1,10 +1,12 @@
-/* test_readahead.c -- the trace reader with chunks decompressed ahead on a
- * helper thread against the inline reader: for intact traces, traces cut at
+/* test_readahead.c -- the trace reader with chunks decompressed ahead on
+ * helper threads against the inline reader: for intact traces, traces cut at
  * many offsets, with flipped bytes, with a chunk whose CRCs are right but
- * whose record is not (the helper has read past it by then), and readers
- * closed early, every read-ahead depth must give the same records (a digest
- * of every field, string and access), the same chunk counts, and the same
- * error code and message at the same point as depth 0. */
+ * whose record is not (the helpers have read past it by then), with a chunk
+ * whose CRCs are right but which does not decompress (other helpers are
+ * decompressing the chunks after it meanwhile), and readers closed early,
+ * every read-ahead depth and number of helper threads must give the same
+ * records (a digest of every field, string and access), the same chunk
+ * counts, and the same error code and message at the same point as depth 0. */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +18,8 @@
 #include "util/crc32c.h"
 
 static char dir[256];
-static const int depths[] = {0, 1, 2, 3, 8};
+/* {chunks ahead, helper threads}; {0, 0} is the inline reader */
+static const int depths[][2] = {{0, 0}, {1, 1}, {2, 1}, {3, 2}, {8, 1}, {8, 4}, {5, 3}, {2, 2}};
 #define N_DEPTHS (sizeof depths / sizeof depths[0])
 
 static const char *tmp(const char *name) {
@@ -109,13 +112,13 @@ static void mix_record(uint64_t *h, const mh_record *rec) {
     }
 }
 
-/* Reads path with `depth` chunks ahead, stopping after `stop_after` records
- * (0 = read to the end or the error). */
-static seen read_with(const char *path, int depth, uint64_t stop_after) {
+/* Reads path with `depth` chunks ahead on `threads` helpers, stopping after
+ * `stop_after` records (0 = read to the end or the error). */
+static seen read_with(const char *path, int depth, int threads, uint64_t stop_after) {
     seen s = {.digest = 14695981039346656037ull};
     mh_err err = {0};
     mh_trace_reader *r;
-    mh_trace_reader_opts o = {.readahead = depth};
+    mh_trace_reader_opts o = {.readahead = depth, .readahead_threads = threads};
     s.open_rc = mh_trace_open_opts(&r, path, &o, &err);
     if (s.open_rc != MH_OK) {
         snprintf(s.msg, sizeof s.msg, "%s", err.msg);
@@ -150,12 +153,13 @@ static int n_compared, n_errors;
 
 /* Every depth against depth 0; returns depth 0's result. */
 static seen compare_depths(const char *path, uint64_t stop_after) {
-    seen ref = read_with(path, 0, stop_after);
+    seen ref = read_with(path, 0, 0, stop_after);
     for (size_t i = 1; i < N_DEPTHS; i++) {
-        seen s = read_with(path, depths[i], stop_after);
+        seen s = read_with(path, depths[i][0], depths[i][1], stop_after);
         if (!same(&ref, &s))
-            fprintf(stderr, "%s (stop %llu): depth %d gives rc %d/%d, %llu records, \"%s\"; inline gives rc %d/%d, "
-                            "%llu records, \"%s\"\n", path, (unsigned long long)stop_after, depths[i], s.open_rc, s.rc,
+            fprintf(stderr, "%s (stop %llu): depth %d x %d gives rc %d/%d, %llu records, \"%s\"; inline gives rc %d/%d, "
+                            "%llu records, \"%s\"\n", path, (unsigned long long)stop_after, depths[i][0], depths[i][1],
+                    s.open_rc, s.rc,
                     (unsigned long long)s.records, s.msg, ref.open_rc, ref.rc, (unsigned long long)ref.records, ref.msg);
         CHECK(same(&ref, &s));
     }
@@ -292,22 +296,59 @@ static void test_bad_record(void) {
     free(b);
 }
 
+/* Chunk i's payload replaced by bytes that are not zstd, its CRCs made right
+ * again: "chunk does not decompress" at chunk i, found by one helper while
+ * others decompress the chunks after it. */
+static void test_not_zstd(void) {
+    const char *p = tmp("ok.mht"), *f = tmp("notzstd.mht");
+    unsigned char *b;
+    long n, off[1024];
+    int nc = written_chunks(p, &b, &n, off, 1024);
+    int k = 0;
+    for (int i = 1; i < nc; i += nc / 9, k++) {
+        unsigned char *h = b + off[i];
+        size_t clen = mh_get32(h + 12);
+        unsigned char *save = malloc(clen);
+        memcpy(save, h + MH_TF_CHUNK_HDR_BYTES, clen);
+        uint32_t crc = mh_get32(h + 16);
+        for (size_t j = 0; j < clen; j++) h[MH_TF_CHUNK_HDR_BYTES + j] = (unsigned char)(j * 37 + (size_t)i);
+        mh_put32(h + 16, mh_crc32c(0, h + MH_TF_CHUNK_HDR_BYTES, clen));
+        mh_put32(h + 20, mh_crc32c(0, h, 20));
+        save_file(f, b, n);
+        seen s = compare_depths(f, 0);
+        CHECK_EQ_U(s.rc, MH_ERR_CORRUPT);
+        CHECK(strstr(s.msg, "chunk does not decompress") != NULL);
+        CHECK_EQ_U(s.chunks, (uint64_t)i);
+        memcpy(h + MH_TF_CHUNK_HDR_BYTES, save, clen);
+        mh_put32(h + 16, crc);
+        mh_put32(h + 20, mh_crc32c(0, h, 20));
+        free(save);
+    }
+    CHECK(k >= 5);
+    free(b);
+}
+
 static void test_env(void) {
     /* MEMHEAT_READAHEAD picks the depth of readers opened without one; any depth reads the same. */
     const char *p = tmp("ok.mht");
     CHECK(write_trace(p) == 0);
-    seen ref = read_with(p, 0, 0);
+    seen ref = read_with(p, 0, 0, 0);
     const char *vals[] = {"0", "1", "4", "99", "x"};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         setenv("MEMHEAT_READAHEAD", vals[i], 1);
-        seen s = read_with(p, -1, 0);
-        CHECK(same(&ref, &s));
+        for (size_t j = 0; j < sizeof vals / sizeof vals[0]; j++) {
+            setenv("MEMHEAT_READAHEAD_THREADS", vals[j], 1);
+            seen s = read_with(p, -1, 0, 0);
+            CHECK(same(&ref, &s));
+        }
     }
     unsetenv("MEMHEAT_READAHEAD");
+    unsetenv("MEMHEAT_READAHEAD_THREADS");
 }
 
 static void test_summary(void) {
-    fprintf(stderr, "%d traces compared at %zu depths, %d of them with an error\n", n_compared, N_DEPTHS, n_errors);
+    fprintf(stderr, "%d traces compared at %zu depths x threads, %d of them with an error\n", n_compared, N_DEPTHS,
+            n_errors);
     CHECK(n_compared > 200 && n_errors > 150);
 }
 
@@ -317,7 +358,8 @@ int main(void) {
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     if (system(cmd) != 0) return 1;
     static const mh_test_case cases[] = {T(test_intact_and_early_close), T(test_cut), T(test_flipped),
-                                         T(test_bad_record), T(test_env), T(test_summary)};
+                                         T(test_bad_record), T(test_not_zstd), T(test_env),
+                                         T(test_summary)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;
