@@ -23,7 +23,7 @@
 
 #define BATCH_ACCESSES (1u << 15) /* accesses that send a batch off */
 #define BATCH_RECORDS 4096u       /* records that send a batch off */
-#define MAX_QUEUED 8              /* batches queued per lane before the reader waits */
+#define MAX_QUEUED 4              /* batches queued per lane before the reader waits (each ~2 MiB) */
 #define ARENA_BLOCK ((size_t)64 << 10)
 
 typedef struct item {
@@ -495,7 +495,8 @@ int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, m
     lane *ln = &L->v[idx];
     lbatch *b = ln->cur;
     if (b->nacc + n > b->capacc) {
-        mh_access *a = mh_grow(b->acc, &b->capacc, b->nacc + n, sizeof *a, BATCH_ACCESSES);
+        /* room for a batch and one more record from the start: no copy by realloc later */
+        mh_access *a = mh_grow(b->acc, &b->capacc, b->nacc + n, sizeof *a, 2 * BATCH_ACCESSES);
         if (!a) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         b->acc = a;
     }

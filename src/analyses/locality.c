@@ -58,6 +58,7 @@ struct mh_loc_run {
     lstate *ls;
     size_t nls, capls;
     size_t bytes, peak;
+    mh_big_cache tables; /* counter tables of ended launches, for the next ones */
 };
 
 static void note_bytes(mh_loc_run *lr) {
@@ -91,7 +92,7 @@ static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
 
 static void free_ls(mh_loc_run *lr, lstate *s) {
     lr->bytes -= s->cap * sizeof(cnt_ent) + s->bcap * sizeof(blk_ent) + s->bcap * MH_LOC_COLS * sizeof(psl_acc);
-    free(s->t);
+    mh_big_cache_put(&lr->tables, s->t, s->cap, sizeof(cnt_ent));
     free(s->bt);
     free(s->acc);
     size_t i = (size_t)(s - lr->ls);
@@ -109,7 +110,7 @@ static inline size_t cnt_slot(uint64_t key, size_t cap) {
 
 static int cnt_grow(mh_loc_run *lr, lstate *s) {
     size_t cap = s->cap ? s->cap * 2 : 4096;
-    cnt_ent *t = mh_big_calloc(cap, sizeof *t);
+    cnt_ent *t = mh_big_cache_calloc(&lr->tables, cap, sizeof *t);
     if (!t) return MH_ERR_NOMEM;
     enum { D = 8 }; /* prefetch distance: the new slots are scattered */
     for (size_t i = 0; i < s->cap; i++) {
@@ -119,7 +120,7 @@ static int cnt_grow(mh_loc_run *lr, lstate *s) {
         while (t[j].key) j = (j + 1) & (cap - 1);
         t[j] = s->t[i];
     }
-    free(s->t);
+    mh_big_cache_put(&lr->tables, s->t, s->cap, sizeof *t);
     lr->bytes += (cap - s->cap) * sizeof *t;
     s->t = t;
     s->cap = cap;
@@ -672,6 +673,7 @@ void mh_loc_run_free(mh_loc_run *lr) {
     while (lr->nls) free_ls(lr, &lr->ls[0]);
     free(lr->ls);
     mh_grp_free(lr->grp);
+    mh_big_cache_free(&lr->tables);
     free(lr);
 }
 

@@ -43,3 +43,41 @@ void *mh_big_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) 
     *cap = c;
     return q;
 }
+
+/* The slot of a power-of-two size, or -1. */
+static int cache_slot(size_t bytes) {
+    if (bytes == 0 || (bytes & (bytes - 1)) != 0) return -1;
+    int k = __builtin_ctzll((unsigned long long)bytes);
+    return k < MH_BIG_CACHE_SLOTS ? k : -1;
+}
+
+void *mh_big_cache_calloc(mh_big_cache *c, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    int k = cache_slot(bytes);
+    if (k >= 0 && c->blk[k]) {
+        void *p = c->blk[k];
+        c->blk[k] = NULL;
+        c->kept -= bytes;
+        memset(p, 0, bytes);
+        return p;
+    }
+    return mh_big_calloc(n, size);
+}
+
+void mh_big_cache_put(mh_big_cache *c, void *p, size_t n, size_t size) {
+    if (!p) return;
+    size_t bytes = n * size;
+    int k = cache_slot(bytes);
+    if (k < 0 || c->blk[k] || c->kept + bytes > MH_BIG_CACHE_MAX) {
+        free(p);
+        return;
+    }
+    c->blk[k] = p;
+    c->kept += bytes;
+}
+
+void mh_big_cache_free(mh_big_cache *c) {
+    for (int k = 0; k < MH_BIG_CACHE_SLOTS; k++) free(c->blk[k]);
+    memset(c, 0, sizeof *c);
+}
