@@ -501,22 +501,24 @@ static double entropy_of(double total, double acc) {
  * so the total's runs are the spaces' runs one after another. */
 static void fill_entropies(mh_loc_result *r, const uint64_t *keys, const uint64_t *cnt, size_t n) {
     enum { L = MH_LOC_NBITS };
-    uint64_t cur[L];
     double c[L], acc_s[L], tot_s[L], acc_t[L], tot_t[L];
     for (int d = 0; d < L; d++) acc_s[d] = tot_s[d] = acc_t[d] = tot_t[d] = 0;
     if (!n) return;
     unsigned sp = MH_CANON_SPACE(keys[0]);
-    for (int d = 0; d < L; d++) {
-        cur[d] = keys[0] >> d;
-        c[d] = (double)cnt[0];
-    }
+    for (int d = 0; d < L; d++) c[d] = (double)cnt[0];
     for (size_t i = 1; i <= n; i++) {
         int seg_end = i == n || MH_CANON_SPACE(keys[i]) != sp;
-        for (int d = 0; d < L; d++) {
-            if (!seg_end && keys[i] >> d == cur[d]) {
-                c[d] += (double)cnt[i];
-                continue;
-            }
+        /* The keys are sorted and distinct, so key i stays in the run of
+         * key i - 1 at every level d >= the bit length of their XOR, and
+         * starts a new run below it: the same test as comparing key i >> d
+         * with the run's own, one level at a time, without the compares. */
+        int d0 = L;
+        if (!seg_end) {
+            uint64_t x = keys[i] ^ keys[i - 1];
+            int len = x ? 64 - __builtin_clzll(x) : 0;
+            d0 = len < L ? len : L;
+        }
+        for (int d = 0; d < d0; d++) {
             if (c[d] > 1) {
                 double v = c_log2_c(c[d]);
                 acc_s[d] += v;
@@ -524,11 +526,9 @@ static void fill_entropies(mh_loc_result *r, const uint64_t *keys, const uint64_
             }
             tot_s[d] += c[d];
             tot_t[d] += c[d];
-            if (i < n) {
-                cur[d] = keys[i] >> d;
-                c[d] = (double)cnt[i];
-            }
+            if (i < n) c[d] = (double)cnt[i];
         }
+        for (int d = d0; d < L; d++) c[d] += (double)cnt[i];
         if (seg_end) {
             for (int d = 0; d < L; d++) {
                 r->m[sp].entropy[d] = entropy_of(tot_s[d], acc_s[d]);

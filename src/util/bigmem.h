@@ -28,7 +28,7 @@ void *mh_big_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first);
  * once, cost more than the tables' own work). Zero-initialise the struct;
  * MH_BIG_CACHE_MAX bytes at most are kept. */
 #define MH_BIG_CACHE_SLOTS 48
-#define MH_BIG_CACHE_MAX ((size_t)64 << 20)
+#define MH_BIG_CACHE_MAX ((size_t)16 << 20)
 typedef struct mh_big_cache {
     void *blk[MH_BIG_CACHE_SLOTS];
     size_t kept; /* bytes held */
