@@ -51,17 +51,32 @@ static int cache_slot(size_t bytes) {
     return k < MH_BIG_CACHE_SLOTS ? k : -1;
 }
 
+void *mh_big_cache_take(mh_big_cache *c, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    int k = cache_slot(bytes);
+    for (int w = 0; k >= 0 && w < MH_BIG_CACHE_WAYS; w++)
+        if (c->blk[k][w]) {
+            void *p = c->blk[k][w];
+            c->blk[k][w] = NULL;
+            c->kept -= bytes;
+            return p;
+        }
+    return mh_big_malloc(bytes);
+}
+
 void *mh_big_cache_calloc(mh_big_cache *c, size_t n, size_t size) {
     if (size && n > SIZE_MAX / size) return NULL;
     size_t bytes = n * size;
     int k = cache_slot(bytes);
-    if (k >= 0 && c->blk[k]) {
-        void *p = c->blk[k];
-        c->blk[k] = NULL;
-        c->kept -= bytes;
-        memset(p, 0, bytes);
-        return p;
-    }
+    for (int w = 0; k >= 0 && w < MH_BIG_CACHE_WAYS; w++)
+        if (c->blk[k][w]) {
+            void *p = c->blk[k][w];
+            c->blk[k][w] = NULL;
+            c->kept -= bytes;
+            memset(p, 0, bytes);
+            return p;
+        }
     return mh_big_calloc(n, size);
 }
 
@@ -69,15 +84,18 @@ void mh_big_cache_put(mh_big_cache *c, void *p, size_t n, size_t size) {
     if (!p) return;
     size_t bytes = n * size;
     int k = cache_slot(bytes);
-    if (k < 0 || c->blk[k] || c->kept + bytes > MH_BIG_CACHE_MAX) {
-        free(p);
-        return;
-    }
-    c->blk[k] = p;
-    c->kept += bytes;
+    if (k >= 0 && c->kept + bytes <= MH_BIG_CACHE_MAX)
+        for (int w = 0; w < MH_BIG_CACHE_WAYS; w++)
+            if (!c->blk[k][w]) {
+                c->blk[k][w] = p;
+                c->kept += bytes;
+                return;
+            }
+    free(p);
 }
 
 void mh_big_cache_free(mh_big_cache *c) {
-    for (int k = 0; k < MH_BIG_CACHE_SLOTS; k++) free(c->blk[k]);
+    for (int k = 0; k < MH_BIG_CACHE_SLOTS; k++)
+        for (int w = 0; w < MH_BIG_CACHE_WAYS; w++) free(c->blk[k][w]);
     memset(c, 0, sizeof *c);
 }

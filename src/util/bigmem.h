@@ -21,19 +21,22 @@ void *mh_big_calloc(size_t n, size_t size);
  * fault is tens of microseconds). */
 void *mh_big_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first);
 
-/* Freed tables kept for the next of the same size, one per power-of-two
- * size, by one owner (one thread): a table that grows by doubling in every
+/* Freed tables kept for the next of the same size, up to MH_BIG_CACHE_WAYS
+ * per power-of-two size, by one owner (one thread): a table that grows by doubling in every
  * launch gets its blocks back instead of fresh pages (on a many-core machine
  * the page faults and the kernel's zeroing of fresh pages, in every thread at
  * once, cost more than the tables' own work). Zero-initialise the struct;
  * MH_BIG_CACHE_MAX bytes at most are kept. */
 #define MH_BIG_CACHE_SLOTS 48
+#define MH_BIG_CACHE_WAYS 4
 #define MH_BIG_CACHE_MAX ((size_t)16 << 20)
 typedef struct mh_big_cache {
-    void *blk[MH_BIG_CACHE_SLOTS];
+    void *blk[MH_BIG_CACHE_SLOTS][MH_BIG_CACHE_WAYS];
     size_t kept; /* bytes held */
 } mh_big_cache;
 
+/* n x size bytes, not initialised: a kept block of that size, else mh_big_malloc. */
+void *mh_big_cache_take(mh_big_cache *c, size_t n, size_t size);
 /* n x size bytes, zeroed: a kept block of that size, else mh_big_calloc. */
 void *mh_big_cache_calloc(mh_big_cache *c, size_t n, size_t size);
 /* Gives p (n x size bytes, from mh_big_cache_calloc or mh_big_calloc) back:

@@ -4,6 +4,7 @@
  * buffers were placed; the memory budget of the step groups; private
  * (local-space) addresses being per thread. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "../mh_test.h"
 #include "memheat/analyze.h"
@@ -160,6 +161,60 @@ static void test_uniform_sweep(void) {
     unlink(t.path);
 }
 
+/* Launches with many distinct addresses, touched 1-3 times each, the
+ * repeats far apart in the trace: counted from sorted batches merged over
+ * several rounds (launch 0, 10^5 addresses) and moved to the hash map past
+ * 2^18 distinct ones (launch 1, 4 x 10^5): footprints and entropies at every
+ * level against the counts worked out here. */
+static int cmp_desc(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+static void test_many_distinct(void) {
+    static const uint32_t sizes[2] = {100000, 400000};
+    tb t;
+    CHECK(tb_open(&t, "many"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x10000000, 4u * 400000, MH_SPACE_GLOBAL, "X");
+    for (uint32_t l = 0; l < 2; l++) {
+        tb_launch(&t, l, "many", 1, 256);
+        uint32_t seq = 0, k = 0;
+        for (uint32_t round = 0; round < 3; round++) /* address i is touched 1 + i % 3 times */
+            for (uint32_t i = 0; i < sizes[l]; i++) {
+                uint32_t j = (i * 7919u) % sizes[l]; /* a scattered order, the same each round */
+                if (j % 3 < round) continue;
+                tb_acc(&t, l, 0, (uint16_t)(k % 256), seq, 0x10000000 + 4ull * j, 4, 0, MH_SPACE_GLOBAL, 1);
+                if (++k % 256 == 0) seq++;
+            }
+        tb_end(&t, l);
+    }
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    CHECK_EQ_U(res.nloc, 2);
+    for (size_t l = 0; l < res.nloc && l < 2; l++) {
+        uint32_t n = sizes[res.loc[l].launch ? 1 : 0];
+        uint64_t *keys = malloc(n * sizeof *keys), *cnt = malloc(n * sizeof *cnt), total = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            keys[i] = 4ull * i;
+            cnt[i] = 1 + i % 3;
+            total += cnt[i];
+        }
+        const mh_loc_metrics *g = &res.loc[l].r.m[MH_SPACE_GLOBAL];
+        CHECK_EQ_U(g->footprint, n);
+        CHECK_EQ_U(g->accesses, total);
+        for (int d = 0; d < MH_LOC_NBITS; d++) NEAR(g->entropy[d], mh_loc_entropy(keys, cnt, n, (unsigned)d));
+        qsort(cnt, n, sizeof *cnt, cmp_desc);
+        uint64_t run = 0, k90 = 0;
+        while (run * 10 < total * 9) run += cnt[k90++];
+        CHECK_EQ_U(g->footprint90, k90);
+        free(keys);
+        free(cnt);
+    }
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
 /* A budget too small to hold every step forces early hand-overs: counted,
  * while footprint and entropy (which do not need the groups) stay exact. */
 static void test_budget_eviction(void) {
@@ -289,4 +344,4 @@ static void test_truncated(void) {
 
 MH_TEST_MAIN(T(test_entropy_helper), T(test_small_by_hand), T(test_placement_independent), T(test_uniform_sweep),
              T(test_budget_eviction), T(test_local_space_per_thread), T(test_psl_levels_match_entropy),
-             T(test_truncated))
+             T(test_truncated), T(test_many_distinct))
