@@ -112,6 +112,10 @@ typedef struct mh_pass_stats {
     uint64_t skipped[MH_BAD_COUNT];
     uint32_t skipped_launch[MH_BAD_COUNT]; /* launch id named by the first of each */
     uint64_t skipped_total;
+    /* where the time went with launch lanes (seconds; 0 without lanes): the
+     * lanes' time waiting for work, summed over lanes, and the reading
+     * thread's waiting for a lane's queue to have room and for results */
+    double lanes_idle_s, reader_wait_room_s, reader_wait_results_s;
 } mh_pass_stats;
 
 typedef struct mh_pass mh_pass;

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/grow.h"
 
@@ -90,7 +91,14 @@ struct mh_lanes {
     lbatch *freeb;
     int *pending;              /* owners of the owned kernel ends not handed on yet, a ring */
     size_t phead, pn, pcap;
+    uint64_t idle_ns, room_ns, results_ns; /* waits (under mu): mh_lanes_waits */
 };
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* ---- batches ---- */
 
@@ -274,7 +282,11 @@ static void *lane_main(void *arg) {
     mh_lanes *L = ln->L;
     pthread_mutex_lock(&L->mu);
     for (;;) {
-        while (!ln->qhead && !L->finishing && !L->stopping) pthread_cond_wait(&ln->cv, &L->mu);
+        if (!ln->qhead && !L->finishing && !L->stopping) {
+            uint64_t t0 = now_ns();
+            while (!ln->qhead && !L->finishing && !L->stopping) pthread_cond_wait(&ln->cv, &L->mu);
+            L->idle_ns += now_ns() - t0;
+        }
         if (L->stopping || (!ln->qhead && L->finishing)) break;
         lbatch *b = ln->qhead;
         ln->qhead = b->next;
@@ -448,7 +460,11 @@ static int send_batch(mh_lanes *L, lane *ln, mh_err *err) {
         rc = mh_lanes_deliver(L, 0, err);
         pthread_mutex_lock(&L->mu);
         if (rc) break;
-        if (ln->nq >= MAX_QUEUED && !ln->failed) pthread_cond_wait(&L->rcv, &L->mu);
+        if (ln->nq >= MAX_QUEUED && !ln->failed) {
+            uint64_t t0 = now_ns();
+            pthread_cond_wait(&L->rcv, &L->mu);
+            L->room_ns += now_ns() - t0;
+        }
     }
     if (rc == MH_OK) send(L, ln);
     pthread_mutex_unlock(&L->mu);
@@ -532,7 +548,9 @@ int mh_lanes_deliver(mh_lanes *L, int wait, mh_err *err) {
             rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             break;
         }
+        uint64_t t0 = now_ns();
         pthread_cond_wait(&L->rcv, &L->mu);
+        L->results_ns += now_ns() - t0;
     }
     pthread_mutex_unlock(&L->mu);
     return rc;
@@ -553,7 +571,9 @@ int mh_lanes_finish(mh_lanes *L, mh_err *err) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 break;
             }
+            uint64_t t0 = now_ns();
             pthread_cond_wait(&L->rcv, &L->mu);
+            L->results_ns += now_ns() - t0;
         }
     }
     pthread_mutex_unlock(&L->mu);
@@ -570,6 +590,14 @@ int mh_lanes_merge_patterns(mh_lanes *L, mh_pat_run *dst, uint64_t (*rank)(void 
     int rc = mh_pat_run_merge(dst, src, n, rank, ctx, err);
     free(src);
     return rc;
+}
+
+void mh_lanes_waits(mh_lanes *L, double *idle, double *room, double *results) {
+    pthread_mutex_lock(&L->mu);
+    *idle = (double)L->idle_ns * 1e-9;
+    *room = (double)L->room_ns * 1e-9;
+    *results = (double)L->results_ns * 1e-9;
+    pthread_mutex_unlock(&L->mu);
 }
 
 void mh_lanes_peaks(const mh_lanes *L, size_t *heat, size_t *loc) {

@@ -42,6 +42,8 @@ int mh_lanes_finish(mh_lanes *l, mh_err *err);
 int mh_lanes_merge_patterns(mh_lanes *l, mh_pat_run *dst, uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx,
                             mh_err *err);
 void mh_lanes_peaks(const mh_lanes *l, size_t *heat, size_t *loc);
+/* Seconds the lanes waited for work (summed), the reader for room and for results. */
+void mh_lanes_waits(mh_lanes *l, double *idle, double *room, double *results);
 /* Stops and joins the threads (without finishing when mh_lanes_finish was
  * not called) and frees everything. */
 void mh_lanes_free(mh_lanes *l);

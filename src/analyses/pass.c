@@ -673,6 +673,8 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     if (p->hr) p->st.peak_heat = mh_heat_run_peak_bytes(p->hr);
     if (p->lr) p->st.peak_loc = mh_loc_run_peak_bytes(p->lr);
     if (p->lanes) mh_lanes_peaks(p->lanes, &p->st.peak_heat, &p->st.peak_loc);
+    if (p->lanes)
+        mh_lanes_waits(p->lanes, &p->st.lanes_idle_s, &p->st.reader_wait_room_s, &p->st.reader_wait_results_s);
     if (p->pat) {
         p->st.peak_pat = mh_pat_run_peak_bytes(p->pat);
         p->st.split_pat = mh_pat_run_split(p->pat);

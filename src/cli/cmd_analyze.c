@@ -100,6 +100,10 @@ int mh_cmd_analyze(int argc, char **argv) {
     int rc = mh_analyze_file(argv[optind], &ao, &res, &err);
     int code = MH_EXIT_OK;
     int usable = rc == MH_OK || res.partial;
+    const char *pt = getenv("MEMHEAT_PASS_TIMES");
+    if (pt && *pt == '1') /* for bench/analyses/cores.sh: where a many-core pass waits */
+        fprintf(stderr, "memheat analyze: lanes idle %.3f s (summed), reader waited for room %.3f s, for results %.3f s\n",
+                res.lanes_idle_s, res.reader_wait_room_s, res.reader_wait_results_s);
     if (usable) {
         mh_err werr = {0};
         if (json && mh_analyze_write_json("-", &res, &werr) != MH_OK) code = mh_cli_fail_err("analyze", &werr);
