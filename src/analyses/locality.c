@@ -3,14 +3,7 @@
  * over a trace; definitions in docs/metrics.md, API in memheat/locality.h.
  *
  * Per launch in flight: the access count of every canonical address (the
- * footprint/entropy input), kept as the keys not counted yet, appended one
- * per access, and the sorted distinct keys with their counts, merged from
- * the former whenever it has grown to twice the latter (and at the launch's
- * end): no random probe per access (a hash map's insert was a quarter of
- * the analysis of 10^5-address launches). A launch that passes CNT_SWITCH
- * distinct addresses moves to a hash map (address -> count) for the rest:
- * there the sorts and merges would cost more than the probes. Memory follows
- * the distinct addresses either way. And per sampled
+ * footprint/entropy input; memory = distinct addresses; loccount.c), and per sampled
  * block the running sums of per-step entropies. The accesses of one logical
  * time step (block, seq) are collected by a groupbuf and turned into entropies
  * when the step is complete. */
@@ -24,14 +17,10 @@
 
 #include "analyses/canon.h"
 #include "analyses/groupbuf.h"
+#include "analyses/loccount.h"
 #include "util/bigmem.h"
 #include "util/hash.h"
 #include "util/grow.h"
-
-typedef struct cnt_ent {
-    uint64_t key; /* 0 = empty (canonical keys are never 0) */
-    uint64_t n;
-} cnt_ent;
 
 typedef struct psl_acc {
     double sum[MH_LOC_NBITS];
@@ -45,12 +34,7 @@ typedef struct blk_ent {
 
 typedef struct lstate {
     uint32_t launch;
-    uint64_t *buf;    /* canonical keys of accesses not counted yet, unsorted */
-    size_t nbuf, capbuf;
-    uint64_t *ukey, *ucnt; /* distinct keys counted so far, ascending, and their counts */
-    size_t nu, capu;
-    cnt_ent *t;       /* past CNT_SWITCH distinct keys: key -> count (then buf and ukey are unused) */
-    size_t cap, n;
+    mh_lcnt cnt;      /* access count per canonical address (loccount.h) */
     blk_ent *bt;      /* block -> accumulator row */
     size_t bcap, bn;
     psl_acc *acc;     /* bn rows of MH_LOC_COLS */
@@ -102,173 +86,12 @@ static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
 }
 
 static void free_ls(mh_loc_run *lr, lstate *s) {
-    lr->bytes -= s->capbuf * sizeof(uint64_t) + s->capu * 2 * sizeof(uint64_t) + s->bcap * sizeof(blk_ent) +
-                 s->bcap * MH_LOC_COLS * sizeof(psl_acc);
-    lr->bytes -= s->cap * sizeof(cnt_ent);
-    mh_big_cache_put(&lr->tables, s->t, s->cap, sizeof(cnt_ent));
-    mh_big_cache_put(&lr->tables, s->buf, s->capbuf, sizeof(uint64_t));
-    mh_big_cache_put(&lr->tables, s->ukey, s->capu, sizeof(uint64_t));
-    mh_big_cache_put(&lr->tables, s->ucnt, s->capu, sizeof(uint64_t));
+    lr->bytes -= s->bcap * sizeof(blk_ent) + s->bcap * MH_LOC_COLS * sizeof(psl_acc);
+    mh_lcnt_free(&s->cnt, &lr->tables, &lr->bytes);
     free(s->bt);
     free(s->acc);
     size_t i = (size_t)(s - lr->ls);
     lr->ls[i] = lr->ls[--lr->nls];
-}
-
-static void radix_sort_u64(uint64_t *v, uint64_t *tmp, size_t n);
-
-/* Counts the pending keys: sorts them, and merges their runs with the
- * distinct keys counted so far. The counts are exact; only when they are
- * taken differs from counting one access at a time. */
-static int cnt_compact(mh_loc_run *lr, lstate *s) {
-    size_t m = s->nbuf;
-    if (m == 0) return MH_OK;
-    uint64_t *tmp = mh_big_cache_take(&lr->tables, s->capbuf, sizeof *tmp); /* a size the cache keeps */
-    if (!tmp) return MH_ERR_NOMEM;
-    radix_sort_u64(s->buf, tmp, m);
-    mh_big_cache_put(&lr->tables, tmp, s->capbuf, sizeof *tmp);
-    size_t distinct = 1;
-    for (size_t j = 1; j < m; j++) distinct += s->buf[j] != s->buf[j - 1];
-    size_t cap = s->capu;
-    if (s->nu + distinct > cap) {
-        cap = cap ? cap : 1024;
-        while (cap < s->nu + distinct) cap *= 2;
-    }
-    uint64_t *nk = mh_big_cache_take(&lr->tables, cap, sizeof *nk);
-    uint64_t *nc = nk ? mh_big_cache_take(&lr->tables, cap, sizeof *nc) : NULL;
-    if (!nc) {
-        mh_big_cache_put(&lr->tables, nk, cap, sizeof *nk);
-        return MH_ERR_NOMEM;
-    }
-    size_t i = 0, j = 0, o = 0;
-    while (j < m) {
-        uint64_t key = s->buf[j], c = 0;
-        while (j < m && s->buf[j] == key) c++, j++;
-        while (i < s->nu && s->ukey[i] < key) {
-            nk[o] = s->ukey[i];
-            nc[o++] = s->ucnt[i++];
-        }
-        if (i < s->nu && s->ukey[i] == key) c += s->ucnt[i++];
-        nk[o] = key;
-        nc[o++] = c;
-    }
-    while (i < s->nu) {
-        nk[o] = s->ukey[i];
-        nc[o++] = s->ucnt[i++];
-    }
-    mh_big_cache_put(&lr->tables, s->ukey, s->capu, sizeof *nk);
-    mh_big_cache_put(&lr->tables, s->ucnt, s->capu, sizeof *nc);
-    lr->bytes += (cap - s->capu) * 2 * sizeof *nk;
-    s->ukey = nk;
-    s->ucnt = nc;
-    s->capu = cap;
-    s->nu = o;
-    s->nbuf = 0;
-    return MH_OK;
-}
-
-/* ---- the hash map, past CNT_SWITCH distinct keys ---- */
-
-enum { CNT_SWITCH = 1 << 18 };
-
-/* Slot of a canonical address in the counter table (cap: a power of two,
- * >= 4). The four 4-byte words of a 16-byte span share a hashed group of
- * four neighbouring slots, so a warp's coalesced accesses touch a quarter of
- * the cache lines they would with a plain hash. The table is sorted before
- * use, so placement changes no result. */
-static inline size_t cnt_slot(uint64_t key, size_t cap) {
-    return (size_t)((mh_mix64(key >> 4) << 2) + ((key >> 2) & 3)) & (cap - 1);
-}
-
-static inline void cnt_put(cnt_ent *t, size_t cap, uint64_t key, uint64_t n) {
-    size_t j = cnt_slot(key, cap);
-    while (t[j].key) j = (j + 1) & (cap - 1);
-    t[j].key = key;
-    t[j].n = n;
-}
-
-static int cnt_grow(mh_loc_run *lr, lstate *s) {
-    size_t cap = s->cap * 2;
-    cnt_ent *t = mh_big_cache_calloc(&lr->tables, cap, sizeof *t);
-    if (!t) return MH_ERR_NOMEM;
-    enum { D = 8 }; /* prefetch distance: the new slots are scattered */
-    for (size_t i = 0; i < s->cap; i++) {
-        if (i + D < s->cap && s->t[i + D].key) __builtin_prefetch(&t[cnt_slot(s->t[i + D].key, cap)], 1);
-        if (s->t[i].key) cnt_put(t, cap, s->t[i].key, s->t[i].n);
-    }
-    mh_big_cache_put(&lr->tables, s->t, s->cap, sizeof *t);
-    lr->bytes += (cap - s->cap) * sizeof *t;
-    s->t = t;
-    s->cap = cap;
-    return MH_OK;
-}
-
-static int hash_add(mh_loc_run *lr, lstate *s, uint64_t key) {
-    if ((s->n + 1) * 4 > s->cap * 3 && cnt_grow(lr, s) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = cnt_slot(key, s->cap);
-    while (s->t[j].key && s->t[j].key != key) j = (j + 1) & (s->cap - 1);
-    if (!s->t[j].key) {
-        s->t[j].key = key;
-        s->n++;
-    }
-    s->t[j].n++;
-    return MH_OK;
-}
-
-/* The counted keys (no pending ones) move into a hash map. */
-static int cnt_to_hash(mh_loc_run *lr, lstate *s) {
-    assert(s->nbuf == 0 && !s->t);
-    size_t cap = 4096;
-    while ((s->nu + 1) * 4 > cap * 3) cap *= 2;
-    cnt_ent *t = mh_big_cache_calloc(&lr->tables, cap, sizeof *t);
-    if (!t) return MH_ERR_NOMEM;
-    for (size_t i = 0; i < s->nu; i++) cnt_put(t, cap, s->ukey[i], s->ucnt[i]);
-    lr->bytes += cap * sizeof *t;
-    lr->bytes -= s->capbuf * sizeof(uint64_t) + s->capu * 2 * sizeof(uint64_t);
-    mh_big_cache_put(&lr->tables, s->buf, s->capbuf, sizeof(uint64_t));
-    mh_big_cache_put(&lr->tables, s->ukey, s->capu, sizeof(uint64_t));
-    mh_big_cache_put(&lr->tables, s->ucnt, s->capu, sizeof(uint64_t));
-    s->t = t;
-    s->cap = cap;
-    s->n = s->nu;
-    s->buf = s->ukey = s->ucnt = NULL;
-    s->capbuf = s->capu = s->nu = 0;
-    return MH_OK;
-}
-
-/* Room for one more pending key: the buffer grows up to twice the distinct
- * keys counted (at least CNT_BUF_MIN keys), then its keys are counted. So
- * each access is sorted once and merged an amortised constant number of
- * times, and memory stays proportional to the distinct addresses. */
-enum { CNT_BUF_FIRST = 4096, CNT_BUF_MIN = 1 << 16 };
-
-static int cnt_room(mh_loc_run *lr, lstate *s) {
-    size_t limit = 2 * s->nu > CNT_BUF_MIN ? 2 * s->nu : CNT_BUF_MIN;
-    if (s->capbuf >= limit) {
-        int rc = cnt_compact(lr, s);
-        if (rc == MH_OK && s->nu > CNT_SWITCH) rc = cnt_to_hash(lr, s);
-        return rc;
-    }
-    size_t cap = s->capbuf ? s->capbuf * 2 : CNT_BUF_FIRST;
-    uint64_t *b = mh_big_cache_take(&lr->tables, cap, sizeof *b);
-    if (!b) return MH_ERR_NOMEM;
-    if (s->nbuf) memcpy(b, s->buf, s->nbuf * sizeof *b);
-    mh_big_cache_put(&lr->tables, s->buf, s->capbuf, sizeof *b);
-    lr->bytes += (cap - s->capbuf) * sizeof *b;
-    s->buf = b;
-    s->capbuf = cap;
-    return MH_OK;
-}
-
-static inline int cnt_add(mh_loc_run *lr, lstate *s, uint64_t key) {
-    assert(key != 0); /* canonical keys carry a space or an object slot */
-    if (s->t) return hash_add(lr, s, key);
-    if (s->nbuf == s->capbuf) {
-        if (cnt_room(lr, s) != MH_OK) return MH_ERR_NOMEM;
-        if (s->t) return hash_add(lr, s, key); /* moved to the hash map */
-    }
-    s->buf[s->nbuf++] = key;
-    return MH_OK;
 }
 
 /* Accumulator row (MH_LOC_COLS entries) of a block; NULL when out of memory. */
@@ -531,108 +354,6 @@ int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh
     return MH_OK;
 }
 
-/* LSD radix sort of keys; digits equal in every key (the space/object bits,
- * usually) are skipped. 16-bit digits for many keys, 8-bit ones for a launch
- * of a few thousand addresses: a pass costs n plus the digit's range, and
- * clearing and summing 65,536 counters per pass was most of a small launch's
- * end (bench_import's 2,048-access launches: 19% of `memheat analyze`'s
- * CPU). tmp holds n keys. */
-static void radix_sort_u64(uint64_t *v, uint64_t *tmp, size_t n) {
-    if (n < 2) return;
-    uint64_t all_or = 0, all_and = ~UINT64_C(0);
-    for (size_t i = 0; i < n; i++) {
-        all_or |= v[i];
-        all_and &= v[i];
-    }
-    uint64_t differ = all_or ^ all_and;
-    const unsigned bits = n < (1u << 16) ? 8 : 16, R = 1u << bits;
-    const uint64_t mask = R - 1;
-    size_t small[256];
-    size_t *count = bits == 8 ? small : malloc(R * sizeof *count);
-    if (!count) { /* fall back to qsort */
-        qsort(v, n, sizeof *v, cmp_u64);
-        return;
-    }
-    uint64_t *src = v, *dst = tmp;
-    for (unsigned shift = 0; shift < 64; shift += bits) {
-        if (!((differ >> shift) & mask)) continue;
-        memset(count, 0, R * sizeof *count);
-        for (size_t i = 0; i < n; i++) count[(src[i] >> shift) & mask]++;
-        size_t sum = 0;
-        for (unsigned d = 0; d < R; d++) {
-            size_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & mask]++] = src[i];
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, n * sizeof *v);
-    if (count != small) free(count);
-}
-
-static int cmp_cnt_key(const void *a, const void *b) {
-    uint64_t x = ((const cnt_ent *)a)->key, y = ((const cnt_ent *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
-/* radix_sort_u64 for a hash map's entries, by key. tmp holds n entries. */
-static void radix_sort_cnt(cnt_ent *v, cnt_ent *tmp, size_t n) {
-    uint64_t all_or = 0, all_and = ~UINT64_C(0);
-    for (size_t i = 0; i < n; i++) {
-        all_or |= v[i].key;
-        all_and &= v[i].key;
-    }
-    uint64_t differ = all_or ^ all_and;
-    const unsigned bits = n < (1u << 16) ? 8 : 16, R = 1u << bits;
-    const uint64_t mask = R - 1;
-    size_t small[256];
-    size_t *count = bits == 8 ? small : malloc(R * sizeof *count);
-    if (!count) {
-        qsort(v, n, sizeof *v, cmp_cnt_key);
-        return;
-    }
-    cnt_ent *src = v, *dst = tmp;
-    for (unsigned shift = 0; shift < 64; shift += bits) {
-        if (!((differ >> shift) & mask)) continue;
-        memset(count, 0, R * sizeof *count);
-        for (size_t i = 0; i < n; i++) count[(src[i].key >> shift) & mask]++;
-        size_t sum = 0;
-        for (unsigned d = 0; d < R; d++) {
-            size_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++) dst[count[(src[i].key >> shift) & mask]++] = src[i];
-        cnt_ent *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, n * sizeof *v);
-    if (count != small) free(count);
-}
-
-/* A hash map's counts as sorted key and count arrays (*keys holds both: the
- * counts start at *keys + n; free(*keys)). */
-static int hash_sorted(lstate *s, uint64_t **keys) {
-    size_t n = s->n, k = 0;
-    cnt_ent *e = s->t;
-    for (size_t i = 0; i < s->cap; i++)
-        if (e[i].key) e[k++] = e[i];
-    assert(k == n);
-    uint64_t *kc = mh_big_malloc((n ? n : 1) * 2 * sizeof *kc);
-    if (!kc) return MH_ERR_NOMEM;
-    if (n > 1) radix_sort_cnt(e, (cnt_ent *)(void *)kc, n); /* the arrays as scratch: 16 x n bytes */
-    for (size_t i = 0; i < n; i++) {
-        kc[i] = e[i].key;
-        kc[n + i] = e[i].n;
-    }
-    *keys = kc;
-    return MH_OK;
-}
-
 static int cmp_u64_desc(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x > y ? -1 : x < y;
@@ -737,22 +458,12 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     r.launch = mh_model_launch_get(lr->model, s->launch);
     r.unattributed = s->unattributed;
     r.psl_split = mh_grp_split(lr->grp) - s->split_at_start;
-    /* Sorted distinct keys and their counts: the pending keys counted, or
-     * the hash map sorted. */
+    /* Sorted distinct keys and their counts. */
     uint64_t *own = NULL;
     const uint64_t *keys, *cnt;
     size_t n;
-    if (s->t) {
-        if (hash_sorted(s, &own) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        n = s->n;
-        keys = own;
-        cnt = own + n;
-    } else {
-        if (cnt_compact(lr, s) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        n = s->nu;
-        keys = s->ukey;
-        cnt = s->ucnt;
-    }
+    if (mh_lcnt_sorted(&s->cnt, &lr->tables, &lr->bytes, &keys, &cnt, &n, &own) != MH_OK)
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     int ok = 1;
     size_t a = 0;
     while (a < n && ok) {
@@ -828,14 +539,14 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
             }
             lsi[i] = (size_t)(s - lr->ls);
             keys[i] = mh_canon_key(&lr->canon, ml, a);
-            if (s->t) __builtin_prefetch(&s->t[cnt_slot(keys[i], s->cap)], 1);
+            mh_lcnt_prefetch(&s->cnt, keys[i]);
         }
         for (size_t i = 0; i < k; i++) {
             const mh_access *a = &v[base + i];
             lstate *ls = &lr->ls[lsi[i]];
             uint64_t key = keys[i];
             if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) ls->unattributed++;
-            if (cnt_add(lr, ls, key) != MH_OK)
+            if (mh_lcnt_add(&ls->cnt, &lr->tables, &lr->bytes, key) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
             mh_grp_key gk;
             mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);

@@ -1,0 +1,82 @@
+/* loccount.h -- the locality analysis's count of accesses per canonical
+ * address within one launch (internal to locality.c; loccount.c).
+ *
+ * The canonical key of each access is appended to a buffer; when the buffer
+ * holds twice as many keys as the distinct keys counted so far (at least
+ * MH_LCNT_BUF_MIN), and at the launch's end, it is radix-sorted and merged
+ * into the sorted distinct keys with their counts. No random probe per access
+ * (a hash map's insert was a quarter of the whole analysis of launches of
+ * 10^5 addresses). A launch that passes MH_LCNT_SWITCH distinct addresses
+ * moves to a hash map (key -> count) for the rest of it: there the sorts and
+ * merges would cost more than the probes. The counts are exact either way,
+ * and memory follows the distinct addresses. Blocks come from and go back to
+ * the caller's cache (util/bigmem.h); *bytes tracks the capacity held. */
+#ifndef MEMHEAT_ANALYSES_LOCCOUNT_H
+#define MEMHEAT_ANALYSES_LOCCOUNT_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memheat/err.h"
+#include "util/bigmem.h"
+#include "util/hash.h"
+
+typedef struct mh_lcnt_ent {
+    uint64_t key; /* 0 = empty (canonical keys are never 0) */
+    uint64_t n;
+} mh_lcnt_ent;
+
+/* One launch's counts; zero-initialise. */
+typedef struct mh_lcnt {
+    uint64_t *buf;         /* canonical keys of accesses not counted yet, unsorted */
+    size_t nbuf, capbuf;
+    uint64_t *ukey, *ucnt; /* distinct keys counted so far, ascending, and their counts */
+    size_t nu, capu;
+    mh_lcnt_ent *t;        /* past MH_LCNT_SWITCH distinct keys: key -> count (buf, ukey unused) */
+    size_t cap, n;
+} mh_lcnt;
+
+enum { MH_LCNT_SWITCH = 1 << 18, MH_LCNT_BUF_FIRST = 4096, MH_LCNT_BUF_MIN = 1 << 16 };
+
+/* Slot of a canonical address in the counter table (cap: a power of two,
+ * >= 4). The four 4-byte words of a 16-byte span share a hashed group of
+ * four neighbouring slots, so a warp's coalesced accesses touch a quarter of
+ * the cache lines they would with a plain hash. The table is sorted before
+ * use, so placement changes no result. */
+static inline size_t mh_lcnt_slot(uint64_t key, size_t cap) {
+    return (size_t)((mh_mix64(key >> 4) << 2) + ((key >> 2) & 3)) & (cap - 1);
+}
+
+/* Out of line: room for one more pending key (may count the pending ones,
+ * or move to the hash map); the hash map's insert. */
+int mh_lcnt_room(mh_lcnt *s, mh_big_cache *cache, size_t *bytes);
+int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key);
+
+/* Counts one access of key (never 0). */
+static inline int mh_lcnt_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key) {
+    assert(key != 0); /* canonical keys carry a space or an object slot */
+    if (s->t) return mh_lcnt_hash_add(s, cache, bytes, key);
+    if (s->nbuf == s->capbuf) {
+        if (mh_lcnt_room(s, cache, bytes) != MH_OK) return MH_ERR_NOMEM;
+        if (s->t) return mh_lcnt_hash_add(s, cache, bytes, key); /* moved to the hash map */
+    }
+    s->buf[s->nbuf++] = key;
+    return MH_OK;
+}
+
+/* Before mh_lcnt_add of key, a few accesses ahead: the hash map misses the
+ * cache on nearly every access, and the misses of a group overlap. */
+static inline void mh_lcnt_prefetch(const mh_lcnt *s, uint64_t key) {
+    if (s->t) __builtin_prefetch(&s->t[mh_lcnt_slot(key, s->cap)], 1);
+}
+
+/* The distinct keys, ascending, and their counts (*n of each). *own is NULL
+ * or memory to free() once they are no longer needed; they stay valid until
+ * then and until the next call on s. */
+int mh_lcnt_sorted(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_t **keys, const uint64_t **cnt,
+                   size_t *n, uint64_t **own);
+/* Gives everything back (to the cache) and clears s. */
+void mh_lcnt_free(mh_lcnt *s, mh_big_cache *cache, size_t *bytes);
+
+#endif
