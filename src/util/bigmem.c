@@ -66,18 +66,9 @@ void *mh_big_cache_take(mh_big_cache *c, size_t n, size_t size) {
 }
 
 void *mh_big_cache_calloc(mh_big_cache *c, size_t n, size_t size) {
-    if (size && n > SIZE_MAX / size) return NULL;
-    size_t bytes = n * size;
-    int k = cache_slot(bytes);
-    for (int w = 0; k >= 0 && w < MH_BIG_CACHE_WAYS; w++)
-        if (c->blk[k][w]) {
-            void *p = c->blk[k][w];
-            c->blk[k][w] = NULL;
-            c->kept -= bytes;
-            memset(p, 0, bytes);
-            return p;
-        }
-    return mh_big_calloc(n, size);
+    void *p = mh_big_cache_take(c, n, size);
+    if (p) memset(p, 0, n * size);
+    return p;
 }
 
 void mh_big_cache_put(mh_big_cache *c, void *p, size_t n, size_t size) {
