@@ -100,6 +100,13 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* pthread_cond_wait, its time added to *ns (mh_lanes_waits). */
+static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t *ns) {
+    uint64_t t0 = now_ns();
+    pthread_cond_wait(cv, mu);
+    *ns += now_ns() - t0;
+}
+
 /* ---- batches ---- */
 
 static void *arena_alloc(lbatch *b, size_t n) {
@@ -460,11 +467,7 @@ static int send_batch(mh_lanes *L, lane *ln, mh_err *err) {
         rc = mh_lanes_deliver(L, 0, err);
         pthread_mutex_lock(&L->mu);
         if (rc) break;
-        if (ln->nq >= MAX_QUEUED && !ln->failed) {
-            uint64_t t0 = now_ns();
-            pthread_cond_wait(&L->rcv, &L->mu);
-            L->room_ns += now_ns() - t0;
-        }
+        if (ln->nq >= MAX_QUEUED && !ln->failed) timed_wait(&L->rcv, &L->mu, &L->room_ns);
     }
     if (rc == MH_OK) send(L, ln);
     pthread_mutex_unlock(&L->mu);
@@ -548,9 +551,7 @@ int mh_lanes_deliver(mh_lanes *L, int wait, mh_err *err) {
             rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             break;
         }
-        uint64_t t0 = now_ns();
-        pthread_cond_wait(&L->rcv, &L->mu);
-        L->results_ns += now_ns() - t0;
+        timed_wait(&L->rcv, &L->mu, &L->results_ns);
     }
     pthread_mutex_unlock(&L->mu);
     return rc;
@@ -571,9 +572,7 @@ int mh_lanes_finish(mh_lanes *L, mh_err *err) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 break;
             }
-            uint64_t t0 = now_ns();
-            pthread_cond_wait(&L->rcv, &L->mu);
-            L->results_ns += now_ns() - t0;
+            timed_wait(&L->rcv, &L->mu, &L->results_ns);
         }
     }
     pthread_mutex_unlock(&L->mu);
