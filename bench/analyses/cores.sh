@@ -3,10 +3,13 @@
 # machine (issue 13 item 5: >= 5 x 10^7 accesses/s on 16 cores). Two traces:
 # T.mht, one launch of N accesses (bench_analyses N T.mht), and y.mht, L small
 # launches (bench_import L: 2,048 coalesced loads each). Each build's memheat
-# analyzes both with each thread count in THREADS, RUNS rounds interleaved;
-# one line per run: build trace threads wall_s user_s sys_s accesses/s.
+# analyzes each with each thread count in THREADS and each environment in
+# ENVS (a list of VAR=VALUE[,VAR=VALUE] settings, "-" = none), RUNS rounds
+# interleaved; one line per run: build trace threads env wall_s user_s sys_s
+# accesses/s, then the run's own times (MEMHEAT_PASS_TIMES=1: analysis and
+# output; reader, chunk waits, helpers, lanes).
 # usage: bench/analyses/cores.sh BUILD_DIR [BUILD_DIR...]
-#   env: N=40000000 L=8000 ML=400 MA=100000 TRACES="T y m" THREADS="1 16" RUNS=3 W=/tmp/mh-cores
+#   env: N=40000000 L=8000 ML=400 MA=100000 TRACES="T y m" THREADS="1 16" ENVS=- RUNS=3 W=/tmp/mh-cores
 set -uo pipefail
 N=${N:-40000000}
 L=${L:-8000}
@@ -14,6 +17,7 @@ ML=${ML:-400}
 MA=${MA:-100000}
 TRACES=${TRACES:-"T y m"}
 THREADS=${THREADS:-"1 16"}
+ENVS=${ENVS:--}
 RUNS=${RUNS:-3}
 W=${W:-/tmp/mh-cores}
 mkdir -p "$W"
@@ -27,15 +31,20 @@ acc() { # accesses in a trace, from memheat info
 }
 NT=$(acc "$W/T.mht"); NY=$(acc "$W/y.mht"); NM=$(acc "$W/m.mht")
 echo "# T.mht ${NT:-?} accesses, y.mht ${NY:-?} accesses, m.mht ${NM:-?} accesses"
-echo "build trace threads wall_s user_s sys_s Macc_per_s"
+echo "build trace threads env wall_s user_s sys_s Macc_per_s"
 TIMEFORMAT="%R %U %S"
 for r in $(seq 1 "$RUNS"); do
   for b in "$@"; do
     for tr in $TRACES; do
       for t in $THREADS; do
-        case $tr in T) n=${NT:-0} ;; y) n=${NY:-0} ;; *) n=${NM:-0} ;; esac
-        w=$( { time "$b/memheat" analyze --json -q --threads "$t" "$W/$tr.mht" >/dev/null 2>&1; } 2>&1 )
-        echo "$(basename "$b") $tr $t $w $(echo "$w" | awk -v n="$n" '{ printf "%.1f", ($1 > 0) ? n / $1 / 1e6 : 0 }')"
+        for e in $ENVS; do
+          case $tr in T) n=${NT:-0} ;; y) n=${NY:-0} ;; *) n=${NM:-0} ;; esac
+          ev=(env MEMHEAT_PASS_TIMES=1)
+          [ "$e" = - ] || ev+=(${e//,/ })
+          w=$( { time "${ev[@]}" "$b/memheat" analyze --json -q --threads "$t" "$W/$tr.mht" >/dev/null 2>"$W/times.txt"; } 2>&1 )
+          echo "$(basename "$b") $tr $t $e $w $(echo "$w" | awk -v n="$n" '{ printf "%.1f", ($1 > 0) ? n / $1 / 1e6 : 0 }')"
+          grep -m1 "^memheat analyze: total" "$W/times.txt" | sed 's/^memheat analyze: /  # /'
+        done
       done
     done
   done

@@ -16,6 +16,7 @@
 #include "memheat/err.h"
 #include "memheat/locality.h"
 #include "memheat/model.h"
+#include "memheat/pass.h"
 #include "memheat/patterns.h"
 
 typedef struct mh_analyze_opts {
@@ -43,7 +44,7 @@ typedef struct mh_analyze_result {
     int partial;          /* reading stopped early (cut or damage): results cover what came before */
     int complete;         /* END record seen */
     size_t peak_heat, peak_loc, peak_pat;
-    double lanes_idle_s, reader_wait_room_s, reader_wait_results_s; /* mh_pass_stats */
+    mh_pass_times times;  /* mh_pass_stats */
     uint64_t split_loc, split_pat;
     char notice[1024];    /* mh_pass_notice: why results miss part of the trace; "" = they do not */
 } mh_analyze_result;

@@ -98,6 +98,20 @@ typedef struct mh_pass_consumer {
     int (*loc)(void *ctx, const mh_loc_result *r, mh_err *err);
 } mh_pass_consumer;
 
+/* Where the time of a pass went, seconds (MEMHEAT_PASS_TIMES=1 of `memheat
+ * analyze` prints them; bench/analyses/cores.sh). CPU times are each thread's
+ * own clock; fields of parts a pass did not use stay 0. */
+typedef struct mh_pass_times {
+    double wall;                  /* the pass, reading to the last result */
+    double reader_cpu;            /* the reading thread (decoding, routing, handing results on) */
+    double chunk_wait;            /* reading thread waiting for decompressed chunks (read-ahead) */
+    double inflate_cpu;           /* read-ahead helpers fetching and decompressing, summed */
+    double workers_cpu;           /* analysis workers (a launch split by analysis), summed */
+    double lanes_cpu, lanes_cpu_max; /* launch lanes: summed, and the busiest lane's */
+    double lanes_idle;            /* launch lanes waiting for work, summed */
+    double wait_room, wait_results; /* reading thread waiting for a lane's queue to have room, for results */
+} mh_pass_times;
+
 typedef struct mh_pass_stats {
     uint64_t records, accesses, chunks;
     uint64_t maps, sectors;  /* heat maps emitted and their rows */
@@ -112,10 +126,7 @@ typedef struct mh_pass_stats {
     uint64_t skipped[MH_BAD_COUNT];
     uint32_t skipped_launch[MH_BAD_COUNT]; /* launch id named by the first of each */
     uint64_t skipped_total;
-    /* where the time went with launch lanes (seconds; 0 without lanes): the
-     * lanes' time waiting for work, summed over lanes, and the reading
-     * thread's waiting for a lane's queue to have room and for results */
-    double lanes_idle_s, reader_wait_room_s, reader_wait_results_s;
+    mh_pass_times times;
 } mh_pass_stats;
 
 typedef struct mh_pass mh_pass;

@@ -230,15 +230,15 @@ uint64_t mh_trace_written_accesses(const mh_trace_writer *w);
 typedef struct mh_trace_reader mh_trace_reader;
 
 #define MH_TRACE_DEFAULT_READAHEAD 2 /* chunks decompressed ahead where that is on */
-#define MH_TRACE_MAX_READAHEAD 8
-#define MH_TRACE_MAX_READAHEAD_THREADS 4
+#define MH_TRACE_MAX_READAHEAD 64
+#define MH_TRACE_MAX_READAHEAD_THREADS 8
 
 typedef struct mh_trace_reader_opts {
     /* Chunks read and decompressed ahead on a helper thread while the caller
      * walks the current one: 0 = none (everything on the caller's thread),
      * up to MH_TRACE_MAX_READAHEAD; -1 = the environment's MEMHEAT_READAHEAD
      * if set, else MH_TRACE_DEFAULT_READAHEAD on a machine with more than one
-     * CPU online and 0 on one with one (2 x the threads below on 8 CPUs or
+     * CPU online and 0 on one with one (8 x the threads below on 8 CPUs or
      * more). Records, errors and the point where an error shows are the same
      * for every value. */
     int readahead;
@@ -259,6 +259,23 @@ int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err);
 /* 1 once the END record was read (the writer closed the file cleanly). */
 int mh_trace_complete(const mh_trace_reader *r);
 uint64_t mh_trace_chunks_read(const mh_trace_reader *r);
+/* Keeping a chunk past the reader, to read its accesses in place. The
+ * access array of the last ACCESSES record points into its chunk when
+ * mh_trace_accesses_in_chunk says so (else into the reader's own copy, valid
+ * until the next call). mh_trace_hold_chunk gives that chunk's hold,
+ * borrowed: valid until the next mh_trace_next; NULL without memory for it.
+ * A consumer that keeps the array takes a reference (mh_trace_hold_ref, on
+ * the reader's thread while the hold is borrowed) and releases it when done,
+ * on any thread, also after the reader is closed. */
+typedef struct mh_trace_hold mh_trace_hold;
+int mh_trace_accesses_in_chunk(const mh_trace_reader *r);
+mh_trace_hold *mh_trace_hold_chunk(mh_trace_reader *r);
+void mh_trace_hold_ref(mh_trace_hold *h);
+void mh_trace_hold_release(mh_trace_hold *h); /* NULL is fine */
+/* With read-ahead: seconds the caller waited for decompressed chunks, and
+ * CPU seconds the helper threads spent fetching and decompressing them; both
+ * 0 when chunks are read inline (their time is the caller's). */
+void mh_trace_times(const mh_trace_reader *r, double *wait_s, double *helpers_cpu_s);
 void mh_trace_close_reader(mh_trace_reader *r);
 
 /* Names for enum values, for output. */

@@ -59,9 +59,7 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     res->peak_heat = st->peak_heat;
     res->peak_loc = st->peak_loc;
     res->peak_pat = st->peak_pat;
-    res->lanes_idle_s = st->lanes_idle_s;
-    res->reader_wait_room_s = st->reader_wait_room_s;
-    res->reader_wait_results_s = st->reader_wait_results_s;
+    res->times = st->times;
     res->split_pat = st->split_pat;
     mh_pass_notice(st, path, res->notice, sizeof res->notice);
     res->pat = mh_pass_take_patterns(p);

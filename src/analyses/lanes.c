@@ -2,7 +2,9 @@
  * side, results handed on in the serial pass's order.
  *
  * The reading thread fills one input batch per lane: copies of the records
- * the model takes (strings in the batch's arena) and the lane's accesses.
+ * the model takes (strings in the batch's arena) and the lane's accesses:
+ * where the access arrays lie in a trace chunk, the batch points at them and
+ * holds the chunk (mh_trace_hold), else they are copied into the batch.
  * A batch goes to its lane at an owned kernel end or when it is full; a lane
  * holds at most MAX_QUEUED batches, then the reader waits. Each lane feeds
  * its model and analyses in trace order and queues copies of what they emit
@@ -12,14 +14,17 @@
  * error of a lane is queued in its place too, so the first error in trace
  * order is the one returned. One mutex guards every queue; lanes and reader
  * touch it once per batch or result. */
+#ifdef __linux__
+#define _GNU_SOURCE /* pthread_setname_np: the lanes show as memheat-lane in top and perf */
+#endif
 #include "analyses/lanes.h"
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "util/clock.h"
 #include "util/grow.h"
 
 #define BATCH_ACCESSES (1u << 15) /* accesses that send a batch off */
@@ -29,6 +34,7 @@
 
 typedef struct item {
     mh_record rec;
+    const mh_access *ext; /* ACCESSES: the accesses in a held chunk, or NULL: */
     size_t off;   /* ACCESSES: first access in the batch's array */
     int mark;     /* an owned kernel end: queue a mark after it */
 } item;
@@ -45,6 +51,9 @@ typedef struct lbatch {
     size_t n, cap;
     mh_access *acc;
     size_t nacc, capacc;
+    size_t total;          /* accesses in the batch, copied or held */
+    mh_trace_hold **holds; /* chunks the batch points into, one reference each */
+    size_t nholds, capholds;
     ablock *arena;
 } lbatch;
 
@@ -74,9 +83,11 @@ typedef struct lane {
     lbatch *qhead, *qtail;     /* waiting for the lane */
     unsigned nq;
     int busy;                  /* a batch in hand */
+    uint64_t backlog;          /* accesses sent to the lane and not analysed yet */
     onode *ohead, *otail;      /* results for the reader */
     onode *mine, *minetail;    /* emitted by the batch in hand, queued at its end */
     int failed;
+    double cpu;                /* under mu: CPU seconds on batches and the finish */
     pthread_cond_t cv;         /* the lane waits for input */
 } lane;
 
@@ -91,20 +102,14 @@ struct mh_lanes {
     lbatch *freeb;
     int *pending;              /* owners of the owned kernel ends not handed on yet, a ring */
     size_t phead, pn, pcap;
-    uint64_t idle_ns, room_ns, results_ns; /* waits (under mu): mh_lanes_waits */
+    uint64_t idle_ns, room_ns, results_ns; /* waits (under mu): mh_lanes_times */
 };
 
-static uint64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* pthread_cond_wait, its time added to *ns (mh_lanes_waits). */
+/* pthread_cond_wait, its time added to *ns (mh_lanes_times). */
 static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t *ns) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = mh_clock_ns();
     pthread_cond_wait(cv, mu);
-    *ns += now_ns() - t0;
+    *ns += mh_clock_ns() - t0;
 }
 
 /* ---- batches ---- */
@@ -136,7 +141,9 @@ static int arena_str(lbatch *b, const char **s) {
 }
 
 static void batch_reset(lbatch *b) {
-    b->n = b->nacc = 0;
+    for (size_t i = 0; i < b->nholds; i++) mh_trace_hold_release(b->holds[i]);
+    b->nholds = 0;
+    b->n = b->nacc = b->total = 0;
     while (b->arena && b->arena->next) { /* keep one block */
         ablock *a = b->arena;
         b->arena = a->next;
@@ -149,6 +156,7 @@ static void batch_free(lbatch *b) {
     if (!b) return;
     batch_reset(b);
     free(b->arena);
+    free(b->holds);
     free(b->it);
     free(b->acc);
     free(b);
@@ -257,7 +265,7 @@ static int lane_feed(lane *ln, const mh_record *rec, mh_err *err) {
 static int lane_batch(lane *ln, lbatch *b, mh_err *err) {
     for (size_t i = 0; i < b->n; i++) {
         item *it = &b->it[i];
-        if (it->rec.type == MH_REC_ACCESSES) it->rec.u.accesses.v = b->acc + it->off;
+        if (it->rec.type == MH_REC_ACCESSES) it->rec.u.accesses.v = it->ext ? it->ext : b->acc + it->off;
         int rc = lane_feed(ln, &it->rec, err);
         if (rc) return rc;
         if (it->mark && !onode_new(ln, O_MARK)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
@@ -287,24 +295,32 @@ static void fail(lane *ln, int rc, const mh_err *e) {
 static void *lane_main(void *arg) {
     lane *ln = arg;
     mh_lanes *L = ln->L;
+#ifdef __linux__
+    pthread_setname_np(pthread_self(), "memheat-lane");
+#endif
     pthread_mutex_lock(&L->mu);
     for (;;) {
         if (!ln->qhead && !L->finishing && !L->stopping) {
-            uint64_t t0 = now_ns();
+            uint64_t t0 = mh_clock_ns();
             while (!ln->qhead && !L->finishing && !L->stopping) pthread_cond_wait(&ln->cv, &L->mu);
-            L->idle_ns += now_ns() - t0;
+            L->idle_ns += mh_clock_ns() - t0;
         }
         if (L->stopping || (!ln->qhead && L->finishing)) break;
         lbatch *b = ln->qhead;
         ln->qhead = b->next;
         if (!ln->qhead) ln->qtail = NULL;
         ln->nq--;
+        size_t nacc = b->total;
         ln->busy = 1;
         int failed = ln->failed;
         pthread_mutex_unlock(&L->mu);
         mh_err e = {0};
+        double cpu0 = mh_clock_thread_cpu_s();
         int rc = failed ? MH_OK : lane_batch(ln, b, &e);
+        double cpu = mh_clock_thread_cpu_s() - cpu0;
         pthread_mutex_lock(&L->mu);
+        ln->cpu += cpu;
+        ln->backlog -= nacc;
         if (rc) fail(ln, rc, &e);
         publish_mine(ln);
         ln->busy = 0;
@@ -316,8 +332,11 @@ static void *lane_main(void *arg) {
     if (L->finishing && !L->stopping && !ln->failed) {
         pthread_mutex_unlock(&L->mu);
         mh_err e = {0};
+        double cpu0 = mh_clock_thread_cpu_s();
         int rc = lane_finish(ln, &e);
+        double cpu = mh_clock_thread_cpu_s() - cpu0;
         pthread_mutex_lock(&L->mu);
+        ln->cpu += cpu;
         if (rc) fail(ln, rc, &e);
     }
     if (!onode_new(ln, O_MARK)) ln->failed = 1; /* the lane is done */
@@ -447,6 +466,7 @@ static void send(mh_lanes *L, lane *ln) {
     else ln->qhead = b;
     ln->qtail = b;
     ln->nq++;
+    ln->backlog += b->total;
     if (L->freeb) {
         ln->cur = L->freeb;
         L->freeb = ln->cur->next;
@@ -510,9 +530,27 @@ int mh_lanes_record(mh_lanes *L, const mh_record *rec, int owner, mh_err *err) {
     return MH_OK;
 }
 
-int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, mh_err *err) {
+int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, mh_trace_hold *hold, mh_err *err) {
     lane *ln = &L->v[idx];
     lbatch *b = ln->cur;
+    if (hold) {
+        if (!b->nholds || b->holds[b->nholds - 1] != hold) {
+            if (b->nholds == b->capholds) {
+                mh_trace_hold **h = mh_grow(b->holds, &b->capholds, b->nholds + 1, sizeof *h, 8);
+                if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                b->holds = h;
+            }
+            mh_trace_hold_ref(hold);
+            b->holds[b->nholds++] = hold;
+        }
+        item *it = batch_item(b);
+        if (!it) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        it->rec.type = MH_REC_ACCESSES;
+        it->rec.u.accesses.n = n;
+        it->ext = v;
+        b->total += n;
+        return b->total >= BATCH_ACCESSES ? send_batch(L, ln, err) : MH_OK;
+    }
     if (b->nacc + n > b->capacc) {
         /* room for a batch and one more record from the start: no copy by realloc later */
         mh_access *a = mh_grow(b->acc, &b->capacc, b->nacc + n, sizeof *a, 2 * BATCH_ACCESSES);
@@ -526,7 +564,24 @@ int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, m
     it->off = b->nacc;
     memcpy(b->acc + b->nacc, v, n * sizeof *v);
     b->nacc += n;
-    return b->nacc >= BATCH_ACCESSES ? send_batch(L, ln, err) : MH_OK;
+    b->total += n;
+    return b->total >= BATCH_ACCESSES ? send_batch(L, ln, err) : MH_OK;
+}
+
+unsigned mh_lanes_pick(mh_lanes *L, unsigned from) {
+    unsigned best = from % L->n;
+    uint64_t least = UINT64_MAX;
+    pthread_mutex_lock(&L->mu);
+    for (unsigned k = 0; k < L->n; k++) {
+        unsigned i = (from + k) % L->n;
+        uint64_t b = L->v[i].backlog + (L->v[i].cur ? L->v[i].cur->total : 0);
+        if (b < least) {
+            least = b;
+            best = i;
+        }
+    }
+    pthread_mutex_unlock(&L->mu);
+    return best;
 }
 
 int mh_lanes_deliver(mh_lanes *L, int wait, mh_err *err) {
@@ -591,11 +646,16 @@ int mh_lanes_merge_patterns(mh_lanes *L, mh_pat_run *dst, uint64_t (*rank)(void 
     return rc;
 }
 
-void mh_lanes_waits(mh_lanes *L, double *idle, double *room, double *results) {
+void mh_lanes_times(mh_lanes *L, mh_pass_times *t) {
     pthread_mutex_lock(&L->mu);
-    *idle = (double)L->idle_ns * 1e-9;
-    *room = (double)L->room_ns * 1e-9;
-    *results = (double)L->results_ns * 1e-9;
+    t->lanes_idle = (double)L->idle_ns * 1e-9;
+    t->wait_room = (double)L->room_ns * 1e-9;
+    t->wait_results = (double)L->results_ns * 1e-9;
+    t->lanes_cpu = t->lanes_cpu_max = 0;
+    for (unsigned i = 0; i < L->n; i++) {
+        t->lanes_cpu += L->v[i].cpu;
+        if (L->v[i].cpu > t->lanes_cpu_max) t->lanes_cpu_max = L->v[i].cpu;
+    }
     pthread_mutex_unlock(&L->mu);
 }
 

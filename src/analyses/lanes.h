@@ -29,8 +29,13 @@ int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_tra
  * the lane owning the launch of a KERNEL_END (its results are handed on in
  * this kernel end's turn), else -1. */
 int mh_lanes_record(mh_lanes *l, const mh_record *rec, int owner, mh_err *err);
-/* Accesses of launches lane `lane` owns. */
-int mh_lanes_accesses(mh_lanes *l, unsigned lane, const mh_access *v, size_t n, mh_err *err);
+/* Accesses of launches lane `lane` owns: read in place when hold is the
+ * trace chunk v lies in (borrowed from the reader: the lane takes its own
+ * reference), else copied (hold NULL). */
+int mh_lanes_accesses(mh_lanes *l, unsigned lane, const mh_access *v, size_t n, mh_trace_hold *hold, mh_err *err);
+/* The lane with the fewest accesses waiting for it (sent, queued or being
+ * analysed), the first such from lane `from` on: where the next launch goes. */
+unsigned mh_lanes_pick(mh_lanes *l, unsigned from);
 /* Hands every ready result to the sink, in kernel-end order; wait = 1: all
  * of them (the lanes finish what they were given first). */
 int mh_lanes_deliver(mh_lanes *l, int wait, mh_err *err);
@@ -42,8 +47,9 @@ int mh_lanes_finish(mh_lanes *l, mh_err *err);
 int mh_lanes_merge_patterns(mh_lanes *l, mh_pat_run *dst, uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx,
                             mh_err *err);
 void mh_lanes_peaks(const mh_lanes *l, size_t *heat, size_t *loc);
-/* Seconds the lanes waited for work (summed), the reader for room and for results. */
-void mh_lanes_waits(mh_lanes *l, double *idle, double *room, double *results);
+/* The lanes' CPU and waits, and the reader's waits for room and for results,
+ * into t's lanes_* and wait_* fields. */
+void mh_lanes_times(mh_lanes *l, mh_pass_times *t);
 /* Stops and joins the threads (without finishing when mh_lanes_finish was
  * not called) and frees everything. */
 void mh_lanes_free(mh_lanes *l);

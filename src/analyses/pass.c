@@ -22,11 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analyses/lanes.h"
 #include "analyses/ring.h"
+#include "util/clock.h"
 #include "util/grow.h"
 
 enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
@@ -95,11 +95,6 @@ struct mh_pass {
     double t0, last_progress;
 };
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 unsigned mh_pass_default_threads(void) {
     const char *e = getenv("MEMHEAT_THREADS");
@@ -213,6 +208,7 @@ static int pool_start(mh_pass *p, unsigned nworkers, mh_err *err) {
 }
 
 static void pool_stop(mh_pass *p) {
+    if (p->ring) p->st.times.workers_cpu = mh_ring_cpu_s(p->ring); /* drained: every job done */
     mh_ring_free(p->ring);
     p->ring = NULL;
     p->pool_ok = 0;
@@ -420,7 +416,7 @@ int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t 
 
 static void progress(mh_pass *p, int done) {
     if (!p->o.progress) return;
-    double t = now_s();
+    double t = mh_clock_s();
     if (!done && t - p->last_progress < PROGRESS_EVERY) return;
     p->last_progress = t;
     double dt = t - p->t0;
@@ -506,12 +502,14 @@ static uint64_t episode_rank(void *ctx, uint32_t id) {
 /* An accepted LAUNCH record, before the model takes it: a launch while none
  * is in flight starts an episode, and its executor is chosen: MAIN for the
  * first and after an episode of BIG_EPISODE accesses or more (one big launch
- * keeps the analyses on workers of their own), else the next lane. Launches
- * overlapping in time go to one executor, so each analysis sees the launches
- * in flight together as the serial pass does (grouping buffers, budgets). */
+ * keeps the analyses on workers of their own), else the lane with the least
+ * work waiting (mh_lanes_pick: lanes slowed by others on their core get
+ * less). Launches overlapping in time go to one executor, so each analysis
+ * sees the launches in flight together as the serial pass does (grouping
+ * buffers, budgets). */
 static int lanes_launch(mh_pass *p, mh_err *err) {
     if (p->inflight == 0) {
-        int exec = (!p->any_ep || p->ep_acc >= BIG_EPISODE) ? MAIN : (int)(p->rr++ % p->nlanes);
+        int exec = (!p->any_ep || p->ep_acc >= BIG_EPISODE) ? MAIN : (int)mh_lanes_pick(p->lanes, p->rr++);
         if (exec == MAIN && p->any_ep && p->ep_exec != MAIN) {
             int rc = mh_lanes_deliver(p->lanes, 1, err); /* MAIN hands results on at once */
             if (rc) return rc;
@@ -547,17 +545,21 @@ static int main_accesses(mh_pass *p, const mh_access *v, size_t n, mh_err *err) 
     return rc;
 }
 
-/* The accesses of rec to their launches' executors. */
-static int lanes_accesses(mh_pass *p, const mh_record *rec, mh_err *err) {
+/* The accesses of rec to their launches' executors; the lanes read them in
+ * place where they lie in the reader's chunk (in_chunk: not a filtered or
+ * decoded copy). */
+static int lanes_accesses(mh_pass *p, const mh_record *rec, int in_chunk, mh_err *err) {
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
+    mh_trace_hold *hold = in_chunk ? mh_trace_hold_chunk(p->r) : NULL;
     int rc = MH_OK;
     p->ep_acc += n;
     for (size_t i = 0; i < n && rc == MH_OK;) {
         size_t j = i + 1;
         while (j < n && v[j].launch == v[i].launch) j++;
         int o = owner_of(p, v[i].launch);
-        rc = o == MAIN ? main_accesses(p, v + i, j - i, err) : mh_lanes_accesses(p->lanes, (unsigned)o, v + i, j - i, err);
+        rc = o == MAIN ? main_accesses(p, v + i, j - i, err)
+                       : mh_lanes_accesses(p->lanes, (unsigned)o, v + i, j - i, hold, err);
         i = j;
     }
     return rc;
@@ -582,7 +584,8 @@ static int has_record_consumer(const mh_pass *p) {
 int mh_pass_run(mh_pass *p, mh_err *err) {
     assert(!p->ran);
     p->ran = 1;
-    p->t0 = p->last_progress = now_s();
+    p->t0 = p->last_progress = mh_clock_s();
+    double reader_cpu0 = mh_clock_thread_cpu_s();
     unsigned units = (p->hr != NULL) + (p->pat != NULL) + (p->lr != NULL);
     unsigned threads = p->o.threads ? p->o.threads : mh_pass_default_threads();
     int rc = MH_OK;
@@ -609,8 +612,11 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
         read_rc = mh_trace_next(p->r, &rec, &rerr);
         if (read_rc != MH_OK || rec.type == MH_REC_EOF) break;
         p->st.records++;
+        int in_chunk = 0;
         if (rec.type == MH_REC_ACCESSES) {
+            const mh_access *read = rec.u.accesses.v;
             if ((rc = filter_accesses(p, &rec, err)) != MH_OK) break;
+            in_chunk = rec.u.accesses.v == read && mh_trace_accesses_in_chunk(p->r);
             if (rec.u.accesses.n == 0) continue;
             p->st.accesses += rec.u.accesses.n;
         } else {
@@ -624,7 +630,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
             rc = feed_here(p, &rec, err);
         } else if (rec.type == MH_REC_ACCESSES) {
             if (p->lanes) {
-                rc = lanes_accesses(p, &rec, err);
+                rc = lanes_accesses(p, &rec, in_chunk, err);
             } else {
                 /* the model ignores accesses; consumers see them here while the
                  * workers read the model, which changes only at barriers */
@@ -673,8 +679,10 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     if (p->hr) p->st.peak_heat = mh_heat_run_peak_bytes(p->hr);
     if (p->lr) p->st.peak_loc = mh_loc_run_peak_bytes(p->lr);
     if (p->lanes) mh_lanes_peaks(p->lanes, &p->st.peak_heat, &p->st.peak_loc);
-    if (p->lanes)
-        mh_lanes_waits(p->lanes, &p->st.lanes_idle_s, &p->st.reader_wait_room_s, &p->st.reader_wait_results_s);
+    if (p->lanes) mh_lanes_times(p->lanes, &p->st.times);
+    mh_trace_times(p->r, &p->st.times.chunk_wait, &p->st.times.inflate_cpu);
+    p->st.times.reader_cpu = mh_clock_thread_cpu_s() - reader_cpu0;
+    p->st.times.wall = mh_clock_s() - p->t0;
     if (p->pat) {
         p->st.peak_pat = mh_pat_run_peak_bytes(p->pat);
         p->st.split_pat = mh_pat_run_split(p->pat);

@@ -3,6 +3,9 @@
  * accesses (milliseconds of work), so a lock per job and worker is cheap.
  * Job s lives in slot s % slots; each worker keeps a cursor (the next job it
  * takes) and the slot of job s is free once every cursor is past s. */
+#ifdef __linux__
+#define _GNU_SOURCE /* pthread_setname_np: the workers show as memheat-worker in top and perf */
+#endif
 #include "analyses/ring.h"
 
 #include <assert.h>
@@ -10,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/clock.h"
 
 typedef struct ring_job {
     const void *job;
@@ -37,6 +42,7 @@ struct mh_ring {
     int fail_rc[MH_RING_MAX_UNITS];
     mh_err fail_err[MH_RING_MAX_UNITS];
     int reported; /* the error was returned by a drain */
+    double cpu;   /* CPU seconds the workers spent on jobs */
     int stop;
 };
 
@@ -54,6 +60,9 @@ static uint64_t min_cursor(const mh_ring *r) {
 static void *ring_main(void *arg) {
     ring_worker *me = arg;
     mh_ring *r = me->r;
+#ifdef __linux__
+    pthread_setname_np(pthread_self(), "memheat-worker");
+#endif
     pthread_mutex_lock(&r->mu);
     for (;;) {
         while (!r->stop && me->cursor == r->head) pthread_cond_wait(&r->go, &r->mu);
@@ -67,12 +76,15 @@ static void *ring_main(void *arg) {
         pthread_mutex_unlock(&r->mu);
         int rc[MH_RING_MAX_UNITS] = {0};
         mh_err e[MH_RING_MAX_UNITS];
+        double cpu0 = mh_clock_thread_cpu_s();
         for (unsigned u = 0; u < r->nunits; u++) {
             if (!take[u]) continue;
             memset(&e[u], 0, sizeof e[u]);
             rc[u] = r->fn(r->ctx, u, j.job, &e[u]);
         }
+        double cpu = mh_clock_thread_cpu_s() - cpu0;
         pthread_mutex_lock(&r->mu);
+        r->cpu += cpu;
         for (unsigned u = 0; u < r->nunits; u++) {
             if (!take[u] || rc[u] == 0) continue;
             r->fail_seq[u] = s;
@@ -181,4 +193,11 @@ void mh_ring_free(mh_ring *r) {
     if (!r) return;
     ring_join(r, r->nworkers);
     ring_release(r);
+}
+
+double mh_ring_cpu_s(mh_ring *r) {
+    pthread_mutex_lock(&r->mu);
+    double c = r->cpu;
+    pthread_mutex_unlock(&r->mu);
+    return c;
 }

@@ -12,6 +12,7 @@
 #include "cli/profile_in.h"
 #include "memheat/analyze.h"
 #include "util/outfile.h"
+#include "util/clock.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat analyze TRACE|PROFILE [options]\n\n"
@@ -36,6 +37,17 @@ static void help(FILE *f) {
           "before the damage were printed), 2 usage, 4 trace incomplete (cut short, no\n"
           "end record, or bad records skipped: every finished launch is still analysed).\n",
           f);
+}
+
+/* MEMHEAT_PASS_TIMES=1 (bench/analyses/cores.sh): where a many-core pass
+ * spent its time, one line; at[0..3]: clock at the start, after the pass,
+ * after the output, after freeing. */
+static void print_times(const mh_pass_times *t, const double *at) {
+    fprintf(stderr,
+            "memheat analyze: total %.3f s: analysis %.3f s, output %.3f s, free %.3f s; pass wall %.3f s; reader cpu %.3f s, waited for chunks %.3f s, for room %.3f s, for results "
+            "%.3f s; inflate cpu %.3f s; workers cpu %.3f s; lanes cpu %.3f s (busiest %.3f s), idle %.3f s\n",
+            at[3] - at[0], at[1] - at[0], at[2] - at[1], at[3] - at[2], t->wall, t->reader_cpu, t->chunk_wait, t->wait_room, t->wait_results, t->inflate_cpu, t->workers_cpu,
+            t->lanes_cpu, t->lanes_cpu_max, t->lanes_idle);
 }
 
 int mh_cmd_analyze(int argc, char **argv) {
@@ -97,13 +109,12 @@ int mh_cmd_analyze(int argc, char **argv) {
     }
     if (!quiet && isatty(STDERR_FILENO)) ao.progress = mh_cli_progress;
     mh_analyze_result res;
+    double at[4];
+    at[0] = mh_clock_s();
     int rc = mh_analyze_file(argv[optind], &ao, &res, &err);
+    at[1] = mh_clock_s();
     int code = MH_EXIT_OK;
     int usable = rc == MH_OK || res.partial;
-    const char *pt = getenv("MEMHEAT_PASS_TIMES");
-    if (pt && *pt == '1') /* for bench/analyses/cores.sh: where a many-core pass waits */
-        fprintf(stderr, "memheat analyze: lanes idle %.3f s (summed), reader waited for room %.3f s, for results %.3f s\n",
-                res.lanes_idle_s, res.reader_wait_room_s, res.reader_wait_results_s);
     if (usable) {
         mh_err werr = {0};
         if (json && mh_analyze_write_json("-", &res, &werr) != MH_OK) code = mh_cli_fail_err("analyze", &werr);
@@ -115,9 +126,14 @@ int mh_cmd_analyze(int argc, char **argv) {
             fprintf(stderr, "memheat analyze: warning: the collector dropped %llu accesses; results undercount\n",
                     (unsigned long long)res.model.dropped_total);
     }
+    at[2] = mh_clock_s();
     if (rc != MH_OK && code == MH_EXIT_OK) code = mh_cli_fail_err("analyze", &err);
     else if (rc == MH_OK && code == MH_EXIT_OK && res.notice[0])
         code = mh_cli_fail("analyze", MH_EXIT_PARTIAL, "%s", res.notice);
+    mh_pass_times times = res.times;
     mh_analyze_free(&res);
+    at[3] = mh_clock_s();
+    const char *pt = getenv("MEMHEAT_PASS_TIMES");
+    if (pt && *pt == '1') print_times(&times, at);
     return code;
 }

@@ -6,9 +6,9 @@
  * (what runs in the profiled process) and its file here in src/run/ (detect,
  * prepare, check). docs/ARCHITECTURE.md, "How to add a collector". */
 #include <string.h>
-#include <time.h>
 
 #include "run_internal.h"
+#include "util/clock.h"
 
 const mh_run_backend mh_run_backends[] = {
     /* tracers, in the order auto detection tries them */
@@ -59,11 +59,6 @@ int mh_run_build(const mh_run_opts *o, const mh_run_backend *b, int pass, const 
     return rc;
 }
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int mh_run_pass(const mh_run_opts *o, const mh_run_backend *b, int pass, const char *out,
                 const mh_run_backend *joined, const char *joined_out, int *status, uint64_t *wall_ns, mh_err *err) {
@@ -73,9 +68,9 @@ int mh_run_pass(const mh_run_opts *o, const mh_run_backend *b, int pass, const c
     *wall_ns = 0;
     int rc = mh_run_build(o, b, pass, out, joined, joined_out, &cmd, err);
     if (rc == MH_OK) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = mh_clock_ns();
         rc = mh_run_spawn(cmd.argv, cmd.env, status, err);
-        *wall_ns = now_ns() - t0;
+        *wall_ns = mh_clock_ns() - t0;
     }
     mh_run_cmd_free(&cmd);
     if (rc != MH_OK) return rc;

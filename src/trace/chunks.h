@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "memheat/err.h"
+#include "memheat/trace.h"
 
 /* Where the next chunk comes from: owned by one thread at a time. */
 typedef struct mh_tf_loader {
@@ -59,6 +60,20 @@ int mh_tf_inflate(ZSTD_DCtx *dctx, const char *path, const mh_tf_packed *p, mh_t
  * end of file). */
 int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err);
 
+/* ---- kept chunks (hold.c) ---- */
+typedef struct mh_tf_pool mh_tf_pool;
+/* A pool of spare chunk buffers, counted: the reader holds one reference. */
+mh_tf_pool *mh_tf_pool_new(void);
+/* A spare buffer, or *raw = NULL and *cap = 0 when there is none. */
+void mh_tf_pool_take(mh_tf_pool *p, unsigned char **raw, size_t *cap);
+/* Drops a reference; the last one frees the pool and its buffers. NULL is fine. */
+void mh_tf_pool_unref(mh_tf_pool *p);
+/* A hold on the reader's current chunk, with the reader's reference. */
+mh_trace_hold *mh_tf_hold_new(mh_tf_pool *p);
+/* The reader leaves the held chunk: the hold takes its buffer (raw, cap) and
+ * the reader's reference is dropped. */
+void mh_tf_hold_keep(mh_trace_hold *h, unsigned char *raw, size_t cap);
+
 /* ---- read-ahead ---- */
 typedef struct mh_tf_ahead mh_tf_ahead;
 
@@ -72,6 +87,13 @@ mh_tf_ahead *mh_tf_ahead_start(mh_tf_loader *ld, unsigned depth, unsigned thread
  * buffer handed out before goes back to the helper. Not to be called again
  * after an error or the end of the file. */
 int mh_tf_ahead_next(mh_tf_ahead *a, const mh_tf_buf **b, mh_err *err);
+/* Swaps the buffer of the chunk mh_tf_ahead_next handed out last with
+ * (*raw, *cap): the caller keeps that chunk's buffer, the helpers fill the
+ * one given. Before the next mh_tf_ahead_next only. */
+void mh_tf_ahead_swap(mh_tf_ahead *a, unsigned char **raw, size_t *cap);
+/* The caller's time waiting for chunks and the helpers' CPU time on them so
+ * far (seconds). */
+void mh_tf_ahead_times(mh_tf_ahead *a, double *wait_s, double *helpers_cpu_s);
 /* Stops the helpers (each finishes the chunk it is on), joins them, frees a. */
 void mh_tf_ahead_stop(mh_tf_ahead *a);
 

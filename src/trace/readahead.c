@@ -16,11 +16,15 @@
  * that does not decompress; they are never handed out). The reader starts the
  * helpers (mh_tf_ahead_start) and always joins them (mh_tf_ahead_stop), also
  * after an error or when it closes early. No state outside the struct. */
+#ifdef __linux__
+#define _GNU_SOURCE /* pthread_setname_np: the helpers show as memheat-inflate in top and perf */
+#endif
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "trace/chunks.h"
+#include "util/clock.h"
 
 typedef struct slot {
     mh_tf_packed pk;
@@ -51,11 +55,16 @@ struct mh_tf_ahead {
     int stop;           /* set by mh_tf_ahead_stop */
     int no_more;        /* an error or the end of the file was met: no more claims */
     int ended;          /* the reader took the last slot (error or end of file) */
+    double helpers_cpu; /* under mu: CPU seconds the helpers spent on chunks */
+    uint64_t wait_ns;   /* the reader's: waiting for a chunk to be ready */
 };
 
 static void *helper(void *arg) {
     helper_arg *h = arg;
     mh_tf_ahead *a = h->a;
+#ifdef __linux__
+    pthread_setname_np(pthread_self(), "memheat-inflate");
+#endif
     for (;;) {
         pthread_mutex_lock(&a->fetch_mu);
         pthread_mutex_lock(&a->mu);
@@ -70,6 +79,7 @@ static void *helper(void *arg) {
         s->ready = 0;
         a->claimed++;
         pthread_mutex_unlock(&a->mu);
+        double cpu0 = mh_clock_thread_cpu_s();
         s->status = mh_tf_fetch(a->ld, &s->pk, &s->err);
         int last = s->status != MH_OK || s->pk.eof;
         if (last) {
@@ -84,7 +94,9 @@ static void *helper(void *arg) {
             s->status = mh_tf_inflate(h->dctx, a->ld->path, &s->pk, &s->buf, &s->err);
             last = s->status != MH_OK;
         }
+        double cpu = mh_clock_thread_cpu_s() - cpu0;
         pthread_mutex_lock(&a->mu);
+        a->helpers_cpu += cpu;
         s->ready = 1;
         if (last) a->no_more = 1;
         pthread_cond_broadcast(&a->ready);
@@ -156,7 +168,11 @@ int mh_tf_ahead_next(mh_tf_ahead *a, const mh_tf_buf **b, mh_err *err) {
         pthread_cond_signal(&a->space);
     }
     slot *s = &a->slots[a->consumed % a->n];
-    while (a->consumed == a->claimed || !s->ready) pthread_cond_wait(&a->ready, &a->mu);
+    if (a->consumed == a->claimed || !s->ready) {
+        uint64_t t0 = mh_clock_ns();
+        while (a->consumed == a->claimed || !s->ready) pthread_cond_wait(&a->ready, &a->mu);
+        a->wait_ns += mh_clock_ns() - t0;
+    }
     a->consumed++;
     pthread_mutex_unlock(&a->mu);
     if (s->status != MH_OK || s->buf.eof) a->ended = 1;
@@ -166,6 +182,25 @@ int mh_tf_ahead_next(mh_tf_ahead *a, const mh_tf_buf **b, mh_err *err) {
     }
     *b = &s->buf;
     return MH_OK;
+}
+
+void mh_tf_ahead_swap(mh_tf_ahead *a, unsigned char **raw, size_t *cap) {
+    /* the slot handed out last is the reader's until the next call: no lock */
+    assert(a->consumed > a->released);
+    mh_tf_buf *b = &a->slots[(a->consumed - 1) % a->n].buf;
+    unsigned char *r = b->raw;
+    size_t c = b->rcap;
+    b->raw = *raw;
+    b->rcap = *cap;
+    *raw = r;
+    *cap = c;
+}
+
+void mh_tf_ahead_times(mh_tf_ahead *a, double *wait_s, double *helpers_cpu_s) {
+    pthread_mutex_lock(&a->mu);
+    *wait_s = (double)a->wait_ns * 1e-9;
+    *helpers_cpu_s = a->helpers_cpu;
+    pthread_mutex_unlock(&a->mu);
 }
 
 void mh_tf_ahead_stop(mh_tf_ahead *a) {

@@ -22,6 +22,10 @@ struct mh_trace_reader {
     mh_tf_loader ld;      /* file, offset and zstd context; the helper's while ahead runs */
     mh_tf_ahead *ahead;   /* read-ahead helper, or NULL: chunks are loaded inline */
     mh_tf_buf own;        /* the inline path's chunk buffer (and chunk 0's) */
+    int cur_ahead;        /* the current chunk is the read-ahead's (else own) */
+    mh_tf_pool *pool;     /* spare buffers for held chunks (NULL: no holds) */
+    mh_trace_hold *hold;  /* the current chunk's hold, once asked for */
+    int acc_in_chunk;     /* the last ACCESSES record's array points into the chunk */
     uint64_t offset;      /* file offset after the current chunk (for messages) */
     uint64_t chunks;      /* whole chunks handed to the record walk */
     const unsigned char *raw; /* current decompressed chunk */
@@ -55,9 +59,41 @@ static int fail(mh_trace_reader *r, int code, mh_err *err, const char *what) {
                       (unsigned long long)r->chunks, (unsigned long long)r->offset);
 }
 
+/* Leaving the current chunk: a hold on it takes its buffer, and the reader's
+ * slot gets a spare one. */
+static void leave_chunk(mh_trace_reader *r) {
+    if (!r->hold) return;
+    unsigned char *raw;
+    size_t cap;
+    mh_tf_pool_take(r->pool, &raw, &cap);
+    if (r->cur_ahead) {
+        mh_tf_ahead_swap(r->ahead, &raw, &cap);
+    } else {
+        unsigned char *o = r->own.raw;
+        size_t oc = r->own.rcap;
+        r->own.raw = raw;
+        r->own.rcap = cap;
+        raw = o;
+        cap = oc;
+    }
+    mh_tf_hold_keep(r->hold, raw, cap);
+    r->hold = NULL;
+    r->raw = NULL;
+    r->rlen = r->rpos = 0;
+}
+
+int mh_trace_accesses_in_chunk(const mh_trace_reader *r) { return r->acc_in_chunk; }
+
+mh_trace_hold *mh_trace_hold_chunk(mh_trace_reader *r) {
+    if (!r->raw || !r->pool) return NULL;
+    if (!r->hold) r->hold = mh_tf_hold_new(r->pool);
+    return r->hold;
+}
+
 /* Moves to the next chunk, inline or from the read-ahead helper; sets
  * r->done at a clean end of file. Errors are mh_tf_load's, word for word. */
 static int load_chunk(mh_trace_reader *r, mh_err *err) {
+    leave_chunk(r);
     const mh_tf_buf *b = &r->own;
     int rc = r->ahead ? mh_tf_ahead_next(r->ahead, &b, err) : mh_tf_load(&r->ld, &r->own, err);
     if (rc != MH_OK) {
@@ -69,6 +105,7 @@ static int load_chunk(mh_trace_reader *r, mh_err *err) {
         return MH_OK;
     }
     r->raw = b->raw;
+    r->cur_ahead = r->ahead != NULL;
     r->rlen = b->rlen;
     r->rpos = 0;
     r->chunks = b->index + 1;
@@ -161,14 +198,16 @@ static unsigned readahead_default_threads(void) {
 
 /* Chunks to decompress ahead: the caller's choice, else MEMHEAT_READAHEAD
  * (0 = off, 1..MH_TRACE_MAX_READAHEAD), else the default: on where a second
- * CPU can run a helper, 2 per helper thread (bench/analyses/README.md has the
- * figures). */
+ * CPU can run a helper; with several helpers 8 chunks each, so that a
+ * helper that the analysis threads keep off a core for a few milliseconds
+ * does not stall the reader at its chunk (16 cores: 4 helpers, 32 chunks,
+ * about 40 MB; bench/analyses/README.md has the figures). */
 static unsigned readahead_depth(const mh_trace_reader_opts *opts) {
     long d = opts ? opts->readahead : -1;
     if (d < 0) d = env_count("MEMHEAT_READAHEAD");
     if (d < 0) {
-        long two = 2 * (long)readahead_default_threads();
-        d = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (two > MH_TRACE_DEFAULT_READAHEAD ? two : MH_TRACE_DEFAULT_READAHEAD) : 0;
+        long t = (long)readahead_default_threads();
+        d = sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : t > 1 ? 8 * t : MH_TRACE_DEFAULT_READAHEAD;
     }
     return (unsigned)(d > MH_TRACE_MAX_READAHEAD ? MH_TRACE_MAX_READAHEAD : d);
 }
@@ -200,6 +239,7 @@ int mh_trace_open_opts(mh_trace_reader **out, const char *path, const mh_trace_r
         return mh_err_set(err, MH_ERR_IO, "cannot open trace %s: %s", path, strerror(e));
     }
     r->ld.dctx = ZSTD_createDCtx();
+    r->pool = mh_tf_pool_new(); /* NULL: chunks are never held (consumers copy) */
     unsigned char prefix[MH_TF_PREFIX_BYTES];
     size_t got = r->ld.dctx ? mh_tf_read(&r->ld, prefix, sizeof prefix) : 0;
     int rc = MH_OK;
@@ -247,6 +287,11 @@ int mh_trace_open_opts(mh_trace_reader **out, const char *path, const mh_trace_r
 const mh_trace_header *mh_trace_header_get(const mh_trace_reader *r) { return &r->hdr; }
 int mh_trace_complete(const mh_trace_reader *r) { return r->complete; }
 uint64_t mh_trace_chunks_read(const mh_trace_reader *r) { return r->chunks; }
+
+void mh_trace_times(const mh_trace_reader *r, double *wait_s, double *helpers_cpu_s) {
+    *wait_s = *helpers_cpu_s = 0;
+    if (r->ahead) mh_tf_ahead_times(r->ahead, wait_s, helpers_cpu_s);
+}
 
 static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, size_t len, mh_record *rec,
                         mh_err *err) {
@@ -309,6 +354,7 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         if (((uintptr_t)c.p & 7u) == 0) {
             rec->u.accesses.v = (const mh_access *)(const void *)c.p;
             rec->u.accesses.n = n;
+            r->acc_in_chunk = 1;
             break;
         }
 #endif
@@ -317,6 +363,7 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         r->acc = acc;
         for (uint32_t i = 0; i < n; i++) mh_tf_access_get(c.p + (size_t)i * MH_TF_ACCESS_BYTES, &r->acc[i]);
         rec->u.accesses.v = r->acc;
+        r->acc_in_chunk = 0;
         rec->u.accesses.n = n;
         break;
     }
@@ -425,6 +472,8 @@ int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err) {
 
 void mh_trace_close_reader(mh_trace_reader *r) {
     if (!r) return;
+    leave_chunk(r); /* a held chunk outlives the reader */
+    mh_tf_pool_unref(r->pool);
     mh_tf_ahead_stop(r->ahead); /* joins the helper before its loader goes */
     if (r->ld.f) fclose(r->ld.f);
     if (r->ld.dctx) ZSTD_freeDCtx(r->ld.dctx);

@@ -6,7 +6,9 @@
  * decompressing the chunks after it meanwhile), and readers closed early,
  * every read-ahead depth and number of helper threads must give the same
  * records (a digest of every field, string and access), the same chunk
- * counts, and the same error code and message at the same point as depth 0. */
+ * counts, and the same error code and message at the same point as depth 0.
+ * Chunks held past the reader (mh_trace_hold) keep their access arrays as
+ * they were read, after the reader moved on, was closed early or at the end. */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -352,6 +354,79 @@ static void test_summary(void) {
     CHECK(n_compared > 200 && n_errors > 150);
 }
 
+/* One access array kept through a hold. */
+typedef struct kept {
+    mh_trace_hold *h;
+    const mh_access *v;
+    size_t n;
+    uint64_t digest; /* of the accesses when read */
+} kept;
+
+static uint64_t acc_digest(const mh_access *v, size_t n) {
+    uint64_t d = 14695981039346656037ull;
+    mix(&d, v, n * sizeof *v);
+    return d;
+}
+
+/* Reads the trace holding every third access array (two references on
+ * every sixth), releasing every other hold at once, stops after stop_after
+ * records (0 = the end), closes the reader, then checks every kept array
+ * and releases it: each still reads as it was read. */
+static void hold_with(const char *path, int depth, int threads, uint64_t stop_after) {
+    mh_err err = {0};
+    mh_trace_reader *r;
+    mh_trace_reader_opts o = {.readahead = depth, .readahead_threads = threads};
+    CHECK(mh_trace_open_opts(&r, path, &o, &err) == MH_OK);
+    if (!r) return;
+    enum { CAP = 4096 };
+    static kept k[CAP];
+    size_t nk = 0, in_chunk = 0, n_acc = 0, n_rec = 0;
+    uint64_t records = 0;
+    mh_record rec;
+    while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF) {
+        records++;
+        n_rec += rec.type == MH_REC_ACCESSES;
+        if (rec.type == MH_REC_ACCESSES && mh_trace_accesses_in_chunk(r)) {
+            in_chunk++;
+            if (n_acc++ % 3 == 0 && nk < CAP) {
+                mh_trace_hold *h = mh_trace_hold_chunk(r);
+                CHECK(h != NULL);
+                if (!h) break;
+                CHECK(mh_trace_hold_chunk(r) == h); /* one hold per chunk */
+                mh_trace_hold_ref(h);
+                if (n_acc % 2 == 0) { /* released while the reader is still on the chunk */
+                    mh_trace_hold_release(h);
+                } else {
+                    k[nk++] = (kept){h, rec.u.accesses.v, rec.u.accesses.n,
+                                     acc_digest(rec.u.accesses.v, rec.u.accesses.n)};
+                    if (n_acc % 6 == 1 && nk < CAP) { /* a second reference to the same chunk */
+                        mh_trace_hold_ref(h);
+                        k[nk] = k[nk - 1];
+                        nk++;
+                    }
+                }
+            }
+        }
+        if (stop_after && records == stop_after) break;
+    }
+    CHECK(in_chunk == n_rec && n_rec > 0); /* the writer aligns every access array */
+    CHECK(nk > 10);
+    mh_trace_close_reader(r);
+    for (size_t i = 0; i < nk; i++) {
+        CHECK_EQ_U(acc_digest(k[i].v, k[i].n), k[i].digest);
+        mh_trace_hold_release(k[i].h);
+    }
+}
+
+static void test_holds(void) {
+    const char *p = tmp("hold.mht");
+    CHECK(write_trace(p) == 0);
+    for (size_t i = 0; i < N_DEPTHS; i++) {
+        hold_with(p, depths[i][0], depths[i][1], 0);
+        hold_with(p, depths[i][0], depths[i][1], 150);
+    }
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mh-test-readahead-%d", (int)getpid());
     char cmd[300];
@@ -359,7 +434,7 @@ int main(void) {
     if (system(cmd) != 0) return 1;
     static const mh_test_case cases[] = {T(test_intact_and_early_close), T(test_cut), T(test_flipped),
                                          T(test_bad_record), T(test_not_zstd), T(test_env),
-                                         T(test_summary)};
+                                         T(test_summary), T(test_holds)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;
