@@ -572,8 +572,58 @@ static void test_ring_identical(void) {
     }
 }
 
+/* ---- the JSON document of a many-launch trace ---- */
+
+/* 1,100 launches of one warp's loads: every array of the document has more
+ * elements than one thread prints (analyze_json.c prints them in slices on
+ * several threads and puts the texts together); the document must parse
+ * and be exactly what jansson prints for the parsed tree with the same
+ * flags (a slice joined with a wrong comma, bracket or indent fails here),
+ * and the same with one analysis thread. */
+static void test_json_many_launches(void) {
+    const char *path = "pass_json.mht";
+    mh_err err = {0};
+    mh_trace_header h = synthetic_header();
+    mh_trace_writer *w;
+    CHECK(mh_trace_create(&w, path, &h, NULL, &err) == MH_OK);
+    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x100000, 1u << 20, MH_SPACE_GLOBAL, "A"};
+    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    mh_access v[32];
+    for (uint32_t l = 0; l < 1100; l++) {
+        mh_launch ln = {0};
+        ln.id = l;
+        ln.name = ln.display_name = l % 2 ? "even(float*)" : "odd(float*)";
+        ln.grid = (mh_dim3){1, 1, 1};
+        ln.block = (mh_dim3){32, 1, 1};
+        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
+        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+        uint32_t stride = l % 3 ? 4 : 128; /* strided launches: findings too */
+        for (uint32_t t = 0; t < 32; t++)
+            v[t] = (mh_access){0x100000 + (uint64_t)(t * stride + 4096 * (l % 200)), 0x10, l, 0, 0, (uint16_t)t, 4,
+                               MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL)};
+        CHECK(mh_trace_write_accesses(w, v, 32, &err) == MH_OK);
+        mh_kernel_end e = {l, 32, 0, 1000};
+        CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+    }
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    char *doc = analyze_json(path, 2), *one = analyze_json(path, 1);
+    CHECK(doc && one && strcmp(doc, one) == 0);
+    json_error_t je;
+    json_t *root = doc ? json_loads(doc, 0, &je) : NULL;
+    CHECK(root != NULL);
+    CHECK(json_array_size(json_object_get(root, "kernels")) == 1100);
+    CHECK(json_array_size(json_object_get(root, "locality")) == 1100);
+    CHECK(json_array_size(json_object_get(root, "findings")) > 300);
+    char *again = root ? json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
+    CHECK(again && doc && strlen(doc) == strlen(again) + 1 && strncmp(doc, again, strlen(again)) == 0);
+    free(again);
+    json_decref(root);
+    free(doc);
+    free(one);
+}
+
 int main(void) {
-    static const mh_test_case cases[] = {{"threads_identical", test_threads_identical},
+    static const mh_test_case cases[] = {{"json_many_launches", test_json_many_launches},{"threads_identical", test_threads_identical},
                                          {"cut_same_everywhere", test_cut_same_everywhere},
                                          {"damage_same_everywhere", test_damage_same_everywhere},
                                          {"errors_not_swallowed", test_errors_not_swallowed},

@@ -1,0 +1,342 @@
+/* analyze_json.c -- the JSON document of `memheat analyze` (schema in
+ * docs/metrics.md): the header's scalars, then five arrays (kernels,
+ * findings, bank conflicts, global requests, locality), one element per
+ * launch, finding or pc.
+ *
+ * jansson builds and prints every element. A many-launch document is mostly
+ * those arrays (8,000 launches: 34 MB, a second of one core on the 16-core
+ * machine, longer than the analysis), so their elements are printed on
+ * several threads, each element with the document's flags on its own, and
+ * the texts are put together in order: every element printed alone at
+ * depth 0 is the same text as inside the document with 4 more spaces after
+ * each line break (at depth 2), so the bytes are what one json_dumpf of the
+ * whole tree prints (bench/analyses/same_output.sh compares them). */
+#include "memheat/analyze.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memheat/heat.h"
+#include "util/outfile.h"
+
+#define FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+#define SLICE_MIN 256 /* elements per thread below which one thread prints an array */
+#define MAX_THREADS 16
+
+static json_t *jstr(const char *s) { return json_string(s ? s : ""); }
+
+/* A kernel-argument view: {"index", "type", "name", "allocation", "offset",
+ * "range": [first byte, last byte] used}; NULL for any other object. */
+static json_t *arg_json(const mh_model *m, int64_t obj) {
+    if (obj < 0 || (size_t)obj >= m->nobjs || m->objs[obj].arg < 0) return NULL;
+    const mh_model_obj *o = &m->objs[obj];
+    json_t *a = json_object();
+    json_object_set_new(a, "index", json_integer(o->arg));
+    json_object_set_new(a, "type", jstr(o->arg_type));
+    if (o->arg_name && *o->arg_name) json_object_set_new(a, "name", jstr(o->arg_name));
+    if (o->parent >= 0 && (size_t)o->parent < m->nobjs) {
+        const mh_alloc *p = &m->objs[o->parent].a;
+        json_object_set_new(a, "allocation", json_integer(o->parent));
+        json_object_set_new(a, "allocation_label", jstr(p->label));
+        json_object_set_new(a, "offset", json_integer((json_int_t)(o->a.base - p->base)));
+    }
+    if (o->used_hi > o->used_lo)
+        json_object_set_new(a, "range", json_pack("[I, I]", (json_int_t)o->used_lo, (json_int_t)(o->used_hi - 1)));
+    return a;
+}
+
+static json_t *finding_json(const mh_model *m, const mh_pat_finding *x) {
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", jstr(mh_pat_kind_name(x->kind)));
+    json_object_set_new(o, "cost", json_real(x->cost));
+    json_object_set_new(o, "launch", json_integer(x->launch));
+    json_object_set_new(o, "kernel", jstr(x->kernel));
+    json_object_set_new(o, "space", jstr(mh_space_name(x->space)));
+    json_object_set_new(o, "object", json_integer(x->obj));
+    json_object_set_new(o, "label", jstr(x->label));
+    json_t *arg = arg_json(m, x->obj);
+    if (arg) json_object_set_new(o, "arg", arg);
+    json_object_set_new(o, "pc", json_integer((json_int_t)x->pc));
+    json_t *pa = json_array();
+    for (size_t i = 0; i < x->npcs; i++) {
+        json_t *p = json_object();
+        json_object_set_new(p, "pc", json_integer((json_int_t)x->pcs[i].pc));
+        json_object_set_new(p, "cost", json_real(x->pcs[i].cost));
+        if (x->pcs[i].file) {
+            json_object_set_new(p, "file", jstr(x->pcs[i].file));
+            json_object_set_new(p, "line", json_integer(x->pcs[i].line));
+        }
+        json_array_append_new(pa, p);
+    }
+    json_object_set_new(o, "pcs", pa);
+    if (x->file) {
+        json_t *s = json_object();
+        json_object_set_new(s, "file", jstr(x->file));
+        json_object_set_new(s, "line", json_integer(x->line));
+        json_object_set_new(s, "function", jstr(x->function));
+        json_object_set_new(o, "source", s);
+    } else {
+        json_object_set_new(o, "source", json_null());
+    }
+    json_t *e = json_object();
+    json_object_set_new(e, "sectors", json_integer((json_int_t)x->sectors));
+    json_object_set_new(e, "flagged", json_integer((json_int_t)x->flagged));
+    json_object_set_new(e, "requests", json_integer((json_int_t)x->requests));
+    json_object_set_new(e, "request_sectors", json_integer((json_int_t)x->req_sectors));
+    json_object_set_new(e, "ideal_sectors", json_integer((json_int_t)x->ideal_sectors));
+    json_object_set_new(e, "stride_bytes", json_integer(x->stride));
+    json_object_set_new(e, "elem_size", json_integer(x->elem_size));
+    json_object_set_new(e, "max_word_temp", json_integer(x->max_word_temp));
+    json_object_set_new(e, "max_sector_temp", json_integer(x->max_sector_temp));
+    if (x->kind == MH_PAT_BANK_CONFLICT) {
+        json_object_set_new(e, "degree_avg", json_real(x->degree_avg));
+        json_object_set_new(e, "degree_max", json_integer(x->degree_max));
+    }
+    if (x->has_example) {
+        json_t *ex = json_object(), *w = json_array();
+        for (int i = 0; i < MH_HEAT_WORDS; i++) json_array_append_new(w, json_integer(x->example.word[i]));
+        json_object_set_new(ex, "offset", json_integer((json_int_t)x->example_off));
+        json_object_set_new(ex, "tag", json_integer((json_int_t)x->example.tag));
+        json_object_set_new(ex, "words", w);
+        json_object_set_new(ex, "sector", json_integer(x->example.sector));
+        char kt[MH_HEAT_WORDS + 1]; /* per word: L, S, A, M (several), . (untouched) */
+        json_object_set_new(ex, "kinds", json_string(mh_heat_kinds_text(mh_heat_kinds_pack(&x->example), x->example.word, kt)));
+        json_object_set_new(e, "example", ex);
+    }
+    json_object_set_new(o, "evidence", e);
+    json_object_set_new(o, "summary", jstr(x->summary));
+    json_object_set_new(o, "suggestion", jstr(x->suggestion));
+    return o;
+}
+
+static json_t *metrics_json(const mh_loc_metrics *m) {
+    json_t *o = json_object(), *en = json_array(), *ps = json_array();
+    json_object_set_new(o, "accesses", json_integer((json_int_t)m->accesses));
+    json_object_set_new(o, "footprint", json_integer((json_int_t)m->footprint));
+    json_object_set_new(o, "footprint90", json_integer((json_int_t)m->footprint90));
+    for (int d = 0; d < MH_LOC_NBITS; d++) {
+        json_array_append_new(en, json_real(m->entropy[d]));
+        json_array_append_new(ps, json_real(m->psl[d]));
+    }
+    json_object_set_new(o, "entropy", en);
+    json_object_set_new(o, "psl", ps);
+    json_object_set_new(o, "psl_steps", json_integer((json_int_t)m->psl_steps));
+    json_object_set_new(o, "psl_blocks", json_integer(m->psl_blocks));
+    return o;
+}
+
+static json_t *loc_json(const mh_analyze_result *res, const mh_analyze_loc *l) {
+    const mh_model_launch *ml = mh_model_launch_get(&res->model, l->launch);
+    json_t *o = json_object(), *sp = json_object();
+    json_object_set_new(o, "launch", json_integer(l->launch));
+    json_object_set_new(o, "kernel", jstr(ml && ml->l.display_name ? ml->l.display_name : "?"));
+    json_object_set_new(o, "rel_local", json_real(l->r.rel_local));
+    json_object_set_new(o, "unattributed", json_integer((json_int_t)l->r.unattributed));
+    json_object_set_new(o, "psl_split", json_integer((json_int_t)l->r.psl_split));
+    for (int c = 0; c < MH_LOC_COLS; c++)
+        json_object_set_new(sp, c == MH_LOC_TOTAL ? "total" : mh_space_name((unsigned)c), metrics_json(&l->r.m[c]));
+    json_object_set_new(o, "spaces", sp);
+    return o;
+}
+
+/* Every launch with its grid and traced blocks: per-block figures (and the
+ * scaling of whole-kernel hardware counters, bench/oracle) need them. */
+static json_t *kernel_json(const mh_model_launch *ml) {
+    json_t *o = json_object();
+    json_object_set_new(o, "launch", json_integer(ml->l.id));
+    json_object_set_new(o, "name", jstr(ml->l.name));
+    json_object_set_new(o, "kernel", jstr(ml->l.display_name ? ml->l.display_name : ml->l.name));
+    json_object_set_new(o, "grid_blocks", json_integer(ml->n_blocks));
+    json_object_set_new(o, "block_threads", json_integer(ml->threads_per_block));
+    json_object_set_new(o, "traced_blocks", json_integer(ml->n_sampled));
+    return o;
+}
+
+/* Per (launch, pc) of shared memory: wavefronts, their conflict-free ideal and
+ * the extra (bank conflicts), as Nsight Compute counts them per instruction. */
+static json_t *bank_json(const mh_bank_pc *b) {
+    json_t *o = json_object();
+    json_object_set_new(o, "launch", json_integer(b->launch));
+    json_object_set_new(o, "pc", json_integer((json_int_t)b->pc));
+    json_object_set_new(o, "object", json_integer(b->obj));
+    json_object_set_new(o, "kind", jstr(mh_kind_name(b->kind)));
+    json_object_set_new(o, "requests", json_integer((json_int_t)b->requests));
+    json_object_set_new(o, "wavefronts", json_integer((json_int_t)b->sum_degree));
+    json_object_set_new(o, "ideal_wavefronts", json_integer((json_int_t)b->ideal));
+    double avg = b->requests ? (double)b->sum_degree / (double)b->requests : 0.0;
+    json_object_set_new(o, "degree_avg", json_real(avg));
+    json_object_set_new(o, "degree_max", json_integer(b->max_degree));
+    json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
+    json_t *pb = json_array(); /* the worst request's distinct words per bank */
+    for (unsigned k = 0; k < MH_BANK_COUNT; k++) json_array_append_new(pb, json_integer(b->ex_banks[k]));
+    json_object_set_new(o, "banks", pb);
+    return o;
+}
+
+/* Per (launch, pc, object) of global memory: warp requests and sectors. */
+static json_t *request_json(const mh_pat_req *r) {
+    json_t *o = json_object();
+    json_object_set_new(o, "launch", json_integer(r->launch));
+    json_object_set_new(o, "pc", json_integer((json_int_t)r->pc));
+    json_object_set_new(o, "object", json_integer(r->obj));
+    json_object_set_new(o, "kind", jstr(mh_kind_name(r->kind)));
+    json_object_set_new(o, "requests", json_integer((json_int_t)r->requests));
+    json_object_set_new(o, "sectors", json_integer((json_int_t)r->sectors));
+    json_object_set_new(o, "ideal_sectors", json_integer((json_int_t)r->ideal_sectors));
+    return o;
+}
+
+/* ---- the arrays, printed in slices ---- */
+
+enum { A_KERNELS, A_FINDINGS, A_BANKS, A_REQUESTS, A_LOCALITY, N_ARRAYS };
+static const char *const array_key[N_ARRAYS] = {"kernels", "findings", "bank_conflicts", "global_requests",
+                                                "locality"};
+
+static size_t array_len(const mh_analyze_result *res, int a) {
+    size_t n = 0;
+    switch (a) {
+    case A_KERNELS: return res->model.nlaunches;
+    case A_FINDINGS: if (res->pat) mh_pat_findings(res->pat, &n); return n;
+    case A_BANKS: return res->pat ? mh_pat_banks(res->pat)->n : 0;
+    case A_REQUESTS: if (res->pat) mh_pat_requests(res->pat, &n); return n;
+    default: return res->nloc;
+    }
+}
+
+static json_t *element(const mh_analyze_result *res, int a, size_t i) {
+    size_t n;
+    switch (a) {
+    case A_KERNELS: return kernel_json(&res->model.launches[i]);
+    case A_FINDINGS: return finding_json(&res->model, &mh_pat_findings(res->pat, &n)[i]);
+    case A_BANKS: return bank_json(&mh_pat_banks(res->pat)->v[i]);
+    case A_REQUESTS: return request_json(&mh_pat_requests(res->pat, &n)[i]);
+    default: return loc_json(res, &res->loc[i]);
+    }
+}
+
+/* Elements [a, b) of one array as the document has them: each at depth 2,
+ * separated by ",\n". */
+typedef struct slice {
+    const mh_analyze_result *res;
+    int array;
+    size_t a, b;
+    char *text;
+    size_t len, cap;
+    int bad; /* out of memory */
+} slice;
+
+static int put(slice *s, const char *t, size_t n) {
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + n + 1) cap *= 2;
+        char *p = realloc(s->text, cap);
+        if (!p) return 0;
+        s->text = p;
+        s->cap = cap;
+    }
+    memcpy(s->text + s->len, t, n);
+    s->len += n;
+    s->text[s->len] = '\0';
+    return 1;
+}
+
+static void *print_slice(void *arg) {
+    slice *s = arg;
+    for (size_t i = s->a; i < s->b && !s->bad; i++) {
+        json_t *o = element(s->res, s->array, i);
+        char *t = o ? json_dumps(o, FLAGS) : NULL;
+        json_decref(o);
+        int ok = t && put(s, i > s->a ? ",\n    " : "    ", i > s->a ? 6 : 4);
+        for (const char *p = t; ok && *p;) { /* 4 more spaces after each line break */
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+            ok = put(s, p, n) && (!nl || put(s, "    ", 4));
+            p += n;
+        }
+        free(t);
+        if (!ok) s->bad = 1;
+    }
+    return NULL;
+}
+
+/* Prints the five arrays into texts[] (each "[]" or "[\n" ... "\n  ]"),
+ * the elements of each on up to MAX_THREADS threads. */
+static int print_arrays(const mh_analyze_result *res, slice *sl, size_t *nsl, size_t first[N_ARRAYS + 1]) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t k = 0;
+    for (int a = 0; a < N_ARRAYS; a++) {
+        first[a] = k;
+        size_t n = array_len(res, a), t = n / SLICE_MIN;
+        if (t > (size_t)(cpus > 1 ? cpus : 1)) t = (size_t)(cpus > 1 ? cpus : 1);
+        if (t > MAX_THREADS) t = MAX_THREADS;
+        if (t < 1) t = 1;
+        for (size_t j = 0; j < t && n; j++)
+            sl[k++] = (slice){.res = res, .array = a, .a = n * j / t, .b = n * (j + 1) / t};
+    }
+    first[N_ARRAYS] = k;
+    *nsl = k;
+    pthread_t tid[N_ARRAYS * MAX_THREADS];
+    int started[N_ARRAYS * MAX_THREADS] = {0};
+    for (size_t i = 1; i < k; i++) /* slice 0 on this thread */
+        started[i] = pthread_create(&tid[i], NULL, print_slice, &sl[i]) == 0;
+    if (k) print_slice(&sl[0]);
+    int ok = 1;
+    for (size_t i = 1; i < k; i++) {
+        if (started[i]) pthread_join(tid[i], NULL);
+        else print_slice(&sl[i]);
+    }
+    for (size_t i = 0; i < k; i++) ok &= !sl[i].bad;
+    return ok;
+}
+
+static int write_doc(FILE *f, const mh_analyze_result *res, json_t *root) {
+    slice sl[N_ARRAYS * MAX_THREADS];
+    size_t nsl = 0, first[N_ARRAYS + 1];
+    int ok = print_arrays(res, sl, &nsl, first);
+    char *head = ok ? json_dumps(root, FLAGS) : NULL; /* "{\n  ...\n}": the scalars */
+    size_t hl = head ? strlen(head) : 0;
+    ok = head && hl >= 2 && fwrite(head, 1, hl - 2, f) == hl - 2;
+    for (int a = 0; a < N_ARRAYS && ok; a++) {
+        ok = fprintf(f, ",\n  \"%s\": %s", array_key[a], first[a] == first[a + 1] ? "[]" : "[\n") > 0;
+        for (size_t i = first[a]; i < first[a + 1] && ok; i++)
+            ok = (i == first[a] || fputs(",\n", f) != EOF) && fwrite(sl[i].text, 1, sl[i].len, f) == sl[i].len;
+        if (ok && first[a] < first[a + 1]) ok = fputs("\n  ]", f) != EOF;
+    }
+    ok = ok && fputs("\n}\n", f) != EOF;
+    free(head);
+    for (size_t i = 0; i < nsl; i++) free(sl[i].text);
+    return ok;
+}
+
+int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err *err) {
+    json_t *root = json_object();
+    json_object_set_new(root, "format", jstr("memheat-analyze-1"));
+    json_object_set_new(root, "accesses", json_integer((json_int_t)res->accesses));
+    json_object_set_new(root, "launches", json_integer((json_int_t)res->model.nlaunches));
+    json_object_set_new(root, "complete", json_boolean(res->complete && !res->notice[0]));
+    if (res->notice[0]) json_object_set_new(root, "notice", json_string(res->notice));
+    json_object_set_new(root, "truncated", json_boolean(res->truncated));
+    json_object_set_new(root, "partial", json_boolean(res->partial));
+    json_object_set_new(root, "requests_split", json_integer((json_int_t)res->split_pat));
+    json_object_set_new(root, "peak_bytes", json_integer((json_int_t)(res->peak_heat + res->peak_loc + res->peak_pat)));
+    int rc = MH_OK;
+    if (!strcmp(path, "-")) {
+        if (!write_doc(stdout, res, root)) rc = mh_err_set(err, MH_ERR_IO, "writing JSON to stdout failed");
+    } else {
+        /* a temporary beside path, renamed when complete: never a half-written JSON */
+        mh_outfile of;
+        rc = mh_outfile_open(&of, path, MH_OUTFILE_FORCE, err);
+        if (rc == MH_OK && !write_doc(of.f, res, root)) {
+            rc = mh_err_set(err, MH_ERR_IO, "write error on %s: %s", path, strerror(errno ? errno : EIO));
+            mh_outfile_abort(&of);
+        } else if (rc == MH_OK) {
+            rc = mh_outfile_commit(&of, err);
+        }
+    }
+    json_decref(root);
+    return rc;
+}
