@@ -298,6 +298,30 @@ static void test_open_launch_across_growth(void) {
  * loads coalesced or strided, shared-memory accesses with bank conflicts,
  * kernel arguments, pairs of launches in flight together, records that
  * contradict the model (skipped), and a last launch that never ends. */
+/* A trace at path with default chunks and one 1 MiB global allocation "A"
+ * at 0x100000. */
+static mh_trace_writer *create_with_alloc(const char *path) {
+    mh_err err = {0};
+    mh_trace_header h = synthetic_header();
+    mh_trace_writer *w = NULL;
+    CHECK(mh_trace_create(&w, path, &h, NULL, &err) == MH_OK);
+    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x100000, 1u << 20, MH_SPACE_GLOBAL, "A"};
+    if (w) CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    return w;
+}
+
+/* A launch record of grid x 1 x 1 blocks of block x 1 x 1 threads, every block traced. */
+static void put_launch(mh_trace_writer *w, uint32_t id, const char *name, uint32_t grid, uint32_t block) {
+    mh_err err = {0};
+    mh_launch ln = {0};
+    ln.id = id;
+    ln.name = ln.display_name = name;
+    ln.grid = (mh_dim3){grid, 1, 1};
+    ln.block = (mh_dim3){block, 1, 1};
+    ln.n_sampled = MH_TRACE_ALL_BLOCKS;
+    CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+}
+
 static void write_lanes_trace(const char *path) {
     mh_err err = {0};
     mh_trace_header h = synthetic_header();
@@ -313,13 +337,7 @@ static void write_lanes_trace(const char *path) {
     for (uint32_t l = 0; l < NL; l++) {
         int pair = l % 7 == 3 && l + 1 < NL; /* l and l + 1 in flight together */
         for (uint32_t k = l; k <= l + (uint32_t)pair; k++) {
-            mh_launch ln = {0};
-            ln.id = k;
-            ln.name = ln.display_name = k % 3 ? "kern(float*)" : "other(float*)";
-            ln.grid = (mh_dim3){2, 1, 1};
-            ln.block = (mh_dim3){128, 1, 1};
-            ln.n_sampled = MH_TRACE_ALL_BLOCKS;
-            CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+            put_launch(w, k, k % 3 ? "kern(float*)" : "other(float*)", 2, 128);
             mh_karg ka = {k, 0, 0, 8, 0x100000 + 256 * (k % 5), MH_SPACE_GLOBAL, "float*", "x"};
             if (k % 2) CHECK(mh_trace_write_karg(w, &ka, &err) == MH_OK);
         }
@@ -468,11 +486,7 @@ static void test_lanes_identical(void) {
  * record consumer). */
 static void write_ring_trace(const char *path) {
     mh_err err = {0};
-    mh_trace_header h = synthetic_header();
-    mh_trace_writer *w;
-    CHECK(mh_trace_create(&w, path, &h, NULL, &err) == MH_OK);
-    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x100000, 1u << 20, MH_SPACE_GLOBAL, "A"};
-    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    mh_trace_writer *w = create_with_alloc(path);
     enum { BIG = 640 << 10, REC = 4096, SMALL = 12 };
     static mh_access v[REC];
     for (uint32_t k = 0; k < 2; k++) {
@@ -583,20 +597,10 @@ static void test_ring_identical(void) {
 static void test_json_many_launches(void) {
     const char *path = "pass_json.mht";
     mh_err err = {0};
-    mh_trace_header h = synthetic_header();
-    mh_trace_writer *w;
-    CHECK(mh_trace_create(&w, path, &h, NULL, &err) == MH_OK);
-    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x100000, 1u << 20, MH_SPACE_GLOBAL, "A"};
-    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    mh_trace_writer *w = create_with_alloc(path);
     mh_access v[32];
     for (uint32_t l = 0; l < 1100; l++) {
-        mh_launch ln = {0};
-        ln.id = l;
-        ln.name = ln.display_name = l % 2 ? "even(float*)" : "odd(float*)";
-        ln.grid = (mh_dim3){1, 1, 1};
-        ln.block = (mh_dim3){32, 1, 1};
-        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
-        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+        put_launch(w, l, l % 2 ? "even(float*)" : "odd(float*)", 1, 32);
         uint32_t stride = l % 3 ? 4 : 128; /* strided launches: findings too */
         for (uint32_t t = 0; t < 32; t++)
             v[t] = (mh_access){0x100000 + (uint64_t)(t * stride + 4096 * (l % 200)), 0x10, l, 0, 0, (uint16_t)t, 4,
