@@ -95,7 +95,6 @@ struct mh_pass {
     double t0, last_progress;
 };
 
-
 unsigned mh_pass_default_threads(void) {
     const char *e = getenv("MEMHEAT_THREADS");
     if (e && *e) {
