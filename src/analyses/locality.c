@@ -520,41 +520,26 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     }
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
-    /* Groups of PF accesses: canonical keys first, with a prefetch of each
-     * key's counter slot, then the counts: the table misses the cache on
-     * nearly every access, and the misses of a group overlap. */
-    enum { PF = 16 };
-    uint64_t keys[PF];
-    size_t lsi[PF];
+    /* (the counter table's misses are overlapped inside mh_lcnt_add) */
     lstate *s = NULL;
     const mh_model_launch *ml = NULL;
-    for (size_t base = 0; base < n; base += PF) {
-        size_t k = n - base < PF ? n - base : PF;
-        for (size_t i = 0; i < k; i++) {
-            const mh_access *a = &v[base + i];
-            if (!s || s->launch != a->launch) {
-                s = get_ls(lr, a->launch, err);
-                if (!s) return MH_ERR_NOMEM;
-                ml = mh_model_launch_get(lr->model, a->launch);
-            }
-            lsi[i] = (size_t)(s - lr->ls);
-            keys[i] = mh_canon_key(&lr->canon, ml, a);
-            mh_lcnt_prefetch(&s->cnt, keys[i]);
+    for (size_t i = 0; i < n; i++) {
+        const mh_access *a = &v[i];
+        if (!s || s->launch != a->launch) {
+            s = get_ls(lr, a->launch, err);
+            if (!s) return MH_ERR_NOMEM;
+            ml = mh_model_launch_get(lr->model, a->launch);
         }
-        for (size_t i = 0; i < k; i++) {
-            const mh_access *a = &v[base + i];
-            lstate *ls = &lr->ls[lsi[i]];
-            uint64_t key = keys[i];
-            if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) ls->unattributed++;
-            if (mh_lcnt_add(&ls->cnt, &lr->tables, &lr->bytes, key) != MH_OK)
-                return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
-            mh_grp_key gk;
-            mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
-            mh_grp_entry ge;
-            mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-            int rc = mh_grp_add(lr->grp, &gk, &ge, err);
-            if (rc) return rc;
-        }
+        uint64_t key = mh_canon_key(&lr->canon, ml, a);
+        if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
+        if (mh_lcnt_add(&s->cnt, &lr->tables, &lr->bytes, key) != MH_OK)
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+        mh_grp_key gk;
+        mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
+        mh_grp_entry ge;
+        mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
+        int rc = mh_grp_add(lr->grp, &gk, &ge, err);
+        if (rc) return rc;
     }
     note_bytes(lr);
     return MH_OK;

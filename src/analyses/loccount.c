@@ -250,6 +250,8 @@ int mh_lcnt_sorted(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_
                    size_t *n, uint64_t **own) {
     *own = NULL;
     if (s->t) {
+        for (; s->npend; s->npend--, s->hpend = (s->hpend + 1) % MH_LCNT_AHEAD) /* the deferred adds */
+            if (mh_lcnt_hash_add(s, cache, bytes, s->pend[s->hpend]) != MH_OK) return MH_ERR_NOMEM;
         if (hash_sorted(s, own) != MH_OK) return MH_ERR_NOMEM;
         *n = s->n;
         *keys = *own;

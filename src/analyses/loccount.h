@@ -35,9 +35,11 @@ typedef struct mh_lcnt {
     size_t nu, capu;
     mh_lcnt_ent *t;        /* past MH_LCNT_SWITCH distinct keys: key -> count (buf, ukey unused) */
     size_t cap, n;
+    uint64_t pend[32];     /* hash map: keys whose slots are being fetched, counted MH_LCNT_AHEAD adds later */
+    unsigned npend, hpend;
 } mh_lcnt;
 
-enum { MH_LCNT_SWITCH = 1 << 18, MH_LCNT_BUF_FIRST = 4096, MH_LCNT_BUF_MIN = 1 << 16 };
+enum { MH_LCNT_SWITCH = 1 << 18, MH_LCNT_BUF_FIRST = 4096, MH_LCNT_BUF_MIN = 1 << 16, MH_LCNT_AHEAD = 32 };
 
 /* Slot of a canonical address in the counter table (cap: a power of two,
  * >= 4). The four 4-byte words of a 16-byte span share a hashed group of
@@ -53,22 +55,35 @@ static inline size_t mh_lcnt_slot(uint64_t key, size_t cap) {
 int mh_lcnt_room(mh_lcnt *s, mh_big_cache *cache, size_t *bytes);
 int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key);
 
+/* The hash map's add: the key's slot is prefetched now and the key counted
+ * MH_LCNT_AHEAD adds later (mh_lcnt_sorted counts the rest). A table of
+ * millions of addresses misses the cache on nearly every access; this keeps
+ * MH_LCNT_AHEAD of those misses in flight whatever the caller does between
+ * adds. The counts, and the order they are made in, are unchanged. */
+static inline int mh_lcnt_hash_defer(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key) {
+    __builtin_prefetch(&s->t[mh_lcnt_slot(key, s->cap)], 1);
+    unsigned i = (s->hpend + s->npend) % MH_LCNT_AHEAD;
+    if (s->npend < MH_LCNT_AHEAD) {
+        s->pend[i] = key;
+        s->npend++;
+        return MH_OK;
+    }
+    uint64_t old = s->pend[s->hpend]; /* i == hpend: the oldest leaves, key takes its place */
+    s->pend[i] = key;
+    s->hpend = (s->hpend + 1) % MH_LCNT_AHEAD;
+    return mh_lcnt_hash_add(s, cache, bytes, old);
+}
+
 /* Counts one access of key (never 0). */
 static inline int mh_lcnt_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key) {
     assert(key != 0); /* canonical keys carry a space or an object slot */
-    if (s->t) return mh_lcnt_hash_add(s, cache, bytes, key);
+    if (s->t) return mh_lcnt_hash_defer(s, cache, bytes, key);
     if (s->nbuf == s->capbuf) {
         if (mh_lcnt_room(s, cache, bytes) != MH_OK) return MH_ERR_NOMEM;
         if (s->t) return mh_lcnt_hash_add(s, cache, bytes, key); /* moved to the hash map */
     }
     s->buf[s->nbuf++] = key;
     return MH_OK;
-}
-
-/* Before mh_lcnt_add of key, a few accesses ahead: the hash map misses the
- * cache on nearly every access, and the misses of a group overlap. */
-static inline void mh_lcnt_prefetch(const mh_lcnt *s, uint64_t key) {
-    if (s->t) __builtin_prefetch(&s->t[mh_lcnt_slot(key, s->cap)], 1);
 }
 
 /* The distinct keys, ascending, and their counts (*n of each). *own is NULL
