@@ -38,12 +38,18 @@ enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
 #define RING_SLOTS 4              /* batches: one being filled, the others in the workers */
 #define MAIN (-1)                 /* the executor of launches analysed here (by analysis), not in a lane */
 
-/* Copied ACCESSES records waiting for, or in, the workers. */
+/* ACCESSES records waiting for, or in, the workers: each read in place in
+ * its trace chunk (held, mh_trace_hold) or, where it is not in one (a
+ * filtered copy, a decoded record), copied into v. */
 typedef struct batch {
     mh_access *v;
-    size_t n, cap;
-    size_t *rec_n; /* accesses per original record, in order */
+    size_t ncopy, cap;     /* accesses copied into v */
+    size_t n;              /* accesses in the batch, in place or copied */
+    size_t *rec_n;         /* accesses per original record, in order */
+    const mh_access **rec_v; /* per record: where it lies, or NULL: the next ones copied into v */
     size_t nrec, caprec;
+    mh_trace_hold **holds; /* the chunks the records lie in, one reference each */
+    size_t nholds, capholds;
     const mh_record *rec; /* set: the job is this one record instead (a split kernel end) */
 } batch;
 
@@ -167,13 +173,13 @@ static int unit_feed_batch(mh_pass *p, int u, const batch *b, mh_err *err) {
         mh_record rec;
         memset(&rec, 0, sizeof rec);
         rec.type = MH_REC_ACCESSES;
-        rec.u.accesses.v = b->v + off;
+        rec.u.accesses.v = b->rec_v[i] ? b->rec_v[i] : b->v + off;
         rec.u.accesses.n = b->rec_n[i];
-        off += b->rec_n[i];
+        if (!b->rec_v[i]) off += b->rec_n[i];
         int rc = unit_feed(p, u, &rec, err);
         if (rc) return rc;
     }
-    assert(off == b->n);
+    assert(off == b->ncopy);
     return MH_OK;
 }
 
@@ -215,13 +221,19 @@ static void pool_stop(mh_pass *p) {
 
 static batch *cur_batch(mh_pass *p) { return &p->b[mh_ring_slot(p->ring)]; }
 
+/* Empties b (no worker reads it), giving its chunks back. */
+static void batch_clear(batch *b) {
+    for (size_t i = 0; i < b->nholds; i++) mh_trace_hold_release(b->holds[i]);
+    b->nholds = 0;
+    b->n = b->ncopy = b->nrec = 0;
+    b->rec = NULL;
+}
+
 /* Hands the current slot's job to the units in mask; the next slot (every
  * worker is done with it) is emptied for filling. 1: a unit has failed. */
 static int pool_submit(mh_pass *p, unsigned mask) {
     int failed = mh_ring_submit(p->ring, cur_batch(p), mask);
-    batch *b = cur_batch(p);
-    b->n = b->nrec = 0;
-    b->rec = NULL;
+    batch_clear(cur_batch(p));
     return failed;
 }
 
@@ -240,10 +252,12 @@ static int pool_barrier(mh_pass *p, mh_err *err) {
     return rc ? rc : mh_ring_drain(p->ring, err);
 }
 
-static int batch_add(batch *b, const mh_access *v, size_t n, mh_err *err) {
-    if (b->n + n > b->cap) {
+/* Adds a record's accesses to b: in place when hold is the chunk they lie
+ * in (borrowed from the reader: b takes a reference), else copied. */
+static int batch_add(batch *b, const mh_access *v, size_t n, mh_trace_hold *hold, mh_err *err) {
+    if (!hold && b->ncopy + n > b->cap) {
         size_t cap = b->cap ? b->cap : BATCH_ACCESSES;
-        while (cap < b->n + n) cap *= 2;
+        while (cap < b->ncopy + n) cap *= 2;
         mh_access *nv = realloc(b->v, cap * sizeof *nv);
         if (!nv) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         b->v = nv;
@@ -254,9 +268,27 @@ static int batch_add(batch *b, const mh_access *v, size_t n, mh_err *err) {
         size_t *nr = realloc(b->rec_n, cap * sizeof *nr);
         if (!nr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         b->rec_n = nr;
+        const mh_access **rv = realloc(b->rec_v, cap * sizeof *rv);
+        if (!rv) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        b->rec_v = rv;
         b->caprec = cap;
     }
-    memcpy(b->v + b->n, v, n * sizeof *v);
+    if (hold && (!b->nholds || b->holds[b->nholds - 1] != hold)) {
+        if (b->nholds == b->capholds) {
+            mh_trace_hold **h = mh_grow(b->holds, &b->capholds, b->nholds + 1, sizeof *h, 8);
+            if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            b->holds = h;
+        }
+        mh_trace_hold_ref(hold);
+        b->holds[b->nholds++] = hold;
+    }
+    if (hold) {
+        b->rec_v[b->nrec] = v;
+    } else {
+        memcpy(b->v + b->ncopy, v, n * sizeof *v);
+        b->ncopy += n;
+        b->rec_v[b->nrec] = NULL;
+    }
     b->n += n;
     b->rec_n[b->nrec++] = n;
     return MH_OK;
@@ -332,8 +364,11 @@ void mh_pass_close(mh_pass *p) {
     if (p->model_ok && p->m == &p->own_model) mh_model_free(&p->own_model);
     if (p->r) mh_trace_close_reader(p->r);
     for (int i = 0; i < RING_SLOTS; i++) {
+        batch_clear(&p->b[i]); /* the workers are stopped */
         free(p->b[i].v);
         free(p->b[i].rec_n);
+        free(p->b[i].rec_v);
+        free(p->b[i].holds);
     }
     free(p->keep);
     free(p->held);
@@ -536,10 +571,11 @@ static int lanes_launch(mh_pass *p, mh_err *err) {
     return MH_OK;
 }
 
-/* Accesses for MAIN on the threaded pass: into the batch for the workers. */
-static int main_accesses(mh_pass *p, const mh_access *v, size_t n, mh_err *err) {
+/* Accesses for MAIN on the threaded pass: into the batch for the workers
+ * (in place in chunk hold, or copied: batch_add). */
+static int main_accesses(mh_pass *p, const mh_access *v, size_t n, mh_trace_hold *hold, mh_err *err) {
     batch *b = cur_batch(p);
-    int rc = batch_add(b, v, n, err);
+    int rc = batch_add(b, v, n, hold, err);
     if (rc == MH_OK && b->n >= BATCH_ACCESSES) rc = pool_flush(p, err);
     return rc;
 }
@@ -557,7 +593,7 @@ static int lanes_accesses(mh_pass *p, const mh_record *rec, int in_chunk, mh_err
         size_t j = i + 1;
         while (j < n && v[j].launch == v[i].launch) j++;
         int o = owner_of(p, v[i].launch);
-        rc = o == MAIN ? main_accesses(p, v + i, j - i, err)
+        rc = o == MAIN ? main_accesses(p, v + i, j - i, hold, err)
                        : mh_lanes_accesses(p->lanes, (unsigned)o, v + i, j - i, hold, err);
         i = j;
     }
@@ -634,7 +670,9 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
                 /* the model ignores accesses; consumers see them here while the
                  * workers read the model, which changes only at barriers */
                 rc = consumers_record(p, &rec, err);
-                if (rc == MH_OK) rc = main_accesses(p, rec.u.accesses.v, rec.u.accesses.n, err);
+                if (rc == MH_OK)
+                    rc = main_accesses(p, rec.u.accesses.v, rec.u.accesses.n,
+                                       in_chunk ? mh_trace_hold_chunk(p->r) : NULL, err);
             }
         } else {
             int owner = MAIN;
