@@ -35,7 +35,7 @@ enum { U_HEAT, U_PAT, U_LOC, U_COUNT };
 #define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
 #define PROGRESS_EVERY 0.5        /* seconds between progress lines */
 #define BIG_EPISODE (1u << 22)    /* accesses of an episode after which the next one is split by analysis */
-#define RING_SLOTS 4              /* batches: one being filled, the others in the workers */
+#define RING_SLOTS 8              /* batches: one being filled, the others in the workers */
 #define MAIN (-1)                 /* the executor of launches analysed here (by analysis), not in a lane */
 
 /* ACCESSES records waiting for, or in, the workers: each read in place in
