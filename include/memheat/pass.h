@@ -26,8 +26,8 @@
  * analyses a whole episode, so every analysis sees the launches in flight
  * together as the serial pass does.
  *  - The pass itself (the first episode, and any after an episode of 2^22
- *    accesses or more: one big launch): ACCESSES records are copied into
- *    batches and each built-in analysis feeds on its own worker thread,
+ *    accesses or more: one big launch): ACCESSES records go into batches
+ *    (read in place in the held trace chunks) and each built-in analysis feeds on its own worker thread,
  *    taking the batches from a small ring at its own pace, while the main
  *    thread reads and decompresses the next batch (waiting only while the
  *    ring is full). Every other record (launch, alloc, free, kernel end, ...)

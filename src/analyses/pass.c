@@ -2,8 +2,9 @@
  * consumers (memheat/pass.h), with the built-in analyses fed by worker
  * threads (ring.h).
  *
- * The loop: ACCESSES records are copied into a batch (the reader's buffer is
- * reused at the next record); a full batch goes into a ring of RING_SLOTS
+ * The loop: ACCESSES records go into a batch, read in place in their trace
+ * chunk, which the batch holds (mh_trace_hold), or copied where they are not
+ * in one (filtered, decoded); a full batch goes into a ring of RING_SLOTS
  * batches that the built-in analyses (heat, patterns, locality each own their
  * state) consume each at its own pace on their workers, while this thread
  * reads on into the next free slot; it waits only when every slot is in the
