@@ -272,6 +272,17 @@ int mh_trace_accesses_in_chunk(const mh_trace_reader *r);
 mh_trace_hold *mh_trace_hold_chunk(mh_trace_reader *r);
 void mh_trace_hold_ref(mh_trace_hold *h);
 void mh_trace_hold_release(mh_trace_hold *h); /* NULL is fine */
+/* The chunks a batch of access arrays points into, one reference each
+ * (zero-initialise). _add takes a reference on h unless it is the last one
+ * added (arrays come in file order); MH_ERR_NOMEM without memory. _clear
+ * releases them all and keeps the list for reuse; _free also frees it. */
+typedef struct mh_trace_holds {
+    mh_trace_hold **v;
+    size_t n, cap;
+} mh_trace_holds;
+int mh_trace_holds_add(mh_trace_holds *l, mh_trace_hold *h);
+void mh_trace_holds_clear(mh_trace_holds *l);
+void mh_trace_holds_free(mh_trace_holds *l);
 /* With read-ahead: seconds the caller waited for decompressed chunks, and
  * CPU seconds the helper threads spent fetching and decompressing them; both
  * 0 when chunks are read inline (their time is the caller's). */

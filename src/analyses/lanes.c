@@ -52,8 +52,7 @@ typedef struct lbatch {
     mh_access *acc;
     size_t nacc, capacc;
     size_t total;          /* accesses in the batch, copied or held */
-    mh_trace_hold **holds; /* chunks the batch points into, one reference each */
-    size_t nholds, capholds;
+    mh_trace_holds holds;  /* chunks the batch points into */
     ablock *arena;
 } lbatch;
 
@@ -141,8 +140,7 @@ static int arena_str(lbatch *b, const char **s) {
 }
 
 static void batch_reset(lbatch *b) {
-    for (size_t i = 0; i < b->nholds; i++) mh_trace_hold_release(b->holds[i]);
-    b->nholds = 0;
+    mh_trace_holds_clear(&b->holds);
     b->n = b->nacc = b->total = 0;
     while (b->arena && b->arena->next) { /* keep one block */
         ablock *a = b->arena;
@@ -156,7 +154,7 @@ static void batch_free(lbatch *b) {
     if (!b) return;
     batch_reset(b);
     free(b->arena);
-    free(b->holds);
+    mh_trace_holds_free(&b->holds);
     free(b->it);
     free(b->acc);
     free(b);
@@ -534,15 +532,7 @@ int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, m
     lane *ln = &L->v[idx];
     lbatch *b = ln->cur;
     if (hold) {
-        if (!b->nholds || b->holds[b->nholds - 1] != hold) {
-            if (b->nholds == b->capholds) {
-                mh_trace_hold **h = mh_grow(b->holds, &b->capholds, b->nholds + 1, sizeof *h, 8);
-                if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-                b->holds = h;
-            }
-            mh_trace_hold_ref(hold);
-            b->holds[b->nholds++] = hold;
-        }
+        if (mh_trace_holds_add(&b->holds, hold) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         item *it = batch_item(b);
         if (!it) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         it->rec.type = MH_REC_ACCESSES;

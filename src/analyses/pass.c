@@ -49,8 +49,7 @@ typedef struct batch {
     size_t *rec_n;         /* accesses per original record, in order */
     const mh_access **rec_v; /* per record: where it lies, or NULL: the next ones copied into v */
     size_t nrec, caprec;
-    mh_trace_hold **holds; /* the chunks the records lie in, one reference each */
-    size_t nholds, capholds;
+    mh_trace_holds holds;  /* the chunks the records lie in */
     const mh_record *rec; /* set: the job is this one record instead (a split kernel end) */
 } batch;
 
@@ -224,8 +223,7 @@ static batch *cur_batch(mh_pass *p) { return &p->b[mh_ring_slot(p->ring)]; }
 
 /* Empties b (no worker reads it), giving its chunks back. */
 static void batch_clear(batch *b) {
-    for (size_t i = 0; i < b->nholds; i++) mh_trace_hold_release(b->holds[i]);
-    b->nholds = 0;
+    mh_trace_holds_clear(&b->holds);
     b->n = b->ncopy = b->nrec = 0;
     b->rec = NULL;
 }
@@ -274,15 +272,7 @@ static int batch_add(batch *b, const mh_access *v, size_t n, mh_trace_hold *hold
         b->rec_v = rv;
         b->caprec = cap;
     }
-    if (hold && (!b->nholds || b->holds[b->nholds - 1] != hold)) {
-        if (b->nholds == b->capholds) {
-            mh_trace_hold **h = mh_grow(b->holds, &b->capholds, b->nholds + 1, sizeof *h, 8);
-            if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            b->holds = h;
-        }
-        mh_trace_hold_ref(hold);
-        b->holds[b->nholds++] = hold;
-    }
+    if (hold && mh_trace_holds_add(&b->holds, hold) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     if (hold) {
         b->rec_v[b->nrec] = v;
     } else {
@@ -366,10 +356,10 @@ void mh_pass_close(mh_pass *p) {
     if (p->r) mh_trace_close_reader(p->r);
     for (int i = 0; i < RING_SLOTS; i++) {
         batch_clear(&p->b[i]); /* the workers are stopped */
+        mh_trace_holds_free(&p->b[i].holds);
         free(p->b[i].v);
         free(p->b[i].rec_n);
         free(p->b[i].rec_v);
-        free(p->b[i].holds);
     }
     free(p->keep);
     free(p->held);

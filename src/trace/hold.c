@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "trace/chunks.h"
+#include "util/grow.h"
 
 #define POOL_MAX 64 /* spare buffers kept (each one chunk, about 1 MiB); more are freed */
 
@@ -101,4 +102,28 @@ void mh_trace_hold_release(mh_trace_hold *h) {
     if (h->raw) pool_put(h->pool, h->raw, h->cap);
     mh_tf_pool_unref(h->pool);
     free(h);
+}
+
+int mh_trace_holds_add(mh_trace_holds *l, mh_trace_hold *h) {
+    if (l->n && l->v[l->n - 1] == h) return MH_OK;
+    if (l->n == l->cap) {
+        mh_trace_hold **v = mh_grow(l->v, &l->cap, l->n + 1, sizeof *v, 8);
+        if (!v) return MH_ERR_NOMEM;
+        l->v = v;
+    }
+    mh_trace_hold_ref(h);
+    l->v[l->n++] = h;
+    return MH_OK;
+}
+
+void mh_trace_holds_clear(mh_trace_holds *l) {
+    for (size_t i = 0; i < l->n; i++) mh_trace_hold_release(l->v[i]);
+    l->n = 0;
+}
+
+void mh_trace_holds_free(mh_trace_holds *l) {
+    mh_trace_holds_clear(l);
+    free(l->v);
+    l->v = NULL;
+    l->cap = 0;
 }
