@@ -111,6 +111,26 @@ typedef struct mh_pat_run mh_pat_run;
 int mh_pat_run_new(mh_pat_run **pr, const mh_model *m, const mh_pat_opts *o, mh_err *err);
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err);
 int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err);
+/* mh_pat_run_feed of an ACCESSES record in two stages, which may run on two
+ * threads one batch apart (mh_pass): stage 1 takes each access's canonical
+ * key and execution count and the shared-memory word owners; stage 2, after
+ * stage 1 is done with the same record, groups warp requests and gathers
+ * their statistics. Record rec of a batch (accesses from off on in the
+ * batch's hand-over st; zero-initialise, mh_pat_stage_free) goes through
+ * stage 1 then stage 2, records in trace order in each; nothing else may be
+ * fed to pr while a stage runs. The results equal mh_pat_run_feed's. */
+typedef struct mh_pat_stage {
+    uint64_t *key;  /* per access: canonical key */
+    uint32_t *occ;  /* per access: the thread's execution count of its pc */
+    size_t cap;
+    size_t *bytes;  /* per record: stage 1's memory after it (the peak) */
+    size_t capr;
+} mh_pat_stage;
+int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_pat_stage *st, size_t off, size_t rec,
+                      mh_err *err);
+int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_pat_stage *st, size_t off, size_t rec,
+                      mh_err *err);
+void mh_pat_stage_free(mh_pat_stage *st);
 /* Classifies launches that never ended, then sorts findings, most costly first. */
 int mh_pat_run_finish(mh_pat_run *pr, mh_err *err);
 void mh_pat_run_free(mh_pat_run *pr);

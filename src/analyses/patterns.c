@@ -27,14 +27,11 @@
 #include "util/hash.h"
 
 
-/* x / d and x % d for a warp or sector size d (never 0), nearly always a
- * power of two: a shift or a mask instead of a division, several of which
- * every lane of every request needed. */
-static inline uint64_t div_by(uint64_t x, uint32_t d) { return (d & (d - 1)) ? x / d : x >> __builtin_ctz(d); }
-static inline uint32_t mod_by(uint32_t x, uint32_t d) { return (d & (d - 1)) ? x % d : x & (d - 1); }
+#define div_by mh_pat_div
+#define mod_by mh_pat_mod
 
 static void note(mh_pat_run *pr) {
-    size_t b = pr->bytes + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
+    size_t b = pr->bytes + pr->bytes1 + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
     if (b > pr->peak) pr->peak = b;
 }
 
@@ -113,17 +110,17 @@ static pcstat *get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, ui
     return p;
 }
 
-sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj) {
-    for (size_t i = 0; i < s->nso; i++)
-        if (s->so[i].obj == obj) return &s->so[i];
+sobj *mh_pat_sobj(sobj **v, size_t *n, size_t *cap, size_t *bytes, int64_t obj) {
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].obj == obj) return &(*v)[i];
     {
-        size_t was = s->capso;
-        sobj *v = mh_grow(s->so, &s->capso, s->nso + 1, sizeof *v, 8);
-        if (!v) return NULL;
-        pr->bytes += (s->capso - was) * sizeof *v;
-        s->so = v;
+        size_t was = *cap;
+        sobj *g = mh_grow(*v, cap, *n + 1, sizeof *g, 8);
+        if (!g) return NULL;
+        *bytes += (*cap - was) * sizeof *g;
+        *v = g;
     }
-    sobj *o = &s->so[s->nso++];
+    sobj *o = &(*v)[(*n)++];
     memset(o, 0, sizeof *o);
     o->obj = obj;
     return o;
@@ -144,51 +141,6 @@ static hsum *get_hsum(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj) {
     h->space = space;
     h->obj = obj;
     return h;
-}
-
-/* ---- shared-memory word owners ---- */
-
-/* Slot of (word, block): the four words of a 16-byte span share a hashed
- * group of four slots, one cache line of the 64-byte aligned table, so a
- * warp's consecutive words touch a quarter of the lines. The table is
- * only summed over (patterns_classify.c), so placement changes nothing. */
-static size_t owner_slot(uint64_t word, uint32_t block, size_t cap) {
-    return (size_t)((mh_mix64((word >> 4) ^ ((uint64_t)block << 20)) << 2) + ((word >> 2) & 3u)) & (cap - 1);
-}
-
-static int owner_grow(mh_pat_run *pr, pstate *s) {
-    size_t cap = s->capown ? s->capown * 2 : 1024;
-    owner *t = aligned_alloc(64, cap * sizeof *t); /* cap >= 1024: a multiple of 64 bytes */
-    if (!t) return MH_ERR_NOMEM;
-    memset(t, 0, cap * sizeof *t);
-    for (size_t i = 0; i < s->capown; i++) {
-        if (!s->ow[i].word) continue;
-        size_t j = owner_slot(s->ow[i].word, s->ow[i].block, cap);
-        while (t[j].word) j = (j + 1) & (cap - 1);
-        t[j] = s->ow[i];
-    }
-    pr->bytes += (cap - s->capown) * sizeof *t;
-    free(s->ow);
-    s->ow = t;
-    s->capown = cap;
-    return MH_OK;
-}
-
-static int owner_add(mh_pat_run *pr, pstate *s, uint64_t word, uint32_t block, uint16_t thread, uint32_t ws) {
-    if ((s->nown + 1) * 4 > s->capown * 3 && owner_grow(pr, s) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = owner_slot(word, block, s->capown);
-    while (s->ow[j].word && !(s->ow[j].word == word && s->ow[j].block == block)) j = (j + 1) & (s->capown - 1);
-    owner *o = &s->ow[j];
-    if (!o->word) {
-        o->word = word;
-        o->block = block;
-        o->thread = thread;
-        o->state = 1;
-        s->nown++;
-    } else if (o->state < 3 && o->thread != thread) {
-        o->state = (div_by(o->thread, ws) == div_by(thread, ws)) ? 2 : 3;
-    }
-    return MH_OK;
 }
 
 /* ---- warp-level requests ---- */
@@ -558,6 +510,7 @@ static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
     int rc = mh_grp_flush_launch(pr->grp, s->launch, err);
     if (rc) return rc;
     mh_occ_end_launch(pr->occ, s->launch);
+    mh_pat_access_take(pr, s);
     size_t before = pr->nf;
     rc = mh_pat_classify_launch(pr, s);
     if (!rc) rc = merge_launch(pr, before);
@@ -604,68 +557,40 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
     default:
         return MH_OK;
     }
+    const mh_access *v = rec->u.accesses.v;
+    size_t n = rec->u.accesses.n;
+    int rc = mh_pat_run_stage1(pr, v, n, &pr->own, 0, 0, err);
+    return rc ? rc : mh_pat_run_stage2(pr, v, n, &pr->own, 0, 0, err);
+}
+
+/* Stage 2 (stage 1: patterns_access.c): each global or shared access into
+ * its warp request's group, keyed by the execution count stage 1 took. */
+int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_pat_stage *st, size_t off, size_t rec,
+                      mh_err *err) {
     uint32_t ws = warp_size(pr);
     assert(ws > 0);
     pstate *s = NULL;
-    const mh_model_launch *ml = NULL;
-    /* Groups of PF accesses: canonical keys first, with a prefetch of the
-     * occurrence counter (and the shared word owner) each will update, then
-     * the updates: the counters miss the cache, and the misses of a group
-     * overlap instead of waiting one after another. */
-    enum { PF = 16 };
-    uint64_t keys[PF];
-    const mh_access *v = rec->u.accesses.v;
-    size_t n = rec->u.accesses.n;
-    for (size_t base = 0; base < n; base += PF) {
-        size_t m = n - base < PF ? n - base : PF;
-        for (size_t i = 0; i < m; i++) {
-            const mh_access *a = &v[base + i];
-            unsigned space = MH_ACCESS_SPACE(a);
-            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
-            if (!s || s->launch != a->launch) {
-                s = get_ps(pr, a->launch);
-                if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-                ml = mh_model_launch_get(pr->model, a->launch);
-            }
-            keys[i] = mh_canon_key(&pr->canon, ml, a);
-            mh_occ_prefetch(pr->occ, a->launch, a->block, a->thread, a->pc);
-            if (space == MH_SPACE_SHARED && s->capown)
-                __builtin_prefetch(&s->ow[owner_slot(keys[i] & ~(uint64_t)3, a->block, s->capown)], 1);
+    for (size_t i = 0; i < n; i++) {
+        const mh_access *a = &v[i];
+        unsigned space = MH_ACCESS_SPACE(a);
+        if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+        if (!s || s->launch != a->launch) {
+            s = get_ps(pr, a->launch);
+            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         }
-        s = NULL;
-        for (size_t i = 0; i < m; i++) {
-            const mh_access *a = &v[base + i];
-            unsigned space = MH_ACCESS_SPACE(a);
-            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
-            if (!s || s->launch != a->launch) {
-                s = get_ps(pr, a->launch);
-                if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            }
-            uint64_t key = keys[i];
-            if (space == MH_SPACE_SHARED) {
-                sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(key));
-                if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-                so->accesses++;
-                uint32_t sz = a->size ? a->size : 1;
-                uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
-                for (uint64_t w = w0; w <= w1; w++)
-                    if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
-                        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            }
-            uint32_t warp = (uint32_t)div_by(a->thread, ws), occ = 0;
-            /* the lanes' k-th execution of this pc form one warp instruction */
-            int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ, err);
-            if (rc) return rc;
-            mh_grp_key gk;
-            mh_grp_key_set(&gk, a->pc, a->launch, a->block, occ,
-                           (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
-            mh_grp_entry ge;
-            mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-            rc = mh_grp_add(pr->grp, &gk, &ge, err);
-            if (rc) return rc;
-        }
+        uint32_t warp = (uint32_t)div_by(a->thread, ws);
+        /* the lanes' k-th execution of this pc form one warp instruction */
+        mh_grp_key gk;
+        mh_grp_key_set(&gk, a->pc, a->launch, a->block, st->occ[off + i],
+                       (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
+        mh_grp_entry ge;
+        mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
+        int rc = mh_grp_add(pr->grp, &gk, &ge, err);
+        if (rc) return rc;
     }
-    note(pr);
+    /* the peak of both stages' memory at the end of the record, as one feed's */
+    size_t b = pr->bytes + st->bytes[rec] + mh_grp_bytes(pr->grp);
+    if (b > pr->peak) pr->peak = b;
     return MH_OK;
 }
 
@@ -698,6 +623,8 @@ void mh_pat_run_free(mh_pat_run *pr) {
     if (!pr) return;
     while (pr->nps) free_ps(pr, &pr->ps[0]);
     free(pr->ps);
+    mh_pat_access_free(pr);
+    mh_pat_stage_free(&pr->own);
     for (size_t i = 0; i < pr->nf; i++) free(pr->f[i].pcs);
     free(pr->f);
     mh_occ_free(pr->occ);

@@ -287,7 +287,7 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
     for (size_t i = 0; i < s->capown; i++) {
         const owner *o = &s->ow[i];
         if (!o->word) continue;
-        sobj *so = mh_pat_get_sobj(pr, s, MH_CANON_OBJ(o->word));
+        sobj *so = mh_pat_sobj(&s->so, &s->nso, &s->capso, &pr->bytes, MH_CANON_OBJ(o->word));
         if (!so) return MH_ERR_NOMEM;
         so->cells++;
         if (o->state == 1) so->priv++;

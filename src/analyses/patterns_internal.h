@@ -63,6 +63,17 @@ typedef struct sobj {
     uint64_t cells, priv, warp, cross;
 } sobj;
 
+/* What the per-access stage (patterns_access.c) gathers of one launch: its
+ * shared-memory word owners and per-array counts, moved into the launch's
+ * pstate when the launch ends. */
+typedef struct pacc {
+    uint32_t launch;
+    owner *ow;
+    size_t nown, capown;
+    sobj *so;
+    size_t nso, capso;
+} pacc;
+
 typedef struct pstate {
     uint32_t launch;
     pcstat *pcs;
@@ -77,6 +88,9 @@ typedef struct pstate {
     size_t nso, capso;
 } pstate;
 
+/* Two stages per batch of accesses (memheat/patterns.h, mh_pat_run_stage1):
+ * stage 1 owns canon, occ, pa and bytes1; stage 2 owns grp, ps (request
+ * statistics) and banks; the rest is touched only between batches. */
 struct mh_pat_run {
     const mh_model *model;
     mh_pat_opts o;
@@ -85,6 +99,10 @@ struct mh_pat_run {
     mh_occ *occ; /* per-thread per-pc execution counts: the step of a warp request */
     pstate *ps;
     size_t nps, capps;
+    pacc *pa;    /* stage 1's per-launch evidence, until the launch ends */
+    size_t npa, cappa;
+    size_t bytes1; /* stage 1's tables (pa) */
+    mh_pat_stage own; /* the hand-over of mh_pat_run_feed */
     mh_pat_finding *f;
     size_t nf, capf;
     mh_bank_table banks;
@@ -144,8 +162,18 @@ static inline uint32_t hot_threshold(const mh_model_launch *ml) {
     return (uint32_t)t;
 }
 
-/* Shared-array evidence of an object of the launch (patterns.c). */
-sobj *mh_pat_get_sobj(mh_pat_run *pr, pstate *s, int64_t obj);
+/* Shared-array evidence of object obj in the array *v (n used, cap
+ * allocated; growth added to *bytes); NULL without memory (patterns.c). */
+sobj *mh_pat_sobj(sobj **v, size_t *n, size_t *cap, size_t *bytes, int64_t obj);
+/* Stage 1's evidence of launch s's launch (if any) moved into s (patterns_access.c). */
+void mh_pat_access_take(mh_pat_run *pr, pstate *s);
+/* Frees stage 1's evidence of every launch (patterns_access.c). */
+void mh_pat_access_free(mh_pat_run *pr);
+/* x / d and x % d for a warp or sector size d (never 0), nearly always a
+ * power of two: a shift or a mask instead of a division, several of which
+ * every lane of every request needed. */
+static inline uint64_t mh_pat_div(uint64_t x, uint32_t d) { return (d & (d - 1)) ? x / d : x >> __builtin_ctz(d); }
+static inline uint32_t mh_pat_mod(uint32_t x, uint32_t d) { return (d & (d - 1)) ? x % d : x & (d - 1); }
 /* Appends the findings of one ended launch to pr->f (patterns_classify.c);
  * MH_ERR_NOMEM on failure. */
 int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);

@@ -40,6 +40,7 @@ struct mh_ring {
     uint64_t stop_seq; /* the earliest failed job; UINT64_MAX = none */
     uint64_t fail_seq[MH_RING_MAX_UNITS];
     int fail_rc[MH_RING_MAX_UNITS];
+    int follows[MH_RING_MAX_UNITS]; /* the unit each one follows, or -1 (mh_ring_follow) */
     mh_err fail_err[MH_RING_MAX_UNITS];
     int reported; /* the error was returned by a drain */
     double cpu;   /* CPU seconds the workers spent on jobs */
@@ -70,15 +71,28 @@ static void *ring_main(void *arg) {
         uint64_t s = me->cursor;
         ring_job j = r->jobs[s % r->slots];
         int take[MH_RING_MAX_UNITS] = {0};
-        for (unsigned u = 0; u < r->nunits; u++)
+        for (unsigned u = 0; u < r->nunits; u++) {
             take[u] = unit_worker(r, u) == me->w && (j.mask >> u & 1u) && r->fail_seq[u] == UINT64_MAX &&
                       s <= r->stop_seq;
+            int f = r->follows[u];
+            if (!take[u] || f < 0) continue;
+            /* the unit followed is on another worker: wait until it is past this job (on this
+             * worker it comes first anyway: units run in unit order) */
+            unsigned fw = unit_worker(r, (unsigned)f);
+            while (fw != me->w && r->wk[fw].cursor <= s && r->fail_seq[f] > s) pthread_cond_wait(&r->done, &r->mu);
+            if (r->fail_seq[f] <= s) take[u] = 0; /* its input of this job is not there */
+        }
         pthread_mutex_unlock(&r->mu);
         int rc[MH_RING_MAX_UNITS] = {0};
         mh_err e[MH_RING_MAX_UNITS];
         double cpu0 = mh_clock_thread_cpu_s();
         for (unsigned u = 0; u < r->nunits; u++) {
             if (!take[u]) continue;
+            int f = r->follows[u]; /* read-only once jobs run */
+            if (f >= 0 && take[f] && rc[f]) { /* the unit followed failed this job here: no input */
+                take[u] = 0;
+                continue;
+            }
             memset(&e[u], 0, sizeof e[u]);
             rc[u] = r->fn(r->ctx, u, j.job, &e[u]);
         }
@@ -93,7 +107,7 @@ static void *ring_main(void *arg) {
             if (s < r->stop_seq) r->stop_seq = s;
         }
         me->cursor = s + 1;
-        pthread_cond_signal(&r->done);
+        pthread_cond_broadcast(&r->done); /* the submitter, a drain, workers of following units */
     }
     pthread_mutex_unlock(&r->mu);
     return NULL;
@@ -136,7 +150,10 @@ int mh_ring_new(mh_ring **out, unsigned nunits, unsigned nworkers, unsigned slot
     r->fn = fn;
     r->ctx = ctx;
     r->stop_seq = UINT64_MAX;
-    for (unsigned u = 0; u < MH_RING_MAX_UNITS; u++) r->fail_seq[u] = UINT64_MAX;
+    for (unsigned u = 0; u < MH_RING_MAX_UNITS; u++) {
+        r->fail_seq[u] = UINT64_MAX;
+        r->follows[u] = -1;
+    }
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->go, NULL);
     pthread_cond_init(&r->done, NULL);
@@ -154,6 +171,13 @@ int mh_ring_new(mh_ring **out, unsigned nunits, unsigned nworkers, unsigned slot
     }
     *out = r;
     return MH_OK;
+}
+
+void mh_ring_follow(mh_ring *r, unsigned u, unsigned first) {
+    assert(first < u && u < r->nunits && r->head == 0);
+    pthread_mutex_lock(&r->mu);
+    r->follows[u] = (int)first;
+    pthread_mutex_unlock(&r->mu);
 }
 
 unsigned mh_ring_slot(const mh_ring *r) { return (unsigned)(r->head % r->slots); }

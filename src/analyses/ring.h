@@ -9,7 +9,12 @@
  * back only when every worker is done with it; the submitting thread blocks
  * only when all slots are in the workers.
  *
- * Errors: a unit that fails takes no further job; the others go on up to the
+ * A unit may follow another (mh_ring_follow): it takes a job only once that
+ * unit is done with it, so the first can hand it results through the job's
+ * slot (two stages of one analysis, each on its own worker).
+ *
+ * Errors: a unit that fails takes no further job (a unit following it takes
+ * none from the failed job on); the others go on up to the
  * failed job, so the error returned is the first by job, then by unit order,
  * whatever the timing. Jobs submitted after a failure are dropped. */
 #ifndef MEMHEAT_ANALYSES_RING_H
@@ -30,6 +35,9 @@ typedef struct mh_ring mh_ring;
  * over slots slots (>= 2). On failure nothing is left running and *out = NULL. */
 int mh_ring_new(mh_ring **out, unsigned nunits, unsigned nworkers, unsigned slots, mh_ring_fn fn, void *ctx,
                 mh_err *err);
+/* Unit u takes each job after unit first is done with it (first < u; set
+ * before the first submit). */
+void mh_ring_follow(mh_ring *r, unsigned u, unsigned first);
 /* The slot the next job is to be built in: no worker reads it. */
 unsigned mh_ring_slot(const mh_ring *r);
 /* Hands job (built in mh_ring_slot's slot) to the units in mask (bit per

@@ -1,7 +1,8 @@
 /* test_ring.c -- mh_ring (src/analyses/ring.h), the pass's workers: every
  * unit gets the jobs of its mask in order, a slot is never rebuilt while a
  * worker reads it, and with failing units the error returned is the first
- * by job, then by unit, whatever the timing (workers are jittered). */
+ * by job, then by unit, whatever the timing (workers are jittered); a unit
+ * that follows another takes each job only after it (mh_ring_follow). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@ typedef struct ctx {
     int out_of_order, torn, wrong_mask;
     int failed[UNITS];
     unsigned seed[UNITS];
+    int follow;               /* unit 2 follows unit 1 */
+    int stage_done[JOBS];     /* unit 1 is done with the job */
+    int early;                /* unit 2 took a job of unit 1's before unit 1 was done */
 } ctx;
 
 static void jitter(unsigned *seed) {
@@ -45,8 +49,10 @@ static int feed(void *c_, unsigned u, const void *j_, mh_err *err) {
     if (seq < c->last[u]) c->out_of_order++;
     c->last[u] = seq + 1;
     c->got[u]++;
+    if (u == 2 && c->follow && (j->mask & 2u) && !c->stage_done[seq]) c->early++;
     jitter(&c->seed[u]);
     if (j->seq != seq) c->torn++; /* the slot was rebuilt under this worker */
+    if (u == 1) c->stage_done[seq] = 1;
     if (seq == c->fail_at[u]) {
         c->failed[u] = 1;
         return mh_err_set(err, MH_ERR_IO, "unit %u job %llu", u, (unsigned long long)seq);
@@ -58,6 +64,7 @@ static int feed(void *c_, unsigned u, const void *j_, mh_err *err) {
 static int run(ctx *c, unsigned workers, mh_err *err, uint64_t *submitted) {
     mh_ring *r;
     CHECK(mh_ring_new(&r, UNITS, workers, SLOTS, feed, c, err) == MH_OK);
+    if (c->follow) mh_ring_follow(r, 2, 1);
     unsigned main_seed = workers * 31u;
     uint64_t s = 0;
     for (; s < JOBS; s++) {
@@ -140,4 +147,26 @@ static void test_first_error(void) {
             }
 }
 
-MH_TEST_MAIN({"all_jobs", test_all_jobs}, {"first_error", test_first_error})
+/* Unit 2 following unit 1: every job of both after unit 1's, on any number
+ * of workers; when unit 1 fails, unit 2 takes no job from that one on. */
+static void test_follow(void) {
+    for (unsigned w = 1; w <= UNITS; w++)
+        for (unsigned round = 0; round < 4; round++) {
+            ctx c;
+            ctx_init(&c, round + 50);
+            c.follow = 1;
+            mh_err err = {0};
+            uint64_t n;
+            CHECK(run(&c, w, &err, &n) == MH_OK);
+            CHECK_EQ_U(c.got[2], JOBS);
+            CHECK(c.early == 0 && c.out_of_order == 0 && c.torn == 0);
+            ctx_init(&c, round + 60);
+            c.follow = 1;
+            c.fail_at[1] = 40;
+            CHECK(run(&c, w, &err, &n) == MH_ERR_IO);
+            CHECK(strcmp(err.msg, "unit 1 job 40") == 0);
+            CHECK(c.early == 0 && c.last[2] <= 40);
+        }
+}
+
+MH_TEST_MAIN({"all_jobs", test_all_jobs}, {"first_error", test_first_error}, {"follow", test_follow})

@@ -1,0 +1,199 @@
+/* patterns_access.c -- the pattern analysis's per-access stage
+ * (mh_pat_run_stage1, memheat/patterns.h): each global or shared access's
+ * canonical key and its thread's execution count of its pc (occur.c), and
+ * the shared-memory word owners and per-array counts of each launch.
+ *
+ * It is split from the per-request stage (patterns.c, mh_pat_run_stage2) so
+ * that one big launch's pattern analysis can run on two threads: the state
+ * here (canon, occ, the pacc of each launch, bytes1) is this stage's alone;
+ * what stage 2 needs of an access (key, count) goes through the batch's
+ * hand-over, and a launch's pacc moves into its pstate when it ends, when no
+ * stage runs. */
+#include "analyses/patterns_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+#include "util/hash.h"
+
+static inline uint32_t ws_of(const mh_pat_run *pr) { return warp_size(pr); }
+
+/* ---- shared-memory word owners ---- */
+
+/* Slot of (word, block): the four words of a 16-byte span share a hashed
+ * group of four slots, one cache line of the 64-byte aligned table, so a
+ * warp's consecutive words touch a quarter of the lines. The table is
+ * only summed over (patterns_classify.c), so placement changes nothing. */
+static size_t owner_slot(uint64_t word, uint32_t block, size_t cap) {
+    return (size_t)((mh_mix64((word >> 4) ^ ((uint64_t)block << 20)) << 2) + ((word >> 2) & 3u)) & (cap - 1);
+}
+
+static int owner_grow(mh_pat_run *pr, pacc *s) {
+    size_t cap = s->capown ? s->capown * 2 : 1024;
+    owner *t = aligned_alloc(64, cap * sizeof *t); /* cap >= 1024: a multiple of 64 bytes */
+    if (!t) return MH_ERR_NOMEM;
+    memset(t, 0, cap * sizeof *t);
+    for (size_t i = 0; i < s->capown; i++) {
+        if (!s->ow[i].word) continue;
+        size_t j = owner_slot(s->ow[i].word, s->ow[i].block, cap);
+        while (t[j].word) j = (j + 1) & (cap - 1);
+        t[j] = s->ow[i];
+    }
+    pr->bytes1 += (cap - s->capown) * sizeof *t;
+    free(s->ow);
+    s->ow = t;
+    s->capown = cap;
+    return MH_OK;
+}
+
+static int owner_add(mh_pat_run *pr, pacc *s, uint64_t word, uint32_t block, uint16_t thread, uint32_t ws) {
+    if ((s->nown + 1) * 4 > s->capown * 3 && owner_grow(pr, s) != MH_OK) return MH_ERR_NOMEM;
+    size_t j = owner_slot(word, block, s->capown);
+    while (s->ow[j].word && !(s->ow[j].word == word && s->ow[j].block == block)) j = (j + 1) & (s->capown - 1);
+    owner *o = &s->ow[j];
+    if (!o->word) {
+        o->word = word;
+        o->block = block;
+        o->thread = thread;
+        o->state = 1;
+        s->nown++;
+    } else if (o->state < 3 && o->thread != thread) {
+        o->state = (mh_pat_div(o->thread, ws) == mh_pat_div(thread, ws)) ? 2 : 3;
+    }
+    return MH_OK;
+}
+
+/* ---- per-launch evidence ---- */
+
+static pacc *get_pa(mh_pat_run *pr, uint32_t launch) {
+    for (size_t i = 0; i < pr->npa; i++)
+        if (pr->pa[i].launch == launch) return &pr->pa[i];
+    pacc *v = mh_grow(pr->pa, &pr->cappa, pr->npa + 1, sizeof *v, 4);
+    if (!v) return NULL;
+    pr->pa = v;
+    pacc *s = &pr->pa[pr->npa++];
+    memset(s, 0, sizeof *s);
+    s->launch = launch;
+    return s;
+}
+
+void mh_pat_access_take(mh_pat_run *pr, pstate *s) {
+    for (size_t i = 0; i < pr->npa; i++) {
+        pacc *a = &pr->pa[i];
+        if (a->launch != s->launch) continue;
+        size_t b = a->capown * sizeof *a->ow + a->capso * sizeof *a->so;
+        pr->bytes1 -= b;
+        pr->bytes += b; /* free_ps gives them back */
+        s->ow = a->ow;
+        s->nown = a->nown;
+        s->capown = a->capown;
+        s->so = a->so;
+        s->nso = a->nso;
+        s->capso = a->capso;
+        pr->pa[i] = pr->pa[--pr->npa];
+        return;
+    }
+}
+
+void mh_pat_access_free(mh_pat_run *pr) {
+    for (size_t i = 0; i < pr->npa; i++) {
+        free(pr->pa[i].ow);
+        free(pr->pa[i].so);
+    }
+    free(pr->pa);
+    pr->pa = NULL;
+    pr->npa = pr->cappa = 0;
+    pr->bytes1 = 0;
+}
+
+/* ---- the stage ---- */
+
+static int stage_room(mh_pat_stage *st, size_t accesses, size_t records) {
+    if (accesses > st->cap) {
+        size_t cap = st->cap;
+        uint64_t *k = mh_grow(st->key, &cap, accesses, sizeof *k, 1u << 12);
+        if (!k) return MH_ERR_NOMEM;
+        st->key = k;
+        size_t cap2 = st->cap;
+        uint32_t *o = mh_grow(st->occ, &cap2, accesses, sizeof *o, 1u << 12);
+        if (!o) return MH_ERR_NOMEM;
+        st->occ = o;
+        st->cap = cap < cap2 ? cap : cap2;
+    }
+    if (records > st->capr) {
+        size_t *b = mh_grow(st->bytes, &st->capr, records, sizeof *b, 64);
+        if (!b) return MH_ERR_NOMEM;
+        st->bytes = b;
+    }
+    return MH_OK;
+}
+
+void mh_pat_stage_free(mh_pat_stage *st) {
+    free(st->key);
+    free(st->occ);
+    free(st->bytes);
+    memset(st, 0, sizeof *st);
+}
+
+int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_pat_stage *st, size_t off, size_t rec,
+                      mh_err *err) {
+    if (stage_room(st, off + n, rec + 1) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint32_t ws = ws_of(pr);
+    uint64_t *keys = st->key + off;
+    uint32_t *occ = st->occ + off;
+    const mh_model_launch *ml = NULL;
+    uint32_t ml_id = 0;
+    /* Groups of PF accesses: canonical keys first, with a prefetch of the
+     * occurrence counter (and the shared word owner) each will update, then
+     * the updates: the counters miss the cache, and the misses of a group
+     * overlap instead of waiting one after another. */
+    enum { PF = 16 };
+    for (size_t base = 0; base < n; base += PF) {
+        size_t m = n - base < PF ? n - base : PF;
+        pacc *s = NULL;
+        for (size_t i = base; i < base + m; i++) {
+            const mh_access *a = &v[i];
+            unsigned space = MH_ACCESS_SPACE(a);
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+            if (!ml || ml_id != a->launch) {
+                ml = mh_model_launch_get(pr->model, a->launch);
+                ml_id = a->launch;
+            }
+            keys[i] = mh_canon_key(&pr->canon, ml, a);
+            mh_occ_prefetch(pr->occ, a->launch, a->block, a->thread, a->pc);
+            if (space == MH_SPACE_SHARED) {
+                if (!s || s->launch != a->launch) {
+                    s = get_pa(pr, a->launch);
+                    if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                }
+                if (s->capown) __builtin_prefetch(&s->ow[owner_slot(keys[i] & ~(uint64_t)3, a->block, s->capown)], 1);
+            }
+        }
+        s = NULL;
+        for (size_t i = base; i < base + m; i++) {
+            const mh_access *a = &v[i];
+            unsigned space = MH_ACCESS_SPACE(a);
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+            uint64_t key = keys[i];
+            if (space == MH_SPACE_SHARED) {
+                if (!s || s->launch != a->launch) {
+                    s = get_pa(pr, a->launch);
+                    if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                }
+                sobj *so = mh_pat_sobj(&s->so, &s->nso, &s->capso, &pr->bytes1, MH_CANON_OBJ(key));
+                if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                so->accesses++;
+                uint32_t sz = a->size ? a->size : 1;
+                uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
+                for (uint64_t w = w0; w <= w1; w++)
+                    if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
+                        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            }
+            int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ[i], err);
+            if (rc) return rc;
+        }
+    }
+    st->bytes[rec] = pr->bytes1 + mh_occ_bytes(pr->occ);
+    return MH_OK;
+}
