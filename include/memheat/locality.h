@@ -19,6 +19,7 @@
 
 #include "memheat/err.h"
 #include "memheat/model.h"
+#include "memheat/stage.h"
 #include "memheat/trace.h"
 
 #define MH_LOC_NBITS 11              /* n = 0..10 low bits dropped */
@@ -57,6 +58,17 @@ typedef struct mh_loc_run mh_loc_run;
 int mh_loc_run_new(mh_loc_run **lr, const mh_model *m, const mh_loc_opts *o, mh_err *err);
 /* Feed every record after mh_model_feed has seen it; emits on KERNEL_END. */
 int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err);
+/* mh_loc_run_feed of an ACCESSES record in two stages, which may run on two
+ * threads one batch apart (mh_pass): stage 1 counts the accesses per
+ * canonical address; stage 2, after stage 1 is done with the same record,
+ * groups them into logical time steps. Record rec of a batch (accesses from
+ * off on in the batch's hand-over st, memheat/stage.h) goes through stage 1
+ * then stage 2, records in trace order in each; nothing else may be fed to
+ * lr while a stage runs. The results equal mh_loc_run_feed's. */
+int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                      mh_err *err);
+int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
+                      mh_err *err);
 /* Emits launches that never ended (cut-short trace). */
 int mh_loc_run_finish(mh_loc_run *lr, mh_err *err);
 void mh_loc_run_free(mh_loc_run *lr);

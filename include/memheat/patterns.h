@@ -25,6 +25,7 @@
 #include "memheat/err.h"
 #include "memheat/heat.h"
 #include "memheat/model.h"
+#include "memheat/stage.h"
 #include "memheat/trace.h"
 
 enum mh_pat_kind {
@@ -116,21 +117,13 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err);
  * key and execution count and the shared-memory word owners; stage 2, after
  * stage 1 is done with the same record, groups warp requests and gathers
  * their statistics. Record rec of a batch (accesses from off on in the
- * batch's hand-over st; zero-initialise, mh_pat_stage_free) goes through
+ * batch's hand-over st, memheat/stage.h) goes through
  * stage 1 then stage 2, records in trace order in each; nothing else may be
  * fed to pr while a stage runs. The results equal mh_pat_run_feed's. */
-typedef struct mh_pat_stage {
-    uint64_t *key;  /* per access: canonical key */
-    uint32_t *occ;  /* per access: the thread's execution count of its pc */
-    size_t cap;
-    size_t *bytes;  /* per record: stage 1's memory after it (the peak) */
-    size_t capr;
-} mh_pat_stage;
-int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_pat_stage *st, size_t off, size_t rec,
+int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err);
-int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_pat_stage *st, size_t off, size_t rec,
+int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
                       mh_err *err);
-void mh_pat_stage_free(mh_pat_stage *st);
 /* Classifies launches that never ended, then sorts findings, most costly first. */
 int mh_pat_run_finish(mh_pat_run *pr, mh_err *err);
 void mh_pat_run_free(mh_pat_run *pr);

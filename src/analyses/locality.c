@@ -6,7 +6,12 @@
  * footprint/entropy input; memory = distinct addresses; loccount.c), and per sampled
  * block the running sums of per-step entropies. The accesses of one logical
  * time step (block, seq) are collected by a groupbuf and turned into entropies
- * when the step is complete. */
+ * when the step is complete.
+ *
+ * Two stages (mh_loc_run_stage1/2, memheat/locality.h), which mh_pass runs
+ * on two workers for one big launch: the counts (stage 1: canon, ls, bytes)
+ * and the steps (stage 2: grp, st2, bytes2), each with its own per-launch
+ * state, put together when the launch ends. */
 #include "memheat/locality.h"
 
 #include <assert.h>
@@ -32,16 +37,19 @@ typedef struct blk_ent {
     uint32_t idx; /* 0 = empty, else accumulator row + 1 */
 } blk_ent;
 
-typedef struct lstate {
+typedef struct lstate { /* stage 1's */
     uint32_t launch;
     mh_lcnt cnt;      /* access count per canonical address (loccount.h) */
+    uint64_t unattributed;
+} lstate;
+
+typedef struct lsteps { /* stage 2's */
+    uint32_t launch;
     blk_ent *bt;      /* block -> accumulator row */
     size_t bcap, bn;
     psl_acc *acc;     /* bn rows of MH_LOC_COLS */
-    uint64_t acc_space[MH_SPACE_COUNT];
-    uint64_t unattributed;
     uint64_t split_at_start;
-} lstate;
+} lsteps;
 
 #define CLOG_N 1024
 
@@ -52,12 +60,16 @@ struct mh_loc_run {
     mh_grp *grp;
     lstate *ls;
     size_t nls, capls;
-    size_t bytes, peak;
+    lsteps *st2;
+    size_t nst2, capst2;
+    size_t bytes, bytes2, peak; /* stage 1's, stage 2's */
     mh_big_cache tables; /* key and count arrays of ended launches, for the next ones */
+    mh_stage own;        /* the hand-over of mh_loc_run_feed */
 };
 
-static void note_bytes(mh_loc_run *lr) {
-    size_t b = lr->bytes + mh_grp_bytes(lr->grp);
+/* The peak at the end of a record, stage 1's memory then being bytes1. */
+static void note_bytes(mh_loc_run *lr, size_t bytes1) {
+    size_t b = bytes1 + lr->bytes2 + mh_grp_bytes(lr->grp);
     if (b > lr->peak) lr->peak = b;
 }
 
@@ -81,21 +93,47 @@ static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
     s = &lr->ls[lr->nls++];
     memset(s, 0, sizeof *s);
     s->launch = launch;
+    return s;
+}
+
+static lsteps *find_st2(mh_loc_run *lr, uint32_t launch) {
+    for (size_t i = 0; i < lr->nst2; i++)
+        if (lr->st2[i].launch == launch) return &lr->st2[i];
+    return NULL;
+}
+
+static lsteps *get_st2(mh_loc_run *lr, uint32_t launch) {
+    lsteps *s = find_st2(lr, launch);
+    if (s) return s;
+    lsteps *v = mh_grow(lr->st2, &lr->capst2, lr->nst2 + 1, sizeof *v, 4);
+    if (!v) return NULL;
+    lr->st2 = v;
+    s = &lr->st2[lr->nst2++];
+    memset(s, 0, sizeof *s);
+    s->launch = launch;
     s->split_at_start = mh_grp_split(lr->grp);
     return s;
 }
 
-static void free_ls(mh_loc_run *lr, lstate *s) {
-    lr->bytes -= s->bcap * sizeof(blk_ent) + s->bcap * MH_LOC_COLS * sizeof(psl_acc);
-    mh_lcnt_free(&s->cnt, &lr->tables, &lr->bytes);
+static void free_st2(mh_loc_run *lr, lsteps *s) {
+    lr->bytes2 -= s->bcap * sizeof(blk_ent) + s->bcap * MH_LOC_COLS * sizeof(psl_acc);
     free(s->bt);
     free(s->acc);
+    size_t i = (size_t)(s - lr->st2);
+    lr->st2[i] = lr->st2[--lr->nst2];
+}
+
+/* Frees launch s's state of both stages. */
+static void free_ls(mh_loc_run *lr, lstate *s) {
+    lsteps *t = find_st2(lr, s->launch);
+    if (t) free_st2(lr, t);
+    mh_lcnt_free(&s->cnt, &lr->tables, &lr->bytes);
     size_t i = (size_t)(s - lr->ls);
     lr->ls[i] = lr->ls[--lr->nls];
 }
 
 /* Accumulator row (MH_LOC_COLS entries) of a block; NULL when out of memory. */
-static psl_acc *blk_acc(mh_loc_run *lr, lstate *s, uint32_t block) {
+static psl_acc *blk_acc(mh_loc_run *lr, lsteps *s, uint32_t block) {
     if ((s->bn + 1) * 2 > s->bcap) {
         size_t cap = s->bcap ? s->bcap * 2 : 64;
         blk_ent *bt = calloc(cap, sizeof *bt);
@@ -111,7 +149,7 @@ static psl_acc *blk_acc(mh_loc_run *lr, lstate *s, uint32_t block) {
             while (bt[j].idx) j = (j + 1) & (cap - 1);
             bt[j] = s->bt[i];
         }
-        lr->bytes += (cap - s->bcap) * (sizeof *bt + MH_LOC_COLS * sizeof *acc);
+        lr->bytes2 += (cap - s->bcap) * (sizeof *bt + MH_LOC_COLS * sizeof *acc);
         free(s->bt);
         s->bt = bt;
         s->acc = acc;
@@ -235,7 +273,7 @@ static double runs_entropy(const uint64_t *c, size_t n, double tot, double lt) {
  * computed once. */
 static int step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     mh_loc_run *lr = ctx;
-    lstate *s = find_ls(lr, k->launch);
+    lsteps *s = find_st2(lr, k->launch);
     if (!s || n == 0) return MH_OK;
     psl_acc *row = blk_acc(lr, s, k->block);
     if (!row) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
@@ -457,7 +495,8 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     r.model = lr->model;
     r.launch = mh_model_launch_get(lr->model, s->launch);
     r.unattributed = s->unattributed;
-    r.psl_split = mh_grp_split(lr->grp) - s->split_at_start;
+    const lsteps *t = find_st2(lr, s->launch); /* made with s, by the same first access */
+    r.psl_split = t ? mh_grp_split(lr->grp) - t->split_at_start : 0;
     /* Sorted distinct keys and their counts. */
     uint64_t *own = NULL;
     const uint64_t *keys, *cnt;
@@ -482,8 +521,8 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
         double sum[MH_LOC_NBITS] = {0};
         uint32_t blocks = 0;
         uint64_t steps = 0;
-        for (size_t bi = 0; bi < s->bn; bi++) {
-            const psl_acc *p = &s->acc[bi * MH_LOC_COLS + c];
+        for (size_t bi = 0; t && bi < t->bn; bi++) {
+            const psl_acc *p = &t->acc[bi * MH_LOC_COLS + c];
             if (!p->steps) continue;
             blocks++;
             steps += p->steps;
@@ -520,6 +559,14 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     }
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
+    int rc = mh_loc_run_stage1(lr, v, n, &lr->own, 0, 0, err);
+    return rc ? rc : mh_loc_run_stage2(lr, v, n, &lr->own, 0, 0, err);
+}
+
+int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                      mh_err *err) {
+    if (mh_stage_room(st, off + n, rec + 1, 0) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t *keys = st->key + off;
     /* (the counter table's misses are overlapped inside mh_lcnt_add) */
     lstate *s = NULL;
     const mh_model_launch *ml = NULL;
@@ -530,18 +577,32 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
             if (!s) return MH_ERR_NOMEM;
             ml = mh_model_launch_get(lr->model, a->launch);
         }
-        uint64_t key = mh_canon_key(&lr->canon, ml, a);
+        uint64_t key = keys[i] = mh_canon_key(&lr->canon, ml, a);
         if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
         if (mh_lcnt_add(&s->cnt, &lr->tables, &lr->bytes, key) != MH_OK)
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+    }
+    st->bytes[rec] = lr->bytes;
+    return MH_OK;
+}
+
+int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
+                      mh_err *err) {
+    lsteps *s = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const mh_access *a = &v[i];
+        if (!s || s->launch != a->launch) {
+            s = get_st2(lr, a->launch);
+            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        }
         mh_grp_key gk;
         mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
         mh_grp_entry ge;
-        mh_grp_entry_set(&ge, key, (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
+        mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
         int rc = mh_grp_add(lr->grp, &gk, &ge, err);
         if (rc) return rc;
     }
-    note_bytes(lr);
+    note_bytes(lr, st->bytes[rec]);
     return MH_OK;
 }
 
@@ -556,7 +617,10 @@ int mh_loc_run_finish(mh_loc_run *lr, mh_err *err) {
 void mh_loc_run_free(mh_loc_run *lr) {
     if (!lr) return;
     while (lr->nls) free_ls(lr, &lr->ls[0]);
+    while (lr->nst2) free_st2(lr, &lr->st2[0]);
     free(lr->ls);
+    free(lr->st2);
+    mh_stage_free(&lr->own);
     mh_grp_free(lr->grp);
     mh_big_cache_free(&lr->tables);
     free(lr);

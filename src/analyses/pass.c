@@ -30,10 +30,13 @@
 #include "util/clock.h"
 #include "util/grow.h"
 
-/* The built-in analyses as units; on the workers the patterns are two, their
- * per-access stage (U_PAT1) and their per-request one (U_PAT), which takes a
- * batch after U_PAT1 (mh_pat_run_stage1/2); elsewhere U_PAT feeds both. */
-enum { U_HEAT, U_PAT1, U_PAT, U_LOC, U_COUNT };
+/* The built-in analyses as units. On the workers the patterns and the
+ * locality metrics are two each: the patterns' per-access stage (U_PAT1) and
+ * per-request one (U_PAT); the locality's address counts (U_LOC1) and time
+ * steps (U_LOC); the second takes a batch after the first (ring.h's follow)
+ * and reads what it handed over (memheat/stage.h). Elsewhere U_PAT and U_LOC
+ * feed both stages. */
+enum { U_HEAT, U_PAT1, U_PAT, U_LOC1, U_LOC, U_COUNT };
 
 #define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
 #define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
@@ -54,7 +57,7 @@ typedef struct batch {
     size_t nrec, caprec;
     mh_trace_holds holds;  /* the chunks the records lie in */
     const mh_record *rec; /* set: the job is this one record instead (a split kernel end) */
-    mh_pat_stage pst;     /* the patterns' hand-over from U_PAT1 to U_PAT */
+    mh_stage pst, lst;    /* hand-overs: U_PAT1 to U_PAT, U_LOC1 to U_LOC */
 } batch;
 
 struct mh_pass {
@@ -166,14 +169,14 @@ static int unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
     switch (u) {
     case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
     case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
-    case U_PAT1: return MH_OK; /* U_PAT feeds both stages */
+    case U_PAT1: case U_LOC1: return MH_OK; /* U_PAT and U_LOC feed both stages */
     case U_LOC: return p->lr ? mh_loc_run_feed(p->lr, rec, err) : MH_OK;
     }
     return MH_OK;
 }
 
-/* A batch through unit u on its worker (the patterns' stages write and
- * read the batch's hand-over: U_PAT runs only after U_PAT1, ring.h). */
+/* A batch through unit u on its worker (two-stage analyses write and read
+ * the batch's hand-overs: U_PAT after U_PAT1, U_LOC after U_LOC1, ring.h). */
 static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
     size_t off = 0, at = 0;
     for (size_t i = 0; i < b->nrec; i++) {
@@ -186,6 +189,8 @@ static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
         int rc;
         if (u == U_PAT1) rc = mh_pat_run_stage1(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_PAT) rc = mh_pat_run_stage2(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
+        else if (u == U_LOC1) rc = mh_loc_run_stage1(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
+        else if (u == U_LOC) rc = mh_loc_run_stage2(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
         else rc = unit_feed(p, u, &rec, err);
         if (rc) return rc;
         at += b->rec_n[i];
@@ -204,21 +209,22 @@ static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
     return b->rec ? unit_feed(p, u, b->rec, err) : unit_feed_batch(p, u, b, err);
 }
 
-/* Ring unit i is the pass's i-th unit (heat, the patterns' two stages,
- * locality order), so on two workers heat + the patterns' first stage share
- * one and their second stage + locality the other (ring.h pins units to
- * workers). */
+/* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
+ * workers, unit i on worker i * workers / units: with fewer workers than
+ * units, neighbours share one). */
 static int pool_start(mh_pass *p, unsigned nworkers, mh_err *err) {
-    const void *units[U_COUNT] = {p->hr, p->pat, p->pat, p->lr};
-    unsigned n = 0, pat1 = 0;
+    const void *units[U_COUNT] = {p->hr, p->pat, p->pat, p->lr, p->lr};
+    unsigned n = 0, pat1 = 0, loc1 = 0;
     for (int u = 0; u < U_COUNT; u++)
         if (units[u]) {
             if (u == U_LOC) p->loc_pos = n;
             if (u == U_PAT1) pat1 = n;
+            if (u == U_LOC1) loc1 = n;
             p->unit_at[n++] = u;
         }
     int rc = mh_ring_new(&p->ring, n, nworkers, RING_SLOTS, ring_feed, p, err);
     if (rc == MH_OK && p->pat) mh_ring_follow(p->ring, pat1 + 1, pat1);
+    if (rc == MH_OK && p->lr) mh_ring_follow(p->ring, loc1 + 1, loc1);
     if (rc == MH_OK) {
         p->pool_ok = 1;
         p->nworkers = nworkers;
@@ -370,7 +376,8 @@ void mh_pass_close(mh_pass *p) {
     if (p->r) mh_trace_close_reader(p->r);
     for (int i = 0; i < RING_SLOTS; i++) {
         batch_clear(&p->b[i]); /* the workers are stopped */
-        mh_pat_stage_free(&p->b[i].pst);
+        mh_stage_free(&p->b[i].pst);
+        mh_stage_free(&p->b[i].lst);
         mh_trace_holds_free(&p->b[i].holds);
         free(p->b[i].v);
         free(p->b[i].rec_n);
@@ -627,7 +634,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     p->ran = 1;
     p->t0 = p->last_progress = mh_clock_s();
     double reader_cpu0 = mh_clock_thread_cpu_s();
-    unsigned units = (p->hr != NULL) + 2 * (p->pat != NULL) + (p->lr != NULL); /* the patterns' two stages */
+    unsigned units = (p->hr != NULL) + 2 * (p->pat != NULL) + 2 * (p->lr != NULL); /* two stages each */
     unsigned threads = p->o.threads ? p->o.threads : mh_pass_default_threads();
     int rc = MH_OK;
     /* Launch lanes, one per thread asked for: not for a consumer of every

@@ -565,7 +565,7 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
 
 /* Stage 2 (stage 1: patterns_access.c): each global or shared access into
  * its warp request's group, keyed by the execution count stage 1 took. */
-int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_pat_stage *st, size_t off, size_t rec,
+int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     uint32_t ws = warp_size(pr);
     assert(ws > 0);
@@ -624,7 +624,7 @@ void mh_pat_run_free(mh_pat_run *pr) {
     while (pr->nps) free_ps(pr, &pr->ps[0]);
     free(pr->ps);
     mh_pat_access_free(pr);
-    mh_pat_stage_free(&pr->own);
+    mh_stage_free(&pr->own);
     for (size_t i = 0; i < pr->nf; i++) free(pr->f[i].pcs);
     free(pr->f);
     mh_occ_free(pr->occ);

@@ -109,36 +109,9 @@ void mh_pat_access_free(mh_pat_run *pr) {
 
 /* ---- the stage ---- */
 
-static int stage_room(mh_pat_stage *st, size_t accesses, size_t records) {
-    if (accesses > st->cap) {
-        size_t cap = st->cap;
-        uint64_t *k = mh_grow(st->key, &cap, accesses, sizeof *k, 1u << 12);
-        if (!k) return MH_ERR_NOMEM;
-        st->key = k;
-        size_t cap2 = st->cap;
-        uint32_t *o = mh_grow(st->occ, &cap2, accesses, sizeof *o, 1u << 12);
-        if (!o) return MH_ERR_NOMEM;
-        st->occ = o;
-        st->cap = cap < cap2 ? cap : cap2;
-    }
-    if (records > st->capr) {
-        size_t *b = mh_grow(st->bytes, &st->capr, records, sizeof *b, 64);
-        if (!b) return MH_ERR_NOMEM;
-        st->bytes = b;
-    }
-    return MH_OK;
-}
-
-void mh_pat_stage_free(mh_pat_stage *st) {
-    free(st->key);
-    free(st->occ);
-    free(st->bytes);
-    memset(st, 0, sizeof *st);
-}
-
-int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_pat_stage *st, size_t off, size_t rec,
+int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
-    if (stage_room(st, off + n, rec + 1) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (mh_stage_room(st, off + n, rec + 1, 1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint32_t ws = ws_of(pr);
     uint64_t *keys = st->key + off;
     uint32_t *occ = st->occ + off;

@@ -102,7 +102,7 @@ struct mh_pat_run {
     pacc *pa;    /* stage 1's per-launch evidence, until the launch ends */
     size_t npa, cappa;
     size_t bytes1; /* stage 1's tables (pa) */
-    mh_pat_stage own; /* the hand-over of mh_pat_run_feed */
+    mh_stage own; /* the hand-over of mh_pat_run_feed */
     mh_pat_finding *f;
     size_t nf, capf;
     mh_bank_table banks;
