@@ -75,7 +75,7 @@ struct mh_pass {
     int ran;
     /* workers (ring.h): ring unit i is unit_at[i]; batch b[s] is ring slot s */
     mh_ring *ring;
-    unsigned nworkers;
+    unsigned nworkers, nunits;
     int pool_ok;
     int unit_at[U_COUNT];
     unsigned loc_pos;
@@ -228,12 +228,17 @@ static int pool_start(mh_pass *p, unsigned nworkers, mh_err *err) {
     if (rc == MH_OK) {
         p->pool_ok = 1;
         p->nworkers = nworkers;
+        p->nunits = n;
     }
     return rc;
 }
 
 static void pool_stop(mh_pass *p) {
-    if (p->ring) p->st.times.workers_cpu = mh_ring_cpu_s(p->ring); /* drained: every job done */
+    if (p->ring) { /* drained: every job done */
+        p->st.times.workers_cpu = mh_ring_cpu_s(p->ring);
+        _Static_assert(U_COUNT == sizeof p->st.times.unit_cpu / sizeof p->st.times.unit_cpu[0], "one per unit");
+        for (unsigned i = 0; i < p->nunits; i++) p->st.times.unit_cpu[p->unit_at[i]] = mh_ring_unit_cpu_s(p->ring, i);
+    }
     mh_ring_free(p->ring);
     p->ring = NULL;
     p->pool_ok = 0;

@@ -44,6 +44,7 @@ struct mh_ring {
     mh_err fail_err[MH_RING_MAX_UNITS];
     int reported; /* the error was returned by a drain */
     double cpu;   /* CPU seconds the workers spent on jobs */
+    double unit_cpu[MH_RING_MAX_UNITS]; /* the same, per unit */
     int stop;
 };
 
@@ -84,6 +85,7 @@ static void *ring_main(void *arg) {
         }
         pthread_mutex_unlock(&r->mu);
         int rc[MH_RING_MAX_UNITS] = {0};
+        double ucpu[MH_RING_MAX_UNITS] = {0};
         mh_err e[MH_RING_MAX_UNITS];
         double cpu0 = mh_clock_thread_cpu_s();
         for (unsigned u = 0; u < r->nunits; u++) {
@@ -94,11 +96,14 @@ static void *ring_main(void *arg) {
                 continue;
             }
             memset(&e[u], 0, sizeof e[u]);
+            double u0 = mh_clock_thread_cpu_s();
             rc[u] = r->fn(r->ctx, u, j.job, &e[u]);
+            ucpu[u] = mh_clock_thread_cpu_s() - u0;
         }
         double cpu = mh_clock_thread_cpu_s() - cpu0;
         pthread_mutex_lock(&r->mu);
         r->cpu += cpu;
+        for (unsigned u = 0; u < r->nunits; u++) r->unit_cpu[u] += ucpu[u];
         for (unsigned u = 0; u < r->nunits; u++) {
             if (!take[u] || rc[u] == 0) continue;
             r->fail_seq[u] = s;
@@ -222,6 +227,14 @@ void mh_ring_free(mh_ring *r) {
 double mh_ring_cpu_s(mh_ring *r) {
     pthread_mutex_lock(&r->mu);
     double c = r->cpu;
+    pthread_mutex_unlock(&r->mu);
+    return c;
+}
+
+double mh_ring_unit_cpu_s(mh_ring *r, unsigned u) {
+    assert(u < r->nunits);
+    pthread_mutex_lock(&r->mu);
+    double c = r->unit_cpu[u];
     pthread_mutex_unlock(&r->mu);
     return c;
 }

@@ -48,8 +48,9 @@ int mh_ring_submit(mh_ring *r, const void *job, unsigned mask);
  * returns the first error (see above), once: later drains return MH_OK
  * (jobs stay dropped). Every slot is then free. */
 int mh_ring_drain(mh_ring *r, mh_err *err);
-/* CPU seconds the workers spent on the jobs done so far. */
+/* CPU seconds the workers spent on the jobs done so far; the same of unit u. */
 double mh_ring_cpu_s(mh_ring *r);
+double mh_ring_unit_cpu_s(mh_ring *r, unsigned u);
 /* Drains, stops and joins the workers. NULL is fine. */
 void mh_ring_free(mh_ring *r);
 
