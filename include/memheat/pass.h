@@ -28,9 +28,11 @@
  *  - The pass itself (the first episode, and any after an episode of 2^22
  *    accesses or more: one big launch): ACCESSES records go into batches
  *    (read in place in the held trace chunks) and each built-in analysis
- *    feeds on its own worker thread, taking the batches from a small ring
- *    at its own pace, while the main thread reads and decompresses the
- *    next batch (waiting only while the ring is full). Every other record (launch, alloc, free, kernel end, ...)
+ *    (the patterns and the locality metrics in two stages each) feeds on
+ *    its own worker thread, taking the batches from a small ring at its own
+ *    pace, while the main thread reads and decompresses the next batch
+ *    (waiting only while the ring is full). Every other record (launch,
+ *    alloc, free, kernel end, ...)
  *    waits until every analysis has taken every batch, goes into the model
  *    and then through the analyses on the calling thread, so the model never
  *    changes while a worker reads it. With several errors, the one returned

@@ -6,7 +6,8 @@
  * chunk, which the batch holds (mh_trace_hold), or copied where they are not
  * in one (filtered, decoded); a full batch goes into a ring of RING_SLOTS
  * batches that the built-in analyses (heat, patterns, locality each own their
- * state) consume each at its own pace on their workers, while this thread
+ * state; the last two in two stages, U_*) consume each at its own pace on
+ * their workers, while this thread
  * reads on into the next free slot; it waits only when every slot is in the
  * workers. Any other record is a barrier: every batch through every analysis,
  * then the model, then the analyses and consumers here (a kernel end after
@@ -649,12 +650,13 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
         rc = mh_lanes_new(&p->lanes, threads, &p->o, &p->m->hdr, p->m, &sink, err);
         p->nlanes = threads;
     }
-    /* One worker per analysis at most (the work is split by analysis); with
-     * one analysis the worker still overlaps reading and decompression on
-     * this thread. By default every multi-core machine gets one worker per
-     * analysis even when that is more threads than cores: on 2 cores, 3
-     * workers let the kernel balance heat, patterns and locality (3.3 s vs
-     * 3.8 s for 4 x 10^7 accesses, bench/analyses/README.md). */
+    /* One worker per unit at most (the work is split by analysis and stage,
+     * U_*); with one unit the worker still overlaps reading and decompression
+     * on this thread. By default every multi-core machine gets one worker per
+     * unit even when that is more threads than cores: on 2 cores, one worker
+     * per analysis let the kernel balance them (3.3 s vs 3.8 s for 4 x 10^7
+     * accesses, bench/analyses/README.md), and five units cost no more than
+     * three there (session 10). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
     if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
