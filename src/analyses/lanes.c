@@ -30,6 +30,7 @@
 #define BATCH_ACCESSES (1u << 15) /* accesses that send a batch off */
 #define BATCH_RECORDS 4096u       /* records that send a batch off */
 #define MAX_QUEUED 4              /* batches queued per lane before the reader waits (each ~2 MiB) */
+#define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end */
 #define ARENA_BLOCK ((size_t)64 << 10)
 
 typedef struct item {
@@ -520,7 +521,7 @@ int mh_lanes_record(mh_lanes *L, const mh_record *rec, int owner, mh_err *err) {
         item *it = batch_item(ln->cur);
         if (!it || !copy_record(ln->cur, it, rec)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         it->mark = (int)i == owner;
-        if (it->mark || ln->cur->n >= BATCH_RECORDS) {
+        if ((it->mark && ln->cur->total >= MARK_SEND) || ln->cur->n >= BATCH_RECORDS) {
             int rc = send_batch(L, ln, err);
             if (rc) return rc;
         }
