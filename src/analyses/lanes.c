@@ -5,7 +5,9 @@
  * the model takes (strings in the batch's arena) and the lane's accesses:
  * where the access arrays lie in a trace chunk, the batch points at them and
  * holds the chunk (mh_trace_hold), else they are copied into the batch.
- * A batch goes to its lane at an owned kernel end or when it is full; a lane
+ * A batch goes to its lane when it is full, or at an owned kernel end once
+ * it holds MARK_SEND accesses (a launch of a few thousand accesses does not
+ * wake its lane alone: the wake-ups cost more than its analysis); a lane
  * holds at most MAX_QUEUED batches, then the reader waits. Each lane feeds
  * its model and analyses in trace order and queues copies of what they emit
  * (heat rows and regions, locality results), then a mark per owned kernel
