@@ -5,9 +5,12 @@
  * the model takes (strings in the batch's arena) and the lane's accesses:
  * where the access arrays lie in a trace chunk, the batch points at them and
  * holds the chunk (mh_trace_hold), else they are copied into the batch.
- * A batch goes to its lane when it is full, or at an owned kernel end once
- * it holds MARK_SEND accesses (a launch of a few thousand accesses does not
- * wake its lane alone: the wake-ups cost more than its analysis); a lane
+ * A batch goes to its lane when it is full, or at an owned kernel end; with
+ * few lanes (a machine of few cores, where the reader, the decompressing
+ * helper and the lanes share them) only once it holds MARK_SEND accesses, so
+ * that a launch of a few thousand accesses does not wake its lane alone (on
+ * 2 cores the wake-ups cost more than such a launch's analysis; on 16, where
+ * lanes wait for work, it gained nothing: bench/analyses/README.md); a lane
  * holds at most MAX_QUEUED batches, then the reader waits. Each lane feeds
  * its model and analyses in trace order and queues copies of what they emit
  * (heat rows and regions, locality results), then a mark per owned kernel
@@ -32,7 +35,8 @@
 #define BATCH_ACCESSES (1u << 15) /* accesses that send a batch off */
 #define BATCH_RECORDS 4096u       /* records that send a batch off */
 #define MAX_QUEUED 4              /* batches queued per lane before the reader waits (each ~2 MiB) */
-#define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end */
+#define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end (few lanes) */
+#define MARK_SEND_LANES 4         /* lanes up to which MARK_SEND applies */
 #define ARENA_BLOCK ((size_t)64 << 10)
 
 typedef struct item {
@@ -102,6 +106,7 @@ struct mh_lanes {
     pthread_cond_t rcv;        /* the reader waits for room or results */
     int finishing, stopping;
     lbatch *freeb;
+    uint64_t mark_send;        /* accesses a batch needs to go at an owned kernel end */
     int *pending;              /* owners of the owned kernel ends not handed on yet, a ring */
     size_t phead, pn, pcap;
     uint64_t idle_ns, room_ns, results_ns; /* waits (under mu): mh_lanes_times */
@@ -362,6 +367,7 @@ int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_tra
     }
     L->main = m;
     L->sink = *sink;
+    L->mark_send = n <= MARK_SEND_LANES ? MARK_SEND : 0;
     pthread_mutex_init(&L->mu, NULL);
     pthread_cond_init(&L->rcv, NULL);
     int rc = MH_OK;
@@ -523,7 +529,7 @@ int mh_lanes_record(mh_lanes *L, const mh_record *rec, int owner, mh_err *err) {
         item *it = batch_item(ln->cur);
         if (!it || !copy_record(ln->cur, it, rec)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         it->mark = (int)i == owner;
-        if ((it->mark && ln->cur->total >= MARK_SEND) || ln->cur->n >= BATCH_RECORDS) {
+        if ((it->mark && ln->cur->total >= L->mark_send) || ln->cur->n >= BATCH_RECORDS) {
             int rc = send_batch(L, ln, err);
             if (rc) return rc;
         }
