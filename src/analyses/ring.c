@@ -83,6 +83,7 @@ static void *ring_main(void *arg) {
             while (fw != me->w && r->wk[fw].cursor <= s && r->fail_seq[f] > s) pthread_cond_wait(&r->done, &r->mu);
             if (r->fail_seq[f] <= s) take[u] = 0; /* its input of this job is not there */
         }
+        if (s > r->stop_seq) memset(take, 0, sizeof take); /* a unit failed at an earlier job meanwhile */
         pthread_mutex_unlock(&r->mu);
         int rc[MH_RING_MAX_UNITS] = {0};
         double ucpu[MH_RING_MAX_UNITS] = {0};
