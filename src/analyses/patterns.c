@@ -59,12 +59,12 @@ static pstate *get_ps(mh_pat_run *pr, uint32_t launch) {
 
 static void free_ps(mh_pat_run *pr, pstate *s) {
     pr->bytes -= s->cappcs * sizeof *s->pcs + s->pchcap * sizeof *s->pch + s->caphs * sizeof *s->hs +
-                 s->capown * sizeof *s->ow + s->capso * sizeof *s->so;
+                 s->sh.capown * sizeof *s->sh.ow + s->sh.capso * sizeof *s->sh.so;
     free(s->pcs);
     free(s->pch);
     free(s->hs);
-    free(s->ow);
-    free(s->so);
+    free(s->sh.ow);
+    free(s->sh.so);
     size_t i = (size_t)(s - pr->ps);
     pr->ps[i] = pr->ps[--pr->nps];
 }

@@ -85,12 +85,7 @@ void mh_pat_access_take(mh_pat_run *pr, pstate *s) {
         size_t b = a->capown * sizeof *a->ow + a->capso * sizeof *a->so;
         pr->bytes1 -= b;
         pr->bytes += b; /* free_ps gives them back */
-        s->ow = a->ow;
-        s->nown = a->nown;
-        s->capown = a->capown;
-        s->so = a->so;
-        s->nso = a->nso;
-        s->capso = a->capso;
+        s->sh = *a;
         pr->pa[i] = pr->pa[--pr->npa];
         return;
     }

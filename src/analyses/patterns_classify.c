@@ -284,18 +284,18 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
         if (!seen && classify_global(pr, s, ml, p->obj, NULL) != MH_OK) return MH_ERR_NOMEM;
     }
     /* shared objects: word owners */
-    for (size_t i = 0; i < s->capown; i++) {
-        const owner *o = &s->ow[i];
+    for (size_t i = 0; i < s->sh.capown; i++) {
+        const owner *o = &s->sh.ow[i];
         if (!o->word) continue;
-        sobj *so = mh_pat_sobj(&s->so, &s->nso, &s->capso, &pr->bytes, MH_CANON_OBJ(o->word));
+        sobj *so = mh_pat_sobj(&s->sh.so, &s->sh.nso, &s->sh.capso, &pr->bytes, MH_CANON_OBJ(o->word));
         if (!so) return MH_ERR_NOMEM;
         so->cells++;
         if (o->state == 1) so->priv++;
         else if (o->state == 2) so->warp++;
         else so->cross++;
     }
-    for (size_t i = 0; i < s->nso; i++) {
-        const sobj *so = &s->so[i];
+    for (size_t i = 0; i < s->sh.nso; i++) {
+        const sobj *so = &s->sh.so[i];
         if (so->cells < PAT_SMEM_MIN_CELLS || so->cross * PAT_SMEM_CROSS_DEN > so->cells) continue;
         int warp = so->warp * PAT_SMEM_WARP_DEN >= so->priv + so->warp;
         mh_pat_finding *f = new_finding(pr, warp ? MH_PAT_SMEM_WARP : MH_PAT_SMEM_THREAD, ml, MH_SPACE_SHARED, so->obj,

@@ -82,10 +82,7 @@ typedef struct pstate {
     size_t pchcap;
     hsum *hs;
     size_t nhs, caphs;
-    owner *ow;
-    size_t nown, capown;
-    sobj *so;
-    size_t nso, capso;
+    pacc sh; /* stage 1's shared-memory evidence, moved in when the launch ends */
 } pstate;
 
 /* Two stages per batch of accesses (memheat/patterns.h, mh_pat_run_stage1):
