@@ -134,7 +134,7 @@ def main():
     bad = os.path.join(w, "bad.csv")
     open(bad, "w").write("==ERROR== ERR_NVGPUCTRPERM - no permission to access NVIDIA GPU performance counters\n")
     prof = os.path.join(w, "profile.json")
-    json.dump({"format": "memheat-analyze-1", "source": "profile", "findings": []}, open(prof, "w"))
+    json.dump({"format": "memheat-analyze-2", "source": "profile", "findings": []}, open(prof, "w"))
     for args, name in (([f"x:{bad}:{js}"], "bad.csv"), ([f"x:{sample}:{prof}"], "profile.json"),
                        ([f"x:{sample}:{os.path.join(w, 'none.json')}"], "none.json")):
         p = run_compare(["--pair", args[0], "--out", os.path.join(w, "out_bad")])

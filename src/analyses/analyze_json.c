@@ -137,8 +137,9 @@ static json_t *loc_json(const mh_analyze_result *res, const mh_analyze_loc *l) {
     json_object_set_new(o, "rel_local", json_real(l->r.rel_local));
     json_object_set_new(o, "unattributed", json_integer((json_int_t)l->r.unattributed));
     json_object_set_new(o, "psl_split", json_integer((json_int_t)l->r.psl_split));
-    for (int c = 0; c < MH_LOC_COLS; c++)
-        json_object_set_new(sp, c == MH_LOC_TOTAL ? "total" : mh_space_name((unsigned)c), metrics_json(&l->r.m[c]));
+    for (int c = 0; c < MH_LOC_COLS; c++) /* a space without accesses has no metrics: left out */
+        if (c == MH_LOC_TOTAL || l->r.m[c].accesses)
+            json_object_set_new(sp, c == MH_LOC_TOTAL ? "total" : mh_space_name((unsigned)c), metrics_json(&l->r.m[c]));
     json_object_set_new(o, "spaces", sp);
     return o;
 }
@@ -314,7 +315,7 @@ static int write_doc(FILE *f, const mh_analyze_result *res, json_t *root) {
 
 int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err *err) {
     json_t *root = json_object();
-    json_object_set_new(root, "format", jstr("memheat-analyze-1"));
+    json_object_set_new(root, "format", jstr("memheat-analyze-2"));
     json_object_set_new(root, "accesses", json_integer((json_int_t)res->accesses));
     json_object_set_new(root, "launches", json_integer((json_int_t)res->model.nlaunches));
     json_object_set_new(root, "complete", json_boolean(res->complete && !res->notice[0]));

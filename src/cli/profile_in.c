@@ -416,7 +416,7 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
     json_t *x;
     json_array_foreach(json_object_get(root, "launches"), i, x) accesses += (uint64_t)jint(x, "recorded");
     int cut = !strcmp(jstr(meta, "trace_complete", "1"), "0");
-    json_object_set_new(d, "format", json_string("memheat-analyze-1"));
+    json_object_set_new(d, "format", json_string("memheat-analyze-2"));
     json_object_set_new(d, "source", json_string("profile"));
     json_object_set_new(d, "not_stored", json_string(NOT_STORED));
     json_object_set_new(d, "accesses", json_integer((json_int_t)accesses));
@@ -488,6 +488,7 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
             json_object_set_new(g, "kernel", json_string(kernel_of(root, id)));
             json_object_set_new(g, "rel_local", json_real(r.rel_local));
             for (int c = 0; c < MH_LOC_COLS; c++) {
+                if (c != MH_LOC_TOTAL && !r.m[c].accesses) continue; /* as from a trace: no metrics, left out */
                 json_t *m = json_object(), *en = json_array(), *ps = json_array();
                 json_object_set_new(m, "accesses", json_integer((json_int_t)r.m[c].accesses));
                 json_object_set_new(m, "footprint", json_integer((json_int_t)r.m[c].footprint));

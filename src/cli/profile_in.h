@@ -39,7 +39,7 @@ typedef struct mh_cli_profile_analyze_opts {
 
 /* `memheat analyze PROFILE`: the findings, bank table and locality stored in
  * the profile, printed as `memheat analyze TRACE` prints them (text, and JSON
- * format memheat-analyze-1 with "source": "profile"). What a profile does not
+ * format memheat-analyze-2 with "source": "profile"). What a profile does not
  * store (per-finding request counts, hottest temperatures, the bank table's
  * extra wavefronts) is named in a note and left out, never printed as 0. */
 int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *o, mh_err *err);

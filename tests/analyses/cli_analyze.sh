@@ -35,6 +35,19 @@ for f in d["findings"]:
         assert abs(best["cost"] - next(p["cost"] for p in f["pcs"] if p["pc"] == f["pc"])) < 1e-9
         assert abs(sum(p["cost"] for p in f["pcs"]) - f["cost"]) < 1e-6 * max(1.0, f["cost"]), "cost != sum"
 PY
+# locality: "total" per launch, any other space only where the launch accessed it (shared and global both here)
+python3 - "$W/stdout.json" <<'PY' || { echo "FAIL locality spaces: total missing or an untouched space listed"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+seen = set()
+for l in d["locality"]:
+    sp = l["spaces"]
+    assert "total" in sp and sp["total"]["accesses"] > 0, l["launch"]
+    assert all(v["accesses"] > 0 for v in sp.values()), l["launch"]
+    assert sum(v["accesses"] for k, v in sp.items() if k != "total") == sp["total"]["accesses"], l["launch"]
+    seen |= set(sp)
+assert {"global", "shared"} <= seen, seen
+PY
 "$M" analyze "$W/all.mht" --bogus >/dev/null 2>"$W/e1"; check bad-flag 2 $?
 "$M" analyze "$W/nope.mht" >/dev/null 2>"$W/e2"; check missing-file 1 $?
 : >"$W/empty.mht"; "$M" analyze "$W/empty.mht" >/dev/null 2>"$W/e3"; check empty-file 1 $?
