@@ -46,6 +46,7 @@ typedef struct mh_model {
     mh_trace_header hdr;    /* strings owned by the model */
     mh_model_launch *launches;
     size_t nlaunches, caplaunches;
+    int ids_unordered;      /* 0 while launch ids came strictly increasing (then found by bisection) */
     mh_model_obj *objs;     /* every allocation ever seen, in order, and argument views */
     size_t nobjs, capobjs;
     size_t nviews;          /* of which argument views (0 in traces without KARG records) */

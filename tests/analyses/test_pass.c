@@ -626,6 +626,46 @@ static void test_json_many_launches(void) {
     free(one);
 }
 
+/* The model finds launches by id: in order with gaps (launches sampled out
+ * have no record), then out of order (ids found by a scan from then on), and
+ * says a repeated id is there twice in either state. */
+static void test_model_launch_ids(void) {
+    mh_trace_header h = {0};
+    h.producer = h.command = h.note = "";
+    h.device.name = "d";
+    mh_model m;
+    mh_err e = {0};
+    CHECK(mh_model_init(&m, &h, &e) == MH_OK);
+    static const uint32_t ids[] = {0, 1, 2, 5, 9, 10, 40, 41, 1000, 7, 3, 2000};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        mh_record r = {.type = MH_REC_LAUNCH};
+        r.u.launch.id = ids[i];
+        r.u.launch.name = r.u.launch.display_name = "k";
+        r.u.launch.grid = (mh_dim3){1, 1, 1};
+        r.u.launch.block = (mh_dim3){32, 1, 1};
+        r.u.launch.n_sampled = MH_TRACE_ALL_BLOCKS;
+        CHECK(mh_model_feed(&m, &r, &e) == MH_OK);
+        for (size_t j = 0; j <= i; j++) { /* every id so far, at its slot */
+            const mh_model_launch *ml = mh_model_launch_get(&m, ids[j]);
+            CHECK(ml && ml == &m.launches[j]);
+        }
+        for (uint32_t x = 0; x <= 2001; x++) { /* and nothing else */
+            int known = 0;
+            for (size_t j = 0; j <= i; j++) known |= ids[j] == x;
+            if (!known) CHECK(mh_model_launch_get(&m, x) == NULL);
+        }
+        if (i == 8 || i + 1 == sizeof ids / sizeof ids[0]) { /* a repeat, sorted so far or not */
+            mh_record d = r;
+            d.u.launch.id = ids[i - 1];
+            CHECK(mh_model_feed(&m, &d, &e) == MH_ERR_FORMAT);
+            d.u.launch.id = ids[0];
+            CHECK(mh_model_feed(&m, &d, &e) == MH_ERR_FORMAT);
+        }
+    }
+    CHECK_EQ_U(m.nlaunches, sizeof ids / sizeof ids[0]);
+    mh_model_free(&m);
+}
+
 int main(void) {
     static const mh_test_case cases[] = {{"json_many_launches", test_json_many_launches},{"threads_identical", test_threads_identical},
                                          {"cut_same_everywhere", test_cut_same_everywhere},
@@ -633,6 +673,7 @@ int main(void) {
                                          {"errors_not_swallowed", test_errors_not_swallowed},
                                          {"open_launch_across_growth", test_open_launch_across_growth},
                                          {"lanes_identical", test_lanes_identical},
-                                         {"ring_identical", test_ring_identical}};
+                                         {"ring_identical", test_ring_identical},
+                                         {"model_launch_ids", test_model_launch_ids}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }
