@@ -444,15 +444,20 @@ static double entropy_of(double total, double acc) {
  * pass over the sorted keys (instead of one pass per level and per column):
  * the runs of each level are closed in key order, so every sum gets the
  * same additions in the same order as mh_loc_entropy's, and the same bits.
+ * A run's count is the difference of two running totals of the counts,
+ * and a level's total the space's accesses (integers: exact, as
+ * mh_loc_entropy's sums of them are), so a key costs only the levels whose
+ * runs it closes, not one addition per level.
  * A space's runs never merge with another's (the space is in the top bits),
  * so the total's runs are the spaces' runs one after another. */
 static void fill_entropies(mh_loc_result *r, const uint64_t *keys, const uint64_t *cnt, size_t n) {
     enum { L = MH_LOC_NBITS };
-    double c[L], acc_s[L], tot_s[L], acc_t[L], tot_t[L];
-    for (int d = 0; d < L; d++) acc_s[d] = tot_s[d] = acc_t[d] = tot_t[d] = 0;
+    double acc_s[L], acc_t[L];
+    uint64_t from[L]; /* running total where each level's open run began */
+    for (int d = 0; d < L; d++) acc_s[d] = acc_t[d] = 0, from[d] = 0;
     if (!n) return;
     unsigned sp = MH_CANON_SPACE(keys[0]);
-    for (int d = 0; d < L; d++) c[d] = (double)cnt[0];
+    uint64_t sum = cnt[0], seg_from = 0; /* counts of keys [0, i); of those before the space's first */
     for (size_t i = 1; i <= n; i++) {
         int seg_end = i == n || MH_CANON_SPACE(keys[i]) != sp;
         /* The keys are sorted and distinct, so key i stays in the run of
@@ -466,25 +471,25 @@ static void fill_entropies(mh_loc_result *r, const uint64_t *keys, const uint64_
             d0 = len < L ? len : L;
         }
         for (int d = 0; d < d0; d++) {
-            if (c[d] > 1) {
-                double v = c_log2_c(c[d]);
+            uint64_t c = sum - from[d];
+            if (c > 1) {
+                double v = c_log2_c((double)c);
                 acc_s[d] += v;
                 acc_t[d] += v;
             }
-            tot_s[d] += c[d];
-            tot_t[d] += c[d];
-            if (i < n) c[d] = (double)cnt[i];
+            from[d] = sum;
         }
-        for (int d = d0; d < L; d++) c[d] += (double)cnt[i];
-        if (seg_end) {
+        if (seg_end) { /* every level's runs add up to the space's accesses */
             for (int d = 0; d < L; d++) {
-                r->m[sp].entropy[d] = entropy_of(tot_s[d], acc_s[d]);
-                acc_s[d] = tot_s[d] = 0;
+                r->m[sp].entropy[d] = entropy_of((double)(sum - seg_from), acc_s[d]);
+                acc_s[d] = 0;
             }
+            seg_from = sum;
             if (i < n) sp = MH_CANON_SPACE(keys[i]);
         }
+        if (i < n) sum += cnt[i];
     }
-    for (int d = 0; d < L; d++) r->m[MH_LOC_TOTAL].entropy[d] = entropy_of(tot_t[d], acc_t[d]);
+    for (int d = 0; d < L; d++) r->m[MH_LOC_TOTAL].entropy[d] = entropy_of((double)sum, acc_t[d]);
 }
 
 static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
