@@ -515,9 +515,10 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
         size_t b = a;
         while (b < n && MH_CANON_SPACE(keys[b]) == sp) b++;
         ok = fill_static(&r.m[sp], cnt + a, b - a) == MH_OK;
+        if (ok && a == 0 && b == n) r.m[MH_LOC_TOTAL] = r.m[sp]; /* one space: the total is it */
         a = b;
     }
-    ok = ok && fill_static(&r.m[MH_LOC_TOTAL], cnt, n) == MH_OK;
+    if (ok && r.m[MH_LOC_TOTAL].footprint != n) ok = fill_static(&r.m[MH_LOC_TOTAL], cnt, n) == MH_OK;
     if (ok) fill_entropies(&r, keys, cnt, n);
     free(own);
     if (!ok) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
