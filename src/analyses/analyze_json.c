@@ -5,9 +5,10 @@
  *
  * jansson builds and prints every element. A many-launch document is mostly
  * those arrays (8,000 launches: 34 MB, a second of one core on the 16-core
- * machine, longer than the analysis), so their elements are printed on
- * several threads, each element with the document's flags on its own, and
- * the texts are put together in order: every element printed alone at
+ * machine, longer than the analysis), so their elements are printed in
+ * slices that a thread per CPU takes in turn, each element with the
+ * document's flags on its own, and the texts are put together in order:
+ * every element printed alone at
  * depth 0 is the same text as inside the document with 4 more spaces after
  * each line break (at depth 2), so the bytes are what one json_dumpf of the
  * whole tree prints (bench/analyses/same_output.sh compares them). */
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,7 +26,7 @@
 #include "util/outfile.h"
 
 #define FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
-#define SLICE_MIN 256 /* elements per thread below which one thread prints an array */
+#define SLICE 128 /* elements per slice: a thread's unit of work */
 #define MAX_THREADS 16
 
 static json_t *jstr(const char *s) { return json_string(s ? s : ""); }
@@ -264,40 +266,58 @@ static void *print_slice(void *arg) {
     return NULL;
 }
 
-/* Prints the five arrays into texts[] (each "[]" or "[\n" ... "\n  ]"),
- * the elements of each on up to MAX_THREADS threads. */
-static int print_arrays(const mh_analyze_result *res, slice *sl, size_t *nsl, size_t first[N_ARRAYS + 1]) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+/* The slices of the five arrays, taken in turn by up to MAX_THREADS
+ * threads (this one included). */
+typedef struct printing {
+    slice *sl;
+    size_t n;
+    atomic_size_t next;
+} printing;
+
+static void *print_some(void *arg) {
+    printing *pp = arg;
+    for (size_t i; (i = atomic_fetch_add(&pp->next, 1)) < pp->n;) print_slice(&pp->sl[i]);
+    return NULL;
+}
+
+/* Prints the five arrays as slices of SLICE elements, in array order
+ * (*sl, *nsl; first[a]: array a's first slice). One thread per CPU takes
+ * the next slice until none is left: a few threads (a fresh thread's first
+ * allocations make the allocator an arena of its own, and 80 of them at once
+ * did not scale on 16 cores), kept busy to the end by slices of even size. */
+static int print_arrays(const mh_analyze_result *res, slice **sl, size_t *nsl, size_t first[N_ARRAYS + 1]) {
     size_t k = 0;
+    for (int a = 0; a < N_ARRAYS; a++) k += (array_len(res, a) + SLICE - 1) / SLICE;
+    *sl = calloc(k ? k : 1, sizeof **sl);
+    if (!*sl) return 0;
+    k = 0;
     for (int a = 0; a < N_ARRAYS; a++) {
         first[a] = k;
-        size_t n = array_len(res, a), t = n / SLICE_MIN;
-        if (t > (size_t)(cpus > 1 ? cpus : 1)) t = (size_t)(cpus > 1 ? cpus : 1);
-        if (t > MAX_THREADS) t = MAX_THREADS;
-        if (t < 1) t = 1;
-        for (size_t j = 0; j < t && n; j++)
-            sl[k++] = (slice){.res = res, .array = a, .a = n * j / t, .b = n * (j + 1) / t};
+        size_t n = array_len(res, a);
+        for (size_t i = 0; i < n; i += SLICE)
+            (*sl)[k++] = (slice){.res = res, .array = a, .a = i, .b = n - i < SLICE ? n : i + SLICE};
     }
-    first[N_ARRAYS] = k;
-    *nsl = k;
-    pthread_t tid[N_ARRAYS * MAX_THREADS];
-    int started[N_ARRAYS * MAX_THREADS] = {0};
-    for (size_t i = 1; i < k; i++) /* slice 0 on this thread */
-        started[i] = pthread_create(&tid[i], NULL, print_slice, &sl[i]) == 0;
-    if (k) print_slice(&sl[0]);
-    int ok = 1;
-    for (size_t i = 1; i < k; i++) {
+    first[N_ARRAYS] = *nsl = k;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t t = cpus > 1 ? (size_t)cpus : 1;
+    if (t > MAX_THREADS) t = MAX_THREADS;
+    if (t > k) t = k ? k : 1;
+    printing pp = {*sl, k, 0};
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (size_t i = 1; i < t; i++) started[i] = pthread_create(&tid[i], NULL, print_some, &pp) == 0;
+    print_some(&pp); /* every slice gets printed, by this thread if no other starts */
+    for (size_t i = 1; i < t; i++)
         if (started[i]) pthread_join(tid[i], NULL);
-        else print_slice(&sl[i]);
-    }
-    for (size_t i = 0; i < k; i++) ok &= !sl[i].bad;
+    int ok = 1;
+    for (size_t i = 0; i < k; i++) ok &= !(*sl)[i].bad;
     return ok;
 }
 
 static int write_doc(FILE *f, const mh_analyze_result *res, json_t *root) {
-    slice sl[N_ARRAYS * MAX_THREADS];
+    slice *sl = NULL;
     size_t nsl = 0, first[N_ARRAYS + 1];
-    int ok = print_arrays(res, sl, &nsl, first);
+    int ok = print_arrays(res, &sl, &nsl, first);
     char *head = ok ? json_dumps(root, FLAGS) : NULL; /* "{\n  ...\n}": the scalars */
     size_t hl = head ? strlen(head) : 0;
     ok = head && hl >= 2 && fwrite(head, 1, hl - 2, f) == hl - 2;
@@ -309,7 +329,8 @@ static int write_doc(FILE *f, const mh_analyze_result *res, json_t *root) {
     }
     ok = ok && fputs("\n}\n", f) != EOF;
     free(head);
-    for (size_t i = 0; i < nsl; i++) free(sl[i].text);
+    for (size_t i = 0; sl && i < nsl; i++) free(sl[i].text);
+    free(sl);
     return ok;
 }
 
