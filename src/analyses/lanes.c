@@ -1,8 +1,9 @@
 /* lanes.c -- mh_pass's launch lanes (lanes.h): launches analysed side by
  * side, results handed on in the serial pass's order.
  *
- * The reading thread fills one input batch per lane: copies of the records
- * the model takes (strings in the batch's arena) and the lane's accesses:
+ * The reading thread fills one input batch per lane: the records the model
+ * takes, each copied once for all lanes into a shared block that every batch
+ * pointing into it holds (counted), and the lane's accesses:
  * where the access arrays lie in a trace chunk, the batch points at them and
  * holds the chunk (mh_trace_hold), else they are copied into the batch.
  * A batch goes to its lane when it is full, or at an owned kernel end; with
@@ -26,6 +27,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +39,7 @@
 #define MAX_QUEUED 4              /* batches queued per lane before the reader waits (each ~2 MiB) */
 #define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end (few lanes) */
 #define MARK_SEND_LANES 4         /* lanes up to which MARK_SEND applies */
-#define ARENA_BLOCK ((size_t)64 << 10)
+#define SHARED_BLOCK ((size_t)64 << 10)
 
 typedef struct item {
     mh_record rec;
@@ -46,11 +48,14 @@ typedef struct item {
     int mark;     /* an owned kernel end: queue a mark after it */
 } item;
 
-typedef struct ablock {
-    struct ablock *next;
+/* Copies of model records' strings and lists, shared by the lanes' batches:
+ * the reader fills the current block; the reader (while it is current) and
+ * each batch pointing into it hold it; the last release frees it. */
+typedef struct sblock {
+    atomic_uint refs;
     size_t used, cap;
     char data[];
-} ablock;
+} sblock;
 
 typedef struct lbatch {
     struct lbatch *next;
@@ -60,7 +65,8 @@ typedef struct lbatch {
     size_t nacc, capacc;
     size_t total;          /* accesses in the batch, copied or held */
     mh_trace_holds holds;  /* chunks the batch points into */
-    ablock *arena;
+    sblock **sbs;          /* shared blocks the batch's records point into */
+    size_t nsbs, capsbs;
 } lbatch;
 
 enum { O_HEAT, O_LOC, O_MARK, O_ERR };
@@ -107,6 +113,7 @@ struct mh_lanes {
     int finishing, stopping;
     lbatch *freeb;
     uint64_t mark_send;        /* accesses a batch needs to go at an owned kernel end */
+    sblock *sb;                /* the reader's current shared block */
     int *pending;              /* owners of the owned kernel ends not handed on yet, a ring */
     size_t phead, pn, pcap;
     uint64_t idle_ns, room_ns, results_ns; /* waits (under mu): mh_lanes_times */
@@ -121,47 +128,72 @@ static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t *ns) {
 
 /* ---- batches ---- */
 
-static void *arena_alloc(lbatch *b, size_t n) {
-    n = (n + 7) & ~(size_t)7;
-    if (!b->arena || b->arena->cap - b->arena->used < n) {
-        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-        ablock *a = malloc(sizeof *a + cap);
-        if (!a) return NULL;
-        a->used = 0;
-        a->cap = cap;
-        a->next = b->arena;
-        b->arena = a;
+static void sblock_release(sblock *b) {
+    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
+}
+
+#define ROUND8(n) (((n) + 7) & ~(size_t)7)
+
+/* Room for n bytes in the reader's shared block (a new block when it is
+ * full): all of a record's copies are made in one block, the one its
+ * batches hold. 0 without memory. */
+static int shared_room(mh_lanes *L, size_t n) {
+    if (!L->sb || L->sb->cap - L->sb->used < n) {
+        size_t cap = n > SHARED_BLOCK ? n : SHARED_BLOCK;
+        sblock *b = malloc(sizeof *b + cap);
+        if (!b) return 0;
+        atomic_init(&b->refs, 1);
+        b->used = 0;
+        b->cap = cap;
+        sblock_release(L->sb);
+        L->sb = b;
     }
-    void *p = b->arena->data + b->arena->used;
-    b->arena->used += n;
+    return 1;
+}
+
+/* n bytes of the room shared_room made. */
+static void *shared_alloc(mh_lanes *L, size_t n) {
+    n = ROUND8(n);
+    assert(L->sb && L->sb->cap - L->sb->used >= n);
+    void *p = L->sb->data + L->sb->used;
+    L->sb->used += n;
     return p;
 }
 
-static int arena_str(lbatch *b, const char **s) {
-    if (!*s) return 1;
+static size_t str_bytes(const char *s) { return s ? ROUND8(strlen(s) + 1) : 0; }
+
+static void shared_str(mh_lanes *L, const char **s) {
+    if (!*s) return;
     size_t n = strlen(*s) + 1;
-    char *d = arena_alloc(b, n);
-    if (!d) return 0;
+    char *d = shared_alloc(L, n);
     memcpy(d, *s, n);
     *s = d;
+}
+
+/* b holds the reader's current shared block (once). */
+static int batch_hold_shared(mh_lanes *L, lbatch *b) {
+    if (!L->sb || (b->nsbs && b->sbs[b->nsbs - 1] == L->sb)) return 1;
+    if (b->nsbs == b->capsbs) {
+        sblock **v = mh_grow(b->sbs, &b->capsbs, b->nsbs + 1, sizeof *v, 8);
+        if (!v) return 0;
+        b->sbs = v;
+    }
+    atomic_fetch_add_explicit(&L->sb->refs, 1, memory_order_relaxed);
+    b->sbs[b->nsbs++] = L->sb;
     return 1;
 }
 
 static void batch_reset(lbatch *b) {
     mh_trace_holds_clear(&b->holds);
     b->n = b->nacc = b->total = 0;
-    while (b->arena && b->arena->next) { /* keep one block */
-        ablock *a = b->arena;
-        b->arena = a->next;
-        free(a);
-    }
-    if (b->arena) b->arena->used = 0;
+    for (size_t i = 0; i < b->nsbs; i++) sblock_release(b->sbs[i]);
+    b->nsbs = 0;
 }
 
 static void batch_free(lbatch *b) {
     if (!b) return;
     batch_reset(b);
-    free(b->arena);
+    free(b->sbs);
     mh_trace_holds_free(&b->holds);
     free(b->it);
     free(b->acc);
@@ -179,31 +211,41 @@ static item *batch_item(lbatch *b) {
     return it;
 }
 
-/* A deep copy of rec (a record the model takes) into b's arena. */
-static int copy_record(lbatch *b, item *it, const mh_record *rec) {
-    it->rec = *rec;
-    mh_record *r = &it->rec;
-    int ok = 1;
+/* A deep copy of rec (a record the model takes) into *out, its strings and
+ * lists in the reader's shared block. 0 without memory. */
+static int copy_record(mh_lanes *L, mh_record *out, const mh_record *rec) {
+    *out = *rec;
+    mh_record *r = out;
+    const mh_launch *l = &rec->u.launch;
+    uint32_t ns = rec->type == MH_REC_LAUNCH && l->n_sampled != MH_TRACE_ALL_BLOCKS && l->sampled ? l->n_sampled : 0;
+    size_t need = 0;
     switch (rec->type) {
-    case MH_REC_LAUNCH: {
-        ok = arena_str(b, &r->u.launch.name) && arena_str(b, &r->u.launch.display_name);
-        uint32_t ns = r->u.launch.n_sampled == MH_TRACE_ALL_BLOCKS ? 0 : r->u.launch.n_sampled;
-        if (ok && ns && r->u.launch.sampled) {
-            uint32_t *s = arena_alloc(b, ns * sizeof *s);
-            if (s) memcpy(s, r->u.launch.sampled, ns * sizeof *s);
+    case MH_REC_LAUNCH: need = str_bytes(l->name) + str_bytes(l->display_name) + ROUND8(ns * sizeof(uint32_t)); break;
+    case MH_REC_ALLOC: need = str_bytes(rec->u.alloc.label); break;
+    case MH_REC_DROPPED: need = str_bytes(rec->u.dropped.reason); break;
+    case MH_REC_PCINFO: need = str_bytes(rec->u.pcinfo.function) + str_bytes(rec->u.pcinfo.file); break;
+    case MH_REC_LAUNCH_STATS: need = str_bytes(rec->u.launch_stats.name); break;
+    case MH_REC_KARG: need = str_bytes(rec->u.karg.type) + str_bytes(rec->u.karg.name); break;
+    default: return 1; /* FREE, KERNEL_END: no pointers */
+    }
+    if (!shared_room(L, need)) return 0;
+    switch (rec->type) {
+    case MH_REC_LAUNCH:
+        shared_str(L, &r->u.launch.name);
+        shared_str(L, &r->u.launch.display_name);
+        if (ns) {
+            uint32_t *s = shared_alloc(L, ns * sizeof *s);
+            memcpy(s, l->sampled, ns * sizeof *s);
             r->u.launch.sampled = s;
-            ok = s != NULL;
         }
         break;
+    case MH_REC_ALLOC: shared_str(L, &r->u.alloc.label); break;
+    case MH_REC_DROPPED: shared_str(L, &r->u.dropped.reason); break;
+    case MH_REC_PCINFO: shared_str(L, &r->u.pcinfo.function); shared_str(L, &r->u.pcinfo.file); break;
+    case MH_REC_LAUNCH_STATS: shared_str(L, &r->u.launch_stats.name); break;
+    default: shared_str(L, &r->u.karg.type); shared_str(L, &r->u.karg.name); break;
     }
-    case MH_REC_ALLOC: ok = arena_str(b, &r->u.alloc.label); break;
-    case MH_REC_DROPPED: ok = arena_str(b, &r->u.dropped.reason); break;
-    case MH_REC_PCINFO: ok = arena_str(b, &r->u.pcinfo.function) && arena_str(b, &r->u.pcinfo.file); break;
-    case MH_REC_LAUNCH_STATS: ok = arena_str(b, &r->u.launch_stats.name); break;
-    case MH_REC_KARG: ok = arena_str(b, &r->u.karg.type) && arena_str(b, &r->u.karg.name); break;
-    default: break; /* FREE, KERNEL_END: no pointers */
-    }
-    return ok;
+    return 1;
 }
 
 /* ---- the lanes' side ---- */
@@ -524,10 +566,13 @@ int mh_lanes_record(mh_lanes *L, const mh_record *rec, int owner, mh_err *err) {
         }
         L->pending[(L->phead + L->pn++) % L->pcap] = owner;
     }
+    mh_record copy;
+    if (!copy_record(L, &copy, rec)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     for (unsigned i = 0; i < L->n; i++) {
         lane *ln = &L->v[i];
         item *it = batch_item(ln->cur);
-        if (!it || !copy_record(ln->cur, it, rec)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        if (!it || !batch_hold_shared(L, ln->cur)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        it->rec = copy;
         it->mark = (int)i == owner;
         if ((it->mark && ln->cur->total >= L->mark_send) || ln->cur->n >= BATCH_RECORDS) {
             int rc = send_batch(L, ln, err);
@@ -701,6 +746,7 @@ void mh_lanes_free(mh_lanes *L) {
         L->freeb = b->next;
         batch_free(b);
     }
+    sblock_release(L->sb);
     free(L->pending);
     free(L->v);
     pthread_cond_destroy(&L->rcv);
