@@ -188,6 +188,7 @@ typedef struct mh_record {
         struct {
             const mh_access *v;
             size_t n;
+            int one_launch; /* 1: every access is of v[0].launch (0: not known) */
         } accesses;
         mh_kernel_end kernel_end;
         mh_dropped dropped;

@@ -416,8 +416,10 @@ static int access_bad(mh_pass *p, uint32_t launch) {
 static int filter_accesses(mh_pass *p, mh_record *rec, mh_err *err) {
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n, i = 0;
+    if (rec->u.accesses.one_launch && !access_bad(p, v[0].launch)) return MH_OK; /* no access to look at */
     while (i < n && !access_bad(p, v[i].launch)) i++;
     if (i == n) return MH_OK;
+    rec->u.accesses.one_launch = 0;
     if (n > p->capkeep) {
         mh_access *k = realloc(p->keep, n * sizeof *k);
         if (!k) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
@@ -610,6 +612,7 @@ static int lanes_accesses(mh_pass *p, const mh_record *rec, int in_chunk, mh_err
     p->ep_acc += n;
     for (size_t i = 0; i < n && rc == MH_OK;) {
         size_t j = i + 1;
+        if (rec->u.accesses.one_launch) j = n;
         while (j < n && v[j].launch == v[i].launch) j++;
         int o = owner_of(p, v[i].launch);
         rc = o == MAIN ? main_accesses(p, v + i, j - i, hold, err)

@@ -71,6 +71,34 @@ int mh_tf_fetch(mh_tf_loader *ld, mh_tf_packed *p, mh_err *err) {
     return MH_OK;
 }
 
+/* Marks each ACCESSES record of a decompressed chunk whose accesses all name
+ * one launch: its second word (0 in the file) becomes 1 in memory, where the
+ * reader finds it (mh_record's one_launch). Done here, by the thread that
+ * just wrote the bytes, so that the reader (and mh_pass, which routes the
+ * accesses by launch) need not touch every access of such a record. Walks
+ * the records as mh_trace_next frames them and stops where it would fail;
+ * every record the reader parses was walked, and its mark written here. */
+static void mark_one_launch(unsigned char *raw, size_t len) {
+    size_t pos = 0;
+    while (len - pos >= MH_TF_REC_HDR_BYTES) {
+        const unsigned char *h = raw + pos;
+        size_t plen = mh_get32(h + 4), padded = (plen + 7u) & ~(size_t)7u;
+        if (padded > len - pos - MH_TF_REC_HDR_BYTES) return;
+        unsigned char *q = raw + pos + MH_TF_REC_HDR_BYTES;
+        pos += MH_TF_REC_HDR_BYTES + padded;
+        if (h[0] != MH_REC_ACCESSES || plen < 8) continue;
+        uint32_t n = mh_get32(q), one = 0;
+        if (n && (plen - 8) / MH_TF_ACCESS_BYTES >= n) {
+            const unsigned char *a = q + 8 + 16; /* launch of access 0 */
+            uint32_t l = mh_get32(a);
+            uint32_t i = 1;
+            while (i < n && mh_get32(a + (size_t)i * MH_TF_ACCESS_BYTES) == l) i++;
+            one = i == n;
+        }
+        mh_put32(q + 4, one);
+    }
+}
+
 int mh_tf_inflate(ZSTD_DCtx *dctx, const char *path, const mh_tf_packed *p, mh_tf_buf *b, mh_err *err) {
     assert(!p->eof);
     if (p->rlen > b->rcap) {
@@ -85,6 +113,7 @@ int mh_tf_inflate(ZSTD_DCtx *dctx, const char *path, const mh_tf_packed *p, mh_t
     if (ZSTD_isError(n) || n != p->rlen)
         return mh_err_set(err, MH_ERR_CORRUPT, "%s: chunk does not decompress (chunk %llu, byte offset %llu)", path,
                           (unsigned long long)p->index, (unsigned long long)p->end);
+    mark_one_launch(b->raw, p->rlen);
     b->eof = 0;
     b->rlen = p->rlen;
     b->index = p->index;

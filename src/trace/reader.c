@@ -346,7 +346,7 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         break;
     case MH_REC_ACCESSES: {
         uint32_t n = c32(&c);
-        cskip(&c, 4);
+        rec->u.accesses.one_launch = c32(&c) == 1 && n > 0; /* mh_tf_inflate's mark */
         if (c.bad || (size_t)(c.end - c.p) / MH_TF_ACCESS_BYTES < n)
             return fail(r, MH_ERR_FORMAT, err, "malformed access record");
 #if MH_TF_ACCESS_IS_WIRE

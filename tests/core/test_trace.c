@@ -367,6 +367,57 @@ static void test_karg(void) {
     mh_trace_close_reader(r);
 }
 
+/* ACCESSES records whose accesses all name one launch are marked as such
+ * (one_launch), with and without read-ahead helpers; a record mixing
+ * launches anywhere is not, nor is the file changed by the marks. */
+static void test_one_launch(void) {
+    const char *p = tmp("one.mht");
+    mh_err err = {0};
+    mh_trace_header h = {.producer = "t", .command = "", .note = "",
+                         .device = {.name = "d", .warp_size = 32, .sector_size = 32}};
+    mh_trace_writer_opts o = {.chunk_bytes = 4096};
+    mh_trace_writer *w;
+    CHECK(mh_trace_create(&w, p, &h, &o, &err) == MH_OK);
+    enum { K = 50 };
+    static const int want[] = {1, 0, 0, 1, 0, 1}; /* per record, as written below */
+    mh_access v[K];
+    for (int r = 0; r < 6; r++) {
+        for (uint32_t i = 0; i < K; i++) {
+            v[i] = make_access(i);
+            v[i].launch = 4;
+        }
+        if (r == 1) v[K - 1].launch = 5;      /* the last differs */
+        if (r == 2) v[0].launch = 5;          /* the first differs */
+        if (r == 4) v[K / 2].launch = 3;      /* one in the middle */
+        size_t n = r == 3 ? 1 : K;            /* a single access */
+        CHECK(mh_trace_write_accesses(w, v, n, &err) == MH_OK);
+        CHECK(mh_trace_flush(w, &err) == MH_OK); /* one record each */
+    }
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    long size = file_size(p);
+    for (int ra = -1; ra <= 4; ra += 5) { /* inline, then 4 chunks ahead on 2 helpers */
+        mh_trace_reader_opts ro = {.readahead = ra < 0 ? 0 : ra, .readahead_threads = ra < 0 ? 0 : 2};
+        mh_trace_reader *r;
+        CHECK(mh_trace_open_opts(&r, p, &ro, &err) == MH_OK);
+        mh_record rec;
+        int k = 0;
+        while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF) {
+            if (rec.type != MH_REC_ACCESSES) continue;
+            CHECK(k < 6 && rec.u.accesses.one_launch == want[k]);
+            int same = 1;
+            for (size_t i = 1; i < rec.u.accesses.n; i++) same &= rec.u.accesses.v[i].launch == rec.u.accesses.v[0].launch;
+            CHECK(same == rec.u.accesses.one_launch);
+            k++;
+        }
+        CHECK_EQ_U(k, 6);
+        mh_trace_close_reader(r);
+    }
+    CHECK(file_size(p) == size);
+    counts c = read_all(p); /* the file still reads as written */
+    CHECK_EQ_U(c.status, MH_OK);
+    CHECK_EQ_U(c.acc, 5 * K + 1);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mh-test-trace-%d", (int)getpid());
     char cmd[300];
@@ -374,7 +425,8 @@ int main(void) {
     if (system(cmd) != 0) return 1;
     static const mh_test_case cases[] = {T(test_roundtrip), T(test_fields), T(test_truncated), T(test_flipped),
                                          T(test_bad_magic_version_empty), T(test_big_batch_spans_chunks),
-                                         T(test_unclosed_writer), T(test_launch_stats), T(test_karg)};
+                                         T(test_unclosed_writer), T(test_launch_stats), T(test_karg),
+                                         T(test_one_launch)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;
