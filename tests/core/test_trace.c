@@ -269,15 +269,23 @@ static void test_bad_magic_version_empty(void) {
     CHECK_EQ_U(c.status, MH_ERR_IO);
 }
 
-static void test_big_batch_spans_chunks(void) {
-    /* One write call far larger than a chunk is split over chunks losslessly. */
-    const char *p = tmp("big.mht");
+/* A writer of 4 KiB chunks with a minimal header, or NULL. */
+static mh_trace_writer *small_chunks(const char *path) {
     mh_err err = {0};
     mh_trace_header h = {.producer = "t", .command = "", .note = "",
                          .device = {.name = "d", .warp_size = 32, .sector_size = 32}};
     mh_trace_writer_opts o = {.chunk_bytes = 4096};
     mh_trace_writer *w;
-    CHECK(mh_trace_create(&w, p, &h, &o, &err) == MH_OK);
+    return mh_trace_create(&w, path, &h, &o, &err) == MH_OK ? w : NULL;
+}
+
+static void test_big_batch_spans_chunks(void) {
+    /* One write call far larger than a chunk is split over chunks losslessly. */
+    const char *p = tmp("big.mht");
+    mh_err err = {0};
+    mh_trace_writer *w = small_chunks(p);
+    CHECK(w != NULL);
+    if (!w) return;
     mh_access *v = malloc(sizeof(mh_access) * 10000);
     for (uint32_t i = 0; i < 10000; i++) v[i] = make_access(i);
     CHECK(mh_trace_write_accesses(w, v, 10000, &err) == MH_OK);
@@ -373,11 +381,9 @@ static void test_karg(void) {
 static void test_one_launch(void) {
     const char *p = tmp("one.mht");
     mh_err err = {0};
-    mh_trace_header h = {.producer = "t", .command = "", .note = "",
-                         .device = {.name = "d", .warp_size = 32, .sector_size = 32}};
-    mh_trace_writer_opts o = {.chunk_bytes = 4096};
-    mh_trace_writer *w;
-    CHECK(mh_trace_create(&w, p, &h, &o, &err) == MH_OK);
+    mh_trace_writer *w = small_chunks(p);
+    CHECK(w != NULL);
+    if (!w) return;
     enum { K = 50 };
     static const int want[] = {1, 0, 0, 1, 0, 1}; /* per record, as written below */
     mh_access v[K];
