@@ -36,7 +36,8 @@
 
 #define BATCH_ACCESSES (1u << 15) /* accesses that send a batch off */
 #define BATCH_RECORDS 4096u       /* records that send a batch off */
-#define MAX_QUEUED 4              /* batches queued per lane before the reader waits (each ~2 MiB) */
+#define MAX_QUEUED 4              /* batches queued per lane before the reader may wait (each ~2 MiB) */
+#define QUEUED_BUDGET (1u << 22)  /* accesses queued over all lanes past which it does wait (128 MiB of chunks) */
 #define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end (few lanes) */
 #define MARK_SEND_LANES 4         /* lanes up to which MARK_SEND applies */
 #define SHARED_BLOCK ((size_t)64 << 10)
@@ -113,6 +114,7 @@ struct mh_lanes {
     int finishing, stopping;
     lbatch *freeb;
     uint64_t mark_send;        /* accesses a batch needs to go at an owned kernel end */
+    uint64_t backlog;          /* accesses sent to all lanes and not analysed yet */
     sblock *sb;                /* the reader's current shared block */
     int *pending;              /* owners of the owned kernel ends not handed on yet, a ring */
     size_t phead, pn, pcap;
@@ -369,6 +371,7 @@ static void *lane_main(void *arg) {
         pthread_mutex_lock(&L->mu);
         ln->cpu += cpu;
         ln->backlog -= nacc;
+        L->backlog -= nacc;
         if (rc) fail(ln, rc, &e);
         publish_mine(ln);
         ln->busy = 0;
@@ -516,6 +519,7 @@ static void send(mh_lanes *L, lane *ln) {
     ln->qtail = b;
     ln->nq++;
     ln->backlog += b->total;
+    L->backlog += b->total;
     if (L->freeb) {
         ln->cur = L->freeb;
         L->freeb = ln->cur->next;
@@ -526,17 +530,27 @@ static void send(mh_lanes *L, lane *ln) {
     pthread_cond_signal(&ln->cv);
 }
 
-/* Sends lane ln's batch, waiting (handing results on meanwhile) while its
- * queue is full. */
+/* Whether the reader must wait before sending lane ln another batch: its
+ * queue is full and so is the budget of all lanes. A lane's queue may grow
+ * past MAX_QUEUED while the budget lasts, so that the reader gets past a
+ * launch of many accesses to the next launches, for the other lanes; with
+ * a queue bound per lane alone, a real program's launches of 10^5-10^6
+ * accesses (a training step's) kept one lane busy and the others idle. */
+static int must_wait(const mh_lanes *L, const lane *ln) {
+    return ln->nq >= MAX_QUEUED && L->backlog >= QUEUED_BUDGET && !ln->failed;
+}
+
+/* Sends lane ln's batch, waiting (handing results on meanwhile) while
+ * must_wait says so. */
 static int send_batch(mh_lanes *L, lane *ln, mh_err *err) {
     int rc = MH_OK;
     pthread_mutex_lock(&L->mu);
-    while (ln->nq >= MAX_QUEUED && !ln->failed) {
+    while (must_wait(L, ln)) {
         pthread_mutex_unlock(&L->mu);
         rc = mh_lanes_deliver(L, 0, err);
         pthread_mutex_lock(&L->mu);
         if (rc) break;
-        if (ln->nq >= MAX_QUEUED && !ln->failed) timed_wait(&L->rcv, &L->mu, &L->room_ns);
+        if (must_wait(L, ln)) timed_wait(&L->rcv, &L->mu, &L->room_ns);
     }
     if (rc == MH_OK) send(L, ln);
     pthread_mutex_unlock(&L->mu);
