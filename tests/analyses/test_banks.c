@@ -1,6 +1,7 @@
 /* test_banks.c -- shared-memory bank conflicts under the phase rule: hand-computed warp
  * accesses, and per-pc statistics from a trace through the analyze pass. */
 #include <jansson.h>
+#include <string.h>
 
 #include "../mh_test.h"
 #include "memheat/analyze.h"
@@ -494,6 +495,59 @@ static void test_lane_numbers_and_odd_warp(void) {
     CHECK_COST(mh_bank_cost_of(a, s, hi, 24, 24), 4, 4, 1);
 }
 
+/* Random warp accesses of 4, 8 and 16 bytes (lanes in any order, some
+ * missing, words repeated) against a reference written from the rule
+ * directly: per phase, the distinct words, counted per bank; the worst
+ * phase the first of equals. Wide accesses take the per-phase sort path. */
+static void test_random_against_rule(void) {
+    uint64_t seed = 12345;
+    for (int round = 0; round < 3000; round++) {
+        uint64_t a[32];
+        uint32_t s[32], ln[32];
+        uint32_t size = 4u << (round % 3);
+        size_t n = 0;
+        for (unsigned l = 0; l < 32; l++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            if ((seed >> 60) == 0) continue; /* an inactive lane now and then */
+            unsigned word = (unsigned)(seed >> 33) % (round % 2 ? 64u : 4096u); /* small range: repeats */
+            a[n] = (uint64_t)word * size;
+            s[n] = size;
+            ln[n++] = (l * 7u) % 32u; /* lanes out of order */
+        }
+        mh_bank_cost c = mh_bank_cost_of(a, s, ln, n, 32);
+        unsigned phases = mh_bank_phases(size), per = 32 / phases;
+        unsigned want_wf = 0, want_ph = 0, want_worst = 0;
+        uint16_t want_bank[MH_BANK_COUNT] = {0};
+        for (unsigned ph = 0; ph < phases; ph++) {
+            uint64_t words[128];
+            size_t nw = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (ln[i] / per != ph) continue;
+                for (uint64_t w = a[i] / 4; w <= (a[i] + s[i] - 1) / 4; w++) {
+                    size_t k = 0;
+                    while (k < nw && words[k] != w) k++;
+                    if (k == nw) words[nw++] = w;
+                }
+            }
+            if (!nw) continue;
+            unsigned per_bank[MH_BANK_COUNT] = {0}, best = 0;
+            for (size_t k = 0; k < nw; k++)
+                if (++per_bank[words[k] % MH_BANK_COUNT] > best) best = per_bank[words[k] % MH_BANK_COUNT];
+            want_ph++;
+            want_wf += best;
+            if (best > want_worst) {
+                want_worst = best;
+                for (unsigned b = 0; b < MH_BANK_COUNT; b++) want_bank[b] = (uint16_t)per_bank[b];
+            }
+        }
+        CHECK_EQ_U(c.wavefronts, want_wf);
+        CHECK_EQ_U(c.phases, want_ph);
+        CHECK_EQ_U(c.worst, want_worst);
+        CHECK(!memcmp(c.bank, want_bank, sizeof want_bank));
+    }
+}
+
 MH_TEST_MAIN(T(test_phases), T(test_degree_by_hand), T(test_subword), T(test_ncu_cases), T(test_wide), T(test_partial),
              T(test_broadcast), T(test_table), T(test_growing_stride), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector),
-             T(test_json_oracle_fields), T(test_lane_numbers_and_odd_warp))
+             T(test_json_oracle_fields), T(test_lane_numbers_and_odd_warp),
+             T(test_random_against_rule))
