@@ -89,7 +89,7 @@ static void mark_one_launch(unsigned char *raw, size_t len) {
         if (h[0] != MH_REC_ACCESSES || plen < 8) continue;
         uint32_t n = mh_get32(q), one = 0;
         if (n && (plen - 8) / MH_TF_ACCESS_BYTES >= n) {
-            const unsigned char *a = q + 8 + 16; /* launch of access 0 */
+            const unsigned char *a = q + 8 + MH_TF_ACCESS_LAUNCH_OFF; /* access 0's launch */
             uint32_t l = mh_get32(a);
             uint32_t i = 1;
             while (i < n && mh_get32(a + (size_t)i * MH_TF_ACCESS_BYTES) == l) i++;

@@ -15,6 +15,7 @@
 #define MH_TF_REC_HDR_BYTES 8u        /* u8 type, u8 0, u16 0, u32 payload length */
 #define MH_TF_MAX_RAW (64u << 20)     /* largest uncompressed chunk a reader accepts */
 #define MH_TF_ACCESS_BYTES 32u
+#define MH_TF_ACCESS_LAUNCH_OFF 16u /* an access entry's u32 launch */
 
 _Static_assert(sizeof(mh_access) == MH_TF_ACCESS_BYTES, "mh_access must be 32 bytes");
 
@@ -43,7 +44,7 @@ static inline uint64_t mh_get64(const unsigned char *p) {
 static inline void mh_tf_access_put(unsigned char *p, const mh_access *a) {
     mh_put64(p, a->addr);
     mh_put64(p + 8, a->pc);
-    mh_put32(p + 16, a->launch);
+    mh_put32(p + MH_TF_ACCESS_LAUNCH_OFF, a->launch);
     mh_put32(p + 20, a->block);
     mh_put32(p + 24, a->seq);
     mh_put16(p + 28, a->thread);
@@ -53,7 +54,7 @@ static inline void mh_tf_access_put(unsigned char *p, const mh_access *a) {
 static inline void mh_tf_access_get(const unsigned char *p, mh_access *a) {
     a->addr = mh_get64(p);
     a->pc = mh_get64(p + 8);
-    a->launch = mh_get32(p + 16);
+    a->launch = mh_get32(p + MH_TF_ACCESS_LAUNCH_OFF);
     a->block = mh_get32(p + 20);
     a->seq = mh_get32(p + 24);
     a->thread = mh_get16(p + 28);
