@@ -94,5 +94,9 @@ int mh_bank_add(mh_bank_table *t, uint32_t launch, uint64_t pc, int64_t obj, uns
 int mh_bank_put(mh_bank_table *t, const mh_bank_pc *e, mh_err *err);
 /* Entry for (launch, pc) or NULL. */
 const mh_bank_pc *mh_bank_get(const mh_bank_table *t, uint32_t launch, uint64_t pc);
+/* Puts launch's entries at index from or later in pc order, in the places
+ * they hold (a launch's table in a defined order, whatever order its warp
+ * requests were completed in). */
+int mh_bank_sort_launch(mh_bank_table *t, uint32_t launch, size_t from, mh_err *err);
 
 #endif

@@ -12,32 +12,10 @@
 
 unsigned mh_bank_phases(uint32_t size) { return size > 8 ? 4u : size > 4 ? 2u : 1u; }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Words are keyed (phase << 58) | word so that one sort groups them by phase;
- * shared-window word indices stay far below 2^58. */
-#define PHASE_SHIFT 58
-
-/* Ascending: an insertion sort for the few words of a phase, qsort above. */
-static void sort_words(uint64_t *w, size_t n) {
-    if (n > 64) {
-        qsort(w, n, sizeof *w, cmp_u64);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) {
-        uint64_t x = w[i];
-        size_t j = i;
-        for (; j && w[j - 1] > x; j--) w[j] = w[j - 1];
-        w[j] = x;
-    }
-}
-
 mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const uint32_t *lane, size_t n,
                              uint32_t warp_size) {
-    enum { MAXW = 1024 };
+    enum { MAXW = 1024, MAXP = 4 };
+    _Static_assert(MH_BANK_COUNT == 32, "a phase's banks are the bits of a 32-bit mask");
     mh_bank_cost c;
     memset(&c, 0, sizeof c);
     if (!n) return c;
@@ -45,52 +23,56 @@ mh_bank_cost mh_bank_cost_of(const uint64_t *addr, const uint32_t *size, const u
     for (size_t i = 0; i < n; i++)
         if (size[i] > widest) widest = size[i];
     unsigned phases = mh_bank_phases(widest);
+    assert(phases <= MAXP);
     uint32_t ws = warp_size ? warp_size : 32;
     uint32_t per = ws / phases ? ws / phases : 1; /* lanes per phase */
     /* lanes arrive reduced (< ws) and per is a power of two nearly always:
      * no division per lane then (two were a hot spot of shared requests) */
     int per_shift = (per & (per - 1)) ? -1 : __builtin_ctz(per);
-    uint64_t w[MAXW];
-    size_t nw = 0;
+    /* Distinct words per (phase, bank), counted as they come: a bank's first
+     * word in a phase is kept in first[][], the few others (conflicts) in a
+     * list checked one by one. No sort: a warp's words nearly always fall in
+     * distinct banks or repeat a bank's first word (a broadcast). */
+    uint32_t used[MAXP] = {0};
+    uint64_t first[MAXP][MH_BANK_COUNT];
+    uint16_t cnt[MAXP][MH_BANK_COUNT];
+    struct more {
+        uint64_t word;
+        uint32_t phase, bank;
+    } more[MAXW];
+    size_t nmore = 0, nw = 0;
     for (size_t i = 0; i < n && nw < MAXW; i++) {
         uint32_t sz = size[i] ? size[i] : 1;
         uint32_t l = lane[i] < ws ? lane[i] : lane[i] % ws;
-        uint64_t ph = per_shift >= 0 ? l >> per_shift : l / per;
+        uint32_t ph = per_shift >= 0 ? l >> per_shift : l / per;
         if (ph >= phases) ph = phases - 1;
-        uint64_t first = addr[i] / MH_BANK_WORD, last = (addr[i] + sz - 1) / MH_BANK_WORD;
-        assert(last < (UINT64_C(1) << PHASE_SHIFT));
-        for (uint64_t x = first; x <= last && nw < MAXW; x++) w[nw++] = (ph << PHASE_SHIFT) | x;
-    }
-    /* Sorted by (phase, word). A warp's words are few per phase (wide
-     * accesses have more phases): split by phase first, then an insertion
-     * sort per phase beats qsort's calls (which were a fifth of the analysis
-     * of a training job's trace, its 16-byte shared loads giving 128 words);
-     * the same order either way. */
-    if (nw > 64 && phases > 1) {
-        uint64_t t[MAXW];
-        size_t at[5] = {0};
-        for (size_t i = 0; i < nw; i++) at[(w[i] >> PHASE_SHIFT) + 1]++;
-        for (unsigned k = 1; k <= phases; k++) at[k] += at[k - 1];
-        size_t start[4] = {at[0], at[1], at[2], at[3]};
-        for (size_t i = 0; i < nw; i++) t[at[w[i] >> PHASE_SHIFT]++] = w[i];
-        memcpy(w, t, nw * sizeof *w);
-        for (unsigned k = 0; k < phases; k++) sort_words(w + start[k], at[k] - start[k]);
-    } else {
-        sort_words(w, nw);
-    }
-    for (size_t i = 0; i < nw;) {
-        uint64_t ph = w[i] >> PHASE_SHIFT;
-        unsigned per_bank[MH_BANK_COUNT] = {0}, best = 0;
-        for (; i < nw && (w[i] >> PHASE_SHIFT) == ph; i++) {
-            if (i && w[i] == w[i - 1]) continue; /* broadcast: same word once */
-            unsigned b = (unsigned)(w[i] % MH_BANK_COUNT);
-            if (++per_bank[b] > best) best = per_bank[b];
+        uint64_t lo = addr[i] / MH_BANK_WORD, hi = (addr[i] + sz - 1) / MH_BANK_WORD;
+        for (uint64_t x = lo; x <= hi && nw < MAXW; x++, nw++) {
+            uint32_t b = (uint32_t)(x % MH_BANK_COUNT);
+            if (!(used[ph] >> b & 1u)) {
+                used[ph] |= UINT32_C(1) << b;
+                first[ph][b] = x;
+                cnt[ph][b] = 1;
+                continue;
+            }
+            if (first[ph][b] == x) continue; /* broadcast: same word once */
+            size_t k = 0;
+            while (k < nmore && !(more[k].word == x && more[k].phase == ph && more[k].bank == b)) k++;
+            if (k < nmore) continue;
+            more[nmore++] = (struct more){x, ph, b};
+            cnt[ph][b]++;
         }
+    }
+    for (unsigned ph = 0; ph < phases; ph++) {
+        if (!used[ph]) continue;
+        unsigned best = 0;
+        for (unsigned b = 0; b < MH_BANK_COUNT; b++)
+            if ((used[ph] >> b & 1u) && cnt[ph][b] > best) best = cnt[ph][b];
         c.phases++;
         c.wavefronts += best;
         if (best > c.worst) {
             c.worst = best;
-            for (unsigned b = 0; b < MH_BANK_COUNT; b++) c.bank[b] = (uint16_t)per_bank[b];
+            for (unsigned b = 0; b < MH_BANK_COUNT; b++) c.bank[b] = (used[ph] >> b & 1u) ? cnt[ph][b] : 0;
         }
     }
     return c;
@@ -128,6 +110,46 @@ static long find(const mh_bank_table *t, uint32_t launch, uint64_t pc, size_t *s
 const mh_bank_pc *mh_bank_get(const mh_bank_table *t, uint32_t launch, uint64_t pc) {
     long i = find(t, launch, pc, NULL);
     return i < 0 ? NULL : &t->v[i];
+}
+
+typedef struct placed {
+    mh_bank_pc e;
+    size_t slot; /* its index entry */
+} placed;
+
+static int cmp_placed_pc(const void *a, const void *b) {
+    const placed *x = a, *y = b;
+    return (x->e.pc > y->e.pc) - (x->e.pc < y->e.pc);
+}
+
+int mh_bank_sort_launch(mh_bank_table *t, uint32_t launch, size_t from, mh_err *err) {
+    size_t m = 0;
+    for (size_t i = from; i < t->n; i++) m += t->v[i].launch == launch;
+    if (m < 2) return MH_OK;
+    placed *p = malloc(m * sizeof *p);
+    size_t *at = malloc(m * sizeof *at);
+    if (!p || !at) {
+        free(p);
+        free(at);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    size_t k = 0;
+    for (size_t i = from; i < t->n; i++) {
+        if (t->v[i].launch != launch) continue;
+        long f = find(t, launch, t->v[i].pc, &p[k].slot);
+        assert(f == (long)i);
+        (void)f;
+        p[k].e = t->v[i];
+        at[k++] = i;
+    }
+    qsort(p, m, sizeof *p, cmp_placed_pc); /* pcs are distinct within a launch */
+    for (k = 0; k < m; k++) {
+        t->v[at[k]] = p[k].e;
+        t->h[p[k].slot] = (uint32_t)at[k] + 1;
+    }
+    free(p);
+    free(at);
+    return MH_OK;
 }
 
 static int rehash(mh_bank_table *t) {

@@ -26,14 +26,29 @@ _Static_assert(ARENA_FIRST << (ARENA_CLASSES - 1) == RETAIN_MAX, "one arena clas
 typedef struct grp {
     mh_grp_key key;
     mh_grp_entry *v;
-    uint32_t n, cap;       /* cap: the capacity accounted (doubling from 4) */
+    uint32_t n;            /* entries; the capacity accounted is cap_of(n) */
+    uint16_t last;         /* thread of the last entry */
+    uint16_t pad;
     uint32_t hnext;        /* hash chain, or free list when unused */
     uint32_t lprev, lnext; /* LRU list */
     uint32_t used : 1;
-    uint32_t acap : 31;    /* allocated capacity of v: a finished group's array stays with its free slot for
+    uint32_t rising : 1;   /* every entry's thread above the one before (so no thread came twice) */
+    uint32_t acap : 30;    /* allocated capacity of v: a finished group's array stays with its free slot for
                             * reuse (a bit field: the struct's size is part of the budget and the figures) */
     uint64_t tick;         /* g->clock at the last access */
 } grp;
+_Static_assert(sizeof(grp) == 64, "a group record is one cache line");
+
+#define ACAP_MAX ((UINT32_C(1) << 30) - 1)
+
+/* The capacity accounted for n entries: 0, then 4, doubling. */
+static uint32_t cap_of(uint32_t n) {
+    if (n <= 4) return n ? 4 : 0;
+    return UINT32_C(1) << (32 - __builtin_clz(n - 1));
+}
+
+/* Whether n entries fill cap_of(n): the next entry needs room. */
+static int full_at(uint32_t n) { return n == 0 || (n >= 4 && !(n & (n - 1))); }
 
 struct mh_grp {
     grp *pool;
@@ -345,9 +360,9 @@ static int finish(mh_grp *g, uint32_t id, mh_err *err) {
     mh_grp_entry *v = x->v;
     size_t n = x->n;
     uint32_t acap = x->acap;
-    g->entry_bytes -= (size_t)x->cap * sizeof *v;
+    g->entry_bytes -= (size_t)cap_of(x->n) * sizeof *v;
     x->v = NULL;
-    x->n = x->cap = x->acap = 0;
+    x->n = x->acap = 0;
     x->used = 0;
     x->hnext = g->freelist;
     g->freelist = id;
@@ -373,7 +388,7 @@ static uint32_t lookup(mh_grp *g, const mh_grp_key *k, uint32_t h) {
     return 0;
 }
 
-int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *err) {
+int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t full, mh_err *err) {
     uint32_t id = 0;
     if (g->last && key_eq(&g->pool[g->last - 1].key, k)) {
         id = g->last;
@@ -404,6 +419,7 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
             grp *x = &g->pool[id - 1];
             x->key = *k;
             x->used = 1;
+            x->rising = 1;
             x->hnext = g->buckets[h];
             g->buckets[h] = id;
             lru_push_tail(g, id);
@@ -418,19 +434,28 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, mh_err *er
         g->last = id;
     }
     grp *x = &g->pool[id - 1];
-    if (x->n == x->cap) {
-        uint32_t cap = x->cap ? x->cap * 2 : 4;
-        if (cap > x->acap) {
-            mh_grp_entry *v = entries_grow(g, x->v, x->acap, x->n, cap);
+    if (full_at(x->n)) {
+        uint32_t cap = x->n, ncap = cap ? cap * 2 : 4;
+        if (ncap > ACAP_MAX) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+        if (ncap > x->acap) {
+            mh_grp_entry *v = entries_grow(g, x->v, x->acap, x->n, ncap);
             if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
             x->v = v;
-            x->acap = cap;
+            x->acap = ncap;
         }
-        g->entry_bytes += (size_t)(cap - x->cap) * sizeof *x->v;
-        x->cap = cap;
+        g->entry_bytes += (size_t)(ncap - cap) * sizeof *x->v;
     }
+    if (x->n && e->thread <= x->last) x->rising = 0;
+    x->last = e->thread;
     x->v[x->n++] = *e;
     x->tick = ++g->clock;
+    /* Whole: full distinct threads, so no later access can belong to it. */
+    if (full && x->n == full && x->rising) {
+        int rc = finish(g, id, err);
+        if (rc) return rc;
+        note_peak(g);
+        return MH_OK;
+    }
     /* Hand over groups nobody touched for max_age accesses: almost always
      * complete (their block moved on); at most two per call keeps it O(1). */
     for (int k = 0; k < 2 && g->lru_head && g->lru_head != id; k++) {

@@ -595,17 +595,20 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
 int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     lsteps *s = NULL;
+    uint32_t tpb = 0; /* threads per block of s's launch: a step is whole when each has added to it */
     for (size_t i = 0; i < n; i++) {
         const mh_access *a = &v[i];
         if (!s || s->launch != a->launch) {
             s = get_st2(lr, a->launch);
             if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            const mh_model_launch *ml = mh_model_launch_get(lr->model, a->launch);
+            tpb = ml ? ml->threads_per_block : 0;
         }
         mh_grp_key gk;
         mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
         mh_grp_entry ge;
         mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-        int rc = mh_grp_add(lr->grp, &gk, &ge, err);
+        int rc = mh_grp_add(lr->grp, &gk, &ge, tpb, err);
         if (rc) return rc;
     }
     note_bytes(lr, st->bytes[rec]);

@@ -54,17 +54,17 @@ static pstate *get_ps(mh_pat_run *pr, uint32_t launch) {
     s = &pr->ps[pr->nps++];
     memset(s, 0, sizeof *s);
     s->launch = launch;
+    s->bank0 = pr->banks.n;
     return s;
 }
 
 static void free_ps(mh_pat_run *pr, pstate *s) {
     pr->bytes -= s->cappcs * sizeof *s->pcs + s->pchcap * sizeof *s->pch + s->caphs * sizeof *s->hs +
-                 s->sh.capown * sizeof *s->sh.ow + s->sh.capso * sizeof *s->sh.so;
+                 mh_pat_pacc_bytes(&s->sh);
     free(s->pcs);
     free(s->pch);
     free(s->hs);
-    free(s->sh.ow);
-    free(s->sh.so);
+    mh_pat_pacc_free(&s->sh);
     size_t i = (size_t)(s - pr->ps);
     pr->ps[i] = pr->ps[--pr->nps];
 }
@@ -508,6 +508,7 @@ static int keep_requests(mh_pat_run *pr, const pstate *s) {
 
 static int end_launch(mh_pat_run *pr, pstate *s, mh_err *err) {
     int rc = mh_grp_flush_launch(pr->grp, s->launch, err);
+    if (!rc) rc = mh_bank_sort_launch(&pr->banks, s->launch, s->bank0, err);
     if (rc) return rc;
     mh_occ_end_launch(pr->occ, s->launch);
     mh_pat_access_take(pr, s);
@@ -570,6 +571,7 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_sta
     uint32_t ws = warp_size(pr);
     assert(ws > 0);
     pstate *s = NULL;
+    uint32_t tpb = 0; /* threads per block of s's launch (0: unknown) */
     for (size_t i = 0; i < n; i++) {
         const mh_access *a = &v[i];
         unsigned space = MH_ACCESS_SPACE(a);
@@ -577,15 +579,21 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_sta
         if (!s || s->launch != a->launch) {
             s = get_ps(pr, a->launch);
             if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            const mh_model_launch *ml = mh_model_launch_get(pr->model, a->launch);
+            tpb = ml ? ml->threads_per_block : 0;
         }
         uint32_t warp = (uint32_t)div_by(a->thread, ws);
-        /* the lanes' k-th execution of this pc form one warp instruction */
+        /* the lanes' k-th execution of this pc form one warp instruction, whole
+         * once every lane of the warp is in (a thread's k-th execution of a pc
+         * is one access) */
+        uint32_t full = 0;
+        if (warp < UINT16_MAX - 1 && (uint64_t)warp * ws < tpb) full = tpb - warp * ws < ws ? tpb - warp * ws : ws;
         mh_grp_key gk;
         mh_grp_key_set(&gk, a->pc, a->launch, a->block, st->occ[off + i],
                        (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
         mh_grp_entry ge;
         mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-        int rc = mh_grp_add(pr->grp, &gk, &ge, err);
+        int rc = mh_grp_add(pr->grp, &gk, &ge, full, err);
         if (rc) return rc;
     }
     /* the peak of both stages' memory at the end of the record, as one feed's */

@@ -64,6 +64,89 @@ static int owner_add(mh_pat_run *pr, pacc *s, uint64_t word, uint32_t block, uin
     return MH_OK;
 }
 
+/* ---- word owners by index: one shared array in one block ---- */
+
+#define OTAB_MAX_WORDS (UINT32_C(1) << 18) /* 1 MiB arrays; shared memory per block is a quarter of that */
+
+static void cell_add(uint32_t *c, uint16_t thread, uint32_t ws) {
+    uint32_t v = *c;
+    if (!v) {
+        *c = UINT32_C(1) << 16 | thread;
+        return;
+    }
+    uint16_t first = (uint16_t)v;
+    if ((v >> 16) < 3 && first != thread)
+        *c = (uint32_t)(mh_pat_div(first, ws) == mh_pat_div(thread, ws) ? 2 : 3) << 16 | first;
+}
+
+/* The otab of array base (a canonical key with offset 0) for block, made at
+ * the array's first access; NULL when its words go to the hashed table (the
+ * array is another block's, or too big) or without memory (*nomem set). */
+static otab *otab_get(mh_pat_run *pr, pacc *s, uint64_t base, uint32_t block, int64_t obj, int *nomem) {
+    for (size_t i = 0; i < s->nots; i++)
+        if (s->ot[i].base == base) return s->ot[i].block == block && s->ot[i].cell ? &s->ot[i] : NULL;
+    otab *v = mh_grow(s->ot, &s->capots, s->nots + 1, sizeof *v, 4);
+    if (!v) {
+        *nomem = 1;
+        return NULL;
+    }
+    s->ot = v;
+    otab *t = &s->ot[s->nots++];
+    memset(t, 0, sizeof *t);
+    t->base = base;
+    t->block = block;
+    uint64_t size = obj >= 0 && (size_t)obj < pr->model->nobjs ? pr->model->objs[obj].a.size : 0;
+    if (!size || size > (uint64_t)OTAB_MAX_WORDS * 4) return NULL; /* cell stays NULL: hashed */
+    t->nwords = (uint32_t)((size + 3) / 4);
+    t->cell = calloc(t->nwords, sizeof *t->cell);
+    if (!t->cell) {
+        s->nots--;
+        *nomem = 1;
+        return NULL;
+    }
+    pr->bytes1 += (size_t)t->nwords * sizeof *t->cell;
+    return t;
+}
+
+size_t mh_pat_pacc_bytes(const pacc *a) {
+    size_t b = a->capown * sizeof *a->ow + a->capso * sizeof *a->so + a->capots * sizeof *a->ot;
+    for (size_t i = 0; i < a->nots; i++) b += (size_t)a->ot[i].nwords * sizeof *a->ot[i].cell;
+    return b;
+}
+
+void mh_pat_pacc_free(pacc *a) {
+    for (size_t i = 0; i < a->nots; i++) free(a->ot[i].cell);
+    free(a->ot);
+    free(a->ow);
+    free(a->so);
+    a->ot = NULL;
+    a->ow = NULL;
+    a->so = NULL;
+}
+
+static int count_cell(pacc *a, size_t *bytes, int64_t obj, unsigned state) {
+    sobj *so = mh_pat_sobj(&a->so, &a->nso, &a->capso, bytes, obj);
+    if (!so) return MH_ERR_NOMEM;
+    so->cells++;
+    if (state == 1) so->priv++;
+    else if (state == 2) so->warp++;
+    else so->cross++;
+    return MH_OK;
+}
+
+int mh_pat_pacc_count(pacc *a, size_t *bytes) {
+    for (size_t i = 0; i < a->capown; i++)
+        if (a->ow[i].word && count_cell(a, bytes, MH_CANON_OBJ(a->ow[i].word), a->ow[i].state) != MH_OK)
+            return MH_ERR_NOMEM;
+    for (size_t i = 0; i < a->nots; i++) {
+        const otab *t = &a->ot[i];
+        int64_t obj = MH_CANON_OBJ(t->base);
+        for (uint32_t w = 0; w < t->nwords; w++)
+            if (t->cell[w] && count_cell(a, bytes, obj, t->cell[w] >> 16) != MH_OK) return MH_ERR_NOMEM;
+    }
+    return MH_OK;
+}
+
 /* ---- per-launch evidence ---- */
 
 static pacc *get_pa(mh_pat_run *pr, uint32_t launch) {
@@ -82,7 +165,7 @@ void mh_pat_access_take(mh_pat_run *pr, pstate *s) {
     for (size_t i = 0; i < pr->npa; i++) {
         pacc *a = &pr->pa[i];
         if (a->launch != s->launch) continue;
-        size_t b = a->capown * sizeof *a->ow + a->capso * sizeof *a->so;
+        size_t b = mh_pat_pacc_bytes(a);
         pr->bytes1 -= b;
         pr->bytes += b; /* free_ps gives them back */
         s->sh = *a;
@@ -92,10 +175,7 @@ void mh_pat_access_take(mh_pat_run *pr, pstate *s) {
 }
 
 void mh_pat_access_free(mh_pat_run *pr) {
-    for (size_t i = 0; i < pr->npa; i++) {
-        free(pr->pa[i].ow);
-        free(pr->pa[i].so);
-    }
+    for (size_t i = 0; i < pr->npa; i++) mh_pat_pacc_free(&pr->pa[i]);
     free(pr->pa);
     pr->pa = NULL;
     pr->npa = pr->cappa = 0;
@@ -139,6 +219,7 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
             }
         }
         s = NULL;
+        otab *t = NULL; /* s's table of the last shared array */
         for (size_t i = base; i < base + m; i++) {
             const mh_access *a = &v[i];
             unsigned space = MH_ACCESS_SPACE(a);
@@ -148,14 +229,25 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
                 if (!s || s->launch != a->launch) {
                     s = get_pa(pr, a->launch);
                     if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                    t = NULL;
                 }
-                sobj *so = mh_pat_sobj(&s->so, &s->nso, &s->capso, &pr->bytes1, MH_CANON_OBJ(key));
+                int64_t obj = MH_CANON_OBJ(key);
+                sobj *so = mh_pat_sobj(&s->so, &s->nso, &s->capso, &pr->bytes1, obj);
                 if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 so->accesses++;
                 uint32_t sz = a->size ? a->size : 1;
                 uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
-                for (uint64_t w = w0; w <= w1; w++)
-                    if (owner_add(pr, s, (key & ~MH_CANON_OFF_MASK) | (w * 4), a->block, a->thread, ws) != MH_OK)
+                uint64_t arr = key & ~MH_CANON_OFF_MASK;
+                if (obj >= 0 && (!t || t->base != arr || t->block != a->block)) {
+                    int nomem = 0;
+                    t = otab_get(pr, s, arr, a->block, obj, &nomem);
+                    if (nomem) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                }
+                uint64_t w = w0;
+                if (obj >= 0 && t)
+                    for (; w <= w1 && w < t->nwords; w++) cell_add(&t->cell[w], a->thread, ws);
+                for (; w <= w1; w++) /* past the table's end, or no table */
+                    if (owner_add(pr, s, arr | (w * 4), a->block, a->thread, ws) != MH_OK)
                         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             }
             int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ[i], err);

@@ -284,16 +284,7 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
         if (!seen && classify_global(pr, s, ml, p->obj, NULL) != MH_OK) return MH_ERR_NOMEM;
     }
     /* shared objects: word owners */
-    for (size_t i = 0; i < s->sh.capown; i++) {
-        const owner *o = &s->sh.ow[i];
-        if (!o->word) continue;
-        sobj *so = mh_pat_sobj(&s->sh.so, &s->sh.nso, &s->sh.capso, &pr->bytes, MH_CANON_OBJ(o->word));
-        if (!so) return MH_ERR_NOMEM;
-        so->cells++;
-        if (o->state == 1) so->priv++;
-        else if (o->state == 2) so->warp++;
-        else so->cross++;
-    }
+    if (mh_pat_pacc_count(&s->sh, &pr->bytes) != MH_OK) return MH_ERR_NOMEM;
     for (size_t i = 0; i < s->sh.nso; i++) {
         const sobj *so = &s->sh.so[i];
         if (so->cells < PAT_SMEM_MIN_CELLS || so->cross * PAT_SMEM_CROSS_DEN > so->cells) continue;

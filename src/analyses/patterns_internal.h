@@ -63,13 +63,28 @@ typedef struct sobj {
     uint64_t cells, priv, warp, cross;
 } sobj;
 
+/* The word owners of one shared array in one block, indexed by word: the
+ * first thread in the low 16 bits, the state (as owner's) above; 0 = no
+ * access. The words of a warp's access are neighbours here, where the
+ * hashed table spreads them over the cache. */
+typedef struct otab {
+    uint64_t base;  /* canonical key of the array's word 0 */
+    uint32_t block;
+    uint32_t nwords;
+    uint32_t *cell;
+} otab;
+
 /* What the per-access stage (patterns_access.c) gathers of one launch: its
  * shared-memory word owners and per-array counts, moved into the launch's
- * pstate when the launch ends. */
+ * pstate when the launch ends. Words of an array of known size in the first
+ * block that touched it are in an otab; the rest (other blocks, words past
+ * the array's end, accesses outside every array) in the hashed table ow. */
 typedef struct pacc {
     uint32_t launch;
     owner *ow;
     size_t nown, capown;
+    otab *ot;
+    size_t nots, capots;
     sobj *so;
     size_t nso, capso;
 } pacc;
@@ -83,6 +98,7 @@ typedef struct pstate {
     hsum *hs;
     size_t nhs, caphs;
     pacc sh; /* stage 1's shared-memory evidence, moved in when the launch ends */
+    size_t bank0; /* bank-table entries before the launch's first */
 } pstate;
 
 /* Two stages per batch of accesses (memheat/patterns.h, mh_pat_run_stage1):
@@ -164,6 +180,13 @@ static inline uint32_t hot_threshold(const mh_model_launch *ml) {
 sobj *mh_pat_sobj(sobj **v, size_t *n, size_t *cap, size_t *bytes, int64_t obj);
 /* Stage 1's evidence of launch s's launch (if any) moved into s (patterns_access.c). */
 void mh_pat_access_take(mh_pat_run *pr, pstate *s);
+/* Bytes a's tables hold, and their release (patterns_access.c). */
+size_t mh_pat_pacc_bytes(const pacc *a);
+void mh_pat_pacc_free(pacc *a);
+/* Adds every owned (block, word) cell of a to its array's sobj counts
+ * (cells, priv, warp, cross; growth of a->so added to *bytes); MH_OK or
+ * MH_ERR_NOMEM (patterns_access.c). */
+int mh_pat_pacc_count(pacc *a, size_t *bytes);
 /* Frees stage 1's evidence of every launch (patterns_access.c). */
 void mh_pat_access_free(mh_pat_run *pr);
 /* x / d and x % d for a warp or sector size d (never 0), nearly always a

@@ -208,6 +208,44 @@ static void test_table(void) {
     mh_bank_free(&t);
 }
 
+/* A launch's entries put in pc order in their places; another launch's,
+ * interleaved with them, and those before `from` stay; every entry is still
+ * found by (launch, pc). */
+static void test_sort_launch(void) {
+    mh_bank_table t;
+    mh_bank_init(&t);
+    static const uint64_t pcs[] = {0x90, 0x50, 0x30, 0x70, 0x10, 0x60, 0x20, 0x80, 0x40};
+    enum { N = sizeof pcs / sizeof pcs[0] };
+    CHECK(mh_bank_add(&t, 1, 0x99, 0, MH_KIND_LOAD, cost3(1, 1, 1), 0, 0, 0, NULL) == 0); /* before from */
+    for (unsigned i = 0; i < N; i++) {
+        CHECK(mh_bank_add(&t, 1, pcs[i], 0, MH_KIND_LOAD, cost3(1 + i, 1, 1), 0, 0, 0, NULL) == 0);
+        if (i % 3 == 0) CHECK(mh_bank_add(&t, 2, pcs[i], 0, MH_KIND_STORE, cost3(1, 1, 1), 0, 0, 0, NULL) == 0);
+    }
+    size_t n = t.n;
+    CHECK(mh_bank_sort_launch(&t, 1, 1, NULL) == MH_OK);
+    CHECK_EQ_U(t.n, n);
+    CHECK(t.v[0].launch == 1 && t.v[0].pc == 0x99);
+    uint64_t last = 0;
+    unsigned ones = 0;
+    for (size_t i = 1; i < t.n; i++) {
+        if (t.v[i].launch == 2) {
+            CHECK_EQ_U(t.v[i].kind, MH_KIND_STORE);
+            continue;
+        }
+        CHECK(t.v[i].pc > last); /* rising pcs */
+        last = t.v[i].pc;
+        ones++;
+    }
+    CHECK_EQ_U(ones, N);
+    CHECK(t.v[1].launch == 1 && t.v[2].launch == 2); /* the places kept: launch 2's first after launch 1's first */
+    for (unsigned i = 0; i < N; i++) {
+        const mh_bank_pc *p = mh_bank_get(&t, 1, pcs[i]);
+        CHECK(p != NULL && p->pc == pcs[i] && p->sum_degree == 1 + i);
+        if (i % 3 == 0) CHECK(mh_bank_get(&t, 2, pcs[i]) != NULL && mh_bank_get(&t, 2, pcs[i])->launch == 2);
+    }
+    mh_bank_free(&t);
+}
+
 /* Which fix: a tree reduction indexed a[2*s*i] (its degree grows from one
  * execution of the pc to the next) against a tile read by columns (the same
  * degree at every execution; a partial warp at an edge has less). */
@@ -550,4 +588,4 @@ static void test_random_against_rule(void) {
 MH_TEST_MAIN(T(test_phases), T(test_degree_by_hand), T(test_subword), T(test_ncu_cases), T(test_wide), T(test_partial),
              T(test_broadcast), T(test_table), T(test_growing_stride), T(test_trace_per_pc), T(test_divergent_conflict), T(test_trace_vector),
              T(test_json_oracle_fields), T(test_lane_numbers_and_odd_warp),
-             T(test_random_against_rule))
+             T(test_random_against_rule), T(test_sort_launch))

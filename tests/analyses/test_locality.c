@@ -221,8 +221,9 @@ static void test_budget_eviction(void) {
     tb t;
     CHECK(tb_open(&t, "budget"));
     tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x8000, 4096, MH_SPACE_GLOBAL, "X");
-    tb_launch(&t, 0, "many_steps", 1, 64);
-    /* thread-major order (as Oclgrind runs work-items): every step stays open */
+    tb_launch(&t, 0, "many_steps", 1, 128);
+    /* thread-major order (as Oclgrind runs work-items), and half the block
+     * never accesses memory: no step is ever whole, every step stays open */
     for (uint16_t th = 0; th < 64; th++)
         for (uint32_t s = 0; s < 200; s++) tb_acc(&t, 0, 0, th, s, 0x8000 + 4u * ((th + s) % 1024), 4, 0, 0, 1);
     tb_end(&t, 0);
@@ -247,6 +248,74 @@ static void test_budget_eviction(void) {
     }
     mh_analyze_free(&big);
     mh_analyze_free(&small);
+    unlink(t.path);
+}
+
+/* 200 steps of 64 threads written step by step (as the CUDA collector
+ * writes them), in a block of `block` threads: each thread at step s reads
+ * word (3 t + s) mod 1024 of X. */
+static int steps_trace(tb *t, const char *name, uint32_t block) {
+    if (!tb_open(t, name)) return 0;
+    tb_alloc(t, 0, MH_TRACE_NO_LAUNCH, 0x8000, 4096, MH_SPACE_GLOBAL, "X");
+    tb_launch(t, 0, "steps", 1, block);
+    for (uint32_t s = 0; s < 200; s++)
+        for (uint16_t th = 0; th < 64; th++) tb_acc(t, 0, 0, th, s, 0x8000 + 4u * ((3u * th + s) % 1024), 4, 0, 0, 1);
+    tb_end(t, 0);
+    return tb_close(t);
+}
+
+/* A step that every thread of the block has added to is whole and handed
+ * over at once: the same metrics as when the steps wait for the launch's
+ * end (a 65th thread that never accesses memory), with far less memory held. */
+static void test_whole_steps(void) {
+    tb a, b;
+    CHECK(steps_trace(&a, "whole", 64));
+    CHECK(steps_trace(&b, "open", 65));
+    mh_analyze_result ra, rb;
+    CHECK(mh_analyze_file(a.path, NULL, &ra, NULL) == MH_OK);
+    CHECK(mh_analyze_file(b.path, NULL, &rb, NULL) == MH_OK);
+    if (ra.nloc == 1 && rb.nloc == 1) {
+        const mh_loc_metrics *x = &ra.loc[0].r.m[MH_LOC_TOTAL], *y = &rb.loc[0].r.m[MH_LOC_TOTAL];
+        CHECK_EQ_U(x->psl_steps, 200);
+        CHECK_EQ_U(y->psl_steps, 200);
+        CHECK_EQ_U(ra.loc[0].r.psl_split, 0);
+        for (int d = 0; d < MH_LOC_NBITS; d++) CHECK(x->psl[d] == y->psl[d]);
+        NEAR(x->psl[0], 6.0); /* 64 distinct words per step */
+        CHECK_EQ_U(x->footprint, y->footprint);
+        /* whole steps hold one step's 64 entries at a time; open ones all 200 */
+        CHECK(ra.peak_loc + 200 * 64 * 16 / 2 < rb.peak_loc);
+    } else {
+        CHECK(0);
+    }
+    mh_analyze_free(&ra);
+    mh_analyze_free(&rb);
+    unlink(a.path);
+    unlink(b.path);
+}
+
+/* A thread with two records at one step (Oclgrind splits a wide copy into
+ * several) must not make the step look whole before its last thread came:
+ * 4 threads, step 0 gets threads 0, 0, 1, 2, then 3. */
+static void test_step_thread_twice(void) {
+    tb t;
+    CHECK(tb_open(&t, "twice"));
+    tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x8000, 4096, MH_SPACE_GLOBAL, "X");
+    tb_launch(&t, 0, "twice", 1, 4);
+    static const uint16_t th0[5] = {0, 0, 1, 2, 3};
+    for (int i = 0; i < 5; i++) tb_acc(&t, 0, 0, th0[i], 0, 0x8000 + 4u * (uint32_t)i, 4, 0, 0, 1);
+    for (uint16_t th = 0; th < 4; th++) tb_acc(&t, 0, 0, th, 1, 0x8100 + 4u * th, 4, 0, 0, 1);
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    if (res.nloc == 1) {
+        CHECK_EQ_U(res.loc[0].r.m[MH_LOC_TOTAL].psl_steps, 2);
+        /* step 0: 5 words (log2 5), step 1: 4 words (2 bits) */
+        NEAR(res.loc[0].r.m[MH_LOC_TOTAL].psl[0], (log2(5.0) + 2.0) / 2);
+    } else {
+        CHECK(0);
+    }
+    mh_analyze_free(&res);
     unlink(t.path);
 }
 
@@ -344,4 +413,4 @@ static void test_truncated(void) {
 
 MH_TEST_MAIN(T(test_entropy_helper), T(test_small_by_hand), T(test_placement_independent), T(test_uniform_sweep),
              T(test_budget_eviction), T(test_local_space_per_thread), T(test_psl_levels_match_entropy),
-             T(test_truncated), T(test_many_distinct))
+             T(test_truncated), T(test_many_distinct), T(test_whole_steps), T(test_step_thread_twice))

@@ -396,6 +396,102 @@ static void test_merged_pcs(void) {
 /* The execution counters themselves: per (launch, block, thread, pc); a
  * block dropped for the budget restarts at 0 and is counted; a launch's end
  * frees its tables. */
+/* 8 warps, written step by step (as the CUDA collector writes them): 50
+ * times a shared load with a 2-way bank conflict, a shared store, and a
+ * global load at a 12-byte stride. down: each warp's lanes in falling
+ * order, so that no request is ever seen whole before the launch ends. */
+static int warps_trace(tb *t, const char *name, int down) {
+    if (!tb_open(t, name)) return 0;
+    tb_alloc(t, 0, 0, 0, 4096, MH_SPACE_SHARED, "tile");
+    tb_alloc(t, 1, MH_TRACE_NO_LAUNCH, 0x10000, 65536, MH_SPACE_GLOBAL, "X");
+    tb_launch(t, 0, "warps", 1, 256);
+    for (uint32_t s = 0; s < 50; s++)
+        for (uint16_t i = 0; i < 256; i++) {
+            uint16_t th = down ? (uint16_t)((i & ~31u) | (31u - (i & 31u))) : i;
+            tb_acc(t, 0, 0, th, 3 * s, 4u * ((2u * th + s) % 1024), 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
+            tb_acc(t, 0, 0, th, 3 * s + 1, 4u * th, 4, MH_KIND_STORE, MH_SPACE_SHARED, 0x28);
+            tb_acc(t, 0, 0, th, 3 * s + 2, 0x10000 + 12u * th + 4u * s, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x30);
+        }
+    tb_end(t, 0);
+    return tb_close(t);
+}
+
+/* A warp request every lane of its warp has added to is whole and handed
+ * over at once: the same findings, bank table and requests as when every
+ * request waits for the launch's end (lanes in falling order: whole only
+ * then), with far less memory held. */
+static void test_whole_warps(void) {
+    tb a, b;
+    CHECK(warps_trace(&a, "wwhole", 0));
+    CHECK(warps_trace(&b, "wopen", 1));
+    mh_analyze_result ra, rb;
+    CHECK(mh_analyze_file(a.path, NULL, &ra, NULL) == MH_OK);
+    CHECK(mh_analyze_file(b.path, NULL, &rb, NULL) == MH_OK);
+    if (ra.pat && rb.pat) {
+        size_t na = 0, nb = 0;
+        const mh_pat_finding *fa = mh_pat_findings(ra.pat, &na), *fb = mh_pat_findings(rb.pat, &nb);
+        CHECK(na >= 2);
+        CHECK_EQ_U(na, nb);
+        for (size_t i = 0; i < na && i < nb; i++)
+            CHECK(fa[i].kind == fb[i].kind && fa[i].obj == fb[i].obj && fa[i].cost == fb[i].cost);
+        const mh_bank_table *ba = mh_pat_banks(ra.pat), *bb = mh_pat_banks(rb.pat);
+        CHECK_EQ_U(ba->n, 2);
+        CHECK_EQ_U(ba->n, bb->n);
+        for (size_t i = 0; i < ba->n && i < bb->n; i++) {
+            const mh_bank_pc *x = &ba->v[i], *y = &bb->v[i];
+            CHECK(x->pc == y->pc && x->requests == y->requests && x->sum_degree == y->sum_degree &&
+                  x->extra == y->extra && x->ex_warp == y->ex_warp && x->ex_occ == y->ex_occ);
+            CHECK_EQ_U(x->requests, 8 * 50);
+        }
+        if (ba->n == 2) CHECK(ba->v[0].pc == 0x20 && ba->v[0].extra == 8 * 50); /* 2-way: one extra wavefront each */
+        size_t qa = 0, qb = 0;
+        const mh_pat_req *pa = mh_pat_requests(ra.pat, &qa), *pb = mh_pat_requests(rb.pat, &qb);
+        CHECK_EQ_U(qa, qb);
+        for (size_t i = 0; i < qa && i < qb; i++)
+            CHECK(pa[i].pc == pb[i].pc && pa[i].requests == pb[i].requests && pa[i].sectors == pb[i].sectors);
+        CHECK_EQ_U(mh_pat_run_split(ra.pat), 0);
+        /* whole requests leave at once; open ones hold 1,200 requests of 32 entries */
+        CHECK(ra.peak_pat + 1200 * 32 * 16 / 2 < rb.peak_pat);
+    } else {
+        CHECK(0);
+    }
+    mh_analyze_free(&ra);
+    mh_analyze_free(&rb);
+    unlink(a.path);
+    unlink(b.path);
+}
+
+/* Shared-word owners of two blocks: block 0's words of an array are counted
+ * by index, block 1's and the words past the array's end in the hashed
+ * table; the counts are the same. Each thread stores and loads its own word
+ * of a 64-word array; thread 0 then loads 16 bytes from word 62: words 62
+ * and 63 become shared by two warps, words 64 and 65 (past the end) are
+ * thread 0's. Per block: 66 cells, 64 of one thread, 2 of two warps. */
+static void test_smem_owner_blocks(void) {
+    tb t;
+    CHECK(tb_open(&t, "owners"));
+    tb_alloc(&t, 0, 0, 0, 256, MH_SPACE_SHARED, "slots");
+    tb_launch(&t, 0, "owners", 2, 64);
+    for (uint32_t b = 0; b < 2; b++) {
+        for (uint16_t th = 0; th < 64; th++) tb_acc(&t, 0, b, th, 0, 4u * th, 4, MH_KIND_STORE, MH_SPACE_SHARED, 0x10);
+        for (uint16_t th = 0; th < 64; th++) tb_acc(&t, 0, b, th, 1, 4u * th, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
+        tb_acc(&t, 0, b, 0, 2, 248, 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x30);
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_analyze_result res;
+    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
+    const mh_pat_finding *f = find_kind(&res, "slots", MH_PAT_SMEM_THREAD);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ_U(f->sectors, 132); /* cells */
+        CHECK_EQ_U(f->flagged, 128); /* of one thread */
+        CHECK_EQ_U(f->requests, 2 * 129); /* accesses */
+    }
+    mh_analyze_free(&res);
+    unlink(t.path);
+}
+
 static void test_occur_counts(void) {
     mh_occ *o = NULL;
     CHECK(mh_occ_new(&o, 8192, NULL) == MH_OK);
@@ -460,4 +556,5 @@ static void test_occur_one_lane(void) {
 
 MH_TEST_MAIN(T(test_stride_and_source), T(test_2d_misaligned_vs_control), T(test_misaligned_not_false_sharing),
              T(test_sorted_by_cost), T(test_shared_variants), T(test_column_walk), T(test_json),
-             T(test_divergent_store_coalesced), T(test_merged_pcs), T(test_occur_counts), T(test_occur_one_lane))
+             T(test_divergent_store_coalesced), T(test_merged_pcs), T(test_occur_counts), T(test_occur_one_lane),
+             T(test_whole_warps), T(test_smem_owner_blocks))
