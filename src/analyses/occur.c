@@ -1,7 +1,10 @@
 /* occur.c -- per-thread, per-pc occurrence counters of the blocks in flight
  * (occur.h).
  *
- * One table per (launch, block): open addressing over (thread, pc) -> count.
+ * One table per (launch, block): open addressing over pc -> an array of
+ * counts indexed by thread. Accesses come a warp instruction at a time (the
+ * same pc for 32 lanes, usually for the next warps too), so the pc touched
+ * last is remembered and a lane's count is one word next to its neighbours'.
  * Blocks live in a pool (free list through hnext), are found through a chained
  * hash on (launch, block) and ordered least to most recently touched in a
  * doubly linked list, which drives the age and budget eviction. Index 0 means
@@ -17,12 +20,14 @@
 #include "util/hash.h"
 #include "util/grow.h"
 
-typedef struct ent {
+/* One pc's counters in one block: cnt[thread] = executions so far. The
+ * lanes of a warp instruction read neighbouring words of one array. */
+typedef struct pcent {
     uint64_t pc;
-    uint32_t count; /* 0 = empty slot */
-    uint16_t thread;
-    uint16_t pad;
-} ent;
+    uint32_t *cnt; /* NULL = empty slot */
+    uint32_t cap;  /* threads covered (power of two) */
+    uint32_t pad;
+} pcent;
 
 typedef struct oblk {
     uint32_t launch, block;
@@ -30,8 +35,9 @@ typedef struct oblk {
     uint32_t hnext;        /* hash chain, or free list when unused */
     uint32_t lprev, lnext; /* LRU list */
     uint32_t used;
-    ent *t;
-    uint32_t n, cap;       /* entries, slots (power of two) */
+    pcent *t;              /* open addressing on pc */
+    uint32_t n, cap;       /* pcs, slots (power of two) */
+    uint32_t last;         /* slot + 1 of the pc touched last */
 } oblk;
 
 #define GONE_EMPTY UINT64_MAX
@@ -52,26 +58,10 @@ static uint32_t blk_hash(uint32_t launch, uint32_t block) {
     return (uint32_t)mh_mix64((uint64_t)launch << 32 | block);
 }
 
-/* Slot of (thread, pc): four neighbouring threads at one pc share a hashed
- * group of four slots, one cache line of the 64-byte aligned table, so the
- * 32 lanes of a warp instruction touch 8 lines instead of 32. Lookups never
- * depend on placement. */
-static size_t ent_slot(uint16_t thread, uint64_t pc, uint32_t cap) {
-    uint64_t g = (uint64_t)(thread >> 2);
-    return (size_t)((mh_mix64(pc ^ (g << 48 | g)) << 2) + (thread & 3u)) & (cap - 1);
-}
+static size_t pc_slot(uint64_t pc, uint32_t cap) { return (size_t)mh_mix64(pc) & (cap - 1); }
 
-/* The probe sequence after slot j (*step probes made in the current lane):
- * the same lane of the following lines, so a group of four threads that
- * collides with another lands in one line again without walking through
- * the other group's slots one by one; after cap / 4 probes (the lane is
- * full: threads of one lane only) the next lane. It visits every slot once,
- * so inserts and lookups, which follow it alike, always end. */
-static inline size_t ent_probe(size_t j, uint32_t *step, uint32_t cap) {
-    if (++*step < cap / 4) return (j + 4) & (cap - 1);
-    *step = 0;
-    return (j + 5) & (cap - 1);
-}
+/* Bytes of one pc's counters of cap threads. */
+static size_t cnt_bytes(uint32_t cap) { return (size_t)cap * sizeof(uint32_t); }
 
 int mh_occ_new(mh_occ **out, size_t budget, mh_err *err) {
     mh_occ *o = calloc(1, sizeof *o);
@@ -90,7 +80,11 @@ int mh_occ_new(mh_occ **out, size_t budget, mh_err *err) {
 
 void mh_occ_free(mh_occ *o) {
     if (!o) return;
-    for (uint32_t i = 0; i < o->npool; i++) free(o->pool[i].t);
+    for (uint32_t i = 0; i < o->npool; i++) {
+        oblk *x = &o->pool[i];
+        for (uint32_t j = 0; j < x->cap; j++) free(x->t[j].cnt);
+        free(x->t);
+    }
     free(o->pool);
     free(o->buckets);
     free(o->gone);
@@ -197,10 +191,15 @@ static void release(mh_occ *o, uint32_t id) {
     *pp = x->hnext;
     lru_unlink(o, id);
     if (o->last == id) o->last = 0;
-    o->bytes -= (size_t)x->cap * sizeof(ent);
+    o->bytes -= (size_t)x->cap * sizeof(pcent);
+    for (uint32_t j = 0; j < x->cap; j++)
+        if (x->t[j].cnt) {
+            o->bytes -= cnt_bytes(x->t[j].cap);
+            free(x->t[j].cnt);
+        }
     free(x->t);
     x->t = NULL;
-    x->n = x->cap = 0;
+    x->n = x->cap = x->last = 0;
     x->used = 0;
     x->hnext = o->freelist;
     o->freelist = id;
@@ -255,29 +254,62 @@ static uint32_t get_block(mh_occ *o, uint32_t launch, uint32_t block) {
 }
 
 static int table_grow(mh_occ *o, oblk *x) {
-    uint32_t cap = x->cap ? x->cap * 2 : 64;
-    ent *t = aligned_alloc(64, (size_t)cap * sizeof *t); /* cap >= 64: a multiple of 64 bytes */
+    uint32_t cap = x->cap ? x->cap * 2 : 16;
+    pcent *t = calloc(cap, sizeof *t);
     if (!t) return MH_ERR_NOMEM;
-    memset(t, 0, (size_t)cap * sizeof *t);
     for (uint32_t i = 0; i < x->cap; i++) {
-        if (!x->t[i].count) continue;
-        size_t j = ent_slot(x->t[i].thread, x->t[i].pc, cap);
-        uint32_t step = 0;
-        while (t[j].count) j = ent_probe(j, &step, cap);
+        if (!x->t[i].cnt) continue;
+        size_t j = pc_slot(x->t[i].pc, cap);
+        while (t[j].cnt) j = (j + 1) & (cap - 1);
         t[j] = x->t[i];
     }
     o->bytes += (size_t)(cap - x->cap) * sizeof *t;
     free(x->t);
     x->t = t;
     x->cap = cap;
+    x->last = 0;
     return MH_OK;
+}
+
+/* The counters of pc in block x, covering thread; NULL without memory. */
+static pcent *pc_get(mh_occ *o, oblk *x, uint64_t pc, uint16_t thread) {
+    pcent *e = x->last ? &x->t[x->last - 1] : NULL;
+    if (!e || e->pc != pc) {
+        if ((x->n + 1) * 2 > x->cap && table_grow(o, x) != MH_OK) return NULL;
+        size_t j = pc_slot(pc, x->cap);
+        while (x->t[j].cnt && x->t[j].pc != pc) j = (j + 1) & (x->cap - 1);
+        e = &x->t[j];
+        x->last = (uint32_t)j + 1;
+        if (!e->cnt) {
+            uint32_t cap = 32;
+            while (cap <= thread) cap *= 2;
+            e->cnt = calloc(cap, sizeof *e->cnt);
+            if (!e->cnt) return NULL;
+            e->pc = pc;
+            e->cap = cap;
+            x->n++;
+            o->bytes += cnt_bytes(cap);
+        }
+    }
+    if (thread >= e->cap) {
+        uint32_t cap = e->cap;
+        while (cap <= thread) cap *= 2;
+        uint32_t *c = realloc(e->cnt, cnt_bytes(cap));
+        if (!c) return NULL;
+        memset(c + e->cap, 0, cnt_bytes(cap - e->cap));
+        o->bytes += cnt_bytes(cap - e->cap);
+        e->cnt = c;
+        e->cap = cap;
+    }
+    return e;
 }
 
 void mh_occ_prefetch(const mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc) {
     if (!o->last) return;
     const oblk *x = &o->pool[o->last - 1];
-    if (x->launch != launch || x->block != block || !x->cap) return;
-    __builtin_prefetch(&x->t[ent_slot(thread, pc, x->cap)], 1);
+    if (x->launch != launch || x->block != block || !x->last) return;
+    const pcent *e = &x->t[x->last - 1];
+    if (e->pc == pc && thread < e->cap) __builtin_prefetch(&e->cnt[thread], 1);
 }
 
 int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k,
@@ -285,19 +317,11 @@ int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uin
     uint32_t id = get_block(o, launch, block);
     if (!id) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
     oblk *x = &o->pool[id - 1];
-    if ((x->n + 1) * 4 > x->cap * 3 && table_grow(o, x) != MH_OK)
-        return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
-    size_t j = ent_slot(thread, pc, x->cap);
-    uint32_t step = 0;
-    while (x->t[j].count && !(x->t[j].pc == pc && x->t[j].thread == thread)) j = ent_probe(j, &step, x->cap);
-    ent *e = &x->t[j];
-    if (!e->count) {
-        e->pc = pc;
-        e->thread = thread;
-        x->n++;
-    }
-    *k = e->count;
-    if (e->count < UINT32_MAX) e->count++;
+    pcent *e = pc_get(o, x, pc, thread);
+    if (!e) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
+    uint32_t *c = &e->cnt[thread];
+    *k = *c;
+    if (*c < UINT32_MAX) ++*c;
     x->tick = ++o->clock;
     if (o->lru_tail != id) {
         lru_unlink(o, id);
