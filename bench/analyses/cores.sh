@@ -7,7 +7,9 @@
 # ENVS (a list of VAR=VALUE[,VAR=VALUE] settings, "-" = none), RUNS rounds
 # interleaved; one line per run: build trace threads env wall_s user_s sys_s
 # accesses/s, then the run's own times (MEMHEAT_PASS_TIMES=1: analysis and
-# output; reader, chunk waits, helpers, lanes).
+# output; reader, chunk waits, helpers, lanes). A TRACES word with a slash is
+# a trace file of one's own (a real program's, `memheat run --keep-trace`),
+# analyzed the same way; its peak RSS is printed too.
 # usage: bench/analyses/cores.sh BUILD_DIR [BUILD_DIR...]
 #   env: N=40000000 L=8000 ML=400 MA=100000 TRACES="T y m" THREADS="1 16" ENVS=- RUNS=3 W=/tmp/mh-cores
 set -uo pipefail
@@ -31,18 +33,25 @@ acc() { # accesses in a trace, from memheat info
 }
 NT=$(acc "$W/T.mht"); NY=$(acc "$W/y.mht"); NM=$(acc "$W/m.mht")
 echo "# T.mht ${NT:-?} accesses, y.mht ${NY:-?} accesses, m.mht ${NM:-?} accesses"
-echo "build trace threads env wall_s user_s sys_s Macc_per_s"
+declare -A NOWN
+for tr in $TRACES; do
+  case $tr in */*) NOWN[$tr]=$(acc "$tr"); echo "# $tr ${NOWN[$tr]:-?} accesses" ;; esac
+done
+echo "build trace threads env wall_s user_s sys_s Macc_per_s [peak_rss_kb]"
 TIMEFORMAT="%R %U %S"
 for r in $(seq 1 "$RUNS"); do
   for b in "$@"; do
     for tr in $TRACES; do
       for t in $THREADS; do
         for e in $ENVS; do
-          case $tr in T) n=${NT:-0} ;; y) n=${NY:-0} ;; *) n=${NM:-0} ;; esac
+          f=$W/$tr.mht rss=
+          case $tr in T) n=${NT:-0} ;; y) n=${NY:-0} ;; */*) n=${NOWN[$tr]:-0} f=$tr ;; *) n=${NM:-0} ;; esac
           ev=(env MEMHEAT_PASS_TIMES=1)
           [ "$e" = - ] || ev+=(${e//,/ })
-          w=$( { time "${ev[@]}" "$b/memheat" analyze --json -q --threads "$t" "$W/$tr.mht" >/dev/null 2>"$W/times.txt"; } 2>&1 )
-          echo "$(basename "$b") $tr $t $e $w $(echo "$w" | awk -v n="$n" '{ printf "%.1f", ($1 > 0) ? n / $1 / 1e6 : 0 }')"
+          case $tr in */*) [ -x /usr/bin/time ] && ev=(/usr/bin/time -f "rss_kb %M" -o "$W/rss.txt" "${ev[@]}") ;; esac
+          w=$( { time "${ev[@]}" "$b/memheat" analyze --json -q --threads "$t" "$f" >/dev/null 2>"$W/times.txt"; } 2>&1 )
+          case $tr in */*) [ -f "$W/rss.txt" ] && rss=$(awk '{ print $2 }' "$W/rss.txt") ;; esac
+          echo "$(basename "$b") $tr $t $e $w $(echo "$w" | awk -v n="$n" '{ printf "%.1f", ($1 > 0) ? n / $1 / 1e6 : 0 }') $rss"
           grep -m1 "^memheat analyze: total" "$W/times.txt" | sed 's/^memheat analyze: /  # /'
         done
       done

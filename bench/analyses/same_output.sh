@@ -6,7 +6,8 @@
 # 1, 2, 3 and the default, plus --group-mem 1 (a budget small enough to split
 # groups on big traces) and --no-patterns / --no-locality, of the new build
 # against the old build's default-thread output, byte for byte (peak_bytes
-# included). Exit 0 when every output is equal; the differing ones are named.
+# included); standard error is compared after standard output, not mixed in
+# (where an error line lands in a mixed stream depends on buffer sizes). Exit 0 when every output is equal; the differing ones are named.
 # IGNORE=REGEX: lines matching it are left out of both sides (e.g. IGNORE=peak_bytes
 # where a change of the analyses' memory accounting is intended).
 set -u
@@ -21,14 +22,16 @@ for t in "$@"; do
     for v in "" "--group-mem 1" "--no-patterns" "--no-locality"; do
         for fmt in "--json" "--max 0 --all"; do
             # shellcheck disable=SC2086
-            "$old" analyze -q $fmt $v "$t" > "$tmp/ref" 2>&1
+            "$old" analyze -q $fmt $v "$t" > "$tmp/ref" 2> "$tmp/ref.err"
             echo "exit $?" >> "$tmp/ref"
+            cat "$tmp/ref.err" >> "$tmp/ref"
             strip "$tmp/ref"
             for th in 1 2 3 default; do
                 if [ "$th" = default ]; then thr=""; else thr="--threads $th"; fi
                 # shellcheck disable=SC2086
-                "$new" analyze -q $fmt $v $thr "$t" > "$tmp/out" 2>&1
+                "$new" analyze -q $fmt $v $thr "$t" > "$tmp/out" 2> "$tmp/out.err"
                 echo "exit $?" >> "$tmp/out"
+                cat "$tmp/out.err" >> "$tmp/out"
                 strip "$tmp/out"
                 n=$((n + 1))
                 if ! cmp -s "$tmp/ref" "$tmp/out"; then

@@ -13,7 +13,7 @@ void mh_canon_reset(mh_canon *c) {
     for (int s = 0; s < MH_SPACE_COUNT; s++) c->c[s].valid = 0;
 }
 
-uint64_t mh_canon_key(mh_canon *c, const mh_model_launch *ml, const mh_access *a) {
+uint64_t mh_canon_key_slow(mh_canon *c, const mh_model_launch *ml, const mh_access *a) {
     unsigned space = MH_ACCESS_SPACE(a);
     if (space >= MH_SPACE_COUNT) space = MH_SPACE_GLOBAL;
     if (space == MH_SPACE_LOCAL) {
@@ -22,8 +22,6 @@ uint64_t mh_canon_key(mh_canon *c, const mh_model_launch *ml, const mh_access *a
         return mh_canon_pack(space, gtid % MH_CANON_NOOBJ, a->addr);
     }
     mh_canon_cache *cc = &c->c[space];
-    if (cc->valid && cc->launch == a->launch && a->addr >= cc->base && a->addr < cc->end)
-        return mh_canon_pack(space, cc->slot, a->addr - cc->base);
     int64_t o = mh_model_find_obj(c->model, space, a->launch, a->addr);
     if (o < 0 || (uint64_t)o + 1 >= MH_CANON_NOOBJ) return mh_canon_pack(space, MH_CANON_NOOBJ, a->addr);
     const mh_alloc *al = &c->model->objs[o].a;

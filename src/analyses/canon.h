@@ -53,12 +53,24 @@ typedef struct mh_canon {
 
 void mh_canon_init(mh_canon *c, const mh_model *m);
 void mh_canon_reset(mh_canon *c);
-/* Key of access a (which belongs to launch ml). */
-uint64_t mh_canon_key(mh_canon *c, const mh_model_launch *ml, const mh_access *a);
-
 static inline uint64_t mh_canon_pack(unsigned space, uint64_t slot, uint64_t off) {
     return ((uint64_t)(space & 3u) << 62) | ((slot & MH_CANON_SLOT_MASK) << MH_CANON_OFF_BITS) |
            (off & MH_CANON_OFF_MASK);
+}
+
+/* mh_canon_key past the cached object (canon.c). */
+uint64_t mh_canon_key_slow(mh_canon *c, const mh_model_launch *ml, const mh_access *a);
+
+/* Key of access a (which belongs to launch ml): inline while the access
+ * falls in the object its space found last, as nearly all do. */
+static inline uint64_t mh_canon_key(mh_canon *c, const mh_model_launch *ml, const mh_access *a) {
+    unsigned space = MH_ACCESS_SPACE(a);
+    if (space < MH_SPACE_COUNT && space != MH_SPACE_LOCAL) {
+        const mh_canon_cache *cc = &c->c[space];
+        if (cc->valid && cc->launch == a->launch && a->addr >= cc->base && a->addr < cc->end)
+            return mh_canon_pack(space, cc->slot, a->addr - cc->base);
+    }
+    return mh_canon_key_slow(c, ml, a);
 }
 
 #endif

@@ -40,7 +40,7 @@ typedef struct mh_grp_key {
     uint32_t seq;    /* the step: seq (locality) or per-pc occurrence k (patterns) */
     uint16_t warp;   /* UINT16_MAX when the grouping ignores warps */
     uint8_t space;   /* MH_SPACE_COUNT when the grouping ignores spaces */
-    uint8_t pad;
+    uint8_t pad;     /* always 0: keys compare as three words */
 } mh_grp_key;
 
 /* Key k of the given fields, written as three 64-bit words: mh_grp_add
