@@ -91,12 +91,17 @@ typedef struct stream {
     uint32_t *r;     /* 2n: lo, hi */
 } stream;
 
-/* Keys compared as their three words (pad is always 0: mh_grp_key_set). */
-static int key_eq(const mh_grp_key *a, const mh_grp_key *b) {
-    uint64_t x[3], y[3];
-    memcpy(x, a, sizeof x);
-    memcpy(y, b, sizeof y);
-    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2])) == 0;
+static inline uint64_t key_word(const mh_grp_key *k, size_t i) {
+    uint64_t w;
+    memcpy(&w, (const char *)k + 8 * i, sizeof w);
+    return w;
+}
+
+/* Keys compared as their three words (pad is always 0: mh_grp_key_set);
+ * inline always: a call per access was a tenth of the grouping's time. */
+static inline __attribute__((always_inline)) int key_eq(const mh_grp_key *a, const mh_grp_key *b) {
+    return ((key_word(a, 0) ^ key_word(b, 0)) | (key_word(a, 1) ^ key_word(b, 1)) |
+            (key_word(a, 2) ^ key_word(b, 2))) == 0;
 }
 
 static uint32_t key_hash(const mh_grp_key *k) {

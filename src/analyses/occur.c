@@ -52,6 +52,11 @@ struct mh_occ {
     uint64_t clock, max_age, restarts;
     uint64_t *gone; /* (launch << 32 | block) of blocks dropped early; GONE_EMPTY = free */
     size_t ngone, capgone;
+    /* the counters touched last (hot_cnt NULL: none), found again with
+     * four compares while a warp instruction's lanes come */
+    uint32_t hot_id, hot_launch, hot_block, hot_cap;
+    uint64_t hot_pc;
+    uint32_t *hot_cnt;
 };
 
 static uint32_t blk_hash(uint32_t launch, uint32_t block) {
@@ -191,6 +196,7 @@ static void release(mh_occ *o, uint32_t id) {
     *pp = x->hnext;
     lru_unlink(o, id);
     if (o->last == id) o->last = 0;
+    if (o->hot_id == id) o->hot_cnt = NULL;
     o->bytes -= (size_t)x->cap * sizeof(pcent);
     for (uint32_t j = 0; j < x->cap; j++)
         if (x->t[j].cnt) {
@@ -304,22 +310,28 @@ static pcent *pc_get(mh_occ *o, oblk *x, uint64_t pc, uint16_t thread) {
     return e;
 }
 
-void mh_occ_prefetch(const mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc) {
-    if (!o->last) return;
-    const oblk *x = &o->pool[o->last - 1];
-    if (x->launch != launch || x->block != block || !x->last) return;
-    const pcent *e = &x->t[x->last - 1];
-    if (e->pc == pc && thread < e->cap) __builtin_prefetch(&e->cnt[thread], 1);
-}
-
 int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k,
                 mh_err *err) {
-    uint32_t id = get_block(o, launch, block);
-    if (!id) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
-    oblk *x = &o->pool[id - 1];
-    pcent *e = pc_get(o, x, pc, thread);
-    if (!e) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
-    uint32_t *c = &e->cnt[thread];
+    uint32_t id, *c;
+    oblk *x;
+    if (o->hot_cnt && o->hot_pc == pc && o->hot_launch == launch && o->hot_block == block && thread < o->hot_cap) {
+        id = o->hot_id;
+        x = &o->pool[id - 1];
+        c = &o->hot_cnt[thread];
+    } else {
+        id = get_block(o, launch, block);
+        if (!id) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
+        x = &o->pool[id - 1];
+        pcent *e = pc_get(o, x, pc, thread);
+        if (!e) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting instruction executions");
+        o->hot_id = id;
+        o->hot_launch = launch;
+        o->hot_block = block;
+        o->hot_pc = pc;
+        o->hot_cnt = e->cnt;
+        o->hot_cap = e->cap;
+        c = &e->cnt[thread];
+    }
     *k = *c;
     if (*c < UINT32_MAX) ++*c;
     x->tick = ++o->clock;

@@ -31,9 +31,6 @@ int mh_occ_new(mh_occ **o, size_t budget_bytes, mh_err *err);
 void mh_occ_free(mh_occ *o);
 /* *k = number of earlier accesses of (launch, block, thread) at pc; counts this one. */
 int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k, mh_err *err);
-/* Starts loading the counter mh_occ_next will touch (when the block is the
- * one touched last, as it usually is); a hint only, changes nothing. */
-void mh_occ_prefetch(const mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc);
 /* Frees the counters of a launch that ended. */
 void mh_occ_end_launch(mh_occ *o, uint32_t launch);
 uint64_t mh_occ_restarts(const mh_occ *o);

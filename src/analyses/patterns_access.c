@@ -193,9 +193,10 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
     const mh_model_launch *ml = NULL;
     uint32_t ml_id = 0;
     /* Groups of PF accesses: canonical keys first, with a prefetch of the
-     * occurrence counter (and the shared word owner) each will update, then
-     * the updates: the counters miss the cache, and the misses of a group
-     * overlap instead of waiting one after another. */
+     * hashed shared-word owner each may update, then the updates: those
+     * owners miss the cache, and the misses of a group overlap instead of
+     * waiting one after another. (Execution counts and owners by index are
+     * neighbours from lane to lane: no prefetch.) */
     enum { PF = 16 };
     for (size_t base = 0; base < n; base += PF) {
         size_t m = n - base < PF ? n - base : PF;
@@ -209,7 +210,6 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
                 ml_id = a->launch;
             }
             keys[i] = mh_canon_key(&pr->canon, ml, a);
-            mh_occ_prefetch(pr->occ, a->launch, a->block, a->thread, a->pc);
             if (space == MH_SPACE_SHARED) {
                 if (!s || s->launch != a->launch) {
                     s = get_pa(pr, a->launch);
