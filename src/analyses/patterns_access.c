@@ -11,6 +11,7 @@
  * stage runs. */
 #include "analyses/patterns_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,44 +80,85 @@ static void cell_add(uint32_t *c, uint16_t thread, uint32_t ws) {
         *c = (uint32_t)(mh_pat_div(first, ws) == mh_pat_div(thread, ws) ? 2 : 3) << 16 | first;
 }
 
-/* The otab of array base (a canonical key with offset 0) for block, made at
- * the array's first access; NULL when its words go to the hashed table (the
- * array is another block's, or too big) or without memory (*nomem set). */
-static otab *otab_get(mh_pat_run *pr, pacc *s, uint64_t base, uint32_t block, int64_t obj, int *nomem) {
-    for (size_t i = 0; i < s->nots; i++)
-        if (s->ot[i].base == base) return s->ot[i].block == block && s->ot[i].cell ? &s->ot[i] : NULL;
+static size_t oth_slot(uint64_t base, uint32_t block, size_t cap) {
+    return (size_t)mh_mix64(base ^ ((uint64_t)block << 1 | 1)) & (cap - 1);
+}
+
+static int oth_grow(pacc *s) {
+    size_t cap = s->capoth ? s->capoth * 2 : 16;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h) return MH_ERR_NOMEM;
+    for (size_t i = 0; i < s->nots; i++) {
+        size_t j = oth_slot(s->ot[i].base, s->ot[i].block, cap);
+        while (h[j]) j = (j + 1) & (cap - 1);
+        h[j] = (uint32_t)i + 1;
+    }
+    free(s->oth);
+    s->oth = h;
+    s->capoth = cap;
+    return MH_OK;
+}
+
+/* The otab of array base (a canonical key with offset 0) in block, made at
+ * its first access; NULL when its words go to the hashed table (the array
+ * is too big, or the launch's otabs would pass the grouping budget, a
+ * budget of their own) or without memory (*nomem set). */
+static otab *otab_make(const mh_pat_run *pr, pacc *s, uint64_t base, uint32_t block, int64_t obj, int *nomem) {
+    if (s->capoth) {
+        for (size_t j = oth_slot(base, block, s->capoth); s->oth[j]; j = (j + 1) & (s->capoth - 1)) {
+            otab *t = &s->ot[s->oth[j] - 1];
+            if (t->base == base && t->block == block) return t->cell ? t : NULL;
+        }
+    }
+    if (s->nots + 1 > UINT32_MAX - 1 || ((s->nots + 1) * 2 > s->capoth && oth_grow(s) != MH_OK)) {
+        *nomem = 1;
+        return NULL;
+    }
     otab *v = mh_grow(s->ot, &s->capots, s->nots + 1, sizeof *v, 4);
     if (!v) {
         *nomem = 1;
         return NULL;
     }
     s->ot = v;
-    otab *t = &s->ot[s->nots++];
+    otab *t = &s->ot[s->nots];
     memset(t, 0, sizeof *t);
     t->base = base;
     t->block = block;
+    size_t j = oth_slot(base, block, s->capoth);
+    while (s->oth[j]) j = (j + 1) & (s->capoth - 1);
+    s->oth[j] = (uint32_t)++s->nots;
     uint64_t size = obj >= 0 && (size_t)obj < pr->model->nobjs ? pr->model->objs[obj].a.size : 0;
     if (!size || size > (uint64_t)OTAB_MAX_WORDS * 4) return NULL; /* cell stays NULL: hashed */
-    t->nwords = (uint32_t)((size + 3) / 4);
-    t->cell = calloc(t->nwords, sizeof *t->cell);
+    size_t bytes = (size_t)((size + 3) / 4) * sizeof *t->cell;
+    if (s->otbytes + bytes > pr->o.group_budget) return NULL;
+    t->cell = calloc(1, bytes);
     if (!t->cell) {
-        s->nots--;
         *nomem = 1;
         return NULL;
     }
-    pr->bytes1 += (size_t)t->nwords * sizeof *t->cell;
+    t->nwords = (uint32_t)((size + 3) / 4);
+    s->otbytes += bytes;
+    return t;
+}
+
+/* otab_make, with the growth of s's tables added to stage 1's bytes. */
+static otab *otab_get(mh_pat_run *pr, pacc *s, uint64_t base, uint32_t block, int64_t obj, int *nomem) {
+    size_t before = mh_pat_pacc_bytes(s);
+    otab *t = otab_make(pr, s, base, block, obj, nomem);
+    pr->bytes1 += mh_pat_pacc_bytes(s) - before;
     return t;
 }
 
 size_t mh_pat_pacc_bytes(const pacc *a) {
-    size_t b = a->capown * sizeof *a->ow + a->capso * sizeof *a->so + a->capots * sizeof *a->ot;
-    for (size_t i = 0; i < a->nots; i++) b += (size_t)a->ot[i].nwords * sizeof *a->ot[i].cell;
-    return b;
+    return a->capown * sizeof *a->ow + a->capso * sizeof *a->so + a->capots * sizeof *a->ot +
+           a->capoth * sizeof *a->oth + a->otbytes;
 }
 
 void mh_pat_pacc_free(pacc *a) {
     for (size_t i = 0; i < a->nots; i++) free(a->ot[i].cell);
     free(a->ot);
+    free(a->oth);
+    a->oth = NULL;
     free(a->ow);
     free(a->so);
     a->ot = NULL;
@@ -166,6 +208,7 @@ void mh_pat_access_take(mh_pat_run *pr, pstate *s) {
         pacc *a = &pr->pa[i];
         if (a->launch != s->launch) continue;
         size_t b = mh_pat_pacc_bytes(a);
+        assert(pr->bytes1 >= b); /* every table of a was counted as it grew */
         pr->bytes1 -= b;
         pr->bytes += b; /* free_ps gives them back */
         s->sh = *a;

@@ -76,15 +76,19 @@ typedef struct otab {
 
 /* What the per-access stage (patterns_access.c) gathers of one launch: its
  * shared-memory word owners and per-array counts, moved into the launch's
- * pstate when the launch ends. Words of an array of known size in the first
- * block that touched it are in an otab; the rest (other blocks, words past
- * the array's end, accesses outside every array) in the hashed table ow. */
+ * pstate when the launch ends. Words of an array of known size are in an
+ * otab per (array, block) while those stay under a byte budget; the rest
+ * (words past the array's end, accesses outside every array, blocks past
+ * the budget) in the hashed table ow. */
 typedef struct pacc {
     uint32_t launch;
     owner *ow;
     size_t nown, capown;
     otab *ot;
     size_t nots, capots;
+    uint32_t *oth;  /* open addressing on (array, block): ot index + 1 */
+    size_t capoth;
+    size_t otbytes; /* the otabs' cells */
     sobj *so;
     size_t nso, capso;
 } pacc;

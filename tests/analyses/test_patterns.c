@@ -461,12 +461,13 @@ static void test_whole_warps(void) {
     unlink(b.path);
 }
 
-/* Shared-word owners of two blocks: block 0's words of an array are counted
- * by index, block 1's and the words past the array's end in the hashed
- * table; the counts are the same. Each thread stores and loads its own word
- * of a 64-word array; thread 0 then loads 16 bytes from word 62: words 62
- * and 63 become shared by two warps, words 64 and 65 (past the end) are
- * thread 0's. Per block: 66 cells, 64 of one thread, 2 of two warps. */
+/* Shared-word owners of two blocks: an array's words are counted by index
+ * per block, the words past the array's end in the hashed table, and every
+ * word there too under a budget too small for the indexed tables; the
+ * counts are the same. Each thread stores and loads its own word of a
+ * 64-word array; thread 0 then loads 16 bytes from word 62: words 62 and 63
+ * become shared by two warps, words 64 and 65 (past the end) are thread
+ * 0's. Per block: 66 cells, 64 of one thread, 2 of two warps. */
 static void test_smem_owner_blocks(void) {
     tb t;
     CHECK(tb_open(&t, "owners"));
@@ -479,16 +480,20 @@ static void test_smem_owner_blocks(void) {
     }
     tb_end(&t, 0);
     CHECK(tb_close(&t));
-    mh_analyze_result res;
-    CHECK(mh_analyze_file(t.path, NULL, &res, NULL) == MH_OK);
-    const mh_pat_finding *f = find_kind(&res, "slots", MH_PAT_SMEM_THREAD);
-    CHECK(f != NULL);
-    if (f) {
-        CHECK_EQ_U(f->sectors, 132); /* cells */
-        CHECK_EQ_U(f->flagged, 128); /* of one thread */
-        CHECK_EQ_U(f->requests, 2 * 129); /* accesses */
+    for (int small = 0; small < 2; small++) {
+        mh_analyze_opts o = {0};
+        o.group_budget = small ? 200 : 0; /* 200 bytes: no 256-byte table fits */
+        mh_analyze_result res;
+        CHECK(mh_analyze_file(t.path, &o, &res, NULL) == MH_OK);
+        const mh_pat_finding *f = find_kind(&res, "slots", MH_PAT_SMEM_THREAD);
+        CHECK(f != NULL);
+        if (f) {
+            CHECK_EQ_U(f->sectors, 132);      /* cells */
+            CHECK_EQ_U(f->flagged, 128);      /* of one thread */
+            CHECK_EQ_U(f->requests, 2 * 129); /* accesses */
+        }
+        mh_analyze_free(&res);
     }
-    mh_analyze_free(&res);
     unlink(t.path);
 }
 
