@@ -1,6 +1,7 @@
 /* tbuild.h -- builds small hand-written traces for the analyses tests: a
  * header, then objects, launches and accesses appended by the test, written
- * as a real trace file through the trace writer. */
+ * as a real trace file through the trace writer; and two such traces
+ * analyzed side by side (tests that compare two shapes of one workload). */
 #ifndef MH_TESTS_ANALYSES_TBUILD_H
 #define MH_TESTS_ANALYSES_TBUILD_H
 
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "memheat/analyze.h"
 #include "memheat/trace.h"
 
 typedef struct tb {
@@ -73,6 +75,22 @@ static inline int tb_close(tb *t) {
     if (rc != MH_OK) t->ok = 0;
     if (!t->ok) fprintf(stderr, "trace builder: %s\n", t->err.msg);
     return t->ok;
+}
+
+/* Analyzes the traces of a and b (default options) into ra and rb: 1 when
+ * both succeeded. Either way tb_free_both releases both. */
+static inline int tb_analyze_both(const tb *a, const tb *b, mh_analyze_result *ra, mh_analyze_result *rb) {
+    int oa = mh_analyze_file(a->path, NULL, ra, NULL) == MH_OK;
+    int ob = mh_analyze_file(b->path, NULL, rb, NULL) == MH_OK;
+    return oa && ob;
+}
+
+/* Frees both results and removes both trace files. */
+static inline void tb_free_both(const tb *a, const tb *b, mh_analyze_result *ra, mh_analyze_result *rb) {
+    mh_analyze_free(ra);
+    mh_analyze_free(rb);
+    unlink(a->path);
+    unlink(b->path);
 }
 
 #endif

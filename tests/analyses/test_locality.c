@@ -114,8 +114,7 @@ static void test_placement_independent(void) {
     CHECK(write_small(&t1, "place1", 0x10000, 0));
     CHECK(write_small(&t2, "place2", 0x7f00000123ccull, 0));
     mh_analyze_result a, b;
-    CHECK(mh_analyze_file(t1.path, NULL, &a, NULL) == MH_OK);
-    CHECK(mh_analyze_file(t2.path, NULL, &b, NULL) == MH_OK);
+    CHECK(tb_analyze_both(&t1, &t2, &a, &b));
     check_small(&b);
     if (a.nloc == 1 && b.nloc == 1)
         for (int c = 0; c < MH_LOC_COLS; c++) {
@@ -126,10 +125,7 @@ static void test_placement_independent(void) {
                 NEAR(x->psl[d], y->psl[d]);
             }
         }
-    mh_analyze_free(&a);
-    mh_analyze_free(&b);
-    unlink(t1.path);
-    unlink(t2.path);
+    tb_free_both(&t1, &t2, &a, &b);
 }
 
 /* Uniform: 256 threads each read one distinct float once -> entropy 8 bits,
@@ -272,8 +268,7 @@ static void test_whole_steps(void) {
     CHECK(steps_trace(&a, "whole", 64));
     CHECK(steps_trace(&b, "open", 65));
     mh_analyze_result ra, rb;
-    CHECK(mh_analyze_file(a.path, NULL, &ra, NULL) == MH_OK);
-    CHECK(mh_analyze_file(b.path, NULL, &rb, NULL) == MH_OK);
+    CHECK(tb_analyze_both(&a, &b, &ra, &rb));
     if (ra.nloc == 1 && rb.nloc == 1) {
         const mh_loc_metrics *x = &ra.loc[0].r.m[MH_LOC_TOTAL], *y = &rb.loc[0].r.m[MH_LOC_TOTAL];
         CHECK_EQ_U(x->psl_steps, 200);
@@ -287,10 +282,7 @@ static void test_whole_steps(void) {
     } else {
         CHECK(0);
     }
-    mh_analyze_free(&ra);
-    mh_analyze_free(&rb);
-    unlink(a.path);
-    unlink(b.path);
+    tb_free_both(&a, &b, &ra, &rb);
 }
 
 /* A thread with two records at one step (Oclgrind splits a wide copy into

@@ -425,8 +425,7 @@ static void test_whole_warps(void) {
     CHECK(warps_trace(&a, "wwhole", 0));
     CHECK(warps_trace(&b, "wopen", 1));
     mh_analyze_result ra, rb;
-    CHECK(mh_analyze_file(a.path, NULL, &ra, NULL) == MH_OK);
-    CHECK(mh_analyze_file(b.path, NULL, &rb, NULL) == MH_OK);
+    CHECK(tb_analyze_both(&a, &b, &ra, &rb));
     if (ra.pat && rb.pat) {
         size_t na = 0, nb = 0;
         const mh_pat_finding *fa = mh_pat_findings(ra.pat, &na), *fb = mh_pat_findings(rb.pat, &nb);
@@ -455,10 +454,7 @@ static void test_whole_warps(void) {
     } else {
         CHECK(0);
     }
-    mh_analyze_free(&ra);
-    mh_analyze_free(&rb);
-    unlink(a.path);
-    unlink(b.path);
+    tb_free_both(&a, &b, &ra, &rb);
 }
 
 /* Shared-word owners of two blocks: an array's words are counted by index
