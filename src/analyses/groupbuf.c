@@ -457,12 +457,11 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t f
     x->last = e->thread;
     x->v[x->n++] = *e;
     x->tick = ++g->clock;
-    /* Whole: full distinct threads, so no later access can belong to it. */
+    /* Whole: full distinct threads, so no later access can belong to it
+     * (the checks below go on as after any add). */
     if (full && x->n == full && x->rising) {
         int rc = finish(g, id, err);
         if (rc) return rc;
-        note_peak(g);
-        return MH_OK;
     }
     /* Hand over groups nobody touched for max_age accesses: almost always
      * complete (their block moved on); at most two per call keeps it O(1). */
