@@ -58,6 +58,7 @@ struct mh_grp {
     uint32_t ngroups;
     uint32_t lru_head, lru_tail;
     uint32_t last;     /* last group touched (fast path) */
+    uint32_t whole;    /* a group made whole by the last add, handed over at the next (0: none) */
     size_t entry_bytes;
     size_t peak;
     size_t budget;
@@ -364,6 +365,7 @@ static int finish(mh_grp *g, uint32_t id, mh_err *err) {
     *pp = x->hnext;
     lru_unlink(g, id);
     if (g->last == id) g->last = 0;
+    if (g->whole == id) g->whole = 0;
     mh_grp_key k = x->key;
     mh_grp_entry *v = x->v;
     size_t n = x->n;
@@ -396,8 +398,20 @@ static uint32_t lookup(mh_grp *g, const mh_grp_key *k, uint32_t h) {
     return 0;
 }
 
-int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t full, mh_err *err) {
+int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t lo, uint32_t full, mh_err *err) {
     uint32_t id = 0;
+    if (g->whole) {
+        /* The group made whole by the last add leaves unless this access
+         * has its key: a thread's second record of one step (an Oclgrind
+         * wide copy comes as records one after another), which breaks its
+         * rising order, so it is not whole after all. */
+        uint32_t w = g->whole;
+        g->whole = 0;
+        if (!key_eq(&g->pool[w - 1].key, k)) {
+            int rc = finish(g, w, err);
+            if (rc) return rc;
+        }
+    }
     if (g->last && key_eq(&g->pool[g->last - 1].key, k)) {
         id = g->last;
     } else {
@@ -457,12 +471,11 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t f
     x->last = e->thread;
     x->v[x->n++] = *e;
     x->tick = ++g->clock;
-    /* Whole: full distinct threads, so no later access can belong to it
-     * (the checks below go on as after any add). */
-    if (full && x->n == full && x->rising) {
-        int rc = finish(g, id, err);
-        if (rc) return rc;
-    }
+    /* Whole: each of the threads lo .. lo + full - 1 once (rising order,
+     * first lo, last lo + full - 1), so no later access can belong to it,
+     * unless the very next one repeats its last thread: handed over at the
+     * next add. */
+    if (full && x->n == full && x->rising && x->v[0].thread == lo && x->last == lo + full - 1) g->whole = id;
     /* Hand over groups nobody touched for max_age accesses: almost always
      * complete (their block moved on); at most two per call keeps it O(1). */
     for (int k = 0; k < 2 && g->lru_head && g->lru_head != id; k++) {

@@ -10,8 +10,8 @@
  * buffered here until they are complete and then handed to a callback.
  *
  * A group is surely complete when its launch ends (mh_grp_flush_launch), or
- * when every thread that can take part has added to it (the caller says how
- * many: a warp's lanes, a block's threads). A trace written step by step
+ * when every thread that can take part has added to it once (the caller
+ * says which: a warp's lanes, a block's threads). A trace written step by step
  * (the CUDA collector: all threads' k-th access, then the (k+1)-th) makes
  * most groups whole within a few dozen accesses, handed over while still in
  * the cache. Before that, a group nobody touched for max_age accesses (initially 2^20,
@@ -92,11 +92,12 @@ typedef struct mh_grp mh_grp;
 
 int mh_grp_new(mh_grp **g, size_t budget_bytes, mh_grp_done_fn fn, void *ctx, mh_err *err);
 void mh_grp_free(mh_grp *g);
-/* Adds e to the group of key k. full: the number of threads that make the
- * group whole (those of a warp, of a block), or 0 when unknown. A group whose
- * entries came in rising thread order (so no thread twice) is handed over as
- * soon as it has full of them: no later access can belong to it. */
-int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t full, mh_err *err);
+/* Adds e to the group of key k. Threads lo .. lo + full - 1 make the group
+ * whole (a warp's lanes, a block's threads; full 0: unknown). A group that
+ * got exactly those, each once in rising order, is handed over at the next
+ * add (unless that one repeats the group's key: a thread's second record of
+ * one step) or at the launch's end: no later access can belong to it. */
+int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t lo, uint32_t full, mh_err *err);
 /* Hands over every buffered group of a launch. */
 int mh_grp_flush_launch(mh_grp *g, uint32_t launch, mh_err *err);
 int mh_grp_flush_all(mh_grp *g, mh_err *err);

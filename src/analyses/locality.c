@@ -608,7 +608,7 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, const mh_sta
         mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
         mh_grp_entry ge;
         mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-        int rc = mh_grp_add(lr->grp, &gk, &ge, tpb, err);
+        int rc = mh_grp_add(lr->grp, &gk, &ge, 0, tpb, err);
         if (rc) return rc;
     }
     note_bytes(lr, st->bytes[rec]);

@@ -593,7 +593,7 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_sta
                        (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
         mh_grp_entry ge;
         mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-        int rc = mh_grp_add(pr->grp, &gk, &ge, full, err);
+        int rc = mh_grp_add(pr->grp, &gk, &ge, warp * ws, full, err);
         if (rc) return rc;
     }
     /* the peak of both stages' memory at the end of the record, as one feed's */

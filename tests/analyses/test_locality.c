@@ -286,15 +286,15 @@ static void test_whole_steps(void) {
 }
 
 /* A thread with two records at one step (Oclgrind splits a wide copy into
- * several) must not make the step look whole before its last thread came:
- * 4 threads, step 0 gets threads 0, 0, 1, 2, then 3. */
-static void test_step_thread_twice(void) {
+ * several, one after the other) must not make the step look whole before
+ * its last record came: 4 threads, step 0 gets the threads in `order`
+ * (one of them twice), step 1 each thread once. */
+static void check_step_twice(const char *name, const uint16_t order[5]) {
     tb t;
-    CHECK(tb_open(&t, "twice"));
+    CHECK(tb_open(&t, name));
     tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x8000, 4096, MH_SPACE_GLOBAL, "X");
     tb_launch(&t, 0, "twice", 1, 4);
-    static const uint16_t th0[5] = {0, 0, 1, 2, 3};
-    for (int i = 0; i < 5; i++) tb_acc(&t, 0, 0, th0[i], 0, 0x8000 + 4u * (uint32_t)i, 4, 0, 0, 1);
+    for (int i = 0; i < 5; i++) tb_acc(&t, 0, 0, order[i], 0, 0x8000 + 4u * (uint32_t)i, 4, 0, 0, 1);
     for (uint16_t th = 0; th < 4; th++) tb_acc(&t, 0, 0, th, 1, 0x8100 + 4u * th, 4, 0, 0, 1);
     tb_end(&t, 0);
     CHECK(tb_close(&t));
@@ -304,11 +304,18 @@ static void test_step_thread_twice(void) {
         CHECK_EQ_U(res.loc[0].r.m[MH_LOC_TOTAL].psl_steps, 2);
         /* step 0: 5 words (log2 5), step 1: 4 words (2 bits) */
         NEAR(res.loc[0].r.m[MH_LOC_TOTAL].psl[0], (log2(5.0) + 2.0) / 2);
+        CHECK_EQ_U(res.loc[0].r.psl_split, 0);
     } else {
         CHECK(0);
     }
     mh_analyze_free(&res);
     unlink(t.path);
+}
+
+static void test_step_thread_twice(void) {
+    static const uint16_t first[5] = {0, 0, 1, 2, 3}, last[5] = {0, 1, 2, 3, 3};
+    check_step_twice("twice0", first); /* rising order broken at once */
+    check_step_twice("twice3", last);  /* all four threads in before the second record of thread 3 */
 }
 
 /* Private (local-space) addresses are per thread: two threads at the same
