@@ -158,12 +158,9 @@ void mh_pat_pacc_free(pacc *a) {
     for (size_t i = 0; i < a->nots; i++) free(a->ot[i].cell);
     free(a->ot);
     free(a->oth);
-    a->oth = NULL;
     free(a->ow);
     free(a->so);
-    a->ot = NULL;
-    a->ow = NULL;
-    a->so = NULL;
+    memset(a, 0, sizeof *a);
 }
 
 static int count_cell(pacc *a, size_t *bytes, int64_t obj, unsigned state) {

@@ -184,7 +184,7 @@ static inline uint32_t hot_threshold(const mh_model_launch *ml) {
 sobj *mh_pat_sobj(sobj **v, size_t *n, size_t *cap, size_t *bytes, int64_t obj);
 /* Stage 1's evidence of launch s's launch (if any) moved into s (patterns_access.c). */
 void mh_pat_access_take(mh_pat_run *pr, pstate *s);
-/* Bytes a's tables hold, and their release (patterns_access.c). */
+/* Bytes a's tables hold; their release, leaving a zeroed (patterns_access.c). */
 size_t mh_pat_pacc_bytes(const pacc *a);
 void mh_pat_pacc_free(pacc *a);
 /* Adds every owned (block, word) cell of a to its array's sobj counts
