@@ -64,11 +64,21 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err);
  * groups them into logical time steps. Record rec of a batch (accesses from
  * off on in the batch's hand-over st, memheat/stage.h) goes through stage 1
  * then stage 2, records in trace order in each; nothing else may be fed to
- * lr while a stage runs. The results equal mh_loc_run_feed's. */
+ * lr while a stage runs. The results equal mh_loc_run_feed's. With
+ * mh_loc_run_three, stage 1 counts half of the keys and stage 1b, after
+ * stage 1 and before stage 2, the other half. */
 int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err);
-int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
+int mh_loc_run_stage1b(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                       mh_err *err);
+int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err);
+/* Three stages instead (call before the first record; with stage 1b): stage 2 only groups,
+ * putting each step it finishes into the hand-over, and stage 3, after
+ * stage 2 is done with record rec, takes that record's steps' entropies
+ * (mh_loc_run_stage3). The results and the peak equal mh_loc_run_feed's. */
+void mh_loc_run_three(mh_loc_run *lr);
+int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err);
 /* Emits launches that never ended (cut-short trace). */
 int mh_loc_run_finish(mh_loc_run *lr, mh_err *err);
 void mh_loc_run_free(mh_loc_run *lr);

@@ -109,8 +109,10 @@ typedef struct mh_pass_times {
     double chunk_wait;            /* reading thread waiting for decompressed chunks (read-ahead) */
     double inflate_cpu;           /* read-ahead helpers fetching and decompressing, summed */
     double workers_cpu;           /* analysis workers (a launch split by analysis), summed */
-    double unit_cpu[5];           /* the same per unit: heat; patterns per access, per request;
-                                   * locality counts, time steps (0: not run) */
+    double unit_cpu[9];           /* the same per unit: heat; patterns per access, execution counts,
+                                   * grouping, requests evaluated; locality counts, second half of the
+                                   * counts, time steps, steps evaluated (0: not run, or done by the
+                                   * unit before) */
     double lanes_cpu, lanes_cpu_max; /* launch lanes: summed, and the busiest lane's */
     double lanes_idle;            /* launch lanes waiting for work, summed */
     double wait_room, wait_results; /* reading thread waiting for a lane's queue to have room, for results */

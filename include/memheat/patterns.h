@@ -117,13 +117,22 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err);
  * key and execution count and the shared-memory word owners; stage 2, after
  * stage 1 is done with the same record, groups warp requests and gathers
  * their statistics. Record rec of a batch (accesses from off on in the
- * batch's hand-over st, memheat/stage.h) goes through
- * stage 1 then stage 2, records in trace order in each; nothing else may be
- * fed to pr while a stage runs. The results equal mh_pat_run_feed's. */
+ * batch's hand-over st, memheat/stage.h) goes through stage 1 then stage 2,
+ * records in trace order in each; nothing else may be fed to pr while a
+ * stage runs. The results equal mh_pat_run_feed's. With mh_pat_run_three,
+ * the execution counts are stage 1b's, after stage 1 and before stage 2. */
 int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err);
-int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
+int mh_pat_run_stage1b(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                       mh_err *err);
+int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err);
+/* Three stages instead (call before the first record; with stage 1b): stage 2 only groups
+ * warp requests, putting each one it finishes into the hand-over, and stage
+ * 3, after stage 2 is done with record rec, gathers their statistics
+ * (mh_pat_run_stage3). The results and the peak equal mh_pat_run_feed's. */
+void mh_pat_run_three(mh_pat_run *pr);
+int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
 /* Classifies launches that never ended, then sorts findings, most costly first. */
 int mh_pat_run_finish(mh_pat_run *pr, mh_err *err);
 void mh_pat_run_free(mh_pat_run *pr);

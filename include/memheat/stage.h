@@ -1,4 +1,4 @@
-/* stage.h -- a batch's hand-over between two stages of one analysis.
+/* stage.h -- a batch's hand-over between the stages of one analysis.
  *
  * An analysis fed in two stages (the patterns and the locality metrics on
  * mh_pass's workers, memheat/patterns.h and memheat/locality.h) computes
@@ -7,12 +7,32 @@
  * its own memory after each record, so that the second stage, on another
  * thread and a batch behind, reproduces the one-stage run's results and
  * memory peak. One hand-over per batch slot: the first stage writes it, the
- * second reads it, never at once (mh_pass's ring orders them). */
+ * second reads it, never at once (mh_pass's ring orders them).
+ *
+ * With a third stage (mh_pass on many cores), the second only gathers
+ * accesses into their groups (warp requests, time steps) and puts every
+ * group it finishes, in order, into the hand-over (mh_stage_group_put); the
+ * third takes them record by record (rgroups) and evaluates them, in the
+ * order the two-stage run does, so the results are that run's; rbytes says
+ * what the first two stages held at each record's end, for the peak. */
 #ifndef MEMHEAT_STAGE_H
 #define MEMHEAT_STAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct mh_grp_key;
+struct mh_grp_entry;
+
+/* Counts that leave the first stage for stage 1b at the end of record rec
+ * (the locality's address counts of a launch split in two parts): kc holds
+ * n keys, then their n counts (malloc'd; NULL once taken). */
+typedef struct mh_stage_seed {
+    size_t rec;
+    uint32_t launch;
+    uint64_t *kc;
+    size_t n;
+} mh_stage_seed;
 
 typedef struct mh_stage {
     uint64_t *key;  /* per access: canonical key */
@@ -20,11 +40,36 @@ typedef struct mh_stage {
     size_t cap;
     size_t *bytes;  /* per record: the first stage's memory after it */
     size_t capr;
+    /* second stage to third: the groups finished during the batch, in order;
+     * group i is gent[gend[i - 1] .. gend[i]) (from 0 for i = 0); a group of
+     * no entries is a mark the analysis defines (a launch's first access) */
+    struct mh_grp_key *gkey;
+    size_t *gend;
+    size_t ng, capg;
+    struct mh_grp_entry *gent;
+    size_t nent, capent;
+    size_t *rgroups; /* per record: groups finished by its end */
+    size_t *rbytes;  /* per record: the first two stages' memory at its end */
+    size_t caprg;
+    mh_stage_seed *seed; /* first stage to 1b, in record order */
+    size_t nseed, capseed;
 } mh_stage;
 
 /* Room for accesses accesses (occ too when with_occ) and records records;
  * 0, or -1 without memory (the hand-over stays as it was). */
 int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ);
+/* The groups of the batch forgotten (the second stage's first record). */
+void mh_stage_groups_clear(mh_stage *st);
+/* Group k of n entries v appended; 0, or -1 without memory. */
+int mh_stage_group_put(mh_stage *st, const struct mh_grp_key *k, const struct mh_grp_entry *v, size_t n);
+/* Record rec (0, 1, ... in order) ends: the groups put so far and the
+ * memory bytes; 0, or -1 without memory. */
+int mh_stage_record_done(mh_stage *st, size_t rec, size_t bytes);
+/* A seed appended (kc is the hand-over's from now on, also when it fails:
+ * then freed); 0, or -1 without memory. */
+int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, uint64_t *kc, size_t n);
+/* The seeds forgotten, any not taken freed (the first stage's first record). */
+void mh_stage_seeds_clear(mh_stage *st);
 /* Frees and zeroes (zero-initialised is empty). */
 void mh_stage_free(mh_stage *st);
 

@@ -5,6 +5,7 @@ target_sources(memheat_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/groupbuf.c
   ${CMAKE_CURRENT_LIST_DIR}/occur.c
   ${CMAKE_CURRENT_LIST_DIR}/locality.c
+  ${CMAKE_CURRENT_LIST_DIR}/locality_steps.c
   ${CMAKE_CURRENT_LIST_DIR}/banks.c
   ${CMAKE_CURRENT_LIST_DIR}/patterns.c
   ${CMAKE_CURRENT_LIST_DIR}/pass.c

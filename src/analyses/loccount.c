@@ -100,6 +100,58 @@ int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t ke
     return MH_OK;
 }
 
+/* The deferred adds of the hash map, counted. */
+static int cnt_drain(mh_lcnt *s, mh_big_cache *cache, size_t *bytes) {
+    for (; s->npend; s->npend--, s->hpend = (s->hpend + 1) % MH_LCNT_AHEAD)
+        if (mh_lcnt_hash_add(s, cache, bytes, s->pend[s->hpend]) != MH_OK) return MH_ERR_NOMEM;
+    s->hpend = 0;
+    return MH_OK;
+}
+
+int mh_lcnt_split(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t **kc, size_t *n) {
+    assert(s->t);
+    if (cnt_drain(s, cache, bytes) != MH_OK) return MH_ERR_NOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < s->cap; i++) m += s->t[i].key && mh_lcnt_part(s->t[i].key);
+    uint64_t *out = malloc((m ? m : 1) * 2 * sizeof *out);
+    mh_lcnt_ent *t = out ? mh_big_cache_calloc(cache, s->cap, sizeof *t) : NULL;
+    if (!t) {
+        free(out);
+        return MH_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        const mh_lcnt_ent *e = &s->t[i];
+        if (!e->key) continue;
+        if (mh_lcnt_part(e->key)) {
+            out[k] = e->key;
+            out[m + k++] = e->n;
+        } else {
+            cnt_put(t, s->cap, e->key, e->n);
+        }
+    }
+    mh_big_cache_put(cache, s->t, s->cap, sizeof *t);
+    s->t = t;
+    s->n -= m;
+    *kc = out;
+    *n = m;
+    return MH_OK;
+}
+
+int mh_lcnt_seed(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_t *kc, size_t n) {
+    assert(!s->t && !s->nbuf && !s->nu);
+    size_t cap = 4096;
+    while ((n + 1) * 4 > cap * 3) cap *= 2;
+    mh_lcnt_ent *t = mh_big_cache_calloc(cache, cap, sizeof *t);
+    if (!t) return MH_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) cnt_put(t, cap, kc[i], kc[n + i]);
+    *bytes += cap * sizeof *t;
+    s->t = t;
+    s->cap = cap;
+    s->n = n;
+    return MH_OK;
+}
+
 /* The counted keys (no pending ones) move into a hash map. */
 static int cnt_to_hash(mh_lcnt *s, mh_big_cache *cache, size_t *bytes) {
     assert(s->nbuf == 0 && !s->t);
@@ -250,8 +302,7 @@ int mh_lcnt_sorted(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_
                    size_t *n, uint64_t **own) {
     *own = NULL;
     if (s->t) {
-        for (; s->npend; s->npend--, s->hpend = (s->hpend + 1) % MH_LCNT_AHEAD) /* the deferred adds */
-            if (mh_lcnt_hash_add(s, cache, bytes, s->pend[s->hpend]) != MH_OK) return MH_ERR_NOMEM;
+        if (cnt_drain(s, cache, bytes) != MH_OK) return MH_ERR_NOMEM;
         if (hash_sorted(s, own) != MH_OK) return MH_ERR_NOMEM;
         *n = s->n;
         *keys = *own;

@@ -50,6 +50,12 @@ static inline size_t mh_lcnt_slot(uint64_t key, size_t cap) {
     return (size_t)((mh_mix64(key >> 4) << 2) + ((key >> 2) & 3)) & (cap - 1);
 }
 
+/* A launch's counts may be split in two parts once they are in a hash map
+ * (locality.c: stage 1 keeps part 0, stage 1b counts part 1 on another
+ * thread): by a bit of the key's hash, so a 16-byte span stays in one part,
+ * as its slots do, and the parts are about even. */
+static inline unsigned mh_lcnt_part(uint64_t key) { return (unsigned)(mh_mix64(key >> 4) >> 63); }
+
 /* Out of line: room for one more pending key (may count the pending ones,
  * or move to the hash map); the hash map's insert. */
 int mh_lcnt_room(mh_lcnt *s, mh_big_cache *cache, size_t *bytes);
@@ -74,8 +80,10 @@ static inline int mh_lcnt_hash_defer(mh_lcnt *s, mh_big_cache *cache, size_t *by
     return mh_lcnt_hash_add(s, cache, bytes, old);
 }
 
-/* Counts one access of key (never 0). */
-static inline int mh_lcnt_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key) {
+/* Counts one access of key (never 0). Always inlined: a hot loop's only
+ * work besides the key (locality.c has two such loops). */
+static inline __attribute__((always_inline)) int mh_lcnt_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes,
+                                                              uint64_t key) {
     assert(key != 0); /* canonical keys carry a space or an object slot */
     if (s->t) return mh_lcnt_hash_defer(s, cache, bytes, key);
     if (s->nbuf == s->capbuf) {
@@ -91,6 +99,12 @@ static inline int mh_lcnt_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, ui
  * then and until the next call on s. */
 int mh_lcnt_sorted(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_t **keys, const uint64_t **cnt,
                    size_t *n, uint64_t **own);
+/* s in its hash map: the keys of part 1 (mh_lcnt_part) leave it, every
+ * add counted (the deferred ones too), into *kc (malloc'd: *n keys, then
+ * their *n counts); the table keeps its size. */
+int mh_lcnt_split(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t **kc, size_t *n);
+/* s (empty) becomes a hash map of the n keys and counts of kc. */
+int mh_lcnt_seed(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_t *kc, size_t n);
 /* Gives everything back (to the cache) and clears s. */
 void mh_lcnt_free(mh_lcnt *s, mh_big_cache *cache, size_t *bytes);
 

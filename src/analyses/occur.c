@@ -310,8 +310,9 @@ static pcent *pc_get(mh_occ *o, oblk *x, uint64_t pc, uint16_t thread) {
     return e;
 }
 
-int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k,
-                mh_err *err) {
+/* Always inlined: the per-access work of both callers below. */
+static inline __attribute__((always_inline)) int occ_next(mh_occ *o, uint32_t launch, uint32_t block,
+                                                           uint16_t thread, uint64_t pc, uint32_t *k, mh_err *err) {
     uint32_t id, *c;
     oblk *x;
     if (o->hot_cnt && o->hot_pc == pc && o->hot_launch == launch && o->hot_block == block && thread < o->hot_cap) {
@@ -348,6 +349,22 @@ int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uin
     }
     while (mh_occ_bytes(o) > o->budget && o->lru_head && o->lru_head != id)
         if (drop_early(o, o->lru_head) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return MH_OK;
+}
+
+int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k,
+                mh_err *err) {
+    return occ_next(o, launch, block, thread, pc, k, err);
+}
+
+int mh_occ_next_accesses(mh_occ *o, const mh_access *v, size_t n, uint32_t *k, mh_err *err) {
+    for (size_t i = 0; i < n; i++) {
+        const mh_access *a = &v[i];
+        unsigned space = MH_ACCESS_SPACE(a);
+        if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+        int rc = occ_next(o, a->launch, a->block, a->thread, a->pc, &k[i], err);
+        if (rc) return rc;
+    }
     return MH_OK;
 }
 

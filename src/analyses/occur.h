@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "memheat/err.h"
+#include "memheat/trace.h"
 
 typedef struct mh_occ mh_occ;
 
@@ -31,6 +32,9 @@ int mh_occ_new(mh_occ **o, size_t budget_bytes, mh_err *err);
 void mh_occ_free(mh_occ *o);
 /* *k = number of earlier accesses of (launch, block, thread) at pc; counts this one. */
 int mh_occ_next(mh_occ *o, uint32_t launch, uint32_t block, uint16_t thread, uint64_t pc, uint32_t *k, mh_err *err);
+/* mh_occ_next of each global or shared access of v, in order, into k[i]
+ * (the others' k[i] untouched). */
+int mh_occ_next_accesses(mh_occ *o, const mh_access *v, size_t n, uint32_t *k, mh_err *err);
 /* Frees the counters of a launch that ended. */
 void mh_occ_end_launch(mh_occ *o, uint32_t launch);
 uint64_t mh_occ_restarts(const mh_occ *o);

@@ -35,9 +35,13 @@
  * locality metrics are two each: the patterns' per-access stage (U_PAT1) and
  * per-request one (U_PAT); the locality's address counts (U_LOC1) and time
  * steps (U_LOC); the second takes a batch after the first (ring.h's follow)
- * and reads what it handed over (memheat/stage.h). Elsewhere U_PAT and U_LOC
- * feed both stages. */
-enum { U_HEAT, U_PAT1, U_PAT, U_LOC1, U_LOC, U_COUNT };
+ * and reads what it handed over (memheat/stage.h). With enough threads the
+ * second stages only group, and a third each (U_PAT3, U_LOC3) evaluates the
+ * groups handed over, after the second; the patterns' execution counts
+ * (U_PAT1B) and the locality's second half of the address counts (U_LOC1B),
+ * else done by the first stage, then come between the first and the second.
+ * Elsewhere U_PAT and U_LOC feed every stage. */
+enum { U_HEAT, U_PAT1, U_PAT1B, U_PAT, U_PAT3, U_LOC1, U_LOC1B, U_LOC, U_LOC3, U_COUNT };
 
 #define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
 #define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
@@ -58,7 +62,7 @@ typedef struct batch {
     size_t nrec, caprec;
     mh_trace_holds holds;  /* the chunks the records lie in */
     const mh_record *rec; /* set: the job is this one record instead (a split kernel end) */
-    mh_stage pst, lst;    /* hand-overs: U_PAT1 to U_PAT, U_LOC1 to U_LOC */
+    mh_stage pst, lst;    /* hand-overs: U_PAT1 to U_PAT (to U_PAT3), U_LOC1 to U_LOC (to U_LOC3) */
 } batch;
 
 struct mh_pass {
@@ -78,6 +82,7 @@ struct mh_pass {
     mh_ring *ring;
     unsigned nworkers, nunits;
     int pool_ok;
+    int three; /* third stages (U_PAT3, U_LOC3) */
     int unit_at[U_COUNT];
     unsigned loc_pos;
     batch b[RING_SLOTS];
@@ -170,14 +175,16 @@ static int unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
     switch (u) {
     case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
     case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
-    case U_PAT1: case U_LOC1: return MH_OK; /* U_PAT and U_LOC feed both stages */
+    case U_PAT1: case U_PAT1B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC3:
+        return MH_OK; /* U_PAT and U_LOC feed every stage */
     case U_LOC: return p->lr ? mh_loc_run_feed(p->lr, rec, err) : MH_OK;
     }
     return MH_OK;
 }
 
-/* A batch through unit u on its worker (two-stage analyses write and read
- * the batch's hand-overs: U_PAT after U_PAT1, U_LOC after U_LOC1, ring.h). */
+/* A batch through unit u on its worker (staged analyses write and read the
+ * batch's hand-overs: U_PAT after U_PAT1, U_PAT3 after U_PAT; the same for
+ * U_LOC*, ring.h). */
 static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
     size_t off = 0, at = 0;
     for (size_t i = 0; i < b->nrec; i++) {
@@ -189,9 +196,13 @@ static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
         if (!b->rec_v[i]) off += b->rec_n[i];
         int rc;
         if (u == U_PAT1) rc = mh_pat_run_stage1(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
+        else if (u == U_PAT1B) rc = mh_pat_run_stage1b(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_PAT) rc = mh_pat_run_stage2(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_LOC1) rc = mh_loc_run_stage1(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
+        else if (u == U_LOC1B) rc = mh_loc_run_stage1b(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
         else if (u == U_LOC) rc = mh_loc_run_stage2(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
+        else if (u == U_PAT3) rc = mh_pat_run_stage3(p->pat, &b->pst, i, err);
+        else if (u == U_LOC3) rc = mh_loc_run_stage3(p->lr, &b->lst, i, err);
         else rc = unit_feed(p, u, &rec, err);
         if (rc) return rc;
         at += b->rec_n[i];
@@ -213,21 +224,34 @@ static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
 /* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
  * workers, unit i on worker i * workers / units: with fewer workers than
  * units, neighbours share one). */
-static int pool_start(mh_pass *p, unsigned nworkers, mh_err *err) {
-    const void *units[U_COUNT] = {p->hr, p->pat, p->pat, p->lr, p->lr};
-    unsigned n = 0, pat1 = 0, loc1 = 0;
+static int pool_start(mh_pass *p, unsigned nworkers, int three, mh_err *err) {
+    const void *units[U_COUNT] = {p->hr, p->pat, three ? p->pat : NULL, p->pat, three ? p->pat : NULL,
+                                  p->lr, three ? p->lr : NULL, p->lr, three ? p->lr : NULL};
+    unsigned n = 0, at[U_COUNT];
     for (int u = 0; u < U_COUNT; u++)
         if (units[u]) {
             if (u == U_LOC) p->loc_pos = n;
-            if (u == U_PAT1) pat1 = n;
-            if (u == U_LOC1) loc1 = n;
+            at[u] = n;
             p->unit_at[n++] = u;
         }
     int rc = mh_ring_new(&p->ring, n, nworkers, RING_SLOTS, ring_feed, p, err);
-    if (rc == MH_OK && p->pat) mh_ring_follow(p->ring, pat1 + 1, pat1);
-    if (rc == MH_OK && p->lr) mh_ring_follow(p->ring, loc1 + 1, loc1);
+    if (rc == MH_OK && p->pat) mh_ring_follow(p->ring, at[U_PAT], at[U_PAT1]);
+    if (rc == MH_OK && p->lr) mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1]);
+    if (rc == MH_OK && three && p->pat) {
+        mh_ring_follow(p->ring, at[U_PAT1B], at[U_PAT1]);
+        mh_ring_follow(p->ring, at[U_PAT], at[U_PAT1B]);
+        mh_ring_follow(p->ring, at[U_PAT3], at[U_PAT]);
+        mh_pat_run_three(p->pat);
+    }
+    if (rc == MH_OK && three && p->lr) {
+        mh_ring_follow(p->ring, at[U_LOC1B], at[U_LOC1]);
+        mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1B]);
+        mh_ring_follow(p->ring, at[U_LOC3], at[U_LOC]);
+        mh_loc_run_three(p->lr);
+    }
     if (rc == MH_OK) {
         p->pool_ok = 1;
+        p->three = three;
         p->nworkers = nworkers;
         p->nunits = n;
     }
@@ -645,6 +669,10 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     double reader_cpu0 = mh_clock_thread_cpu_s();
     unsigned units = (p->hr != NULL) + 2 * (p->pat != NULL) + 2 * (p->lr != NULL); /* two stages each */
     unsigned threads = p->o.threads ? p->o.threads : mh_pass_default_threads();
+    /* a third stage each where there is a thread for every unit */
+    unsigned units3 = units + 2 * (p->pat != NULL) + 2 * (p->lr != NULL);
+    int three = threads >= units3 && units3 > units;
+    if (three) units = units3;
     int rc = MH_OK;
     /* Launch lanes, one per thread asked for: not for a consumer of every
      * record, whose calls would have to wait for the lanes' results. */
@@ -661,7 +689,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
      * accesses, bench/analyses/README.md), and five units cost no more than
      * three there (session 10). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
-    if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, err);
+    if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, three, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
     mh_record rec;
     int read_rc = MH_OK;

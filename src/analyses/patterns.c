@@ -59,6 +59,7 @@ static pstate *get_ps(mh_pat_run *pr, uint32_t launch) {
 }
 
 static void free_ps(mh_pat_run *pr, pstate *s) {
+    uint32_t launch = s->launch;
     pr->bytes -= s->cappcs * sizeof *s->pcs + s->pchcap * sizeof *s->pch + s->caphs * sizeof *s->hs +
                  mh_pat_pacc_bytes(&s->sh);
     free(s->pcs);
@@ -67,6 +68,11 @@ static void free_ps(mh_pat_run *pr, pstate *s) {
     mh_pat_pacc_free(&s->sh);
     size_t i = (size_t)(s - pr->ps);
     pr->ps[i] = pr->ps[--pr->nps];
+    for (size_t k = 0; k < pr->nseen; k++)
+        if (pr->seen[k] == launch) {
+            pr->seen[k] = pr->seen[--pr->nseen];
+            break;
+        }
 }
 
 static size_t pc_slot(unsigned space, int64_t obj, uint64_t pc, size_t cap) {
@@ -281,8 +287,7 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
     return MH_OK;
 }
 
-static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
-    mh_pat_run *pr = ctx;
+static int request_eval(mh_pat_run *pr, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     pstate *s = find_ps(pr, k->launch);
     if (!s || !n) return MH_OK;
     if (k->space == MH_SPACE_SHARED) {
@@ -313,6 +318,29 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
     return MH_OK;
 }
 
+/* The group buffer's hand-over: evaluated, or (stage 2 of three) put into
+ * the batch's hand-over for stage 3. */
+static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+    mh_pat_run *pr = ctx;
+    if (!pr->defer) return request_eval(pr, k, v, n, err);
+    if (mh_stage_group_put(pr->defer, k, v, n) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return MH_OK;
+}
+
+/* Stage 2 of three: the first global or shared access of launch sends a
+ * mark ahead of its requests (stage 3 then makes its state, as get_ps does
+ * at that access). */
+static int mark_seen(mh_pat_run *pr, mh_stage *st, uint32_t launch) {
+    for (size_t i = 0; i < pr->nseen; i++)
+        if (pr->seen[i] == launch) return 0;
+    uint32_t *v = mh_grow(pr->seen, &pr->capseen, pr->nseen + 1, sizeof *v, 4);
+    if (!v) return -1;
+    pr->seen = v;
+    pr->seen[pr->nseen++] = launch;
+    mh_grp_key k;
+    mh_grp_key_set(&k, 0, launch, 0, 0, UINT16_MAX, MH_SPACE_COUNT);
+    return mh_stage_group_put(st, &k, NULL, 0);
+}
 
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
     if (r->space != MH_SPACE_GLOBAL || !r->launch) return MH_OK;
@@ -566,20 +594,30 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
 
 /* Stage 2 (stage 1: patterns_access.c): each global or shared access into
  * its warp request's group, keyed by the execution count stage 1 took. */
-int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_stage *st, size_t off, size_t rec,
+int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     uint32_t ws = warp_size(pr);
     assert(ws > 0);
-    pstate *s = NULL;
-    uint32_t tpb = 0; /* threads per block of s's launch (0: unknown) */
-    for (size_t i = 0; i < n; i++) {
+    if (pr->three) {
+        if (rec == 0) mh_stage_groups_clear(st);
+        pr->defer = st;
+    }
+    uint32_t launch = 0;
+    int have = 0;
+    uint32_t tpb = 0; /* threads per block of the launch (0: unknown) */
+    int rc = MH_OK;
+    for (size_t i = 0; i < n && rc == MH_OK; i++) {
         const mh_access *a = &v[i];
         unsigned space = MH_ACCESS_SPACE(a);
         if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
-        if (!s || s->launch != a->launch) {
-            s = get_ps(pr, a->launch);
-            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            const mh_model_launch *ml = mh_model_launch_get(pr->model, a->launch);
+        if (!have || launch != a->launch) {
+            launch = a->launch;
+            have = 1;
+            if (pr->three ? mark_seen(pr, st, launch) != 0 : !get_ps(pr, launch)) {
+                rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                break;
+            }
+            const mh_model_launch *ml = mh_model_launch_get(pr->model, launch);
             tpb = ml ? ml->threads_per_block : 0;
         }
         uint32_t warp = (uint32_t)div_by(a->thread, ws);
@@ -593,11 +631,36 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, const mh_sta
                        (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
         mh_grp_entry ge;
         mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-        int rc = mh_grp_add(pr->grp, &gk, &ge, warp * ws, full, err);
+        rc = mh_grp_add(pr->grp, &gk, &ge, warp * ws, full, err);
+    }
+    if (!pr->three) {
+        /* the peak of both stages' memory at the end of the record, as one feed's */
+        size_t b = pr->bytes + st->bytes[rec] + mh_grp_bytes(pr->grp);
+        if (rc == MH_OK && b > pr->peak) pr->peak = b;
+        return rc;
+    }
+    pr->defer = NULL;
+    if (rc == MH_OK && mh_stage_record_done(st, rec, st->bytes[rec] + mh_grp_bytes(pr->grp)) != 0)
+        rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return rc;
+}
+
+void mh_pat_run_three(mh_pat_run *pr) { pr->three = 1; }
+
+int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
+    assert(pr->three && rec < st->caprg);
+    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
+        size_t a = g ? st->gend[g - 1] : 0, n = st->gend[g] - a;
+        const mh_grp_key *k = &st->gkey[g];
+        int rc = MH_OK;
+        if (n == 0) { /* a launch's first request access: its state */
+            if (!get_ps(pr, k->launch)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        } else {
+            rc = request_eval(pr, k, st->gent + a, n, err);
+        }
         if (rc) return rc;
     }
-    /* the peak of both stages' memory at the end of the record, as one feed's */
-    size_t b = pr->bytes + st->bytes[rec] + mh_grp_bytes(pr->grp);
+    size_t b = pr->bytes + st->rbytes[rec];
     if (b > pr->peak) pr->peak = b;
     return MH_OK;
 }
@@ -631,6 +694,7 @@ void mh_pat_run_free(mh_pat_run *pr) {
     if (!pr) return;
     while (pr->nps) free_ps(pr, &pr->ps[0]);
     free(pr->ps);
+    free(pr->seen);
     mh_pat_access_free(pr);
     mh_stage_free(&pr->own);
     for (size_t i = 0; i < pr->nf; i++) free(pr->f[i].pcs);

@@ -1,14 +1,15 @@
-/* patterns_access.c -- the pattern analysis's per-access stage
- * (mh_pat_run_stage1, memheat/patterns.h): each global or shared access's
- * canonical key and its thread's execution count of its pc (occur.c), and
- * the shared-memory word owners and per-array counts of each launch.
+/* patterns_access.c -- the pattern analysis's per-access stages
+ * (mh_pat_run_stage1 and 1b, memheat/patterns.h): each global or shared
+ * access's canonical key, the shared-memory word owners and per-array counts
+ * of each launch (stage 1), and the thread's execution count of its pc
+ * (occur.c; with three stages, mh_pat_run_three, on stage 1b).
  *
- * It is split from the per-request stage (patterns.c, mh_pat_run_stage2) so
- * that one big launch's pattern analysis can run on two threads: the state
- * here (canon, occ, the pacc of each launch, bytes1) is this stage's alone;
- * what stage 2 needs of an access (key, count) goes through the batch's
- * hand-over, and a launch's pacc moves into its pstate when it ends, when no
- * stage runs. */
+ * They are split from the per-request stage (patterns.c, mh_pat_run_stage2)
+ * so that one big launch's pattern analysis can run on several threads: the
+ * state here (canon, the pacc of each launch and bytes1: stage 1's; occ:
+ * stage 1b's) is these stages' alone; what stage 2 needs of an access (key,
+ * count) goes through the batch's hand-over, and a launch's pacc moves into
+ * its pstate when it ends, when no stage runs. */
 #include "analyses/patterns_internal.h"
 
 #include <assert.h>
@@ -222,21 +223,21 @@ void mh_pat_access_free(mh_pat_run *pr) {
     pr->bytes1 = 0;
 }
 
-/* ---- the stage ---- */
+/* ---- the stages ---- */
+
 
 int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     if (mh_stage_room(st, off + n, rec + 1, 1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint32_t ws = ws_of(pr);
     uint64_t *keys = st->key + off;
-    uint32_t *occ = st->occ + off;
     const mh_model_launch *ml = NULL;
     uint32_t ml_id = 0;
     /* Groups of PF accesses: canonical keys first, with a prefetch of the
      * hashed shared-word owner each may update, then the updates: those
      * owners miss the cache, and the misses of a group overlap instead of
-     * waiting one after another. (Execution counts and owners by index are
-     * neighbours from lane to lane: no prefetch.) */
+     * waiting one after another. (Owners by index are neighbours from lane
+     * to lane: no prefetch.) */
     enum { PF = 16 };
     for (size_t base = 0; base < n; base += PF) {
         size_t m = n - base < PF ? n - base : PF;
@@ -290,10 +291,22 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
                     if (owner_add(pr, s, arr | (w * 4), a->block, a->thread, ws) != MH_OK)
                         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             }
-            int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &occ[i], err);
-            if (rc) return rc;
+            if (!pr->three) { /* else stage 1b's */
+                int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &st->occ[off + i], err);
+                if (rc) return rc;
+            }
         }
     }
-    st->bytes[rec] = pr->bytes1 + mh_occ_bytes(pr->occ);
+    st->bytes[rec] = pr->bytes1 + (pr->three ? 0 : mh_occ_bytes(pr->occ));
+    return MH_OK;
+}
+
+/* Stage 1b (three stages): the execution counts (occ is this stage's alone). */
+int mh_pat_run_stage1b(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                       mh_err *err) {
+    assert(pr->three);
+    int rc = mh_occ_next_accesses(pr->occ, v, n, st->occ + off, err);
+    if (rc) return rc;
+    st->bytes[rec] += mh_occ_bytes(pr->occ);
     return MH_OK;
 }

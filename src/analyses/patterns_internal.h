@@ -105,9 +105,11 @@ typedef struct pstate {
     size_t bank0; /* bank-table entries before the launch's first */
 } pstate;
 
-/* Two stages per batch of accesses (memheat/patterns.h, mh_pat_run_stage1):
- * stage 1 owns canon, occ, pa and bytes1; stage 2 owns grp, ps (request
- * statistics) and banks; the rest is touched only between batches. */
+/* Stages per batch of accesses (memheat/patterns.h, mh_pat_run_stage1):
+ * stage 1 owns canon, pa and bytes1; 1b occ; stage 2 owns grp, ps (request
+ * statistics), banks, bytes and peak; the rest is touched only between
+ * batches. With three (mh_pat_run_three), stage 2 keeps grp, defer and
+ * seen, and stage 3 takes ps, banks, bytes and peak. */
 struct mh_pat_run {
     const mh_model *model;
     mh_pat_opts o;
@@ -127,6 +129,12 @@ struct mh_pat_run {
     size_t nreq, capreq;
     size_t bytes, peak;
     uint64_t merged_split; /* mh_pat_run_split of runs merged in (patterns_merge.c) */
+    /* three stages: stage 2's target for finished requests while it runs,
+     * and the launches it has seen (their mark sent) */
+    int three;
+    mh_stage *defer;
+    uint32_t *seen;
+    size_t nseen, capseen;
 };
 
 /* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----

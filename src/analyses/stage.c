@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/groupbuf.h"
 #include "util/grow.h"
 
 int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ) {
@@ -27,7 +28,75 @@ int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ) {
     return 0;
 }
 
+void mh_stage_groups_clear(mh_stage *st) { st->ng = st->nent = 0; }
+
+int mh_stage_group_put(mh_stage *st, const mh_grp_key *k, const mh_grp_entry *v, size_t n) {
+    if (st->ng == st->capg) {
+        size_t cap = st->capg;
+        mh_grp_key *gk = mh_grow(st->gkey, &cap, st->ng + 1, sizeof *gk, 256);
+        if (!gk) return -1;
+        st->gkey = gk;
+        cap = st->capg;
+        size_t *ge = mh_grow(st->gend, &cap, st->ng + 1, sizeof *ge, 256);
+        if (!ge) return -1;
+        st->gend = ge;
+        st->capg = cap;
+    }
+    if (st->nent + n > st->capent) {
+        mh_grp_entry *e = mh_grow(st->gent, &st->capent, st->nent + n, sizeof *e, 4096);
+        if (!e) return -1;
+        st->gent = e;
+    }
+    if (n) memcpy(st->gent + st->nent, v, n * sizeof *v);
+    st->nent += n;
+    st->gkey[st->ng] = *k;
+    st->gend[st->ng++] = st->nent;
+    return 0;
+}
+
+int mh_stage_record_done(mh_stage *st, size_t rec, size_t bytes) {
+    if (rec >= st->caprg) {
+        size_t cap = st->caprg;
+        size_t *g = mh_grow(st->rgroups, &cap, rec + 1, sizeof *g, 64);
+        if (!g) return -1;
+        st->rgroups = g;
+        cap = st->caprg;
+        size_t *b = mh_grow(st->rbytes, &cap, rec + 1, sizeof *b, 64);
+        if (!b) return -1;
+        st->rbytes = b;
+        st->caprg = cap;
+    }
+    st->rgroups[rec] = st->ng;
+    st->rbytes[rec] = bytes;
+    return 0;
+}
+
+int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, uint64_t *kc, size_t n) {
+    if (st->nseed == st->capseed) {
+        mh_stage_seed *v = mh_grow(st->seed, &st->capseed, st->nseed + 1, sizeof *v, 4);
+        if (!v) {
+            free(kc);
+            return -1;
+        }
+        st->seed = v;
+    }
+    st->seed[st->nseed++] = (mh_stage_seed){rec, launch, kc, n};
+    return 0;
+}
+
+void mh_stage_seeds_clear(mh_stage *st) {
+    for (size_t i = 0; i < st->nseed; i++) free(st->seed[i].kc);
+    st->nseed = 0;
+}
+
 void mh_stage_free(mh_stage *st) {
+    mh_stage_seeds_clear(st);
+    free(st->seed);
+    free(st->gkey);
+    free(st->gend);
+    free(st->gent);
+    free(st->rgroups);
+    free(st->rbytes);
     free(st->key);
     free(st->occ);
     free(st->bytes);

@@ -17,6 +17,12 @@
 #include "memheat/synth.h"
 #include "../mh_test.h"
 
+/* Threads with which pass.c runs every stage of every analysis on a thread
+ * of its own (the third stages, U_PAT1B, U_LOC1B); the thread counts tried
+ * after t: up to 4, then T_STAGED. */
+#define T_STAGED 9
+static unsigned next_t(unsigned t) { return t < 4 ? t + 1 : t < T_STAGED ? T_STAGED : t + 1; }
+
 /* A trace big enough for several batches of the threaded pass. */
 static void write_synth(const char *path) {
     mh_err err = {0};
@@ -135,24 +141,28 @@ static char *analyze_json(const char *path, unsigned threads) {
     return s;
 }
 
-/* Same heat maps, locality, findings and JSON document with 1, 2 and 4 threads. */
+/* Same heat maps, locality, findings and JSON document with 1, 2, 4 and T_STAGED threads. */
 static void test_threads_identical(void) {
     write_synth("pass.mht");
-    fp f1 = {0}, f2 = {0}, f4 = {0};
+    fp f1 = {0}, f2 = {0}, f4 = {0}, f8 = {0};
     mh_err err = {0};
     CHECK(run_fp("pass.mht", 1, &f1, &err) == MH_OK);
     CHECK(run_fp("pass.mht", 2, &f2, &err) == MH_OK);
     CHECK(run_fp("pass.mht", 4, &f4, &err) == MH_OK);
+    CHECK(run_fp("pass.mht", T_STAGED, &f8, &err) == MH_OK);
     CHECK(f1.maps > 0 && f1.locs > 0);
     CHECK_EQ_U(f2.maps, f1.maps);
     CHECK_EQ_U(f4.locs, f1.locs);
     CHECK_EQ_U(f4.records, f1.records);
+    CHECK_EQ_U(f8.records, f1.records);
     CHECK_EQ_U(f2.h, f1.h);
     CHECK_EQ_U(f4.h, f1.h);
-    char *a = analyze_json("pass.mht", 1), *b = analyze_json("pass.mht", 3);
-    CHECK(a && b && strlen(a) > 100 && strcmp(a, b) == 0);
+    CHECK_EQ_U(f8.h, f1.h);
+    char *a = analyze_json("pass.mht", 1), *b = analyze_json("pass.mht", 3), *c = analyze_json("pass.mht", T_STAGED);
+    CHECK(a && b && c && strlen(a) > 100 && strcmp(a, b) == 0 && strcmp(a, c) == 0);
     free(a);
     free(b);
+    free(c);
 }
 
 /* Launches (and heat maps) kept from a broken trace, by analyze and by import. */
@@ -426,7 +436,7 @@ static void same_with_lanes(const char *path, int want_rc) {
     int rc1 = run_fp_lanes(path, 1, &f1, &s1);
     CHECK(rc1 == want_rc);
     CHECK(f1.maps > 10 && f1.locs > 10);
-    for (unsigned t = 2; t <= 4; t++) {
+    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
         fp ft = {0};
         mh_pass_stats st;
         CHECK(run_fp_lanes(path, t, &ft, &st) == rc1);
@@ -554,7 +564,7 @@ static void test_ring_identical(void) {
     mh_err err = {0};
     CHECK(run_fp("pass_ring.mht", 1, &f1, &err) == MH_OK);
     CHECK(f1.maps > 10 && f1.locs == 14 && f1.records > 50);
-    for (unsigned t = 2; t <= 4; t++) {
+    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
         fp ft = {0};
         CHECK(run_fp("pass_ring.mht", t, &ft, &err) == MH_OK);
         CHECK_EQ_U(ft.maps, f1.maps);
@@ -564,21 +574,23 @@ static void test_ring_identical(void) {
     }
     same_with_lanes("pass_ring.mht", MH_OK);
     char *a = analyze_json("pass_ring.mht", 1), *b = analyze_json("pass_ring.mht", 3);
-    CHECK(a && b && strlen(a) > 1000 && strcmp(a, b) == 0);
+    char *c = analyze_json("pass_ring.mht", T_STAGED);
+    CHECK(a && b && c && strlen(a) > 1000 && strcmp(a, b) == 0 && strcmp(a, c) == 0);
     CHECK(a && strstr(a, "bank") != NULL);
     free(a);
     free(b);
+    free(c);
     copy_file("pass_ring.mht", "pass_ring_cut.mht", file_size("pass_ring.mht") * 3 / 5, -1);
     fp c1 = {0};
     CHECK(run_fp("pass_ring_cut.mht", 1, &c1, &err) == MH_ERR_TRUNCATED);
-    for (unsigned t = 2; t <= 4; t++) {
+    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
         fp ct = {0};
         CHECK(run_fp("pass_ring_cut.mht", t, &ct, &err) == MH_ERR_TRUNCATED);
         CHECK_EQ_U(ct.maps, c1.maps);
         CHECK_EQ_U(ct.locs, c1.locs);
         CHECK_EQ_U(ct.h, c1.h);
     }
-    for (unsigned t = 1; t <= 4; t++) {
+    for (unsigned t = 1; t <= T_STAGED; t = next_t(t)) {
         fp e = {0};
         e.fail_at_map = 2;
         CHECK(run_fp("pass_ring.mht", t, &e, &err) == MH_ERR_IO);
@@ -623,6 +635,63 @@ static void test_json_many_launches(void) {
     free(again);
     json_decref(root);
     free(doc);
+    free(one);
+}
+
+/* One launch of ND distinct addresses (past the 2^18 at which the
+ * locality's counts move to a hash map and split in two parts, counted on
+ * two threads with T_STAGED), each touched 1 + i % 3 times in a scattered
+ * order, beside a small launch in flight at the same time: the footprint is
+ * exact, and every result and the memory peak are those of one thread. */
+static void test_split_counts(void) {
+    enum { ND = 700000, PER = 4096 };
+    mh_err err = {0};
+    mh_trace_header h = synthetic_header();
+    mh_trace_writer *w = NULL;
+    CHECK(mh_trace_create(&w, "pass_split.mht", &h, NULL, &err) == MH_OK);
+    if (!w) return;
+    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x10000000, 4u * ND, MH_SPACE_GLOBAL, "X"};
+    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    put_launch(w, 0, "big(float*)", 2, 256);
+    put_launch(w, 1, "small(float*)", 1, 64);
+    static mh_access v[PER];
+    size_t nv = 0;
+    uint32_t k = 0;
+    for (uint32_t round = 0; round < 3; round++)
+        for (uint32_t i = 0; i < ND; i++) {
+            uint32_t j = (uint32_t)(((uint64_t)i * 7919u) % ND);
+            if (j % 3 < round) continue;
+            uint32_t t = k % 512;
+            v[nv++] = (mh_access){0x10000000 + 4ull * j, 0x10, 0, t / 256, k / 512, (uint16_t)(t % 256), 4,
+                                  MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL)};
+            k++;
+            if (nv == PER) {
+                CHECK(mh_trace_write_accesses(w, v, nv, &err) == MH_OK);
+                nv = 0;
+                for (uint32_t x = 0; x < 64 && k % (16 * PER) == 0; x++) /* the small launch, now and then */
+                    v[nv++] = (mh_access){0x10000000 + 4ull * x, 0x10, 1, 0, k / (16 * PER), (uint16_t)x, 4,
+                                          MH_ACCESS_FLAGS(MH_KIND_STORE, MH_SPACE_GLOBAL)};
+            }
+        }
+    if (nv) CHECK(mh_trace_write_accesses(w, v, nv, &err) == MH_OK);
+    for (uint32_t l = 0; l < 2; l++) {
+        mh_kernel_end e = {l, 0, 0, 0};
+        CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+    }
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    char *one = analyze_json("pass_split.mht", 1);
+    CHECK(one && strstr(one, "\"footprint\": 700000,") != NULL);
+    fp f1 = {0};
+    CHECK(run_fp("pass_split.mht", 1, &f1, &err) == MH_OK);
+    CHECK_EQ_U(f1.locs, 2);
+    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
+        fp ft = {0};
+        CHECK(run_fp("pass_split.mht", t, &ft, &err) == MH_OK);
+        CHECK_EQ_U(ft.h, f1.h);
+        char *x = analyze_json("pass_split.mht", t);
+        CHECK(one && x && strcmp(one, x) == 0);
+        free(x);
+    }
     free(one);
 }
 
@@ -674,6 +743,7 @@ int main(void) {
                                          {"open_launch_across_growth", test_open_launch_across_growth},
                                          {"lanes_identical", test_lanes_identical},
                                          {"ring_identical", test_ring_identical},
+                                         {"split_counts", test_split_counts},
                                          {"model_launch_ids", test_model_launch_ids}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

@@ -1,0 +1,88 @@
+/* locality_internal.h -- what the locality analysis's files share
+ * (locality.c: the address counts and the metrics of a launch that ended;
+ * locality_steps.c: the logical time steps and their entropies): the
+ * per-launch state of each stage and the run that holds them. */
+#ifndef MH_LOCALITY_INTERNAL_H
+#define MH_LOCALITY_INTERNAL_H
+
+#include "memheat/locality.h"
+
+#include <math.h>
+
+#include "analyses/canon.h"
+#include "analyses/groupbuf.h"
+#include "analyses/loccount.h"
+#include "util/bigmem.h"
+
+typedef struct psl_acc {
+    double sum[MH_LOC_NBITS];
+    uint64_t steps;
+} psl_acc;
+
+typedef struct blk_ent {
+    uint32_t block;
+    uint32_t idx; /* 0 = empty, else accumulator row + 1 */
+} blk_ent;
+
+typedef struct lstate { /* stage 1's */
+    uint32_t launch;
+    mh_lcnt cnt;      /* access count per canonical address (loccount.h); once split, of part 0 */
+    uint64_t unattributed;
+    int split;        /* part 1 counted in an lpart */
+} lstate;
+
+typedef struct lpart { /* stage 1b's: the counts of part 1 of a split launch */
+    uint32_t launch;
+    mh_lcnt cnt;
+} lpart;
+
+typedef struct lsteps { /* stage 2's */
+    uint32_t launch;
+    blk_ent *bt;      /* block -> accumulator row */
+    size_t bcap, bn;
+    psl_acc *acc;     /* bn rows of MH_LOC_COLS */
+    uint64_t split_at_start;
+} lsteps;
+
+
+struct mh_loc_run {
+    const mh_model *model;
+    mh_loc_opts o;
+    mh_canon canon;
+    mh_grp *grp;
+    lstate *ls;
+    size_t nls, capls;
+    lsteps *st2;
+    size_t nst2, capst2;
+    lpart *pb;           /* stage 1b's per-launch counts */
+    size_t npb, cappb;
+    size_t bytes, bytesb, bytes2, peak; /* stage 1's, 1b's, 2's */
+    mh_big_cache tables, tablesb; /* stage 1's and 1b's key and count arrays of ended launches, for the next ones */
+    mh_stage own;        /* the hand-over of mh_loc_run_feed */
+    /* three stages (mh_loc_run_three): stage 2's target for finished steps
+     * while it runs, and the launches it has seen (their mark sent) */
+    int three;
+    mh_stage *defer;
+    uint32_t *seen;
+    size_t nseen, capseen;
+};
+
+/* c * log2(c) for small counts, the entropy sums' hot spot: the same
+ * expression as the fallback, so the same bits. The table is filled once,
+ * thread-safely, by mh_loc_clog2_init (locality.c). */
+#define MH_LOC_CLOG_N 1024
+extern double mh_loc_clog2[MH_LOC_CLOG_N];
+void mh_loc_clog2_init(void);
+static inline double mh_loc_c_log2_c(double c) {
+    return c < MH_LOC_CLOG_N ? mh_loc_clog2[(unsigned)c] : c * log2(c);
+}
+
+/* ---- locality_steps.c ---- */
+
+/* The steps' state of a launch (NULL: none); its release. */
+lsteps *mh_loc_steps_find(mh_loc_run *lr, uint32_t launch);
+void mh_loc_steps_free(mh_loc_run *lr, lsteps *s);
+/* The group buffer's hand-over of a finished step (mh_grp_done_fn). */
+int mh_loc_step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err);
+
+#endif

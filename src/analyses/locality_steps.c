@@ -1,0 +1,342 @@
+/* locality_steps.c -- the locality analysis's logical time steps: the
+ * accesses of one step (block, seq) gathered by a groupbuf (stage 2) and,
+ * once the step is complete, the entropies of its addresses at every
+ * dropped-bit level added to its block's sums (parallel spatial locality,
+ * docs/metrics.md); with three stages (mh_loc_run_three) the steps are
+ * evaluated on a thread of their own (stage 3), in the same order. Shared
+ * state in locality_internal.h; the counts and a launch's end: locality.c. */
+#include "analyses/locality_internal.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+#include "util/hash.h"
+
+/* The peak at the end of a record, stage 1's memory then being bytes1. */
+static void note_bytes(mh_loc_run *lr, size_t bytes1) {
+    size_t b = bytes1 + lr->bytes2 + mh_grp_bytes(lr->grp);
+    if (b > lr->peak) lr->peak = b;
+}
+
+lsteps *mh_loc_steps_find(mh_loc_run *lr, uint32_t launch) {
+    for (size_t i = 0; i < lr->nst2; i++)
+        if (lr->st2[i].launch == launch) return &lr->st2[i];
+    return NULL;
+}
+
+/* The steps' state of a launch, made at its first access, when split
+ * steps numbered split (mh_grp_split) before it. */
+static lsteps *get_st2(mh_loc_run *lr, uint32_t launch, uint64_t split) {
+    lsteps *s = mh_loc_steps_find(lr, launch);
+    if (s) return s;
+    lsteps *v = mh_grow(lr->st2, &lr->capst2, lr->nst2 + 1, sizeof *v, 4);
+    if (!v) return NULL;
+    lr->st2 = v;
+    s = &lr->st2[lr->nst2++];
+    memset(s, 0, sizeof *s);
+    s->launch = launch;
+    s->split_at_start = split;
+    return s;
+}
+
+/* Stage 2 of three: the first access of launch sends a mark ahead of its
+ * steps (stage 3 then makes its state, as get_st2 does at that access). */
+static int mark_seen(mh_loc_run *lr, mh_stage *st, uint32_t launch) {
+    for (size_t i = 0; i < lr->nseen; i++)
+        if (lr->seen[i] == launch) return 0;
+    uint32_t *v = mh_grow(lr->seen, &lr->capseen, lr->nseen + 1, sizeof *v, 4);
+    if (!v) return -1;
+    lr->seen = v;
+    lr->seen[lr->nseen++] = launch;
+    mh_grp_key k;
+    mh_grp_key_set(&k, mh_grp_split(lr->grp), launch, 0, 0, UINT16_MAX, MH_SPACE_COUNT);
+    return mh_stage_group_put(st, &k, NULL, 0);
+}
+
+void mh_loc_steps_free(mh_loc_run *lr, lsteps *s) {
+    lr->bytes2 -= s->bcap * sizeof(blk_ent) + s->bcap * MH_LOC_COLS * sizeof(psl_acc);
+    free(s->bt);
+    free(s->acc);
+    size_t i = (size_t)(s - lr->st2);
+    lr->st2[i] = lr->st2[--lr->nst2];
+}
+
+/* Accumulator row (MH_LOC_COLS entries) of a block; NULL when out of memory. */
+static psl_acc *blk_acc(mh_loc_run *lr, lsteps *s, uint32_t block) {
+    if ((s->bn + 1) * 2 > s->bcap) {
+        size_t cap = s->bcap ? s->bcap * 2 : 64;
+        blk_ent *bt = calloc(cap, sizeof *bt);
+        psl_acc *acc = realloc(s->acc, cap * MH_LOC_COLS * sizeof *acc);
+        if (!bt || !acc) {
+            free(bt);
+            if (acc) s->acc = acc;
+            return NULL;
+        }
+        for (size_t i = 0; i < s->bcap; i++) {
+            if (!s->bt[i].idx) continue;
+            size_t j = mh_mix64(s->bt[i].block) & (cap - 1);
+            while (bt[j].idx) j = (j + 1) & (cap - 1);
+            bt[j] = s->bt[i];
+        }
+        lr->bytes2 += (cap - s->bcap) * (sizeof *bt + MH_LOC_COLS * sizeof *acc);
+        free(s->bt);
+        s->bt = bt;
+        s->acc = acc;
+        s->bcap = cap;
+    }
+    size_t j = mh_mix64(block) & (s->bcap - 1);
+    while (s->bt[j].idx && s->bt[j].block != block) j = (j + 1) & (s->bcap - 1);
+    if (!s->bt[j].idx) {
+        s->bt[j].block = block;
+        s->bt[j].idx = (uint32_t)++s->bn;
+        memset(&s->acc[(s->bn - 1) * MH_LOC_COLS], 0, MH_LOC_COLS * sizeof(psl_acc));
+    }
+    return &s->acc[(size_t)(s->bt[j].idx - 1) * MH_LOC_COLS];
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void insertion_u64(uint64_t *v, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        size_t j = i;
+        while (j && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* Sorts a step's keys (typically a block's 256 lanes): quicksort on the
+ * values themselves (median of three, insertion sort below 24), with qsort
+ * as the fallback when partitions degenerate. Sorting is a total order, so
+ * the result is the same as qsort's. */
+static void sort_u64(uint64_t *v, size_t n) {
+    unsigned depth = 2 * 64;
+    while (n > 24) {
+        if (depth-- == 0) {
+            qsort(v, n, sizeof *v, cmp_u64);
+            return;
+        }
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        uint64_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = 0, j = n - 1;
+        for (;;) { /* Hoare partition */
+            while (v[i] < piv) i++;
+            while (v[j] > piv) j--;
+            if (i >= j) break;
+            uint64_t t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+            i++;
+            j--;
+        }
+        /* [0, j] <= piv <= [j + 1, n): recurse into the smaller side */
+        size_t left = j + 1;
+        if (left >= n) { /* no progress (cannot happen with a median pivot): let qsort finish */
+            qsort(v, n, sizeof *v, cmp_u64);
+            return;
+        }
+        if (left < n - left) {
+            sort_u64(v, left);
+            v += left;
+            n -= left;
+        } else {
+            sort_u64(v + left, n - left);
+            n = left;
+        }
+    }
+    insertion_u64(v, n);
+}
+
+/* Entropy of run counts c[0..n) summing to tot; lt = log2(tot). */
+static double runs_entropy(const uint64_t *c, size_t n, double tot, double lt) {
+    if (n <= 1 || tot <= 0) return 0;
+    double acc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i] > 1) acc += mh_loc_c_log2_c((double)c[i]);
+    double h = lt - acc / tot;
+    return h < 0 ? 0 : h;
+}
+
+/* A complete logical time step of one block: add its entropies. The sorted
+ * keys are reduced to runs of equal keys once; each further dropped bit
+ * merges neighbouring runs, so the work per level is the number of runs.
+ * Keys of different spaces never merge (the space is in the top bits). A
+ * step of one space adds the same entropy to its space and to the total:
+ * computed once. */
+static int step_eval(mh_loc_run *lr, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+    lsteps *s = mh_loc_steps_find(lr, k->launch);
+    if (!s || n == 0) return MH_OK;
+    psl_acc *row = blk_acc(lr, s, k->block);
+    if (!row) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t small[512];
+    uint64_t *keys = n <= 256 ? small : malloc(2 * n * sizeof *keys);
+    if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t *cnt = keys + (n <= 256 ? 256 : n);
+    int sorted = 1;
+    keys[0] = v[0].canon;
+    for (size_t i = 1; i < n; i++) {
+        keys[i] = v[i].canon;
+        sorted &= keys[i - 1] <= keys[i];
+    }
+    if (!sorted) sort_u64(keys, n); /* often sorted already: a warp's lanes in address order */
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (nr && keys[nr - 1] == keys[i]) {
+            cnt[nr - 1]++;
+        } else {
+            keys[nr] = keys[i];
+            cnt[nr++] = 1;
+        }
+    }
+    /* per-space segments of the runs (fixed across levels: spaces never merge) */
+    size_t seg_a[MH_SPACE_COUNT + 1], nseg = 0;
+    unsigned seg_sp[MH_SPACE_COUNT];
+    double seg_tot[MH_SPACE_COUNT], seg_lt[MH_SPACE_COUNT];
+    for (size_t i = 0; i < nr; i++)
+        if (!i || MH_CANON_SPACE(keys[i]) != MH_CANON_SPACE(keys[i - 1])) {
+            seg_a[nseg] = i;
+            seg_sp[nseg] = MH_CANON_SPACE(keys[i]);
+            seg_tot[nseg] = 0;
+            nseg++;
+        }
+    seg_a[nseg] = nr;
+    for (size_t g = 0; g < nseg; g++) {
+        for (size_t i = seg_a[g]; i < seg_a[g + 1]; i++) seg_tot[g] += (double)cnt[i];
+        seg_lt[g] = log2(seg_tot[g]);
+    }
+    double all_tot = (double)n, all_lt = nseg == 1 ? seg_lt[0] : log2(all_tot);
+    /* Levels below `next` have the runs of the level last computed (no two
+     * neighbouring runs of a segment agree after dropping fewer bits), so the
+     * same entropies, added again without merging or summing (a warp's
+     * 4-byte words: levels 1 and 2). */
+    double h_seg[MH_SPACE_COUNT], h_all = 0;
+    unsigned next = 0;
+    for (unsigned d = 0; d < MH_LOC_NBITS; d++) {
+        if (d < next) {
+            if (nseg == 1) {
+                row[seg_sp[0]].sum[d] += h_all;
+                row[MH_LOC_TOTAL].sum[d] += h_all;
+            } else {
+                for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].sum[d] += h_seg[g];
+                row[MH_LOC_TOTAL].sum[d] += h_all;
+            }
+            continue;
+        }
+        if (d) { /* merge runs whose keys agree after dropping d bits, segment by segment */
+            size_t w = 0;
+            for (size_t g = 0; g < nseg; g++) {
+                size_t a = seg_a[g], b = seg_a[g + 1];
+                seg_a[g] = w;
+                for (size_t i = a; i < b; i++) {
+                    if (w > seg_a[g] && keys[w - 1] >> d == keys[i] >> d) {
+                        cnt[w - 1] += cnt[i];
+                    } else {
+                        keys[w] = keys[i];
+                        cnt[w++] = cnt[i];
+                    }
+                }
+            }
+            seg_a[nseg] = nr = w;
+        }
+        if (nseg == 1) { /* the segment is the whole step: seg_tot[0] == n */
+            h_all = runs_entropy(cnt, nr, all_tot, all_lt);
+            row[seg_sp[0]].sum[d] += h_all;
+            row[MH_LOC_TOTAL].sum[d] += h_all;
+        } else {
+            for (size_t g = 0; g < nseg; g++) {
+                h_seg[g] = runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g], seg_lt[g]);
+                row[seg_sp[g]].sum[d] += h_seg[g];
+            }
+            h_all = runs_entropy(cnt, nr, all_tot, all_lt);
+            row[MH_LOC_TOTAL].sum[d] += h_all;
+        }
+        if (nr == nseg) break; /* one run per space: every further level adds 0 */
+        /* the first level at which two neighbouring runs of a segment merge:
+         * keys x < y agree after dropping b bits iff b >= bit length of x ^ y */
+        next = MH_LOC_NBITS;
+        for (size_t g = 0; g < nseg; g++)
+            for (size_t i = seg_a[g] + 1; i < seg_a[g + 1]; i++) {
+                unsigned b = 64u - (unsigned)__builtin_clzll(keys[i - 1] ^ keys[i]); /* keys differ: xor != 0 */
+                if (b < next) next = b;
+            }
+    }
+    for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
+    row[MH_LOC_TOTAL].steps++;
+    if (keys != small) free(keys);
+    return MH_OK;
+}
+
+/* The group buffer's hand-over: evaluated, or (stage 2 of three) put into
+ * the batch's hand-over for stage 3. */
+int mh_loc_step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+    mh_loc_run *lr = ctx;
+    if (!lr->defer) return step_eval(lr, k, v, n, err);
+    if (mh_stage_group_put(lr->defer, k, v, n) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return MH_OK;
+}
+
+int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                      mh_err *err) {
+    if (lr->three) {
+        if (rec == 0) mh_stage_groups_clear(st);
+        lr->defer = st;
+    }
+    uint32_t launch = 0;
+    int have = 0;
+    uint32_t tpb = 0; /* threads per block of the launch: a step is whole when each has added to it */
+    int rc = MH_OK;
+    for (size_t i = 0; i < n && rc == MH_OK; i++) {
+        const mh_access *a = &v[i];
+        if (!have || launch != a->launch) {
+            launch = a->launch;
+            have = 1;
+            if (lr->three ? mark_seen(lr, st, launch) != 0 : !get_st2(lr, launch, mh_grp_split(lr->grp))) {
+                rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+                break;
+            }
+            const mh_model_launch *ml = mh_model_launch_get(lr->model, launch);
+            tpb = ml ? ml->threads_per_block : 0;
+        }
+        mh_grp_key gk;
+        mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
+        mh_grp_entry ge;
+        mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
+        rc = mh_grp_add(lr->grp, &gk, &ge, 0, tpb, err);
+    }
+    if (!lr->three) {
+        if (rc == MH_OK) note_bytes(lr, st->bytes[rec]);
+        return rc;
+    }
+    lr->defer = NULL;
+    if (rc == MH_OK && mh_stage_record_done(st, rec, st->bytes[rec] + mh_grp_bytes(lr->grp)) != 0)
+        rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return rc;
+}
+
+void mh_loc_run_three(mh_loc_run *lr) { lr->three = 1; }
+
+int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
+    assert(lr->three && rec < st->caprg);
+    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
+        size_t a = g ? st->gend[g - 1] : 0, n = st->gend[g] - a;
+        const mh_grp_key *k = &st->gkey[g];
+        int rc = MH_OK;
+        if (n == 0) { /* a launch's first access: its steps' state */
+            if (!get_st2(lr, k->launch, k->pc)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        } else {
+            rc = step_eval(lr, k, st->gent + a, n, err);
+        }
+        if (rc) return rc;
+    }
+    size_t b = st->rbytes[rec] + lr->bytes2;
+    if (b > lr->peak) lr->peak = b;
+    return MH_OK;
+}
