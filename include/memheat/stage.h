@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memheat/err.h"
+
 struct mh_grp_key;
 struct mh_grp_entry;
 
@@ -58,6 +60,25 @@ typedef struct mh_stage {
 /* Room for accesses accesses (occ too when with_occ) and records records;
  * 0, or -1 without memory (the hand-over stays as it was). */
 int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ);
+/* The launches a second stage has sent its mark for (a group of no
+ * entries, before the launch's first group), forgotten when it ends. */
+typedef struct mh_stage_seen {
+    uint32_t *v;
+    size_t n, cap;
+} mh_stage_seen;
+
+/* Puts launch's mark (key: launch, pc = word, the rest empty) into st unless
+ * seen has it; 0, or -1 without memory. */
+int mh_stage_seen_mark(mh_stage_seen *seen, mh_stage *st, uint32_t launch, uint64_t word);
+void mh_stage_seen_forget(mh_stage_seen *seen, uint32_t launch);
+void mh_stage_seen_free(mh_stage_seen *seen);
+
+/* Calls fn for each group record rec's end counted (after the previous
+ * record's), in order, marks included (n 0); stops at its first error. */
+typedef int (*mh_stage_group_fn)(void *ctx, const struct mh_grp_key *k, struct mh_grp_entry *v, size_t n,
+                                 mh_err *err);
+int mh_stage_groups_run(mh_stage *st, size_t rec, mh_stage_group_fn fn, void *ctx, mh_err *err);
+
 /* The groups of the batch forgotten (the second stage's first record). */
 void mh_stage_groups_clear(mh_stage *st);
 /* Group k of n entries v appended; 0, or -1 without memory. */

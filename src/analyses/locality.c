@@ -81,11 +81,7 @@ static void free_ls(mh_loc_run *lr, lstate *s) {
         mh_lcnt_free(&b->cnt, &lr->tablesb, &lr->bytesb);
         lr->pb[b - lr->pb] = lr->pb[--lr->npb];
     }
-    for (size_t i = 0; i < lr->nseen; i++)
-        if (lr->seen[i] == s->launch) {
-            lr->seen[i] = lr->seen[--lr->nseen];
-            break;
-        }
+    mh_stage_seen_forget(&lr->seen, s->launch);
     mh_lcnt_free(&s->cnt, &lr->tables, &lr->bytes);
     size_t i = (size_t)(s - lr->ls);
     lr->ls[i] = lr->ls[--lr->nls];
@@ -436,7 +432,7 @@ void mh_loc_run_free(mh_loc_run *lr) {
     while (lr->nst2) mh_loc_steps_free(lr, &lr->st2[0]);
     free(lr->ls);
     free(lr->st2);
-    free(lr->seen);
+    mh_stage_seen_free(&lr->seen);
     free(lr->pb);
     mh_stage_free(&lr->own);
     mh_grp_free(lr->grp);

@@ -63,8 +63,7 @@ struct mh_loc_run {
      * while it runs, and the launches it has seen (their mark sent) */
     int three;
     mh_stage *defer;
-    uint32_t *seen;
-    size_t nseen, capseen;
+    mh_stage_seen seen;
 };
 
 /* c * log2(c) for small counts, the entropy sums' hot spot: the same

@@ -41,20 +41,6 @@ static lsteps *get_st2(mh_loc_run *lr, uint32_t launch, uint64_t split) {
     return s;
 }
 
-/* Stage 2 of three: the first access of launch sends a mark ahead of its
- * steps (stage 3 then makes its state, as get_st2 does at that access). */
-static int mark_seen(mh_loc_run *lr, mh_stage *st, uint32_t launch) {
-    for (size_t i = 0; i < lr->nseen; i++)
-        if (lr->seen[i] == launch) return 0;
-    uint32_t *v = mh_grow(lr->seen, &lr->capseen, lr->nseen + 1, sizeof *v, 4);
-    if (!v) return -1;
-    lr->seen = v;
-    lr->seen[lr->nseen++] = launch;
-    mh_grp_key k;
-    mh_grp_key_set(&k, mh_grp_split(lr->grp), launch, 0, 0, UINT16_MAX, MH_SPACE_COUNT);
-    return mh_stage_group_put(st, &k, NULL, 0);
-}
-
 void mh_loc_steps_free(mh_loc_run *lr, lsteps *s) {
     lr->bytes2 -= s->bcap * sizeof(blk_ent) + s->bcap * MH_LOC_COLS * sizeof(psl_acc);
     free(s->bt);
@@ -298,7 +284,9 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         if (!have || launch != a->launch) {
             launch = a->launch;
             have = 1;
-            if (lr->three ? mark_seen(lr, st, launch) != 0 : !get_st2(lr, launch, mh_grp_split(lr->grp))) {
+            /* three stages: a mark ahead of the launch's steps, for stage 3 to make its state as get_st2 does here */
+            if (lr->three ? mh_stage_seen_mark(&lr->seen, st, launch, mh_grp_split(lr->grp)) != 0
+                          : !get_st2(lr, launch, mh_grp_split(lr->grp))) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 break;
             }
@@ -323,19 +311,17 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
 
 void mh_loc_run_three(mh_loc_run *lr) { lr->three = 1; }
 
+/* Stage 3's group: a step evaluated, or a launch's mark (split count in pc). */
+static int stage3_group(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+    mh_loc_run *lr = ctx;
+    if (n) return step_eval(lr, k, v, n, err);
+    return get_st2(lr, k->launch, k->pc) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+}
+
 int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
-    assert(lr->three && rec < st->caprg);
-    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
-        size_t a = g ? st->gend[g - 1] : 0, n = st->gend[g] - a;
-        const mh_grp_key *k = &st->gkey[g];
-        int rc = MH_OK;
-        if (n == 0) { /* a launch's first access: its steps' state */
-            if (!get_st2(lr, k->launch, k->pc)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        } else {
-            rc = step_eval(lr, k, st->gent + a, n, err);
-        }
-        if (rc) return rc;
-    }
+    assert(lr->three);
+    int rc = mh_stage_groups_run(st, rec, stage3_group, lr, err);
+    if (rc) return rc;
     size_t b = st->rbytes[rec] + lr->bytes2;
     if (b > lr->peak) lr->peak = b;
     return MH_OK;

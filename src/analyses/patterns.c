@@ -68,11 +68,7 @@ static void free_ps(mh_pat_run *pr, pstate *s) {
     mh_pat_pacc_free(&s->sh);
     size_t i = (size_t)(s - pr->ps);
     pr->ps[i] = pr->ps[--pr->nps];
-    for (size_t k = 0; k < pr->nseen; k++)
-        if (pr->seen[k] == launch) {
-            pr->seen[k] = pr->seen[--pr->nseen];
-            break;
-        }
+    mh_stage_seen_forget(&pr->seen, launch);
 }
 
 static size_t pc_slot(unsigned space, int64_t obj, uint64_t pc, size_t cap) {
@@ -325,21 +321,6 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
     if (!pr->defer) return request_eval(pr, k, v, n, err);
     if (mh_stage_group_put(pr->defer, k, v, n) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     return MH_OK;
-}
-
-/* Stage 2 of three: the first global or shared access of launch sends a
- * mark ahead of its requests (stage 3 then makes its state, as get_ps does
- * at that access). */
-static int mark_seen(mh_pat_run *pr, mh_stage *st, uint32_t launch) {
-    for (size_t i = 0; i < pr->nseen; i++)
-        if (pr->seen[i] == launch) return 0;
-    uint32_t *v = mh_grow(pr->seen, &pr->capseen, pr->nseen + 1, sizeof *v, 4);
-    if (!v) return -1;
-    pr->seen = v;
-    pr->seen[pr->nseen++] = launch;
-    mh_grp_key k;
-    mh_grp_key_set(&k, 0, launch, 0, 0, UINT16_MAX, MH_SPACE_COUNT);
-    return mh_stage_group_put(st, &k, NULL, 0);
 }
 
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
@@ -613,7 +594,8 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
         if (!have || launch != a->launch) {
             launch = a->launch;
             have = 1;
-            if (pr->three ? mark_seen(pr, st, launch) != 0 : !get_ps(pr, launch)) {
+            /* three stages: a mark ahead of the launch's requests, for stage 3 to make its state as get_ps does here */
+            if (pr->three ? mh_stage_seen_mark(&pr->seen, st, launch, 0) != 0 : !get_ps(pr, launch)) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 break;
             }
@@ -647,19 +629,17 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
 
 void mh_pat_run_three(mh_pat_run *pr) { pr->three = 1; }
 
+/* Stage 3's group: a warp request evaluated, or a launch's mark. */
+static int stage3_group(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+    mh_pat_run *pr = ctx;
+    if (n) return request_eval(pr, k, v, n, err);
+    return get_ps(pr, k->launch) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+}
+
 int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
-    assert(pr->three && rec < st->caprg);
-    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
-        size_t a = g ? st->gend[g - 1] : 0, n = st->gend[g] - a;
-        const mh_grp_key *k = &st->gkey[g];
-        int rc = MH_OK;
-        if (n == 0) { /* a launch's first request access: its state */
-            if (!get_ps(pr, k->launch)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        } else {
-            rc = request_eval(pr, k, st->gent + a, n, err);
-        }
-        if (rc) return rc;
-    }
+    assert(pr->three);
+    int rc = mh_stage_groups_run(st, rec, stage3_group, pr, err);
+    if (rc) return rc;
     size_t b = pr->bytes + st->rbytes[rec];
     if (b > pr->peak) pr->peak = b;
     return MH_OK;
@@ -694,7 +674,7 @@ void mh_pat_run_free(mh_pat_run *pr) {
     if (!pr) return;
     while (pr->nps) free_ps(pr, &pr->ps[0]);
     free(pr->ps);
-    free(pr->seen);
+    mh_stage_seen_free(&pr->seen);
     mh_pat_access_free(pr);
     mh_stage_free(&pr->own);
     for (size_t i = 0; i < pr->nf; i++) free(pr->f[i].pcs);

@@ -133,8 +133,7 @@ struct mh_pat_run {
      * and the launches it has seen (their mark sent) */
     int three;
     mh_stage *defer;
-    uint32_t *seen;
-    size_t nseen, capseen;
+    mh_stage_seen seen;
 };
 
 /* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----

@@ -1,6 +1,7 @@
 /* stage.c -- the hand-over between two stages of an analysis (memheat/stage.h). */
 #include "memheat/stage.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,41 @@ int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, uint64_t *kc, s
 void mh_stage_seeds_clear(mh_stage *st) {
     for (size_t i = 0; i < st->nseed; i++) free(st->seed[i].kc);
     st->nseed = 0;
+}
+
+int mh_stage_seen_mark(mh_stage_seen *seen, mh_stage *st, uint32_t launch, uint64_t word) {
+    for (size_t i = 0; i < seen->n; i++)
+        if (seen->v[i] == launch) return 0;
+    uint32_t *v = mh_grow(seen->v, &seen->cap, seen->n + 1, sizeof *v, 4);
+    if (!v) return -1;
+    seen->v = v;
+    seen->v[seen->n++] = launch;
+    mh_grp_key k;
+    mh_grp_key_set(&k, word, launch, 0, 0, UINT16_MAX, 0);
+    return mh_stage_group_put(st, &k, NULL, 0);
+}
+
+void mh_stage_seen_forget(mh_stage_seen *seen, uint32_t launch) {
+    for (size_t i = 0; i < seen->n; i++)
+        if (seen->v[i] == launch) {
+            seen->v[i] = seen->v[--seen->n];
+            return;
+        }
+}
+
+void mh_stage_seen_free(mh_stage_seen *seen) {
+    free(seen->v);
+    memset(seen, 0, sizeof *seen);
+}
+
+int mh_stage_groups_run(mh_stage *st, size_t rec, mh_stage_group_fn fn, void *ctx, mh_err *err) {
+    assert(rec < st->caprg);
+    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
+        size_t a = g ? st->gend[g - 1] : 0;
+        int rc = fn(ctx, &st->gkey[g], st->gent + a, st->gend[g] - a, err);
+        if (rc) return rc;
+    }
+    return MH_OK;
 }
 
 void mh_stage_free(mh_stage *st) {
