@@ -12,9 +12,12 @@
  * With a third stage (mh_pass on many cores), the second only gathers
  * accesses into their groups (warp requests, time steps) and puts every
  * group it finishes, in order, into the hand-over (mh_stage_group_put); the
- * third takes them record by record (rgroups) and evaluates them, in the
- * order the two-stage run does, so the results are that run's; rbytes says
- * what the first two stages held at each record's end, for the peak. */
+ * third takes them record by record (mh_stage_groups_run) and evaluates
+ * them, in the order the two-stage run does, so the results are that run's;
+ * rbytes says what the first two stages held at each record's end, for the
+ * peak. A stage 1b between the first and the second (execution counts; half
+ * of a big launch's address counts, handed over as seeds when they split)
+ * adds its memory to the first stage's per record. */
 #ifndef MEMHEAT_STAGE_H
 #define MEMHEAT_STAGE_H
 
@@ -57,9 +60,6 @@ typedef struct mh_stage {
     size_t nseed, capseed;
 } mh_stage;
 
-/* Room for accesses accesses (occ too when with_occ) and records records;
- * 0, or -1 without memory (the hand-over stays as it was). */
-int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ);
 /* The launches a second stage has sent its mark for (a group of no
  * entries, before the launch's first group), forgotten when it ends. */
 typedef struct mh_stage_seen {
@@ -79,6 +79,9 @@ typedef int (*mh_stage_group_fn)(void *ctx, const struct mh_grp_key *k, struct m
                                  mh_err *err);
 int mh_stage_groups_run(mh_stage *st, size_t rec, mh_stage_group_fn fn, void *ctx, mh_err *err);
 
+/* Room for accesses accesses (occ too when with_occ) and records records;
+ * 0, or -1 without memory (the hand-over stays as it was). */
+int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ);
 /* The groups of the batch forgotten (the second stage's first record). */
 void mh_stage_groups_clear(mh_stage *st);
 /* Group k of n entries v appended; 0, or -1 without memory. */

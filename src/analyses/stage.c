@@ -1,4 +1,4 @@
-/* stage.c -- the hand-over between two stages of an analysis (memheat/stage.h). */
+/* stage.c -- the hand-over between the stages of an analysis (memheat/stage.h). */
 #include "memheat/stage.h"
 
 #include <assert.h>
