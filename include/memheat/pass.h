@@ -28,7 +28,9 @@
  *  - The pass itself (the first episode, and any after an episode of 2^22
  *    accesses or more: one big launch): ACCESSES records go into batches
  *    (read in place in the held trace chunks) and each built-in analysis
- *    (the patterns and the locality metrics in two stages each) feeds on
+ *    (the patterns and the locality metrics in two stages each; with a
+ *    thread for each, nine units: execution counts, half of a big launch's
+ *    address counts and the evaluation of finished groups apart) feeds on
  *    its own worker thread, taking the batches from a small ring at its own
  *    pace, while the main thread reads and decompresses the next batch
  *    (waiting only while the ring is full). Every other record (launch,
