@@ -81,6 +81,11 @@ void mh_heat_free(mh_heat *h);
 /* Records that warp (global warp index in the sample) touched [addr, addr+size)
  * with an access of `kind` (enum mh_kind). */
 int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp, unsigned kind);
+/* The same as an mh_heat_add by warp of each word w of sector tag whose
+ * bit is set in words (1 .. 255), with the kinds of kinds (MH_HEAT_KIND_BIT
+ * of the word's accesses at bits 3w .. 3w + 2), in one lookup: a warp's
+ * lanes touch a sector's words one after another. */
+int mh_heat_add_words(mh_heat *h, uint64_t tag, uint32_t words, uint32_t kinds, uint32_t warp);
 /* Hint that addr is about to be added: starts loading its table slot, so a
  * caller can overlap the cache misses of a batch of accesses. */
 void mh_heat_prefetch(const mh_heat *h, uint64_t addr);

@@ -66,9 +66,12 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err);
  * then stage 2, records in trace order in each; nothing else may be fed to
  * lr while a stage runs. The results equal mh_loc_run_feed's. With
  * mh_loc_run_three, stage 1 counts half of the keys and stage 1b, after
- * stage 1 and before stage 2, the other half. */
+ * stage 1 and before stage 2, the other half. given: NULL, or the canonical
+ * keys (memheat/stage.h) of the batch's global and shared accesses, which
+ * the patterns' stage 1 has made already (given[off + i] for access i):
+ * the same keys, taken instead of made again. */
 int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                      mh_err *err);
+                      const uint64_t *given, mh_err *err);
 int mh_loc_run_stage1b(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                        mh_err *err);
 int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,

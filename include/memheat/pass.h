@@ -115,6 +115,9 @@ typedef struct mh_pass_times {
                                    * grouping, requests evaluated; locality counts, second half of the
                                    * counts, time steps, steps evaluated (0: not run, or done by the
                                    * unit before) */
+    double ring_room;             /* reading thread waiting for a free slot of the workers' ring */
+    double unit_wait[9];          /* per unit: its worker waiting for a batch or for the stage before
+                                   * (units sharing a worker show the worker's waits) */
     double lanes_cpu, lanes_cpu_max; /* launch lanes: summed, and the busiest lane's */
     double lanes_idle;            /* launch lanes waiting for work, summed */
     double wait_room, wait_results; /* reading thread waiting for a lane's queue to have room, for results */

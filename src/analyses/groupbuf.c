@@ -500,6 +500,50 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t l
     return MH_OK;
 }
 
+int mh_grp_add_run(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t n, uint32_t lo, uint32_t full,
+                   mh_err *err) {
+    if (n == 0) return MH_OK;
+    int rc = mh_grp_add(g, k, e, lo, full, err);
+    if (rc || n == 1) return rc;
+    uint32_t id = g->last; /* the group of k: mh_grp_add made it the last touched */
+    grp *x = &g->pool[id - 1];
+    assert(id && key_eq(&x->key, k));
+    uint32_t m = n - 1, n1 = x->n + m, c0 = cap_of(x->n), c1 = cap_of(n1);
+    /* The other adds at once where one at a time would hand no group over:
+     * the least recently touched group (another's: this one is the most
+     * recent) stays younger than max_age up to the last add, and the bytes,
+     * which only grow here, stay within the budget. Else one at a time. */
+    const grp *h = g->lru_head && g->lru_head != id ? &g->pool[g->lru_head - 1] : NULL;
+    if (n1 < x->n || c1 > ACAP_MAX || (h && g->clock + m - h->tick > g->max_age) ||
+        mh_grp_bytes(g) + (size_t)(c1 - c0) * sizeof *x->v > g->budget) {
+        for (uint32_t i = 1; i < n && rc == MH_OK; i++) rc = mh_grp_add(g, k, &e[i], lo, full, err);
+        return rc;
+    }
+    g->whole = 0; /* the next add of one at a time has its key: the group stays */
+    if (c1 > x->acap) {
+        mh_grp_entry *v = entries_grow(g, x->v, x->acap, x->n, c1);
+        if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
+        x->v = v;
+        x->acap = c1;
+    }
+    g->entry_bytes += (size_t)(c1 - c0) * sizeof *x->v;
+    uint16_t last = x->last;
+    int rising = x->rising;
+    for (uint32_t i = 1; i < n; i++) {
+        if (e[i].thread <= last) rising = 0; /* the group has entries: the first add made one */
+        last = e[i].thread;
+    }
+    memcpy(x->v + x->n, e + 1, (size_t)m * sizeof *e);
+    x->n = n1;
+    x->last = last;
+    x->rising = (uint32_t)rising;
+    g->clock += m;
+    x->tick = g->clock;
+    if (full && x->n == full && x->rising && x->v[0].thread == lo && x->last == lo + full - 1) g->whole = id;
+    note_peak(g);
+    return MH_OK;
+}
+
 int mh_grp_flush_launch(mh_grp *g, uint32_t launch, mh_err *err) {
     uint32_t id = g->lru_head;
     while (id) {

@@ -98,6 +98,11 @@ void mh_grp_free(mh_grp *g);
  * add (unless that one repeats the group's key: a thread's second record of
  * one step) or at the launch's end: no later access can belong to it. */
 int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t lo, uint32_t full, mh_err *err);
+/* The same as n calls of mh_grp_add with key k, one per entry of e, in
+ * order (results, hand-overs and memory alike); cheaper where a trace
+ * brings a group's accesses one after another (a warp's lanes). */
+int mh_grp_add_run(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t n, uint32_t lo, uint32_t full,
+                   mh_err *err);
 /* Hands over every buffered group of a launch. */
 int mh_grp_flush_launch(mh_grp *g, uint32_t launch, mh_err *err);
 int mh_grp_flush_all(mh_grp *g, mh_err *err);

@@ -278,7 +278,9 @@ static int wset_add(mh_heat *h, wset *s, uint32_t w) {
     return 1;
 }
 
-static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t warp) {
+/* Warp (>= 32) into the overflow sets of e's sector and of its words in
+ * the mask words (bit w: word w). */
+static int add_overflow(mh_heat *h, entry *e, uint32_t words, uint32_t warp) {
     if (!e->ovf) {
         if (h->npool == h->cappool) {
             ovf *p = mh_big_grow(h->pool, &h->cappool, h->npool + 1, sizeof *p, 64);
@@ -296,11 +298,25 @@ static int add_overflow(mh_heat *h, entry *e, unsigned w0, unsigned w1, uint32_t
         h->a.last_warp = warp;
         h->a.last_words = 0;
     }
-    for (unsigned k = w0; k <= w1; k++) {
-        if (h->a.last_words & (1u << k)) continue;
+    for (uint32_t todo = words & ~h->a.last_words; todo; todo &= todo - 1) {
+        unsigned k = (unsigned)__builtin_ctz(todo);
         if (!wset_add(h, &o->s[k], warp)) return MH_ERR_NOMEM;
         h->a.last_words |= 1u << k;
     }
+    return MH_OK;
+}
+
+/* The mask of words w0 .. w1. */
+static inline uint32_t words_of(unsigned w0, unsigned w1) { return ((2u << w1) - 1) & ~((1u << w0) - 1); }
+
+int mh_heat_add_words(mh_heat *h, uint64_t tag, uint32_t words, uint32_t kinds, uint32_t warp) {
+    assert(words && words < (1u << MH_HEAT_WORDS));
+    entry *e = lookup(h, tag);
+    if (!e) return MH_ERR_NOMEM;
+    e->kinds |= kinds;
+    if (warp >= 32) return add_overflow(h, e, words, warp);
+    uint32_t bit = 1u << warp;
+    for (uint32_t todo = words; todo; todo &= todo - 1) e->mask[__builtin_ctz(todo)] |= bit;
     return MH_OK;
 }
 
@@ -328,7 +344,7 @@ int mh_heat_add(mh_heat *h, uint64_t addr, uint32_t size, uint32_t warp, unsigne
             uint32_t bit = 1u << warp;
             for (unsigned k = w0; k <= w1; k++) e->mask[k] |= bit;
         } else {
-            int rc = add_overflow(h, e, w0, w1, warp);
+            int rc = add_overflow(h, e, words_of(w0, w1), warp);
             if (rc) return rc;
         }
         if (tag == UINT64_MAX >> 5) break;

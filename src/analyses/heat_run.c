@@ -220,14 +220,22 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
     if (rec->type != MH_REC_ACCESSES) return MH_OK;
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
-    /* Groups of PF accesses: resolve each one's map and start loading its
-     * table slot, then update. The loads of a group overlap instead of
-     * waiting one after another (scattered sectors miss every cache). */
-    enum { PF = 16 };
+    /* Groups of PF accesses: resolve each one's map and start loading the
+     * table slot of each new sector, then update. The loads of a group
+     * overlap instead of waiting one after another (scattered sectors miss
+     * every cache). The accesses of one warp to the words of one sector
+     * that follow each other (a warp's lanes: eight 4-byte words per sector)
+     * go into the map as one update (mh_heat_add_words). */
+    enum { PF = 64 };
     mh_heat *maps[PF];
     uint32_t warps[PF];
+    mh_heat *pm = NULL; /* the pending update: map, sector, warp, words and their kinds */
+    uint64_t ptag = 0;
+    uint32_t pwarp = 0, pwords = 0, pkinds = 0;
     for (size_t base = 0; base < n; base += PF) {
         size_t k = n - base < PF ? n - base : PF;
+        uint64_t last_tag = UINT64_MAX;
+        const mh_heat *last_map = NULL;
         for (size_t i = 0; i < k; i++) {
             const mh_access *a = &v[base + i];
             maps[i] = NULL;
@@ -247,15 +255,40 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             lm->accesses[s]++;
             maps[i] = lm->map[s];
             warps[i] = (uint32_t)warp;
-            mh_heat_prefetch(maps[i], a->addr);
+            if (a->addr >> 5 != last_tag || maps[i] != last_map) {
+                last_tag = a->addr >> 5;
+                last_map = maps[i];
+                mh_heat_prefetch(maps[i], a->addr);
+            }
         }
         for (size_t i = 0; i < k; i++) {
             if (!maps[i]) continue;
             const mh_access *a = &v[base + i];
-            if (mh_heat_add(maps[i], a->addr, a->size, warps[i], MH_ACCESS_KIND(a)) != MH_OK)
+            uint64_t tag = a->addr >> 5;
+            int one_word = a->size - 1 < 4 && (a->addr & 3) + a->size <= 4;
+            if (one_word && maps[i] == pm && tag == ptag && warps[i] == pwarp) {
+                unsigned w = (unsigned)(a->addr >> 2) & 7;
+                pwords |= 1u << w;
+                pkinds |= MH_HEAT_KIND_BIT(MH_ACCESS_KIND(a)) << (3 * w);
+                continue;
+            }
+            if (pm && mh_heat_add_words(pm, ptag, pwords, pkinds, pwarp) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory for the heat map of launch %u", a->launch);
+            pm = NULL;
+            if (one_word) {
+                unsigned w = (unsigned)(a->addr >> 2) & 7;
+                pm = maps[i];
+                ptag = tag;
+                pwarp = warps[i];
+                pwords = 1u << w;
+                pkinds = MH_HEAT_KIND_BIT(MH_ACCESS_KIND(a)) << (3 * w);
+            } else if (mh_heat_add(maps[i], a->addr, a->size, warps[i], MH_ACCESS_KIND(a)) != MH_OK) {
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory for the heat map of launch %u", a->launch);
+            }
         }
     }
+    if (pm && mh_heat_add_words(pm, ptag, pwords, pkinds, pwarp) != MH_OK)
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory for a heat map");
     return MH_OK;
 }
 

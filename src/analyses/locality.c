@@ -14,7 +14,10 @@
  * part is counted by stage 1b (pb, tablesb, bytesb), on a thread of its own,
  * from the keys stage 1 handed over, else by stage 1 itself; stage 2 then
  * keeps grp and seen and hands its finished steps over to stage 3, which owns
- * st2, bytes2 and peak. */
+ * st2, bytes2 and peak. With three stages, the end of a launch split in two
+ * parts sorts part 1 and sums the footprints on helper threads meanwhile
+ * (end_launch): most of a big launch's end, which every other thread waits
+ * for. */
 #include "analyses/locality_internal.h"
 
 #include <assert.h>
@@ -139,40 +142,84 @@ static int cmp_u64_desc(const void *a, const void *b) {
     return x > y ? -1 : x < y;
 }
 
-/* Footprint and 90% footprint of n addresses with counts cnt (entropies: fill_entropies). */
-static int fill_static(mh_loc_metrics *m, const uint64_t *cnt, size_t n) {
-    m->footprint = n;
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) total += cnt[i];
+/* A launch's sorted distinct keys and their counts: one table's, or the
+ * two parts of a split launch (disjoint keys), read in key order as one
+ * sequence without merging them into a third array. */
+typedef struct kc_seq {
+    const uint64_t *k[2], *c[2];
+    size_t n[2];
+} kc_seq;
+
+/* Footprint and 90% footprint of addresses with counts c[0][0..n0) and
+ * c[1][0..n1) (the part of each of a kc_seq in one space, or all of it;
+ * entropies: fill_entropies). */
+static int fill_static(mh_loc_metrics *m, const uint64_t *const c[2], const size_t n[2]) {
+    size_t all = n[0] + n[1];
+    m->footprint = all;
+    uint64_t total = 0, maxc = 0;
+    for (int p = 0; p < 2; p++)
+        for (size_t i = 0; i < n[p]; i++) {
+            total += c[p][i];
+            if (c[p][i] > maxc) maxc = c[p][i];
+        }
     m->accesses = total;
     /* fewest addresses covering 90%: take counts from the largest down. A
      * histogram of the counts when they are small, else a sort. */
-    uint64_t maxc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (cnt[i] > maxc) maxc = cnt[i];
     uint64_t run = 0, k = 0;
     uint64_t *hist = maxc <= (UINT64_C(1) << 22) ? calloc(maxc + 1, sizeof *hist) : NULL;
     if (hist) {
-        for (size_t i = 0; i < n; i++) hist[cnt[i]]++;
-        for (uint64_t c = maxc; c > 0 && run * 10 < total * 9; c--) {
-            /* how many addresses of count c are still needed */
-            uint64_t need = total * 9 - run * 10, per = c * 10;
+        for (int p = 0; p < 2; p++)
+            for (size_t i = 0; i < n[p]; i++) hist[c[p][i]]++;
+        for (uint64_t v = maxc; v > 0 && run * 10 < total * 9; v--) {
+            /* how many addresses of count v are still needed */
+            uint64_t need = total * 9 - run * 10, per = v * 10;
             uint64_t take = (need + per - 1) / per;
-            if (take > hist[c]) take = hist[c];
-            run += take * c;
+            if (take > hist[v]) take = hist[v];
+            run += take * v;
             k += take;
         }
         free(hist);
     } else {
-        uint64_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
+        uint64_t *scratch = malloc((all ? all : 1) * sizeof *scratch);
         if (!scratch) return MH_ERR_NOMEM;
-        memcpy(scratch, cnt, n * sizeof *cnt);
-        qsort(scratch, n, sizeof *scratch, cmp_u64_desc);
-        while (k < n && run * 10 < total * 9) run += scratch[k++];
+        if (n[0]) memcpy(scratch, c[0], n[0] * sizeof *scratch);
+        if (n[1]) memcpy(scratch + n[0], c[1], n[1] * sizeof *scratch);
+        qsort(scratch, all, sizeof *scratch, cmp_u64_desc);
+        while (k < all && run * 10 < total * 9) run += scratch[k++];
         free(scratch);
     }
     m->footprint90 = k;
     return MH_OK;
+}
+
+/* Footprints per space and in total: each space's keys are a run in each
+ * part (the space is in the keys' top bits). */
+static int fill_statics(mh_loc_result *r, const kc_seq *q) {
+    size_t a[2] = {0, 0};
+    int spaces = 0;
+    unsigned only = 0;
+    while (a[0] < q->n[0] || a[1] < q->n[1]) {
+        unsigned sp = MH_SPACE_COUNT;
+        for (int p = 0; p < 2; p++)
+            if (a[p] < q->n[p] && MH_CANON_SPACE(q->k[p][a[p]]) < sp) sp = MH_CANON_SPACE(q->k[p][a[p]]);
+        const uint64_t *c[2];
+        size_t n[2];
+        for (int p = 0; p < 2; p++) {
+            size_t b = a[p];
+            while (b < q->n[p] && MH_CANON_SPACE(q->k[p][b]) == sp) b++;
+            c[p] = q->c[p] + a[p];
+            n[p] = b - a[p];
+            a[p] = b;
+        }
+        if (fill_static(&r->m[sp], c, n) != MH_OK) return MH_ERR_NOMEM;
+        spaces++;
+        only = sp;
+    }
+    if (spaces == 1) { /* one space: the total is it */
+        r->m[MH_LOC_TOTAL] = r->m[only];
+        return MH_OK;
+    }
+    return fill_static(&r->m[MH_LOC_TOTAL], q->c, q->n);
 }
 
 /* H = log2(total) - acc / total, as mh_loc_entropy ends. */
@@ -180,6 +227,20 @@ static double entropy_of(double total, double acc) {
     if (total <= 0) return 0;
     double h = log2(total) - acc / total;
     return h < 0 ? 0 : h;
+}
+
+/* The next key of q in key order (ia, ib: the parts' positions; the parts'
+ * keys are disjoint). two = 0: part 1 is empty (a constant, so the one-table
+ * loop has no merge). */
+static inline __attribute__((always_inline)) void kc_next(const kc_seq *q, size_t *ia, size_t *ib, int two,
+                                                          uint64_t *key, uint64_t *c) {
+    if (!two || *ib == q->n[1] || (*ia < q->n[0] && q->k[0][*ia] < q->k[1][*ib])) {
+        *key = q->k[0][*ia];
+        *c = q->c[0][(*ia)++];
+    } else {
+        *key = q->k[1][*ib];
+        *c = q->c[1][(*ib)++];
+    }
 }
 
 /* The entropies of every dropped-bit level, per space and in total, in one
@@ -192,30 +253,35 @@ static double entropy_of(double total, double acc) {
  * runs it closes, not one addition per level.
  * A space's runs never merge with another's (the space is in the top bits),
  * so the total's runs are the spaces' runs one after another. */
-static void fill_entropies(mh_loc_result *r, const uint64_t *keys, const uint64_t *cnt, size_t n) {
+static inline __attribute__((always_inline)) void entropies_of(mh_loc_result *r, const kc_seq *q, int two) {
     enum { L = MH_LOC_NBITS };
     double acc_s[L], acc_t[L];
     uint64_t from[L]; /* running total where each level's open run began */
     for (int d = 0; d < L; d++) acc_s[d] = acc_t[d] = 0, from[d] = 0;
+    size_t n = q->n[0] + q->n[1], ia = 0, ib = 0;
     if (!n) return;
-    unsigned sp = MH_CANON_SPACE(keys[0]);
-    uint64_t sum = cnt[0], seg_from = 0; /* counts of keys [0, i); of those before the space's first */
+    uint64_t prev, c;
+    kc_next(q, &ia, &ib, two, &prev, &c);
+    unsigned sp = MH_CANON_SPACE(prev);
+    uint64_t sum = c, seg_from = 0; /* counts of the keys so far; of those before the space's first */
     for (size_t i = 1; i <= n; i++) {
-        int seg_end = i == n || MH_CANON_SPACE(keys[i]) != sp;
+        uint64_t key = 0;
+        if (i < n) kc_next(q, &ia, &ib, two, &key, &c);
+        int seg_end = i == n || MH_CANON_SPACE(key) != sp;
         /* The keys are sorted and distinct, so key i stays in the run of
          * key i - 1 at every level d >= the bit length of their XOR, and
          * starts a new run below it: the same test as comparing key i >> d
          * with the run's own, one level at a time, without the compares. */
         int d0 = L;
         if (!seg_end) {
-            uint64_t x = keys[i] ^ keys[i - 1];
+            uint64_t x = key ^ prev;
             int len = x ? 64 - __builtin_clzll(x) : 0;
             d0 = len < L ? len : L;
         }
         for (int d = 0; d < d0; d++) {
-            uint64_t c = sum - from[d];
-            if (c > 1) {
-                double v = mh_loc_c_log2_c((double)c);
+            uint64_t rc = sum - from[d];
+            if (rc > 1) {
+                double v = mh_loc_c_log2_c((double)rc);
                 acc_s[d] += v;
                 acc_t[d] += v;
             }
@@ -227,11 +293,51 @@ static void fill_entropies(mh_loc_result *r, const uint64_t *keys, const uint64_
                 acc_s[d] = 0;
             }
             seg_from = sum;
-            if (i < n) sp = MH_CANON_SPACE(keys[i]);
+            if (i < n) sp = MH_CANON_SPACE(key);
         }
-        if (i < n) sum += cnt[i];
+        if (i < n) {
+            sum += c;
+            prev = key;
+        }
     }
     for (int d = 0; d < L; d++) r->m[MH_LOC_TOTAL].entropy[d] = entropy_of((double)sum, acc_t[d]);
+}
+
+static void fill_entropies(mh_loc_result *r, const kc_seq *q) {
+    if (q->n[1]) entropies_of(r, q, 1);
+    else entropies_of(r, q, 0);
+}
+
+/* mh_lcnt_sorted of one part, on a helper thread (sorting a part of
+ * millions of addresses is most of a big launch's end). */
+typedef struct part_sort {
+    mh_lcnt *cnt;
+    mh_big_cache *cache;
+    size_t *bytes;
+    const uint64_t *keys, *c;
+    size_t n;
+    uint64_t *own;
+    int rc;
+} part_sort;
+
+static void *part_sort_main(void *arg) {
+    part_sort *j = arg;
+    j->rc = mh_lcnt_sorted(j->cnt, j->cache, j->bytes, &j->keys, &j->c, &j->n, &j->own);
+    return NULL;
+}
+
+/* fill_statics into a result of its own (r), on a helper thread while
+ * the entropies are summed. */
+typedef struct statics_job {
+    mh_loc_result r;
+    const kc_seq *q;
+    int rc;
+} statics_job;
+
+static void *statics_main(void *arg) {
+    statics_job *j = arg;
+    j->rc = fill_statics(&j->r, j->q);
+    return NULL;
 }
 
 static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
@@ -244,48 +350,38 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     r.unattributed = s->unattributed;
     const lsteps *t = mh_loc_steps_find(lr, s->launch); /* made with s, by the same first access */
     r.psl_split = t ? mh_grp_split(lr->grp) - t->split_at_start : 0;
-    /* Sorted distinct keys and their counts: the two parts' merged. */
-    uint64_t *own = NULL, *ownb = NULL, *both = NULL;
-    const uint64_t *keys, *cnt, *kb = NULL, *cb = NULL;
-    size_t n, nb = 0;
+    /* Sorted distinct keys and their counts of both parts: with many
+     * threads, part 1's sorted on a helper thread meanwhile (each part has
+     * its own tables and bytes). */
     lpart *pb = find_pb(lr, s->launch);
-    if (mh_lcnt_sorted(&s->cnt, &lr->tables, &lr->bytes, &keys, &cnt, &n, &own) != MH_OK ||
-        (pb && mh_lcnt_sorted(&pb->cnt, &lr->tablesb, &lr->bytesb, &kb, &cb, &nb, &ownb) != MH_OK)) {
-        free(own);
-        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    part_sort j1 = {pb ? &pb->cnt : NULL, &lr->tablesb, &lr->bytesb, NULL, NULL, 0, NULL, MH_OK};
+    pthread_t helper;
+    int helped = pb && lr->three && pthread_create(&helper, NULL, part_sort_main, &j1) == 0;
+    kc_seq q;
+    memset(&q, 0, sizeof q);
+    uint64_t *own = NULL;
+    int ok = mh_lcnt_sorted(&s->cnt, &lr->tables, &lr->bytes, &q.k[0], &q.c[0], &q.n[0], &own) == MH_OK;
+    if (helped) pthread_join(helper, NULL);
+    else if (pb) part_sort_main(&j1);
+    ok = ok && (!pb || j1.rc == MH_OK);
+    if (pb) q.k[1] = j1.keys, q.c[1] = j1.c, q.n[1] = j1.n;
+    /* the footprints and the entropies of the sorted keys; with many
+     * threads side by side (they write different fields) */
+    statics_job sj;
+    memset(&sj, 0, sizeof sj);
+    sj.q = &q;
+    int two = ok && pb && lr->three && pthread_create(&helper, NULL, statics_main, &sj) == 0;
+    if (ok) fill_entropies(&r, &q);
+    if (two) pthread_join(helper, NULL);
+    else if (ok) statics_main(&sj);
+    ok = ok && sj.rc == MH_OK;
+    for (int c = 0; ok && c < MH_LOC_COLS; c++) {
+        r.m[c].accesses = sj.r.m[c].accesses;
+        r.m[c].footprint = sj.r.m[c].footprint;
+        r.m[c].footprint90 = sj.r.m[c].footprint90;
     }
-    if (nb && !n) {
-        keys = kb, cnt = cb, n = nb;
-    } else if (nb) {
-        both = malloc((n + nb) * 2 * sizeof *both);
-        if (!both) {
-            free(own);
-            free(ownb);
-            return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        }
-        uint64_t *mk = both, *mc = both + n + nb;
-        size_t i = 0, j = 0, o = 0;
-        while (i < n || j < nb) { /* disjoint keys: never equal */
-            if (j == nb || (i < n && keys[i] < kb[j])) mk[o] = keys[i], mc[o++] = cnt[i++];
-            else mk[o] = kb[j], mc[o++] = cb[j++];
-        }
-        keys = mk, cnt = mc, n = o;
-    }
-    int ok = 1;
-    size_t a = 0;
-    while (a < n && ok) {
-        unsigned sp = MH_CANON_SPACE(keys[a]);
-        size_t b = a;
-        while (b < n && MH_CANON_SPACE(keys[b]) == sp) b++;
-        ok = fill_static(&r.m[sp], cnt + a, b - a) == MH_OK;
-        if (ok && a == 0 && b == n) r.m[MH_LOC_TOTAL] = r.m[sp]; /* one space: the total is it */
-        a = b;
-    }
-    if (ok && r.m[MH_LOC_TOTAL].footprint != n) ok = fill_static(&r.m[MH_LOC_TOTAL], cnt, n) == MH_OK;
-    if (ok) fill_entropies(&r, keys, cnt, n);
     free(own);
-    free(ownb);
-    free(both);
+    free(j1.own);
     if (!ok) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     /* Parallel spatial locality: mean over steps per block, then over blocks. */
     for (int c = 0; c < MH_LOC_COLS; c++) {
@@ -330,7 +426,7 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     }
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
-    int rc = mh_loc_run_stage1(lr, v, n, &lr->own, 0, 0, err);
+    int rc = mh_loc_run_stage1(lr, v, n, &lr->own, 0, 0, NULL, err);
     return rc ? rc : mh_loc_run_stage2(lr, v, n, &lr->own, 0, 0, err);
 }
 
@@ -343,7 +439,7 @@ static int seed_part(mh_loc_run *lr, uint32_t launch, uint64_t *kc, size_t n) {
 }
 
 int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                      mh_err *err) {
+                      const uint64_t *given, mh_err *err) {
     if (mh_stage_room(st, off + n, rec + 1, 0) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     if (rec == 0) mh_stage_seeds_clear(st);
     uint64_t *keys = st->key + off;
@@ -360,16 +456,25 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
             lpart *pb = s->split && !lr->three ? find_pb(lr, s->launch) : NULL;
             b = pb ? &pb->cnt : NULL;
         }
-        uint64_t key = keys[i] = mh_canon_key(&lr->canon, ml, a);
+        unsigned space = MH_ACCESS_SPACE(a);
+        uint64_t key = keys[i] = given && (space == MH_SPACE_GLOBAL || space == MH_SPACE_SHARED)
+                                     ? given[off + i]
+                                     : mh_canon_key(&lr->canon, ml, a);
         if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
+        if (!s->cnt.t) { /* a buffer of keys (few addresses so far): no hash needed */
+            if (mh_lcnt_add(&s->cnt, &lr->tables, &lr->bytes, key) != MH_OK)
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+            continue;
+        }
+        uint64_t h = mh_lcnt_hash(key); /* once for the part and the slot */
         mh_lcnt *c = &s->cnt;
         mh_big_cache *cache = &lr->tables;
         size_t *bytes = &lr->bytes;
-        if (s->split && mh_lcnt_part(key)) {
+        if (s->split && mh_lcnt_part_h(h)) {
             if (!b) continue; /* stage 1b's */
             c = b, cache = &lr->tablesb, bytes = &lr->bytesb;
         }
-        if (mh_lcnt_add(c, cache, bytes, key) != MH_OK)
+        if (mh_lcnt_hash_defer(c, cache, bytes, key, h) != MH_OK)
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
     }
     for (size_t i = 0; i < lr->nls; i++) {
@@ -395,14 +500,15 @@ int mh_loc_run_stage1b(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *s
     mh_lcnt *b = NULL; /* part 1 of the launch's counts: NULL before it is split */
     uint32_t launch = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!mh_lcnt_part(keys[i])) continue;
+        uint64_t h = mh_lcnt_hash(keys[i]);
+        if (!mh_lcnt_part_h(h)) continue;
         if (!b || launch != v[i].launch) {
             launch = v[i].launch;
             lpart *pb = find_pb(lr, launch);
             b = pb ? &pb->cnt : NULL;
             if (!b) continue;
         }
-        if (mh_lcnt_add(b, &lr->tablesb, &lr->bytesb, keys[i]) != MH_OK)
+        if (mh_lcnt_hash_defer(b, &lr->tablesb, &lr->bytesb, keys[i], h) != MH_OK)
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
     }
     for (size_t i = 0; i < st->nseed; i++) { /* launches split at this record's end */

@@ -279,7 +279,9 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
     int have = 0;
     uint32_t tpb = 0; /* threads per block of the launch: a step is whole when each has added to it */
     int rc = MH_OK;
-    for (size_t i = 0; i < n && rc == MH_OK; i++) {
+    enum { RUN = 64 };
+    mh_grp_entry ge[RUN];
+    for (size_t i = 0, j; i < n && rc == MH_OK; i = j) {
         const mh_access *a = &v[i];
         if (!have || launch != a->launch) {
             launch = a->launch;
@@ -293,11 +295,13 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
             const mh_model_launch *ml = mh_model_launch_get(lr->model, launch);
             tpb = ml ? ml->threads_per_block : 0;
         }
+        /* the accesses of one step that follow each other (a warp's lanes) go in at once */
+        for (j = i; j < n && j - i < RUN && v[j].launch == a->launch && v[j].block == a->block && v[j].seq == a->seq; j++)
+            mh_grp_entry_set(&ge[j - i], st->key[off + j], (uint32_t)v[j].addr, v[j].thread, v[j].size,
+                             (uint8_t)MH_ACCESS_KIND(&v[j]));
         mh_grp_key gk;
         mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
-        mh_grp_entry ge;
-        mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-        rc = mh_grp_add(lr->grp, &gk, &ge, 0, tpb, err);
+        rc = mh_grp_add_run(lr->grp, &gk, ge, (uint32_t)(j - i), 0, tpb, err);
     }
     if (!lr->three) {
         if (rc == MH_OK) note_bytes(lr, st->bytes[rec]);

@@ -88,9 +88,9 @@ static int cnt_grow(mh_lcnt *s, mh_big_cache *cache, size_t *bytes) {
     return MH_OK;
 }
 
-int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key) {
+int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key, uint64_t h) {
     if ((s->n + 1) * 4 > s->cap * 3 && cnt_grow(s, cache, bytes) != MH_OK) return MH_ERR_NOMEM;
-    size_t j = mh_lcnt_slot(key, s->cap);
+    size_t j = mh_lcnt_slot_h(key, h, s->cap);
     while (s->t[j].key && s->t[j].key != key) j = (j + 1) & (s->cap - 1);
     if (!s->t[j].key) {
         s->t[j].key = key;
@@ -103,7 +103,7 @@ int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t ke
 /* The deferred adds of the hash map, counted. */
 static int cnt_drain(mh_lcnt *s, mh_big_cache *cache, size_t *bytes) {
     for (; s->npend; s->npend--, s->hpend = (s->hpend + 1) % MH_LCNT_AHEAD)
-        if (mh_lcnt_hash_add(s, cache, bytes, s->pend[s->hpend]) != MH_OK) return MH_ERR_NOMEM;
+        if (mh_lcnt_hash_add(s, cache, bytes, s->pend[s->hpend], s->pendh[s->hpend]) != MH_OK) return MH_ERR_NOMEM;
     s->hpend = 0;
     return MH_OK;
 }

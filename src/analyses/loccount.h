@@ -36,48 +36,59 @@ typedef struct mh_lcnt {
     mh_lcnt_ent *t;        /* past MH_LCNT_SWITCH distinct keys: key -> count (buf, ukey unused) */
     size_t cap, n;
     uint64_t pend[32];     /* hash map: keys whose slots are being fetched, counted MH_LCNT_AHEAD adds later */
+    uint64_t pendh[32];    /* and their hashes (mh_lcnt_hash) */
     unsigned npend, hpend;
 } mh_lcnt;
 
 enum { MH_LCNT_SWITCH = 1 << 18, MH_LCNT_BUF_FIRST = 4096, MH_LCNT_BUF_MIN = 1 << 16, MH_LCNT_AHEAD = 32 };
 
-/* Slot of a canonical address in the counter table (cap: a power of two,
- * >= 4). The four 4-byte words of a 16-byte span share a hashed group of
+/* The hash of a canonical address that places it in the counter table
+ * (mh_lcnt_slot_h) and picks its part (mh_lcnt_part_h): a caller that
+ * needs both computes it once per access. The four 4-byte words of a
+ * 16-byte span hash alike. */
+static inline uint64_t mh_lcnt_hash(uint64_t key) { return mh_mix64(key >> 4); }
+
+/* Slot of a canonical address (hash h) in the counter table (cap: a power
+ * of two, >= 4). The four words of a 16-byte span share a hashed group of
  * four neighbouring slots, so a warp's coalesced accesses touch a quarter of
  * the cache lines they would with a plain hash. The table is sorted before
  * use, so placement changes no result. */
-static inline size_t mh_lcnt_slot(uint64_t key, size_t cap) {
-    return (size_t)((mh_mix64(key >> 4) << 2) + ((key >> 2) & 3)) & (cap - 1);
+static inline size_t mh_lcnt_slot_h(uint64_t key, uint64_t h, size_t cap) {
+    return (size_t)((h << 2) + ((key >> 2) & 3)) & (cap - 1);
 }
+static inline size_t mh_lcnt_slot(uint64_t key, size_t cap) { return mh_lcnt_slot_h(key, mh_lcnt_hash(key), cap); }
 
 /* A launch's counts may be split in two parts once they are in a hash map
  * (locality.c: stage 1 keeps part 0, stage 1b counts part 1 on another
  * thread): by a bit of the key's hash, so a 16-byte span stays in one part,
  * as its slots do, and the parts are about even. */
-static inline unsigned mh_lcnt_part(uint64_t key) { return (unsigned)(mh_mix64(key >> 4) >> 63); }
+static inline unsigned mh_lcnt_part_h(uint64_t h) { return (unsigned)(h >> 63); }
+static inline unsigned mh_lcnt_part(uint64_t key) { return mh_lcnt_part_h(mh_lcnt_hash(key)); }
 
 /* Out of line: room for one more pending key (may count the pending ones,
  * or move to the hash map); the hash map's insert. */
 int mh_lcnt_room(mh_lcnt *s, mh_big_cache *cache, size_t *bytes);
-int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key);
+int mh_lcnt_hash_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key, uint64_t h);
 
 /* The hash map's add: the key's slot is prefetched now and the key counted
  * MH_LCNT_AHEAD adds later (mh_lcnt_sorted counts the rest). A table of
  * millions of addresses misses the cache on nearly every access; this keeps
  * MH_LCNT_AHEAD of those misses in flight whatever the caller does between
  * adds. The counts, and the order they are made in, are unchanged. */
-static inline int mh_lcnt_hash_defer(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key) {
-    __builtin_prefetch(&s->t[mh_lcnt_slot(key, s->cap)], 1);
+static inline int mh_lcnt_hash_defer(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t key, uint64_t h) {
+    __builtin_prefetch(&s->t[mh_lcnt_slot_h(key, h, s->cap)], 1);
     unsigned i = (s->hpend + s->npend) % MH_LCNT_AHEAD;
     if (s->npend < MH_LCNT_AHEAD) {
         s->pend[i] = key;
+        s->pendh[i] = h;
         s->npend++;
         return MH_OK;
     }
-    uint64_t old = s->pend[s->hpend]; /* i == hpend: the oldest leaves, key takes its place */
+    uint64_t old = s->pend[s->hpend], oldh = s->pendh[s->hpend]; /* i == hpend: the oldest leaves, key takes its place */
     s->pend[i] = key;
+    s->pendh[i] = h;
     s->hpend = (s->hpend + 1) % MH_LCNT_AHEAD;
-    return mh_lcnt_hash_add(s, cache, bytes, old);
+    return mh_lcnt_hash_add(s, cache, bytes, old, oldh);
 }
 
 /* Counts one access of key (never 0). Always inlined: a hot loop's only
@@ -85,10 +96,10 @@ static inline int mh_lcnt_hash_defer(mh_lcnt *s, mh_big_cache *cache, size_t *by
 static inline __attribute__((always_inline)) int mh_lcnt_add(mh_lcnt *s, mh_big_cache *cache, size_t *bytes,
                                                               uint64_t key) {
     assert(key != 0); /* canonical keys carry a space or an object slot */
-    if (s->t) return mh_lcnt_hash_defer(s, cache, bytes, key);
+    if (s->t) return mh_lcnt_hash_defer(s, cache, bytes, key, mh_lcnt_hash(key));
     if (s->nbuf == s->capbuf) {
         if (mh_lcnt_room(s, cache, bytes) != MH_OK) return MH_ERR_NOMEM;
-        if (s->t) return mh_lcnt_hash_add(s, cache, bytes, key); /* moved to the hash map */
+        if (s->t) return mh_lcnt_hash_add(s, cache, bytes, key, mh_lcnt_hash(key)); /* moved to the hash map */
     }
     s->buf[s->nbuf++] = key;
     return MH_OK;

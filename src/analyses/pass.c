@@ -39,8 +39,9 @@
  * second stages only group, and a third each (U_PAT3, U_LOC3) evaluates the
  * groups handed over, after the second; the patterns' execution counts
  * (U_PAT1B) and the locality's second half of the address counts (U_LOC1B),
- * else done by the first stage, then come between the first and the second.
- * Elsewhere U_PAT and U_LOC feed every stage. */
+ * else done by the first stage, then come between the first and the second,
+ * and U_LOC1 follows U_PAT1 to take the canonical keys it made. Elsewhere
+ * U_PAT and U_LOC feed every stage. */
 enum { U_HEAT, U_PAT1, U_PAT1B, U_PAT, U_PAT3, U_LOC1, U_LOC1B, U_LOC, U_LOC3, U_COUNT };
 
 #define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
@@ -198,7 +199,9 @@ static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
         if (u == U_PAT1) rc = mh_pat_run_stage1(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_PAT1B) rc = mh_pat_run_stage1b(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_PAT) rc = mh_pat_run_stage2(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
-        else if (u == U_LOC1) rc = mh_loc_run_stage1(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
+        else if (u == U_LOC1)
+            rc = mh_loc_run_stage1(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i,
+                                   p->three && p->pat ? b->pst.key : NULL, err);
         else if (u == U_LOC1B) rc = mh_loc_run_stage1b(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
         else if (u == U_LOC) rc = mh_loc_run_stage2(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
         else if (u == U_PAT3) rc = mh_pat_run_stage3(p->pat, &b->pst, i, err);
@@ -244,6 +247,7 @@ static int pool_start(mh_pass *p, unsigned nworkers, int three, mh_err *err) {
         mh_pat_run_three(p->pat);
     }
     if (rc == MH_OK && three && p->lr) {
+        if (p->pat) mh_ring_follow(p->ring, at[U_LOC1], at[U_PAT1]); /* U_PAT1's keys */
         mh_ring_follow(p->ring, at[U_LOC1B], at[U_LOC1]);
         mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1B]);
         mh_ring_follow(p->ring, at[U_LOC3], at[U_LOC]);
@@ -263,6 +267,9 @@ static void pool_stop(mh_pass *p) {
         p->st.times.workers_cpu = mh_ring_cpu_s(p->ring);
         _Static_assert(U_COUNT == sizeof p->st.times.unit_cpu / sizeof p->st.times.unit_cpu[0], "one per unit");
         for (unsigned i = 0; i < p->nunits; i++) p->st.times.unit_cpu[p->unit_at[i]] = mh_ring_unit_cpu_s(p->ring, i);
+        double w[MH_RING_MAX_UNITS];
+        mh_ring_waits(p->ring, &p->st.times.ring_room, w);
+        for (unsigned i = 0; i < p->nunits; i++) p->st.times.unit_wait[p->unit_at[i]] = w[i];
     }
     mh_ring_free(p->ring);
     p->ring = NULL;

@@ -587,9 +587,12 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
     int have = 0;
     uint32_t tpb = 0; /* threads per block of the launch (0: unknown) */
     int rc = MH_OK;
-    for (size_t i = 0; i < n && rc == MH_OK; i++) {
+    enum { RUN = 64 };
+    mh_grp_entry ge[RUN];
+    for (size_t i = 0, j; i < n && rc == MH_OK; i = j) {
         const mh_access *a = &v[i];
         unsigned space = MH_ACCESS_SPACE(a);
+        j = i + 1;
         if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
         if (!have || launch != a->launch) {
             launch = a->launch;
@@ -608,12 +611,21 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
          * is one access) */
         uint32_t full = 0;
         if (warp < UINT16_MAX - 1 && (uint64_t)warp * ws < tpb) full = tpb - warp * ws < ws ? tpb - warp * ws : ws;
+        /* the accesses of one request that follow each other (its lanes) go in at once */
+        uint32_t occ = st->occ[off + i];
+        mh_grp_entry_set(&ge[0], st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
+        for (; j < n && j - i < RUN; j++) {
+            const mh_access *b = &v[j];
+            if (b->pc != a->pc || b->launch != a->launch || b->block != a->block || st->occ[off + j] != occ ||
+                MH_ACCESS_SPACE(b) != space || div_by(b->thread, ws) != warp)
+                break;
+            mh_grp_entry_set(&ge[j - i], st->key[off + j], (uint32_t)b->addr, b->thread, b->size,
+                             (uint8_t)MH_ACCESS_KIND(b));
+        }
         mh_grp_key gk;
-        mh_grp_key_set(&gk, a->pc, a->launch, a->block, st->occ[off + i],
-                       (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp), (uint8_t)space);
-        mh_grp_entry ge;
-        mh_grp_entry_set(&ge, st->key[off + i], (uint32_t)a->addr, a->thread, a->size, (uint8_t)MH_ACCESS_KIND(a));
-        rc = mh_grp_add(pr->grp, &gk, &ge, warp * ws, full, err);
+        mh_grp_key_set(&gk, a->pc, a->launch, a->block, occ, (uint16_t)(warp > UINT16_MAX - 1 ? UINT16_MAX - 1 : warp),
+                       (uint8_t)space);
+        rc = mh_grp_add_run(pr->grp, &gk, ge, (uint32_t)(j - i), warp * ws, full, err);
     }
     if (!pr->three) {
         /* the peak of both stages' memory at the end of the record, as one feed's */

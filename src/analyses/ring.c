@@ -26,6 +26,7 @@ typedef struct ring_worker {
     unsigned w;
     pthread_t tid;
     uint64_t cursor; /* next job this worker takes; guarded by mu */
+    uint64_t wait_ns; /* under mu: waiting for a job or for a unit followed (mh_ring_waits) */
 } ring_worker;
 
 struct mh_ring {
@@ -45,6 +46,7 @@ struct mh_ring {
     int reported; /* the error was returned by a drain */
     double cpu;   /* CPU seconds the workers spent on jobs */
     double unit_cpu[MH_RING_MAX_UNITS]; /* the same, per unit */
+    uint64_t room_ns; /* the submitter waiting for a free slot */
     int stop;
 };
 
@@ -67,7 +69,9 @@ static void *ring_main(void *arg) {
 #endif
     pthread_mutex_lock(&r->mu);
     for (;;) {
+        uint64_t w0 = mh_clock_ns();
         while (!r->stop && me->cursor == r->head) pthread_cond_wait(&r->go, &r->mu);
+        me->wait_ns += mh_clock_ns() - w0;
         if (me->cursor == r->head) break; /* stopping, all done */
         uint64_t s = me->cursor;
         ring_job j = r->jobs[s % r->slots];
@@ -80,7 +84,9 @@ static void *ring_main(void *arg) {
             /* the unit followed is on another worker: wait until it is past this job (on this
              * worker it comes first anyway: units run in unit order) */
             unsigned fw = unit_worker(r, (unsigned)f);
+            uint64_t f0 = mh_clock_ns();
             while (fw != me->w && r->wk[fw].cursor <= s && r->fail_seq[f] > s) pthread_cond_wait(&r->done, &r->mu);
+            me->wait_ns += mh_clock_ns() - f0;
             if (r->fail_seq[f] <= s) take[u] = 0; /* its input of this job is not there */
         }
         if (s > r->stop_seq) memset(take, 0, sizeof take); /* a unit failed at an earlier job meanwhile */
@@ -196,7 +202,9 @@ int mh_ring_submit(mh_ring *r, const void *job, unsigned mask) {
         r->head++;
         pthread_cond_broadcast(&r->go);
         /* the next job's slot held job head - slots: free once every worker is past it */
+        uint64_t t0 = mh_clock_ns();
         while (r->head - min_cursor(r) >= r->slots) pthread_cond_wait(&r->done, &r->mu);
+        r->room_ns += mh_clock_ns() - t0;
     }
     pthread_mutex_unlock(&r->mu);
     return failed;
@@ -230,6 +238,13 @@ double mh_ring_cpu_s(mh_ring *r) {
     double c = r->cpu;
     pthread_mutex_unlock(&r->mu);
     return c;
+}
+
+void mh_ring_waits(mh_ring *r, double *room, double *unit_wait) {
+    pthread_mutex_lock(&r->mu);
+    *room = (double)r->room_ns * 1e-9;
+    for (unsigned u = 0; u < r->nunits; u++) unit_wait[u] = (double)r->wk[unit_worker(r, u)].wait_ns * 1e-9;
+    pthread_mutex_unlock(&r->mu);
 }
 
 double mh_ring_unit_cpu_s(mh_ring *r, unsigned u) {

@@ -51,6 +51,10 @@ int mh_ring_drain(mh_ring *r, mh_err *err);
 /* CPU seconds the workers spent on the jobs done so far; the same of unit u. */
 double mh_ring_cpu_s(mh_ring *r);
 double mh_ring_unit_cpu_s(mh_ring *r, unsigned u);
+/* Seconds the submitter waited for a free slot (*room), and the worker of
+ * each unit u (0 .. nunits-1) for a job or for a unit it follows (units
+ * sharing a worker show the same: its waits). */
+void mh_ring_waits(mh_ring *r, double *room, double *unit_wait);
 /* Drains, stops and joins the workers. NULL is fine. */
 void mh_ring_free(mh_ring *r);
 

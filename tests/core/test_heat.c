@@ -287,6 +287,66 @@ static void test_bruteforce_many_warps(void) {
     mh_heat_free(h);
 }
 
+/* mh_heat_add_words is mh_heat_add per word: two maps fed one stream, one
+ * access at a time and as heat_run.c groups it (a warp's one-word accesses
+ * to one sector in a row: one update), hold the same rows and bytes (the
+ * table grows at the same points: the accesses of a run after the first
+ * find their sector in the recent cache, so the lookups that may grow it
+ * are the same). The stream mixes lane runs, strided lanes, wide and byte
+ * accesses, overflow warps and kinds. */
+static void test_words_equal(void) {
+    enum { N = 200000 };
+    mh_heat *a, *b;
+    mh_err err = {0};
+    CHECK(mh_heat_new(&a, 32, &err) == MH_OK);
+    CHECK(mh_heat_new(&b, 32, &err) == MH_OK);
+    uint64_t s = 0x2545F4914F6CDD1Dull, ptag = 0;
+    uint32_t pwarp = 0, pwords = 0, pkinds = 0;
+    int pend = 0;
+    size_t grouped = 0;
+    for (int i = 0; i < N; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        uint32_t warp = (uint32_t)(s % 5 == 0 ? 32 + (s >> 8) % 40 : (s >> 8) % 32);
+        uint32_t lanes = 1 + (uint32_t)((s >> 16) % 32), stride = (s >> 24) % 3 ? 4 : 4 * (1 + (uint32_t)((s >> 28) % 9));
+        uint64_t base = 0x100000 + 4 * ((s >> 32) % 60000);
+        uint32_t size = (s >> 50) % 7 ? 4 : (uint32_t)(1u << ((s >> 53) % 4));
+        unsigned kind = (unsigned)((s >> 56) % 8 == 0 ? MH_KIND_ATOMIC : (s >> 56) % 3 == 1 ? MH_KIND_STORE : MH_KIND_LOAD);
+        for (uint32_t l = 0; l < lanes; l++) {
+            uint64_t addr = base + (uint64_t)l * stride + ((s >> 60) == 0 ? 2 : 0); /* now and then misaligned */
+            CHECK(mh_heat_add(a, addr, size, warp, kind) == MH_OK);
+            int one_word = size - 1 < 4 && (addr & 3) + size <= 4;
+            unsigned w = (unsigned)(addr >> 2) & 7;
+            if (one_word && pend && addr >> 5 == ptag && warp == pwarp) {
+                pwords |= 1u << w;
+                pkinds |= MH_HEAT_KIND_BIT(kind) << (3 * w);
+                grouped++;
+                continue;
+            }
+            if (pend) CHECK(mh_heat_add_words(b, ptag, pwords, pkinds, pwarp) == MH_OK);
+            pend = one_word;
+            if (one_word) {
+                ptag = addr >> 5, pwarp = warp, pwords = 1u << w, pkinds = MH_HEAT_KIND_BIT(kind) << (3 * w);
+            } else {
+                CHECK(mh_heat_add(b, addr, size, warp, kind) == MH_OK);
+            }
+        }
+    }
+    if (pend) CHECK(mh_heat_add_words(b, ptag, pwords, pkinds, pwarp) == MH_OK);
+    CHECK(grouped > N); /* the grouping did take many accesses together */
+    CHECK_EQ_U(mh_heat_count(a), mh_heat_count(b));
+    CHECK_EQ_U(mh_heat_bytes(a), mh_heat_bytes(b));
+    mh_heat_row *ra, *rb;
+    size_t na, nb;
+    CHECK(mh_heat_take_rows(a, &ra, &na, &err) == MH_OK);
+    CHECK(mh_heat_take_rows(b, &rb, &nb, &err) == MH_OK);
+    CHECK_EQ_U(na, nb);
+    CHECK(na == nb && memcmp(ra, rb, na * sizeof *ra) == 0);
+    free(ra);
+    free(rb);
+    mh_heat_free(a);
+    mh_heat_free(b);
+}
+
 static void test_multiblock_warps_distinct(void) {
     /* Warp 0 of block 0 and warp 0 of block 1 are different warps. */
     maps ms;
@@ -309,7 +369,7 @@ int main(void) {
     static const mh_test_case cases[] = {
         T(test_coalesced), T(test_false_sharing), T(test_strided), T(test_misaligned), T(test_hot),
         T(test_shared_shapes), T(test_paper_single_sector), T(test_wide_and_crossing),
-        T(test_bruteforce_many_warps), T(test_multiblock_warps_distinct)};
+        T(test_bruteforce_many_warps), T(test_words_equal), T(test_multiblock_warps_distinct)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;
