@@ -52,7 +52,8 @@ typedef struct mh_stage {
     size_t *gend;
     size_t ng, capg;
     struct mh_grp_entry *gent;
-    size_t nent, capent;
+    uint64_t *gcanon; /* instead of gent, the entries' canonical keys alone (mh_stage_group_put_keys) */
+    size_t nent, capent, capcanon;
     size_t *rgroups; /* per record: groups finished by its end */
     size_t *rbytes;  /* per record: the first two stages' memory at its end */
     size_t caprg;
@@ -78,6 +79,10 @@ void mh_stage_seen_free(mh_stage_seen *seen);
 typedef int (*mh_stage_group_fn)(void *ctx, const struct mh_grp_key *k, struct mh_grp_entry *v, size_t n,
                                  mh_err *err);
 int mh_stage_groups_run(mh_stage *st, size_t rec, mh_stage_group_fn fn, void *ctx, mh_err *err);
+/* The same for groups put with mh_stage_group_put_keys: fn gets their keys
+ * (it may reorder them). */
+typedef int (*mh_stage_keys_fn)(void *ctx, const struct mh_grp_key *k, uint64_t *keys, size_t n, mh_err *err);
+int mh_stage_keys_run(mh_stage *st, size_t rec, mh_stage_keys_fn fn, void *ctx, mh_err *err);
 
 /* Room for accesses accesses (occ too when with_occ) and records records;
  * 0, or -1 without memory (the hand-over stays as it was). */
@@ -86,6 +91,10 @@ int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ);
 void mh_stage_groups_clear(mh_stage *st);
 /* Group k of n entries v appended; 0, or -1 without memory. */
 int mh_stage_group_put(mh_stage *st, const struct mh_grp_key *k, const struct mh_grp_entry *v, size_t n);
+/* The same keeping only the entries' canonical keys (an analysis whose
+ * third stage needs nothing else: the locality's steps); a batch's groups
+ * are all put one way. */
+int mh_stage_group_put_keys(mh_stage *st, const struct mh_grp_key *k, const struct mh_grp_entry *v, size_t n);
 /* Record rec (0, 1, ... in order) ends: the groups put so far and the
  * memory bytes; 0, or -1 without memory. */
 int mh_stage_record_done(mh_stage *st, size_t rec, size_t bytes);

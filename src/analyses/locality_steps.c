@@ -157,21 +157,16 @@ static double runs_entropy(const uint64_t *c, size_t n, double tot, double lt) {
  * Keys of different spaces never merge (the space is in the top bits). A
  * step of one space adds the same entropy to its space and to the total:
  * computed once. */
-static int step_eval(mh_loc_run *lr, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+static int step_keys(mh_loc_run *lr, const mh_grp_key *k, uint64_t *keys, size_t n, mh_err *err) {
     lsteps *s = mh_loc_steps_find(lr, k->launch);
     if (!s || n == 0) return MH_OK;
     psl_acc *row = blk_acc(lr, s, k->block);
     if (!row) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    uint64_t small[512];
-    uint64_t *keys = n <= 256 ? small : malloc(2 * n * sizeof *keys);
-    if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    uint64_t *cnt = keys + (n <= 256 ? 256 : n);
+    uint64_t small[256];
+    uint64_t *cnt = n <= 256 ? small : malloc(n * sizeof *cnt);
+    if (!cnt) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     int sorted = 1;
-    keys[0] = v[0].canon;
-    for (size_t i = 1; i < n; i++) {
-        keys[i] = v[i].canon;
-        sorted &= keys[i - 1] <= keys[i];
-    }
+    for (size_t i = 1; i < n; i++) sorted &= keys[i - 1] <= keys[i];
     if (!sorted) sort_u64(keys, n); /* often sorted already: a warp's lanes in address order */
     size_t nr = 0;
     for (size_t i = 0; i < n; i++) {
@@ -195,7 +190,9 @@ static int step_eval(mh_loc_run *lr, const mh_grp_key *k, mh_grp_entry *v, size_
         }
     seg_a[nseg] = nr;
     for (size_t g = 0; g < nseg; g++) {
-        for (size_t i = seg_a[g]; i < seg_a[g + 1]; i++) seg_tot[g] += (double)cnt[i];
+        uint64_t t = 0; /* integers: the same sum as adding them as doubles (exact below 2^53), without the latency */
+        for (size_t i = seg_a[g]; i < seg_a[g + 1]; i++) t += cnt[i];
+        seg_tot[g] = (double)t;
         seg_lt[g] = log2(seg_tot[g]);
     }
     double all_tot = (double)n, all_lt = nseg == 1 ? seg_lt[0] : log2(all_tot);
@@ -256,8 +253,19 @@ static int step_eval(mh_loc_run *lr, const mh_grp_key *k, mh_grp_entry *v, size_
     }
     for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
     row[MH_LOC_TOTAL].steps++;
-    if (keys != small) free(keys);
+    if (cnt != small) free(cnt);
     return MH_OK;
+}
+
+/* step_keys of a step's entries (the one- and two-stage runs). */
+static int step_eval(mh_loc_run *lr, const mh_grp_key *k, const mh_grp_entry *v, size_t n, mh_err *err) {
+    uint64_t small[256];
+    uint64_t *keys = n <= 256 ? small : malloc(n * sizeof *keys);
+    if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) keys[i] = v[i].canon;
+    int rc = step_keys(lr, k, keys, n, err);
+    if (keys != small) free(keys);
+    return rc;
 }
 
 /* The group buffer's hand-over: evaluated, or (stage 2 of three) put into
@@ -265,7 +273,8 @@ static int step_eval(mh_loc_run *lr, const mh_grp_key *k, mh_grp_entry *v, size_
 int mh_loc_step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     mh_loc_run *lr = ctx;
     if (!lr->defer) return step_eval(lr, k, v, n, err);
-    if (mh_stage_group_put(lr->defer, k, v, n) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    /* a step needs its keys alone: half an entry's bytes to hand over and read back */
+    if (mh_stage_group_put_keys(lr->defer, k, v, n) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     return MH_OK;
 }
 
@@ -316,15 +325,15 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
 void mh_loc_run_three(mh_loc_run *lr) { lr->three = 1; }
 
 /* Stage 3's group: a step evaluated, or a launch's mark (split count in pc). */
-static int stage3_group(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
+static int stage3_group(void *ctx, const mh_grp_key *k, uint64_t *keys, size_t n, mh_err *err) {
     mh_loc_run *lr = ctx;
-    if (n) return step_eval(lr, k, v, n, err);
+    if (n) return step_keys(lr, k, keys, n, err);
     return get_st2(lr, k->launch, k->pc) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
 }
 
 int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
     assert(lr->three);
-    int rc = mh_stage_groups_run(st, rec, stage3_group, lr, err);
+    int rc = mh_stage_keys_run(st, rec, stage3_group, lr, err);
     if (rc) return rc;
     size_t b = st->rbytes[rec] + lr->bytes2;
     if (b > lr->peak) lr->peak = b;

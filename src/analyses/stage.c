@@ -31,24 +31,43 @@ int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ) {
 
 void mh_stage_groups_clear(mh_stage *st) { st->ng = st->nent = 0; }
 
+/* Room for one more group's key and end; 0, or -1 without memory. */
+static int group_room(mh_stage *st) {
+    if (st->ng < st->capg) return 0;
+    size_t cap = st->capg;
+    mh_grp_key *gk = mh_grow(st->gkey, &cap, st->ng + 1, sizeof *gk, 256);
+    if (!gk) return -1;
+    st->gkey = gk;
+    cap = st->capg;
+    size_t *ge = mh_grow(st->gend, &cap, st->ng + 1, sizeof *ge, 256);
+    if (!ge) return -1;
+    st->gend = ge;
+    st->capg = cap;
+    return 0;
+}
+
 int mh_stage_group_put(mh_stage *st, const mh_grp_key *k, const mh_grp_entry *v, size_t n) {
-    if (st->ng == st->capg) {
-        size_t cap = st->capg;
-        mh_grp_key *gk = mh_grow(st->gkey, &cap, st->ng + 1, sizeof *gk, 256);
-        if (!gk) return -1;
-        st->gkey = gk;
-        cap = st->capg;
-        size_t *ge = mh_grow(st->gend, &cap, st->ng + 1, sizeof *ge, 256);
-        if (!ge) return -1;
-        st->gend = ge;
-        st->capg = cap;
-    }
+    if (group_room(st) != 0) return -1;
     if (st->nent + n > st->capent) {
         mh_grp_entry *e = mh_grow(st->gent, &st->capent, st->nent + n, sizeof *e, 4096);
         if (!e) return -1;
         st->gent = e;
     }
     if (n) memcpy(st->gent + st->nent, v, n * sizeof *v);
+    st->nent += n;
+    st->gkey[st->ng] = *k;
+    st->gend[st->ng++] = st->nent;
+    return 0;
+}
+
+int mh_stage_group_put_keys(mh_stage *st, const mh_grp_key *k, const mh_grp_entry *v, size_t n) {
+    if (group_room(st) != 0) return -1;
+    if (st->nent + n > st->capcanon) {
+        uint64_t *c = mh_grow(st->gcanon, &st->capcanon, st->nent + n, sizeof *c, 4096);
+        if (!c) return -1;
+        st->gcanon = c;
+    }
+    for (size_t i = 0; i < n; i++) st->gcanon[st->nent + i] = v[i].canon;
     st->nent += n;
     st->gkey[st->ng] = *k;
     st->gend[st->ng++] = st->nent;
@@ -125,12 +144,23 @@ int mh_stage_groups_run(mh_stage *st, size_t rec, mh_stage_group_fn fn, void *ct
     return MH_OK;
 }
 
+int mh_stage_keys_run(mh_stage *st, size_t rec, mh_stage_keys_fn fn, void *ctx, mh_err *err) {
+    assert(rec < st->caprg);
+    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
+        size_t a = g ? st->gend[g - 1] : 0;
+        int rc = fn(ctx, &st->gkey[g], st->gcanon + a, st->gend[g] - a, err);
+        if (rc) return rc;
+    }
+    return MH_OK;
+}
+
 void mh_stage_free(mh_stage *st) {
     mh_stage_seeds_clear(st);
     free(st->seed);
     free(st->gkey);
     free(st->gend);
     free(st->gent);
+    free(st->gcanon);
     free(st->rgroups);
     free(st->rbytes);
     free(st->key);
