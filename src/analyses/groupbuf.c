@@ -305,6 +305,19 @@ static mh_grp_entry *entries_grow(mh_grp *g, mh_grp_entry *v, uint32_t acap, uin
     return w;
 }
 
+/* Room in group x's array for ncap entries, its accounted capacity going
+ * from cap to ncap; 0, or -1 without memory (x as it was). */
+static int entries_reserve(mh_grp *g, grp *x, uint32_t cap, uint32_t ncap) {
+    if (ncap > x->acap) {
+        mh_grp_entry *v = entries_grow(g, x->v, x->acap, x->n, ncap);
+        if (!v) return -1;
+        x->v = v;
+        x->acap = ncap;
+    }
+    g->entry_bytes += (size_t)(ncap - cap) * sizeof *x->v;
+    return 0;
+}
+
 void mh_grp_free(mh_grp *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->npool; i++)
@@ -458,14 +471,8 @@ int mh_grp_add(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32_t l
     grp *x = &g->pool[id - 1];
     if (full_at(x->n)) {
         uint32_t cap = x->n, ncap = cap ? cap * 2 : 4;
-        if (ncap > ACAP_MAX) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
-        if (ncap > x->acap) {
-            mh_grp_entry *v = entries_grow(g, x->v, x->acap, x->n, ncap);
-            if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
-            x->v = v;
-            x->acap = ncap;
-        }
-        g->entry_bytes += (size_t)(ncap - cap) * sizeof *x->v;
+        if (ncap > ACAP_MAX || entries_reserve(g, x, cap, ncap) != 0)
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
     }
     if (x->n && e->thread <= x->last) x->rising = 0;
     x->last = e->thread;
@@ -520,13 +527,7 @@ int mh_grp_add_run(mh_grp *g, const mh_grp_key *k, const mh_grp_entry *e, uint32
         return rc;
     }
     g->whole = 0; /* the next add of one at a time has its key: the group stays */
-    if (c1 > x->acap) {
-        mh_grp_entry *v = entries_grow(g, x->v, x->acap, x->n, c1);
-        if (!v) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
-        x->v = v;
-        x->acap = c1;
-    }
-    g->entry_bytes += (size_t)(c1 - c0) * sizeof *x->v;
+    if (entries_reserve(g, x, c0, c1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory buffering access groups");
     uint16_t last = x->last;
     int rising = x->rising;
     for (uint32_t i = 1; i < n; i++) {
