@@ -46,6 +46,13 @@ static int group_room(mh_stage *st) {
     return 0;
 }
 
+/* Group k of the n entries just stored (after group_room) recorded. */
+static void group_end(mh_stage *st, const mh_grp_key *k, size_t n) {
+    st->nent += n;
+    st->gkey[st->ng] = *k;
+    st->gend[st->ng++] = st->nent;
+}
+
 int mh_stage_group_put(mh_stage *st, const mh_grp_key *k, const mh_grp_entry *v, size_t n) {
     if (group_room(st) != 0) return -1;
     if (st->nent + n > st->capent) {
@@ -54,9 +61,7 @@ int mh_stage_group_put(mh_stage *st, const mh_grp_key *k, const mh_grp_entry *v,
         st->gent = e;
     }
     if (n) memcpy(st->gent + st->nent, v, n * sizeof *v);
-    st->nent += n;
-    st->gkey[st->ng] = *k;
-    st->gend[st->ng++] = st->nent;
+    group_end(st, k, n);
     return 0;
 }
 
@@ -68,9 +73,7 @@ int mh_stage_group_put_keys(mh_stage *st, const mh_grp_key *k, const mh_grp_entr
         st->gcanon = c;
     }
     for (size_t i = 0; i < n; i++) st->gcanon[st->nent + i] = v[i].canon;
-    st->nent += n;
-    st->gkey[st->ng] = *k;
-    st->gend[st->ng++] = st->nent;
+    group_end(st, k, n);
     return 0;
 }
 
