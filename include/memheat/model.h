@@ -22,6 +22,8 @@ typedef struct mh_model_launch {
     uint32_t n_sampled;     /* resolved: blocks traced (grid size when all) */
     int ended;              /* KERNEL_END seen */
     mh_kernel_end end;
+    size_t objs_at;         /* objects when it was announced: its views come after */
+    int64_t tied_last;      /* the newest object tied to it (view, shared array), -1 = none */
 } mh_model_launch;
 
 /* An object is an allocation (or shared array) of the trace, or a view of
@@ -40,6 +42,7 @@ typedef struct mh_model_obj {
     const char *arg_type;  /* a view: parameter type, "" unknown (owned) */
     const char *arg_name;  /* a view: parameter name, "" unknown (owned) */
     uint64_t used_lo, used_hi; /* a view: bytes touched, [lo, hi) from a.base; hi == 0: none seen */
+    int64_t tied_prev;     /* tied to a launch: the object tied to it before, -1 = none */
 } mh_model_obj;
 
 typedef struct mh_model {
@@ -50,6 +53,14 @@ typedef struct mh_model {
     mh_model_obj *objs;     /* every allocation ever seen, in order, and argument views */
     size_t nobjs, capobjs;
     size_t nviews;          /* of which argument views (0 in traces without KARG records) */
+    /* indexes into objs, in order, so that a search does not walk every
+     * launch's views (a training step's trace of every launch: 10^5): */
+    size_t *untied;         /* allocations not tied to a launch */
+    size_t nuntied, capuntied;
+    size_t *tied_allocs;    /* shared arrays (allocations tied to a launch) */
+    size_t ntied_allocs, captied_allocs;
+    size_t *orphans;        /* objects tied to a launch not announced yet (searches walk objs) */
+    size_t norphans, caporphans;
     uint64_t dropped_total; /* sum of DROPPED records and kernel-end drops */
     mh_pcinfo *pcs;         /* source attribution records */
     size_t npcs, cappcs;

@@ -46,9 +46,11 @@
  *    thread (the worker only reads the model); its results are held and
  *    handed to the consumers after theirs, in the same order.
  *  - Launch lanes (every other episode, round robin; src/analyses/lanes.h):
- *    one per thread, each with a copy of the model fed every record the
- *    model takes, its own heat, pattern and locality runs and the accesses
- *    of its launches. Their results are copied, queued and handed to the
+ *    one per thread, each in two halves (heat maps and patterns; locality)
+ *    with a copy of the model each, fed every record the model takes, their
+ *    own runs and the accesses of the lane's launches; while the calling
+ *    thread waits for the lanes, a lane's thread with nothing to do takes
+ *    another lane's waiting half. Their results are copied, queued and handed to the
  *    consumers on the calling thread at their kernel end's turn in the
  *    trace (launches that never ended last, as in the serial pass), pointing
  *    at the pass's model, which then holds the records read so far (maybe
@@ -118,8 +120,9 @@ typedef struct mh_pass_times {
     double ring_room;             /* reading thread waiting for a free slot of the workers' ring */
     double unit_wait[9];          /* per unit: its worker waiting for a batch or for the stage before
                                    * (units sharing a worker show the worker's waits) */
-    double lanes_cpu, lanes_cpu_max; /* launch lanes: summed, and the busiest lane's */
+    double lanes_cpu, lanes_cpu_max; /* launch lanes: summed, and the busiest lane half's */
     double lanes_idle;            /* launch lanes waiting for work, summed */
+    double lanes_moved;           /* batches a lane's thread analysed for another lane's half */
     double wait_room, wait_results; /* reading thread waiting for a lane's queue to have room, for results */
 } mh_pass_times;
 

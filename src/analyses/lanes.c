@@ -12,17 +12,17 @@
  * that a launch of a few thousand accesses does not wake its lane alone (on
  * 2 cores the wake-ups cost more than such a launch's analysis; on 16, where
  * lanes wait for work, it gained nothing: bench/analyses/README.md); a lane
- * holds at most MAX_QUEUED batches, then the reader waits. Each lane feeds
- * its model and analyses in trace order and queues copies of what they emit
- * (heat rows and regions, locality results), then a mark per owned kernel
- * end. The reader keeps the owned kernel ends in trace order and hands a
- * lane's results on when that lane's mark for the oldest one is there. An
- * error of a lane is queued in its place too, so the first error in trace
- * order is the one returned. One mutex guards every queue; lanes and reader
- * touch it once per batch or result. */
-#ifdef __linux__
-#define _GNU_SOURCE /* pthread_setname_np: the lanes show as memheat-lane in top and perf */
-#endif
+ * holds at most MAX_QUEUED batches, then the reader waits. The lanes'
+ * threads (lanes_thread.c) analyse each lane's two halves, heat maps and
+ * patterns, and locality, each with its own model and its own place in the
+ * lane's queue; a batch goes back when both halves are through it. The
+ * reader keeps the owned kernel ends in trace order and hands a lane's
+ * results on when that lane's marks for the oldest one are there: the first
+ * half's results, then the second's (the serial pass's order: heat maps,
+ * then locality). An error of a lane is queued in its place too, so the
+ * first error in trace order is the one returned (within one kernel end,
+ * the first half's before the second's). One mutex guards every queue;
+ * lanes and reader touch it once per batch or result. */
 #include "analyses/lanes.h"
 
 #include <assert.h>
@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/lanes_internal.h"
 #include "util/clock.h"
 #include "util/grow.h"
 
@@ -41,85 +42,6 @@
 #define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end (few lanes) */
 #define MARK_SEND_LANES 4         /* lanes up to which MARK_SEND applies */
 #define SHARED_BLOCK ((size_t)64 << 10)
-
-typedef struct item {
-    mh_record rec;
-    const mh_access *ext; /* ACCESSES: the accesses in a held chunk, or NULL: */
-    size_t off;   /* ACCESSES: first access in the batch's array */
-    int mark;     /* an owned kernel end: queue a mark after it */
-} item;
-
-/* Copies of model records' strings and lists, shared by the lanes' batches:
- * the reader fills the current block; the reader (while it is current) and
- * each batch pointing into it hold it; the last release frees it. */
-typedef struct sblock {
-    atomic_uint refs;
-    size_t used, cap;
-    char data[];
-} sblock;
-
-typedef struct lbatch {
-    struct lbatch *next;
-    item *it;
-    size_t n, cap;
-    mh_access *acc;
-    size_t nacc, capacc;
-    size_t total;          /* accesses in the batch, copied or held */
-    mh_trace_holds holds;  /* chunks the batch points into */
-    sblock **sbs;          /* shared blocks the batch's records point into */
-    size_t nsbs, capsbs;
-} lbatch;
-
-enum { O_HEAT, O_LOC, O_MARK, O_ERR };
-
-typedef struct onode {
-    struct onode *next;
-    int kind;
-    uint32_t launch;
-    mh_heat_result h;   /* rows and regions owned */
-    mh_loc_result l;
-    int rc;
-    mh_err err;
-} onode;
-
-typedef struct lane {
-    struct mh_lanes *L;
-    unsigned idx;
-    pthread_t tid;
-    int started;
-    mh_model m;
-    int model_ok;
-    mh_heat_run *hr;
-    mh_pat_run *pat;
-    mh_loc_run *lr;
-    lbatch *cur;               /* the reader's */
-    lbatch *qhead, *qtail;     /* waiting for the lane */
-    unsigned nq;
-    int busy;                  /* a batch in hand */
-    uint64_t backlog;          /* accesses sent to the lane and not analysed yet */
-    onode *ohead, *otail;      /* results for the reader */
-    onode *mine, *minetail;    /* emitted by the batch in hand, queued at its end */
-    int failed;
-    double cpu;                /* under mu: CPU seconds on batches and the finish */
-    pthread_cond_t cv;         /* the lane waits for input */
-} lane;
-
-struct mh_lanes {
-    unsigned n;
-    lane *v;
-    const mh_model *main;
-    mh_lanes_sink sink;
-    pthread_mutex_t mu;
-    pthread_cond_t rcv;        /* the reader waits for room or results */
-    int finishing, stopping;
-    lbatch *freeb;
-    uint64_t mark_send;        /* accesses a batch needs to go at an owned kernel end */
-    uint64_t backlog;          /* accesses sent to all lanes and not analysed yet */
-    sblock *sb;                /* the reader's current shared block */
-    int *pending;              /* owners of the owned kernel ends not handed on yet, a ring */
-    size_t phead, pn, pcap;
-    uint64_t idle_ns, room_ns, results_ns; /* waits (under mu): mh_lanes_times */
-};
 
 /* pthread_cond_wait, its time added to *ns (mh_lanes_times). */
 static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t *ns) {
@@ -185,7 +107,7 @@ static int batch_hold_shared(mh_lanes *L, lbatch *b) {
     return 1;
 }
 
-static void batch_reset(lbatch *b) {
+void mh_lanes_batch_reset(lbatch *b) {
     mh_trace_holds_clear(&b->holds);
     b->n = b->nacc = b->total = 0;
     for (size_t i = 0; i < b->nsbs; i++) sblock_release(b->sbs[i]);
@@ -194,7 +116,7 @@ static void batch_reset(lbatch *b) {
 
 static void batch_free(lbatch *b) {
     if (!b) return;
-    batch_reset(b);
+    mh_lanes_batch_reset(b);
     free(b->sbs);
     mh_trace_holds_free(&b->holds);
     free(b->it);
@@ -250,154 +172,6 @@ static int copy_record(mh_lanes *L, mh_record *out, const mh_record *rec) {
     return 1;
 }
 
-/* ---- the lanes' side ---- */
-
-static onode *onode_new(lane *ln, int kind) {
-    onode *o = calloc(1, sizeof *o);
-    if (!o) return NULL;
-    o->kind = kind;
-    if (ln->minetail) ln->minetail->next = o;
-    else ln->mine = o;
-    ln->minetail = o;
-    return o;
-}
-
-void mh_lanes_note_used(mh_model *m, const mh_heat_result *r) {
-    for (size_t i = 0; i < r->nregions; i++) {
-        const mh_heat_region *g = &r->regions[i];
-        if (g->obj < 0 || (size_t)g->obj >= m->nobjs || m->objs[g->obj].arg < 0 || g->used_hi <= g->used_lo)
-            continue;
-        uint64_t base = m->objs[g->obj].a.base, size = m->objs[g->obj].a.size;
-        uint64_t lo = g->used_lo > base ? g->used_lo - base : 0, hi = g->used_hi - base;
-        if (g->used_hi <= base) continue;
-        if (hi > size) hi = size;
-        mh_model_note_used(m, g->obj, lo, hi);
-    }
-}
-
-static int lane_heat(void *ctx, const mh_heat_result *r, mh_err *err) {
-    lane *ln = ctx;
-    mh_lanes_note_used(&ln->m, r);
-    int rc = ln->pat ? mh_pat_run_heat(ln->pat, r, err) : MH_OK;
-    if (rc) return rc;
-    onode *o = onode_new(ln, O_HEAT);
-    if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    o->launch = r->launch->l.id;
-    o->h = *r;
-    mh_heat_row *rows = malloc((r->nrows ? r->nrows : 1) * sizeof *rows);
-    mh_heat_region *reg = malloc((r->nregions ? r->nregions : 1) * sizeof *reg);
-    o->h.rows = rows;
-    o->h.regions = reg;
-    if (!rows || !reg) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    memcpy(rows, r->rows, r->nrows * sizeof *rows);
-    memcpy(reg, r->regions, r->nregions * sizeof *reg);
-    return MH_OK;
-}
-
-static int lane_loc(void *ctx, const mh_loc_result *r, mh_err *err) {
-    lane *ln = ctx;
-    onode *o = onode_new(ln, O_LOC);
-    if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    o->launch = r->launch ? r->launch->l.id : UINT32_MAX;
-    o->l = *r;
-    return MH_OK;
-}
-
-static int lane_feed(lane *ln, const mh_record *rec, mh_err *err) {
-    int rc = MH_OK;
-    if (rec->type != MH_REC_ACCESSES) rc = mh_model_feed(&ln->m, rec, err);
-    if (rc == MH_OK && ln->hr) rc = mh_heat_run_feed(ln->hr, rec, err);
-    if (rc == MH_OK && ln->pat) rc = mh_pat_run_feed(ln->pat, rec, err);
-    if (rc == MH_OK && ln->lr) rc = mh_loc_run_feed(ln->lr, rec, err);
-    return rc;
-}
-
-static int lane_batch(lane *ln, lbatch *b, mh_err *err) {
-    for (size_t i = 0; i < b->n; i++) {
-        item *it = &b->it[i];
-        if (it->rec.type == MH_REC_ACCESSES) it->rec.u.accesses.v = it->ext ? it->ext : b->acc + it->off;
-        int rc = lane_feed(ln, &it->rec, err);
-        if (rc) return rc;
-        if (it->mark && !onode_new(ln, O_MARK)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    }
-    return MH_OK;
-}
-
-static int lane_finish(lane *ln, mh_err *err) { return mh_pass_units_finish(ln->hr, ln->pat, ln->lr, err); }
-
-/* Moves what the lane emitted to its output queue (under the lock). */
-static void publish_mine(lane *ln) {
-    if (!ln->mine) return;
-    if (ln->otail) ln->otail->next = ln->mine;
-    else ln->ohead = ln->mine;
-    ln->otail = ln->minetail;
-    ln->mine = ln->minetail = NULL;
-}
-
-static void fail(lane *ln, int rc, const mh_err *e) {
-    onode *o = onode_new(ln, O_ERR);
-    ln->failed = 1;
-    if (!o) return; /* no memory even for that: the reader sees failed */
-    o->rc = rc;
-    o->err = *e;
-}
-
-static void *lane_main(void *arg) {
-    lane *ln = arg;
-    mh_lanes *L = ln->L;
-#ifdef __linux__
-    pthread_setname_np(pthread_self(), "memheat-lane");
-#endif
-    pthread_mutex_lock(&L->mu);
-    for (;;) {
-        if (!ln->qhead && !L->finishing && !L->stopping) {
-            uint64_t t0 = mh_clock_ns();
-            while (!ln->qhead && !L->finishing && !L->stopping) pthread_cond_wait(&ln->cv, &L->mu);
-            L->idle_ns += mh_clock_ns() - t0;
-        }
-        if (L->stopping || (!ln->qhead && L->finishing)) break;
-        lbatch *b = ln->qhead;
-        ln->qhead = b->next;
-        if (!ln->qhead) ln->qtail = NULL;
-        ln->nq--;
-        size_t nacc = b->total;
-        ln->busy = 1;
-        int failed = ln->failed;
-        pthread_mutex_unlock(&L->mu);
-        mh_err e = {0};
-        double cpu0 = mh_clock_thread_cpu_s();
-        int rc = failed ? MH_OK : lane_batch(ln, b, &e);
-        double cpu = mh_clock_thread_cpu_s() - cpu0;
-        pthread_mutex_lock(&L->mu);
-        ln->cpu += cpu;
-        ln->backlog -= nacc;
-        L->backlog -= nacc;
-        if (rc) fail(ln, rc, &e);
-        publish_mine(ln);
-        ln->busy = 0;
-        batch_reset(b);
-        b->next = L->freeb;
-        L->freeb = b;
-        pthread_cond_broadcast(&L->rcv);
-    }
-    if (L->finishing && !L->stopping && !ln->failed) {
-        pthread_mutex_unlock(&L->mu);
-        mh_err e = {0};
-        double cpu0 = mh_clock_thread_cpu_s();
-        int rc = lane_finish(ln, &e);
-        double cpu = mh_clock_thread_cpu_s() - cpu0;
-        pthread_mutex_lock(&L->mu);
-        ln->cpu += cpu;
-        if (rc) fail(ln, rc, &e);
-    }
-    if (!onode_new(ln, O_MARK)) ln->failed = 1; /* the lane is done */
-    publish_mine(ln);
-    ln->busy = -1;
-    pthread_cond_broadcast(&L->rcv);
-    pthread_mutex_unlock(&L->mu);
-    return NULL;
-}
-
 /* ---- the reader's side ---- */
 
 int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_trace_header *hdr, const mh_model *m,
@@ -417,30 +191,44 @@ int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_tra
     pthread_cond_init(&L->rcv, NULL);
     int rc = MH_OK;
     L->n = n;
-    for (unsigned i = 0; i < n; i++) pthread_cond_init(&L->v[i].cv, NULL);
+    int heat = (o->analyses & (MH_PASS_HEAT | MH_PASS_PATTERNS)) != 0, loc = (o->analyses & MH_PASS_LOCALITY) != 0;
+    unsigned nh = heat && loc ? 2 : 1;
+    for (unsigned i = 0; i < n; i++) {
+        L->v[i].nh = nh;
+        pthread_cond_init(&L->v[i].cv, NULL);
+    }
     for (unsigned i = 0; i < n && rc == MH_OK; i++) {
         lane *ln = &L->v[i];
         ln->L = L;
         ln->idx = i;
-        rc = mh_model_init(&ln->m, hdr, err);
-        if (rc) break;
-        ln->model_ok = 1;
-        if (o->analyses & MH_PASS_PATTERNS) {
-            mh_pat_opts po = {o->group_budget};
-            rc = mh_pat_run_new(&ln->pat, &ln->m, &po, err);
+        if (!(ln->cur = calloc(1, sizeof *ln->cur))) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        for (unsigned k = 0; k < nh && rc == MH_OK; k++) {
+            half *h = &ln->h[k];
+            h->ln = ln;
+            rc = mh_model_init(&h->m, hdr, err);
+            if (rc) break;
+            h->model_ok = 1;
+            if (k == 0 && (o->analyses & MH_PASS_PATTERNS)) {
+                mh_pat_opts po = {o->group_budget};
+                rc = mh_pat_run_new(&h->pat, &h->m, &po, err);
+            }
+            if (rc == MH_OK && k == 0 && (o->analyses & MH_PASS_HEAT)) {
+                mh_heat_run_opts ho = {.space_mask = o->heat_spaces, .emit = mh_lanes_heat_out, .ctx = h};
+                rc = mh_heat_run_new(&h->hr, &h->m, &ho, err);
+            }
+            if (rc == MH_OK && k == nh - 1 && loc) {
+                mh_loc_opts lo = {o->group_budget, mh_lanes_loc_out, h};
+                rc = mh_loc_run_new(&h->lr, &h->m, &lo, err);
+            }
         }
-        if (rc == MH_OK && (o->analyses & MH_PASS_HEAT)) {
-            mh_heat_run_opts ho = {.space_mask = o->heat_spaces, .emit = lane_heat, .ctx = ln};
-            rc = mh_heat_run_new(&ln->hr, &ln->m, &ho, err);
-        }
-        if (rc == MH_OK && (o->analyses & MH_PASS_LOCALITY)) {
-            mh_loc_opts lo = {o->group_budget, lane_loc, ln};
-            rc = mh_loc_run_new(&ln->lr, &ln->m, &lo, err);
-        }
-        if (rc == MH_OK && !(ln->cur = calloc(1, sizeof *ln->cur))) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        if (rc == MH_OK && pthread_create(&ln->tid, NULL, lane_main, ln) != 0)
+    }
+    /* the threads once every lane is whole: a thread may take another lane's batches */
+    for (unsigned i = 0; i < n && rc == MH_OK; i++) {
+        lane *ln = &L->v[i];
+        if (pthread_create(&ln->tid, NULL, mh_lanes_thread, ln) != 0)
             rc = mh_err_set(err, MH_ERR_NOMEM, "cannot start a lane thread");
-        if (rc == MH_OK) ln->started = 1;
+        else
+            ln->started = 1;
     }
     if (rc) {
         mh_lanes_free(L);
@@ -450,11 +238,11 @@ int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_tra
     return MH_OK;
 }
 
-static onode *pop_out(lane *ln) {
-    onode *o = ln->ohead;
+static onode *pop_out(half *h) {
+    onode *o = h->ohead;
     if (o) {
-        ln->ohead = o->next;
-        if (!ln->ohead) ln->otail = NULL;
+        h->ohead = o->next;
+        if (!h->ohead) h->otail = NULL;
     }
     return o;
 }
@@ -484,12 +272,12 @@ static int hand_on(mh_lanes *L, onode *o, mh_err *err) {
     return L->sink.loc ? L->sink.loc(L->sink.ctx, &o->l, err) : MH_OK;
 }
 
-/* Hands on lane ln's results up to its next mark (under the lock, released
+/* Hands on half h's results up to its next mark (under the lock, released
  * around the sink). Returns 1 when the mark was reached, 0 when not there
  * yet, < 0 with *rc set on an error. */
-static int take_until_mark(mh_lanes *L, lane *ln, int *rc, mh_err *err) {
+static int take_half(mh_lanes *L, half *h, int *rc, mh_err *err) {
     for (;;) {
-        onode *o = pop_out(ln);
+        onode *o = pop_out(h);
         if (!o) return 0;
         if (o->kind == O_MARK) {
             onode_free(o);
@@ -509,6 +297,25 @@ static int take_until_mark(mh_lanes *L, lane *ln, int *rc, mh_err *err) {
     }
 }
 
+/* The same for lane ln: each half's results up to its mark, in turn
+ * (ln->taken remembers the halves done when the next one's mark is not
+ * there yet). */
+static int take_until_mark(mh_lanes *L, lane *ln, int *rc, mh_err *err) {
+    for (; ln->taken < ln->nh; ln->taken++) {
+        int got = take_half(L, &ln->h[ln->taken], rc, err);
+        if (got <= 0) return got;
+    }
+    ln->taken = 0;
+    return 1;
+}
+
+/* Whether lane ln's half the reader waits for failed without the memory to
+ * queue why (under the lock). */
+static int lost(const lane *ln) {
+    const half *h = &ln->h[ln->taken < ln->nh ? ln->taken : 0];
+    return h->failed && !h->ohead;
+}
+
 static void send(mh_lanes *L, lane *ln) {
     if (!ln->cur || !ln->cur->n) return;
     lbatch *b = ln->cur;
@@ -520,6 +327,16 @@ static void send(mh_lanes *L, lane *ln) {
     ln->nq++;
     ln->backlog += b->total;
     L->backlog += b->total;
+    b->left = ln->nh;
+    b->seq = ln->sent++;
+    /* the accesses copied into the batch are where they stay now; the
+     * halves only read the items */
+    for (size_t i = 0; i < b->n && b->nacc; i++) {
+        item *it = &b->it[i];
+        if (it->rec.type == MH_REC_ACCESSES && !it->ext) it->rec.u.accesses.v = b->acc + it->off;
+    }
+    for (unsigned k = 0; k < ln->nh; k++)
+        if (!ln->h[k].next) ln->h[k].next = b;
     if (L->freeb) {
         ln->cur = L->freeb;
         L->freeb = ln->cur->next;
@@ -527,7 +344,7 @@ static void send(mh_lanes *L, lane *ln) {
     } else {
         ln->cur = calloc(1, sizeof *ln->cur); /* NULL: send_batch says out of memory */
     }
-    pthread_cond_signal(&ln->cv);
+    mh_lanes_offer(L, ln);
 }
 
 /* Whether the reader must wait before sending lane ln another batch: its
@@ -537,7 +354,7 @@ static void send(mh_lanes *L, lane *ln) {
  * a queue bound per lane alone, a real program's launches of 10^5-10^6
  * accesses (a training step's) kept one lane busy and the others idle. */
 static int must_wait(const mh_lanes *L, const lane *ln) {
-    return ln->nq >= MAX_QUEUED && L->backlog >= QUEUED_BUDGET && !ln->failed;
+    return ln->nq >= MAX_QUEUED && L->backlog >= QUEUED_BUDGET && !ln->h[0].failed && !ln->h[ln->nh - 1].failed;
 }
 
 /* Sends lane ln's batch, waiting (handing results on meanwhile) while
@@ -550,7 +367,11 @@ static int send_batch(mh_lanes *L, lane *ln, mh_err *err) {
         rc = mh_lanes_deliver(L, 0, err);
         pthread_mutex_lock(&L->mu);
         if (rc) break;
-        if (must_wait(L, ln)) timed_wait(&L->rcv, &L->mu, &L->room_ns);
+        if (must_wait(L, ln)) {
+            mh_lanes_drain_begin(L);
+            timed_wait(&L->rcv, &L->mu, &L->room_ns);
+            mh_lanes_drain_end(L);
+        }
     }
     if (rc == MH_OK) send(L, ln);
     pthread_mutex_unlock(&L->mu);
@@ -605,7 +426,7 @@ int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, m
         if (!it) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         it->rec.type = MH_REC_ACCESSES;
         it->rec.u.accesses.n = n;
-        it->ext = v;
+        it->rec.u.accesses.v = it->ext = v;
         b->total += n;
         return b->total >= BATCH_ACCESSES ? send_batch(L, ln, err) : MH_OK;
     }
@@ -645,11 +466,13 @@ unsigned mh_lanes_pick(mh_lanes *L, unsigned from) {
 int mh_lanes_deliver(mh_lanes *L, int wait, mh_err *err) {
     int rc = MH_OK;
     pthread_mutex_lock(&L->mu);
-    if (wait)
+    if (wait) {
         for (unsigned i = 0; i < L->n; i++) {
             send(L, &L->v[i]);
             if (!L->v[i].cur) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         }
+        mh_lanes_drain_begin(L);
+    }
     while (L->pn && rc == MH_OK) {
         lane *ln = &L->v[L->pending[L->phead]];
         int got = take_until_mark(L, ln, &rc, err);
@@ -660,12 +483,13 @@ int mh_lanes_deliver(mh_lanes *L, int wait, mh_err *err) {
             continue;
         }
         if (!wait) break;
-        if (ln->failed && !ln->ohead) { /* no memory to say why */
+        if (lost(ln)) { /* no memory to say why */
             rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
             break;
         }
         timed_wait(&L->rcv, &L->mu, &L->results_ns);
     }
+    if (wait) mh_lanes_drain_end(L);
     pthread_mutex_unlock(&L->mu);
     return rc;
 }
@@ -681,7 +505,7 @@ int mh_lanes_finish(mh_lanes *L, mh_err *err) {
         for (;;) {
             int got = take_until_mark(L, ln, &rc, err);
             if (got) break;
-            if (ln->busy == -1 && !ln->ohead) {
+            if (ln->done && !ln->h[ln->taken].ohead) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 break;
             }
@@ -698,7 +522,7 @@ int mh_lanes_merge_patterns(mh_lanes *L, mh_pat_run *dst, uint64_t (*rank)(void 
     if (!src) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     size_t n = 0;
     for (unsigned i = 0; i < L->n; i++)
-        if (L->v[i].pat) src[n++] = L->v[i].pat;
+        if (L->v[i].h[0].pat) src[n++] = L->v[i].h[0].pat;
     int rc = mh_pat_run_merge(dst, src, n, rank, ctx, err);
     free(src);
     return rc;
@@ -709,50 +533,66 @@ void mh_lanes_times(mh_lanes *L, mh_pass_times *t) {
     t->lanes_idle = (double)L->idle_ns * 1e-9;
     t->wait_room = (double)L->room_ns * 1e-9;
     t->wait_results = (double)L->results_ns * 1e-9;
+    t->lanes_moved = (double)L->moved;
     t->lanes_cpu = t->lanes_cpu_max = 0;
-    for (unsigned i = 0; i < L->n; i++) {
-        t->lanes_cpu += L->v[i].cpu;
-        if (L->v[i].cpu > t->lanes_cpu_max) t->lanes_cpu_max = L->v[i].cpu;
-    }
+    for (unsigned i = 0; i < L->n; i++)
+        for (unsigned k = 0; k < L->v[i].nh; k++) {
+            double c = L->v[i].h[k].cpu;
+            t->lanes_cpu += c;
+            if (c > t->lanes_cpu_max) t->lanes_cpu_max = c;
+        }
     pthread_mutex_unlock(&L->mu);
 }
 
 void mh_lanes_peaks(const mh_lanes *L, size_t *heat, size_t *loc) {
     for (unsigned i = 0; i < L->n; i++) {
         const lane *ln = &L->v[i];
-        size_t h = ln->hr ? mh_heat_run_peak_bytes(ln->hr) : 0, l = ln->lr ? mh_loc_run_peak_bytes(ln->lr) : 0;
+        const mh_heat_run *hr = ln->h[0].hr;
+        const mh_loc_run *lr = ln->h[ln->nh ? ln->nh - 1 : 0].lr;
+        size_t h = hr ? mh_heat_run_peak_bytes(hr) : 0, l = lr ? mh_loc_run_peak_bytes(lr) : 0;
         if (h > *heat) *heat = h;
         if (l > *loc) *loc = l;
     }
 }
 
-void mh_lanes_free(mh_lanes *L) {
-    if (!L) return;
+void mh_lanes_stop(mh_lanes *L) {
     pthread_mutex_lock(&L->mu);
     L->stopping = 1;
     for (unsigned i = 0; i < L->n; i++) pthread_cond_signal(&L->v[i].cv);
     pthread_mutex_unlock(&L->mu);
+    for (unsigned i = 0; i < L->n; i++) /* all first: a thread may be in another lane's half */
+        if (L->v[i].started) {
+            pthread_join(L->v[i].tid, NULL);
+            L->v[i].started = 0;
+        }
+}
+
+void mh_lanes_free(mh_lanes *L) {
+    if (!L) return;
+    mh_lanes_stop(L);
     for (unsigned i = 0; i < L->n; i++) {
         lane *ln = &L->v[i];
-        if (ln->started) pthread_join(ln->tid, NULL);
         while (ln->qhead) {
             lbatch *b = ln->qhead;
             ln->qhead = b->next;
             batch_free(b);
         }
-        for (onode *o = ln->ohead, *nx; o; o = nx) {
-            nx = o->next;
-            onode_free(o);
-        }
-        for (onode *o = ln->mine, *nx; o; o = nx) {
-            nx = o->next;
-            onode_free(o);
-        }
         batch_free(ln->cur);
-        mh_heat_run_free(ln->hr);
-        mh_pat_run_free(ln->pat);
-        mh_loc_run_free(ln->lr);
-        if (ln->model_ok) mh_model_free(&ln->m);
+        for (unsigned k = 0; k < ln->nh; k++) {
+            half *h = &ln->h[k];
+            for (onode *o = h->ohead, *nx; o; o = nx) {
+                nx = o->next;
+                onode_free(o);
+            }
+            for (onode *o = h->mine, *nx; o; o = nx) {
+                nx = o->next;
+                onode_free(o);
+            }
+            mh_heat_run_free(h->hr);
+            mh_pat_run_free(h->pat);
+            mh_loc_run_free(h->lr);
+            if (h->model_ok) mh_model_free(&h->m);
+        }
         pthread_cond_destroy(&ln->cv);
     }
     while (L->freeb) {

@@ -1,11 +1,13 @@
 /* lanes.h -- mh_pass's launch lanes (internal to the pass, src/analyses).
  *
- * A lane is a thread with its own copy of the model and its own heat,
- * pattern and locality runs. The pass's reading thread gives every lane
- * every record the model takes (so each lane's model equals the pass's at
+ * A lane is a thread and two halves of analyses (heat maps and patterns;
+ * locality), each with its own copy of the model and its own runs; a
+ * lane's thread may also analyse another lane's half while the reading
+ * thread waits (lanes.c). The pass's reading thread gives every lane
+ * every record the model takes (so each half's model equals the pass's at
  * the same place in the trace) and the accesses of the launches that lane
  * owns. A lane's emissions (heat maps, locality results) are copied into
- * its output queue with a mark after each owned kernel end; the reading
+ * its halves' output queues with a mark after each owned kernel end; the reading
  * thread hands them to the pass in the order of the kernel ends in the
  * trace, re-pointed at the pass's model. See pass.h for when lanes are used. */
 #ifndef MH_ANALYSES_LANES_H
@@ -51,7 +53,9 @@ void mh_lanes_peaks(const mh_lanes *l, size_t *heat, size_t *loc);
  * into t's lanes_* and wait_* fields. */
 void mh_lanes_times(mh_lanes *l, mh_pass_times *t);
 /* Stops and joins the threads (without finishing when mh_lanes_finish was
- * not called) and frees everything. */
+ * not called): after it, the lanes' runs and stats are only read. */
+void mh_lanes_stop(mh_lanes *l);
+/* mh_lanes_stop, then frees everything. */
 void mh_lanes_free(mh_lanes *l);
 
 /* Finishes an executor's analyses in the pass's order: heat maps, patterns,

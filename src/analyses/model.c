@@ -2,6 +2,7 @@
  * (include/memheat/model.h). Owns copies of every string it keeps. */
 #include "memheat/model.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,9 @@ void mh_model_free(mh_model *m) {
     for (size_t i = 0; i < m->nstats; i++) free((char *)m->stats[i].name);
     free(m->launches);
     free(m->objs);
+    free(m->untied);
+    free(m->tied_allocs);
+    free(m->orphans);
     free(m->pcs);
     free(m->stats);
     free((char *)m->hdr.producer);
@@ -101,8 +105,51 @@ static int add_launch(mh_model *m, const mh_launch *l, mh_err *err) {
     ml->warps_per_block = (uint32_t)((tpb + ws - 1) / ws);
     ml->n_blocks = nb > UINT32_MAX ? UINT32_MAX : (uint32_t)nb;
     ml->n_sampled = l->n_sampled == MH_TRACE_ALL_BLOCKS ? ml->n_blocks : ns;
+    ml->objs_at = m->nobjs;
+    ml->tied_last = -1;
     m->nlaunches++;
+    /* objects tied to it that came first (an OpenCL kernel's local arrays)
+     * join its chain, oldest first */
+    size_t keep = 0;
+    for (size_t k = 0; k < m->norphans; k++) {
+        size_t i = m->orphans[k];
+        if (m->objs[i].a.launch != l->id) {
+            m->orphans[keep++] = i;
+            continue;
+        }
+        m->objs[i].tied_prev = ml->tied_last;
+        ml->tied_last = (int64_t)i;
+    }
+    m->norphans = keep;
     return MH_OK;
+}
+
+/* Room for objs[m->nobjs] and its entry in the index lists; 0 when out of memory. */
+static int obj_room(mh_model *m) {
+    return grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs) &&
+           grow((void **)&m->untied, &m->capuntied, m->nuntied + 1, sizeof *m->untied) &&
+           grow((void **)&m->tied_allocs, &m->captied_allocs, m->ntied_allocs + 1, sizeof *m->tied_allocs) &&
+           grow((void **)&m->orphans, &m->caporphans, m->norphans + 1, sizeof *m->orphans);
+}
+
+/* objs[m->nobjs], filled in (obj_room made room), becomes an object: into
+ * the index lists, or its launch's chain. */
+static void obj_add(mh_model *m) {
+    size_t i = m->nobjs++;
+    mh_model_obj *o = &m->objs[i];
+    o->tied_prev = -1;
+    if (o->a.launch == MH_TRACE_NO_LAUNCH) {
+        m->untied[m->nuntied++] = i;
+        return;
+    }
+    if (o->arg < 0) m->tied_allocs[m->ntied_allocs++] = i;
+    mh_model_launch *ml = (mh_model_launch *)mh_model_launch_get(m, o->a.launch);
+    if (!ml) {
+        m->orphans[m->norphans++] = i;
+        return;
+    }
+    o->tied_prev = ml->tied_last;
+    ml->tied_last = (int64_t)i;
 }
 
 void mh_model_arg_label(char *buf, size_t cap, uint32_t index, const char *type, const char *name) {
@@ -113,11 +160,11 @@ void mh_model_arg_label(char *buf, size_t cap, uint32_t index, const char *type,
 /* The allocation (never a view) holding [addr, addr+1) in space, live first. */
 static int64_t find_alloc(const mh_model *m, unsigned space, uint64_t addr) {
     int64_t dead = -1;
-    for (size_t i = m->nobjs; i-- > 0;) {
+    for (size_t k = m->nuntied; k-- > 0;) {
+        size_t i = m->untied[k];
         const mh_model_obj *o = &m->objs[i];
-        if (o->arg >= 0 || o->a.launch != MH_TRACE_NO_LAUNCH || o->a.space != space || addr < o->a.base ||
-            addr - o->a.base >= o->a.size)
-            continue;
+        assert(o->arg < 0 && o->a.launch == MH_TRACE_NO_LAUNCH);
+        if (o->a.space != space || addr < o->a.base || addr - o->a.base >= o->a.size) continue;
         if (o->live) return (int64_t)i;
         if (dead < 0) dead = (int64_t)i;
     }
@@ -136,7 +183,7 @@ static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
     int64_t parent = find_alloc(m, k->space, k->value);
     if (parent < 0) return MH_OK;
     uint64_t pend = m->objs[parent].a.base + m->objs[parent].a.size, end = pend;
-    for (size_t i = 0; i < m->nobjs; i++) {
+    for (size_t i = ml->objs_at; i < m->nobjs; i++) { /* its views came after it */
         mh_model_obj *o = &m->objs[i];
         if (o->arg < 0 || o->a.launch != k->launch || o->parent != parent) continue;
         if (o->a.base == k->value) {
@@ -159,8 +206,7 @@ static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
         mh_sig_param(ml->l.display_name, k->index, type, sizeof type);
     char label[400];
     mh_model_arg_label(label, sizeof label, k->index, type, k->name);
-    if (!grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs))
-        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (!obj_room(m)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     mh_model_obj *o = &m->objs[m->nobjs];
     memset(o, 0, sizeof *o);
     o->a = (mh_alloc){.id = UINT32_MAX, .launch = k->launch, .base = k->value, .size = end - k->value,
@@ -176,7 +222,7 @@ static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
         free((char *)o->arg_name);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
-    m->nobjs++;
+    obj_add(m);
     m->nviews++;
     return MH_OK;
 }
@@ -211,8 +257,7 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
     case MH_REC_LAUNCH:
         return add_launch(m, &rec->u.launch, err);
     case MH_REC_ALLOC: {
-        if (!grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs))
-            return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        if (!obj_room(m)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         mh_model_obj *o = &m->objs[m->nobjs];
         memset(o, 0, sizeof *o);
         o->a = rec->u.alloc;
@@ -221,18 +266,23 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
         o->arg = -1;
         o->parent = -1;
         if (!o->a.label) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        m->nobjs++;
+        obj_add(m);
         return MH_OK;
     }
-    case MH_REC_FREE:
-        for (size_t i = m->nobjs; i-- > 0;) {
+    case MH_REC_FREE: {
+        /* the newest live allocation there, tied to a launch or not */
+        size_t u = m->nuntied, t = m->ntied_allocs;
+        while (u > 0 || t > 0) {
+            size_t i = t == 0 || (u > 0 && m->untied[u - 1] > m->tied_allocs[t - 1]) ? m->untied[--u]
+                                                                                   : m->tied_allocs[--t];
             mh_model_obj *o = &m->objs[i];
-            if (o->live && o->arg < 0 && o->a.base == rec->u.free.base && o->a.space == rec->u.free.space) {
+            if (o->live && o->a.base == rec->u.free.base && o->a.space == rec->u.free.space) {
                 o->live = 0;
                 break;
             }
         }
         return MH_OK;
+    }
     case MH_REC_KERNEL_END: {
         mh_model_launch *ml = (mh_model_launch *)mh_model_launch_get(m, rec->u.kernel_end.launch);
         if (ml) {
@@ -335,7 +385,8 @@ int64_t mh_model_warp_of(const mh_model *m, const mh_model_launch *ml, const mh_
     return bi * (int64_t)ml->warps_per_block + a->thread / ws;
 }
 
-int64_t mh_model_find_obj(const mh_model *m, unsigned space, uint32_t launch, uint64_t addr) {
+/* mh_model_find_obj over every object, newest first. */
+static int64_t find_obj_all(const mh_model *m, unsigned space, uint32_t launch, uint64_t addr) {
     int64_t dead = -1;
     for (size_t i = m->nobjs; i-- > 0;) {
         const mh_model_obj *o = &m->objs[i];
@@ -343,6 +394,29 @@ int64_t mh_model_find_obj(const mh_model *m, unsigned space, uint32_t launch, ui
         if (o->a.launch != MH_TRACE_NO_LAUNCH && o->a.launch != launch) continue;
         if (o->live) return (int64_t)i;
         if (dead < 0) dead = (int64_t)i;
+    }
+    return dead;
+}
+
+/* The same candidates in the same order, newest first: the allocations not
+ * tied to a launch, merged with the chain of the objects tied to this one. */
+int64_t mh_model_find_obj(const mh_model *m, unsigned space, uint32_t launch, uint64_t addr) {
+    if (m->norphans) return find_obj_all(m, space, launch, addr);
+    const mh_model_launch *ml = launch != MH_TRACE_NO_LAUNCH ? mh_model_launch_get(m, launch) : NULL;
+    int64_t t = ml ? ml->tied_last : -1, dead = -1;
+    size_t u = m->nuntied;
+    while (u > 0 || t >= 0) {
+        int64_t i;
+        if (t >= 0 && (u == 0 || (size_t)t > m->untied[u - 1])) {
+            i = t;
+            t = m->objs[t].tied_prev;
+        } else {
+            i = (int64_t)m->untied[--u];
+        }
+        const mh_model_obj *o = &m->objs[i];
+        if (o->a.space != space || addr < o->a.base || addr - o->a.base >= o->a.size) continue;
+        if (o->live) return i;
+        if (dead < 0) dead = i;
     }
     return dead;
 }

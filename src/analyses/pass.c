@@ -770,6 +770,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     if (rc == MH_OK && p->lanes) rc = mh_lanes_deliver(p->lanes, 1, err);
     if (rc == MH_OK) rc = finish_units(p, err);
     if (rc == MH_OK && p->lanes) rc = mh_lanes_finish(p->lanes, err);
+    if (p->lanes) mh_lanes_stop(p->lanes); /* after an error, threads may still be in batches */
     if (rc == MH_OK && p->lanes && p->pat) rc = mh_lanes_merge_patterns(p->lanes, p->pat, episode_rank, p, err);
     p->st.complete = mh_trace_complete(p->r);
     p->st.chunks = mh_trace_chunks_read(p->r);

@@ -4,8 +4,11 @@
  * (PyTorch's caching allocator) whose findings must name "arg 1: float*"
  * with the bytes it used; the same trace without argument records keeps the
  * allocation's name and has no "arg" in analyze's JSON. The profile keeps
- * the argument (object columns) and its reader gives it back. */
+ * the argument (object columns) and its reader gives it back. The model's
+ * object search, by index lists and per-launch chains, against a walk over
+ * every object. */
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../mh_test.h"
@@ -247,4 +250,122 @@ static void test_without_args(void) {
     remove(t.path);
 }
 
-MH_TEST_MAIN(T(test_sig_plain), T(test_sig_nested), T(test_two_args_one_allocation), T(test_struct_field), T(test_without_args))
+/* ---- the model's object search against a walk over every object ---- */
+
+static uint64_t rnd(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* mh_model_find_obj's rule (model.h), object by object, newest first. */
+static int64_t find_obj_walk(const mh_model *m, unsigned space, uint32_t launch, uint64_t addr) {
+    int64_t dead = -1;
+    for (size_t i = m->nobjs; i-- > 0;) {
+        const mh_model_obj *o = &m->objs[i];
+        if (o->a.space != space || addr < o->a.base || addr - o->a.base >= o->a.size) continue;
+        if (o->a.launch != MH_TRACE_NO_LAUNCH && o->a.launch != launch) continue;
+        if (o->live) return (int64_t)i;
+        if (dead < 0) dead = (int64_t)i;
+    }
+    return dead;
+}
+
+static void feed(mh_model *m, mh_record *r) {
+    mh_err err = {0};
+    CHECK(mh_model_feed(m, r, &err) == MH_OK);
+}
+
+/* Many launches with argument views into overlapping allocations, frees and
+ * reuse of addresses, shared arrays announced after and before their launch
+ * (an OpenCL kernel's local arrays), one of a launch that never comes: every
+ * search gives the object the walk gives, at every point of the trace. */
+static void test_model_search(void) {
+    mh_trace_header h = {0};
+    h.producer = "test_argnames";
+    h.command = h.note = h.device.name = "";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    for (int orphan_left = 0; orphan_left < 2; orphan_left++) {
+        mh_model m;
+        mh_err err = {0};
+        CHECK(mh_model_init(&m, &h, &err) == MH_OK);
+        uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)orphan_left, checked = 0;
+        enum { NL = 300, NA = 24 };
+        uint32_t aid = 0;
+        mh_record r;
+        for (uint32_t l = 0; l < NL; l++) {
+            if (l % 10 == 0 || aid < NA) { /* allocations, some over freed ones' addresses */
+                memset(&r, 0, sizeof r);
+                r.type = MH_REC_ALLOC;
+                r.u.alloc = (mh_alloc){aid++, MH_TRACE_NO_LAUNCH, 0x100000 + (rnd(&seed) % NA) * 0x4000, 0x4000 + (rnd(&seed) % 4) * 0x2000,
+                                       MH_SPACE_GLOBAL, "buf"};
+                feed(&m, &r);
+            }
+            if (l % 7 == 3) {
+                memset(&r, 0, sizeof r);
+                r.type = MH_REC_FREE;
+                r.u.free = (mh_free){0x100000 + (rnd(&seed) % NA) * 0x4000, MH_SPACE_GLOBAL};
+                feed(&m, &r);
+            }
+            if (l % 5 == 1) { /* a shared array before its launch */
+                memset(&r, 0, sizeof r);
+                r.type = MH_REC_ALLOC;
+                r.u.alloc = (mh_alloc){aid++, l, 0, 1024, MH_SPACE_SHARED, "tile"};
+                feed(&m, &r);
+            }
+            if (orphan_left && l == NL / 2) { /* one of a launch never announced: the walk from then on */
+                memset(&r, 0, sizeof r);
+                r.type = MH_REC_ALLOC;
+                r.u.alloc = (mh_alloc){aid++, 5000, 0, 512, MH_SPACE_SHARED, "never"};
+                feed(&m, &r);
+            }
+            memset(&r, 0, sizeof r);
+            r.type = MH_REC_LAUNCH;
+            r.u.launch.id = l;
+            r.u.launch.name = r.u.launch.display_name = "k(float*, float*, float*)";
+            r.u.launch.grid = r.u.launch.block = (mh_dim3){1, 1, 1};
+            r.u.launch.n_sampled = MH_TRACE_ALL_BLOCKS;
+            feed(&m, &r);
+            if (l % 3 == 0) { /* a shared array after it */
+                memset(&r, 0, sizeof r);
+                r.type = MH_REC_ALLOC;
+                r.u.alloc = (mh_alloc){aid++, l, 512, 1024, MH_SPACE_SHARED, "tile2"};
+                feed(&m, &r);
+            }
+            for (uint32_t k = 0; k < 3; k++) {
+                memset(&r, 0, sizeof r);
+                r.type = MH_REC_KARG;
+                r.u.karg = (mh_karg){l, k, 8 * k, 8, 0x100000 + rnd(&seed) % (NA * 0x4000 + 0x8000), MH_SPACE_GLOBAL,
+                                     "float*", ""};
+                feed(&m, &r);
+            }
+            for (int q = 0; q < 40; q++) { /* this launch, an earlier one, none */
+                uint32_t ql = q % 3 == 0 ? l : q % 3 == 1 ? (uint32_t)(rnd(&seed) % (l + 1)) : MH_TRACE_NO_LAUNCH;
+                unsigned sp = q % 4 == 0 ? MH_SPACE_SHARED : MH_SPACE_GLOBAL;
+                uint64_t a = sp == MH_SPACE_SHARED ? rnd(&seed) % 2048 : 0x100000 + rnd(&seed) % (NA * 0x4000 + 0x10000);
+                int64_t want = find_obj_walk(&m, sp, ql, a), got = mh_model_find_obj(&m, sp, ql, a);
+                if (got != want) {
+                    fprintf(stderr, "launch %u space %u addr 0x%llx: %lld, walk %lld\n", ql, sp, (unsigned long long)a,
+                            (long long)got, (long long)want);
+                    CHECK(got == want);
+                    q = 40, l = NL;
+                }
+                checked += want >= 0;
+            }
+            if (l % 4 == 0 && l < NL) {
+                memset(&r, 0, sizeof r);
+                r.type = MH_REC_KERNEL_END;
+                r.u.kernel_end.launch = l;
+                feed(&m, &r);
+            }
+        }
+        CHECK(m.nviews > NL && checked > 1000);
+        CHECK(m.norphans == (size_t)orphan_left);
+        mh_model_free(&m);
+    }
+}
+
+MH_TEST_MAIN(T(test_sig_plain), T(test_sig_nested), T(test_two_args_one_allocation), T(test_struct_field), T(test_without_args),
+             T(test_model_search))

@@ -342,7 +342,7 @@ static void write_lanes_trace(const char *path) {
     CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
     mh_pcinfo pi = {0x10, "kern", "k.cu", 42};
     CHECK(mh_trace_write_pcinfo(w, &pi, &err) == MH_OK);
-    enum { NL = 48, PER = 768 };
+    enum { NL = 48, PER = 768, BIG_RECS = 1000 };
     static mh_access v[PER];
     for (uint32_t l = 0; l < NL; l++) {
         int pair = l % 7 == 3 && l + 1 < NL; /* l and l + 1 in flight together */
@@ -364,6 +364,16 @@ static void write_lanes_trace(const char *path) {
                                        MH_ACCESS_FLAGS(i % 3 ? MH_KIND_LOAD : MH_KIND_STORE, MH_SPACE_GLOBAL)};
             }
             CHECK(mh_trace_write_accesses(w, v, PER, &err) == MH_OK);
+            /* one launch of BIG_RECS records more, each word once: many
+             * full lane batches, slower to analyse than to read, whose
+             * halves other lanes' threads may take (lanes.c, pick) */
+            for (uint32_t r = 1; l == 30 && r <= BIG_RECS; r++) {
+                for (uint32_t i = 0; i < PER; i++) {
+                    v[i].seq = i / 256 + 3 * r;
+                    v[i].addr = 0x4000000 + ((uint64_t)r * PER + i) * 4;
+                }
+                CHECK(mh_trace_write_accesses(w, v, PER, &err) == MH_OK);
+            }
         }
         if (l == 10) { /* bad: accesses of a launch never announced, of an ended one; a repeated launch */
             for (uint32_t i = 0; i < 64; i++) v[i].launch = i % 2 ? 9999 : 2;
@@ -430,12 +440,14 @@ static int run_fp_lanes(const char *path, unsigned threads, fp *f, mh_pass_stats
     return rc;
 }
 
-static void same_with_lanes(const char *path, int want_rc) {
+/* Returns the batches the lanes' threads analysed for other lanes' halves. */
+static double same_with_lanes(const char *path, int want_rc) {
     fp f1 = {0};
     mh_pass_stats s1;
     int rc1 = run_fp_lanes(path, 1, &f1, &s1);
     CHECK(rc1 == want_rc);
     CHECK(f1.maps > 10 && f1.locs > 10);
+    double moved = 0;
     for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
         fp ft = {0};
         mh_pass_stats st;
@@ -451,14 +463,18 @@ static void same_with_lanes(const char *path, int want_rc) {
         CHECK_EQ_U(st.sectors, s1.sectors);
         CHECK_EQ_U(st.peak_heat + st.peak_loc + st.peak_pat, s1.peak_heat + s1.peak_loc + s1.peak_pat);
         CHECK_EQ_U(st.split_pat, s1.split_pat);
+        moved += st.times.lanes_moved;
     }
+    return moved;
 }
 
 /* Launches analysed in parallel lanes give the serial results, in the
  * serial order, also for a cut or damaged trace. */
 static void test_lanes_identical(void) {
     write_lanes_trace("pass_lanes.mht");
-    same_with_lanes("pass_lanes.mht", MH_OK);
+    /* the big launch's batches: a lane's other half taken by a thread that
+     * waits, in some of the four runs at least (each has idle lanes) */
+    CHECK(same_with_lanes("pass_lanes.mht", MH_OK) > 0);
     fp f = {0};
     mh_pass_stats st;
     CHECK(run_fp_lanes("pass_lanes.mht", 3, &f, &st) == MH_OK);
@@ -479,8 +495,8 @@ static void test_lanes_identical(void) {
     int rc = run_fp_lanes("pass_lanes_bad.mht", 1, &g, &st);
     CHECK(rc != MH_OK && rc != MH_ERR_TRUNCATED);
     same_with_lanes("pass_lanes_bad.mht", rc);
-    /* a consumer's error stops the lanes too */
-    for (unsigned t = 1; t <= 3; t += 2) {
+    /* a consumer's error stops the lanes too (5: lanes of two halves) */
+    for (unsigned t = 1; t <= 5; t += 2) {
         fp e = {0};
         e.fail_at_map = 7;
         CHECK(run_fp_lanes("pass_lanes.mht", t, &e, &st) == MH_ERR_IO);
