@@ -124,11 +124,16 @@ static int add_launch(mh_model *m, const mh_launch *l, mh_err *err) {
     return MH_OK;
 }
 
-/* Room for objs[m->nobjs] and its entry in the index lists; 0 when out of memory. */
-static int obj_room(mh_model *m) {
-    return grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs) &&
-           grow((void **)&m->untied, &m->capuntied, m->nuntied + 1, sizeof *m->untied) &&
-           grow((void **)&m->tied_allocs, &m->captied_allocs, m->ntied_allocs + 1, sizeof *m->tied_allocs) &&
+/* Room for objs[m->nobjs], an object of launch (MH_TRACE_NO_LAUNCH: none)
+ * that is a view or not, and for its entry in the one index list it goes
+ * into (obj_add; views of announced launches, the most, go into none);
+ * 0 when out of memory. */
+static int obj_room(mh_model *m, uint32_t launch, int view) {
+    if (!grow((void **)&m->objs, &m->capobjs, m->nobjs + 1, sizeof *m->objs)) return 0;
+    if (launch == MH_TRACE_NO_LAUNCH) return grow((void **)&m->untied, &m->capuntied, m->nuntied + 1, sizeof *m->untied);
+    if (!view && !grow((void **)&m->tied_allocs, &m->captied_allocs, m->ntied_allocs + 1, sizeof *m->tied_allocs))
+        return 0;
+    return mh_model_launch_get(m, launch) ||
            grow((void **)&m->orphans, &m->caporphans, m->norphans + 1, sizeof *m->orphans);
 }
 
@@ -206,7 +211,7 @@ static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
         mh_sig_param(ml->l.display_name, k->index, type, sizeof type);
     char label[400];
     mh_model_arg_label(label, sizeof label, k->index, type, k->name);
-    if (!obj_room(m)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (!obj_room(m, k->launch, 1)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     mh_model_obj *o = &m->objs[m->nobjs];
     memset(o, 0, sizeof *o);
     o->a = (mh_alloc){.id = UINT32_MAX, .launch = k->launch, .base = k->value, .size = end - k->value,
@@ -257,7 +262,7 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
     case MH_REC_LAUNCH:
         return add_launch(m, &rec->u.launch, err);
     case MH_REC_ALLOC: {
-        if (!obj_room(m)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        if (!obj_room(m, rec->u.alloc.launch, 0)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         mh_model_obj *o = &m->objs[m->nobjs];
         memset(o, 0, sizeof *o);
         o->a = rec->u.alloc;
