@@ -1,4 +1,4 @@
-/* trace.h -- memheat trace format v3: the record model, a streaming writer and
+/* trace.h -- memheat trace format v4: the record model, a streaming writer and
  * a streaming reader.
  *
  * A trace is one file per profiled process. Collectors (CUDA Sanitizer, Oclgrind)
@@ -21,7 +21,7 @@
 #include "memheat/err.h"
 #include "memheat/trace_fields.h"
 
-#define MH_TRACE_VERSION 3u /* 2: MH_REC_PROCESS; 3: MH_REC_KARG; versions 1 and 2 are read too */
+#define MH_TRACE_VERSION 4u /* 2: MH_REC_PROCESS; 3: MH_REC_KARG; 4: coded chunks; versions 1 to 3 are read too */
 #define MH_TRACE_ALL_BLOCKS UINT32_MAX /* mh_launch.n_sampled: every block traced */
 #define MH_TRACE_NO_LAUNCH UINT32_MAX  /* mh_alloc.launch: object outlives launches */
 

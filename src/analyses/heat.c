@@ -12,7 +12,9 @@
  * bitmap once it holds more than OVF_SMALL ids. The sorted arrays (millions
  * of small ones in a map of many blocks) come from a per-map arena with a
  * free list per size, freed at once with the map: no malloc per set, and
- * the arena's large chunks sit on huge pages. The bytes counted for a set
+ * the arena's large chunks sit on huge pages. A table starts at FIRST_CAP
+ * slots: a run keeps a map as two (mh_heat_part), which hold what one of
+ * twice that held while small. The bytes counted for a set
  * stay its capacity, as before. Rows (56 bytes: the kinds unpacked) are
  * built in the table's own memory: at most 85% of the 48-byte slots are
  * used, so they fit (mh_heat_take_rows). */
@@ -29,6 +31,7 @@
 #define EMPTY UINT64_MAX
 #define NSETS (MH_HEAT_WORDS + 1) /* eight words, then the sector */
 #define OVF_SMALL 64u
+#define FIRST_CAP 512u /* slots of a new table */
 #define RECENT 256u /* a warp instruction touches up to 32 sectors; a few in flight fit */
 #define ARENA_FIRST 4u    /* capacities of sorted sets: 4, 8, ..., OVF_SMALL ids (mh_grow's doubling) */
 #define ARENA_CLASSES 5
@@ -115,7 +118,7 @@ int mh_heat_new(mh_heat **out, uint32_t sector_size, mh_err *err) {
     if (sector_size != 32)
         return mh_err_set(err, MH_ERR_FORMAT, "heat maps need 32-byte sectors (trace says %u)", sector_size);
     mh_heat *h = calloc(1, sizeof *h);
-    if (!h || resize(h, 1024) != MH_OK) {
+    if (!h || resize(h, FIRST_CAP) != MH_OK) {
         free(h);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
@@ -466,7 +469,7 @@ int mh_heat_take_rows(mh_heat *h, mh_heat_row **rows, size_t *n, mh_err *err) {
     h->t = NULL;
     h->cap = h->count = 0;
     free_pool(h);
-    if (resize(h, 1024) != MH_OK) {
+    if (resize(h, FIRST_CAP) != MH_OK) {
         *rows = out;
         *n = k;
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");

@@ -2,7 +2,11 @@
  *
  * One map per (launch, address space), created at the launch's first access
  * and handed to the caller's emit callback when its KERNEL_END arrives, then
- * freed: memory follows the launches in flight, not the trace length. Regions
+ * freed: memory follows the launches in flight, not the trace length. A map
+ * is two tables, one per part of the sectors (mh_heat_part), made when the
+ * part's first sector comes: one run fills both, or (mh_heat_run_split) two
+ * runs on two threads one each, with the same tables either way; the parts'
+ * rows are merged in tag order when the map is emitted. Regions
  * (the data objects the sectors fall in) are resolved once per run of rows,
  * after sorting, never per access. Also the CSV, region-file and terminal
  * renderings of a finished map (include/memheat/heat.h). */
@@ -17,8 +21,8 @@
 typedef struct launch_maps {
     uint32_t id;
     const mh_model_launch *ml;
-    mh_heat *map[MH_SPACE_COUNT];
-    uint64_t accesses[MH_SPACE_COUNT];
+    mh_heat *map[2][MH_SPACE_COUNT]; /* by part, then space */
+    uint64_t accesses[MH_SPACE_COUNT]; /* counted by the run that owns part 0 */
 } launch_maps;
 
 struct mh_heat_run {
@@ -31,6 +35,8 @@ struct mh_heat_run {
     uint32_t warp_shift; /* log2(warp size) when a power of two, else 0 */
     uint32_t warp_size;  /* from the trace header */
     uint32_t sector_size; /* from the trace header (the map layout needs 32) */
+    unsigned own;         /* parts whose tables this run fills: bit p = part p (3: both) */
+    mh_heat_run *peer;    /* the run that fills part 1 (mh_heat_run_split), on the part-0 run */
 };
 
 int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *o, mh_err *err) {
@@ -42,6 +48,7 @@ int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *
     if (!hr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     hr->model = model;
     hr->o = *o;
+    hr->own = 3;
     if (!hr->o.space_mask) hr->o.space_mask = (1u << MH_SPACE_COUNT) - 1;
     hr->sector_size = model->hdr.device.sector_size;
     hr->warp_size = model->hdr.device.warp_size ? model->hdr.device.warp_size : 32; /* 0 = unknown: NVIDIA's */
@@ -51,11 +58,22 @@ int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *
     return MH_OK;
 }
 
+int mh_heat_run_split(mh_heat_run *hr, mh_heat_run **b, mh_err *err) {
+    assert(hr->own == 3 && hr->nopen == 0 && !hr->peer);
+    int rc = mh_heat_run_new(b, hr->model, &hr->o, err);
+    if (rc != MH_OK) return rc;
+    (*b)->own = 2;
+    hr->own = 1;
+    hr->peer = *b;
+    return MH_OK;
+}
+
 static size_t maps_bytes(const mh_heat_run *hr) {
     size_t b = 0;
     for (size_t i = 0; i < hr->nopen; i++)
-        for (int s = 0; s < MH_SPACE_COUNT; s++)
-            if (hr->open[i].map[s]) b += mh_heat_bytes(hr->open[i].map[s]);
+        for (int p = 0; p < 2; p++)
+            for (int s = 0; s < MH_SPACE_COUNT; s++)
+                if (hr->open[i].map[p][s]) b += mh_heat_bytes(hr->open[i].map[p][s]);
     return b;
 }
 
@@ -170,19 +188,81 @@ static int build_regions(const mh_model *m, const mh_model_launch *ml, unsigned 
     return MH_OK;
 }
 
+/* The rows of *map, or none where it is NULL; the map freed. */
+static int take_map(mh_heat **map, mh_heat_row **rows, size_t *n, mh_err *err) {
+    *rows = NULL;
+    *n = 0;
+    if (!*map) return MH_OK;
+    int rc = mh_heat_take_rows(*map, rows, n, err);
+    mh_heat_free(*map);
+    *map = NULL;
+    return rc;
+}
+
+/* Rows b (nb, sorted by tag) merged into *a (*na, sorted, tags disjoint
+ * from b's); b is freed. */
+static int merge_rows(mh_heat_row **a, size_t *na, mh_heat_row *b, size_t nb, mh_err *err) {
+    if (nb == 0 || *na == 0) {
+        if (*na == 0) {
+            free(*a);
+            *a = b;
+            *na = nb;
+        } else {
+            free(b);
+        }
+        return MH_OK;
+    }
+    mh_heat_row *v = *na + nb <= SIZE_MAX / sizeof *v ? malloc((*na + nb) * sizeof *v) : NULL;
+    if (!v) {
+        free(b);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    const mh_heat_row *x = *a;
+    size_t i = 0, j = 0, k = 0;
+    while (i < *na && j < nb) v[k++] = x[i].tag < b[j].tag ? x[i++] : b[j++];
+    memcpy(v + k, x + i, (*na - i) * sizeof *v);
+    k += *na - i;
+    memcpy(v + k, b + j, (nb - j) * sizeof *v);
+    free(*a);
+    free(b);
+    *a = v;
+    *na += nb;
+    return MH_OK;
+}
+
+static launch_maps *find_id(mh_heat_run *hr, uint32_t id) {
+    for (size_t i = 0; i < hr->nopen; i++)
+        if (hr->open[i].id == id) return &hr->open[i];
+    return NULL;
+}
+
+static void drop_open(mh_heat_run *hr, launch_maps *lm) {
+    for (int p = 0; p < 2; p++)
+        for (int s = 0; s < MH_SPACE_COUNT; s++) mh_heat_free(lm->map[p][s]);
+    size_t i = (size_t)(lm - hr->open);
+    hr->open[i] = hr->open[--hr->nopen];
+    hr->last = NULL;
+}
+
+/* Emits lm's maps (with the peer's tables of the launch, which is dropped
+ * from the peer's list). */
 static int emit_launch(mh_heat_run *hr, launch_maps *lm, mh_err *err) {
-    size_t b = maps_bytes(hr);
+    launch_maps *pl = hr->peer ? find_id(hr->peer, lm->id) : NULL;
+    size_t b = maps_bytes(hr) + (hr->peer ? maps_bytes(hr->peer) : 0);
     if (b > hr->peak_bytes) hr->peak_bytes = b;
     int rc = MH_OK;
     for (unsigned s = 0; s < MH_SPACE_COUNT && rc == MH_OK; s++) {
-        if (!lm->map[s]) continue;
-        mh_heat_row *rows = NULL;
-        size_t n = 0;
+        mh_heat **m1 = pl ? &pl->map[1][s] : &lm->map[1][s];
+        if (!lm->map[0][s] && !*m1) continue;
+        mh_heat_row *rows = NULL, *rows1 = NULL;
+        size_t n = 0, n1 = 0;
         mh_heat_region *reg = NULL;
         size_t nreg = 0;
-        rc = mh_heat_take_rows(lm->map[s], &rows, &n, err);
-        mh_heat_free(lm->map[s]);
-        lm->map[s] = NULL;
+        rc = take_map(&lm->map[0][s], &rows, &n, err);
+        int rc1 = take_map(m1, &rows1, &n1, err);
+        if (rc == MH_OK) rc = rc1;
+        if (rc == MH_OK) rc = merge_rows(&rows, &n, rows1, n1, err);
+        else free(rows1);
         if (rc == MH_OK && n > 0) rc = build_regions(hr->model, lm->ml, s, hr->sector_size, rows, n, &reg, &nreg, err);
         if (rc == MH_OK && n > 0 && hr->o.emit) {
             mh_heat_result r = {hr->model, lm->ml, s, hr->sector_size, lm->accesses[s], rows, n, reg, nreg};
@@ -191,25 +271,50 @@ static int emit_launch(mh_heat_run *hr, launch_maps *lm, mh_err *err) {
         free(rows);
         free(reg);
     }
+    if (pl) drop_open(hr->peer, pl);
     return rc;
 }
 
-static void drop_open(mh_heat_run *hr, launch_maps *lm) {
-    for (int s = 0; s < MH_SPACE_COUNT; s++) mh_heat_free(lm->map[s]);
-    size_t i = (size_t)(lm - hr->open);
-    hr->open[i] = hr->open[--hr->nopen];
-    hr->last = NULL;
+/* The parts (bit p: part p) of the sectors [addr, addr + size) touches. */
+static unsigned parts_of(uint64_t addr, uint32_t size) {
+    uint64_t last = addr + (size ? size : 1) - 1;
+    if (last < addr) last = UINT64_MAX;
+    unsigned parts = 0;
+    for (uint64_t tag = addr >> 5;; tag++) {
+        parts |= 1u << mh_heat_part(tag);
+        if (tag == last >> 5 || parts == 3) break;
+    }
+    return parts;
+}
+
+/* mh_heat_add of an access that is not inside one word, sector by sector
+ * into the table of the sector's part, where own has it. */
+static int add_wide(mh_heat *const map[2], unsigned own, uint64_t addr, uint32_t size, uint32_t warp,
+                    unsigned kind) {
+    uint64_t last = addr + (size ? size : 1) - 1;
+    if (last < addr) last = UINT64_MAX;
+    for (uint64_t tag = addr >> 5;; tag++) {
+        unsigned pt = mh_heat_part(tag);
+        if (own >> pt & 1) {
+            uint64_t lo = tag << 5 > addr ? tag << 5 : addr;
+            uint64_t hi = (tag << 5) + 31 < last ? (tag << 5) + 31 : last;
+            assert(map[pt]);
+            int rc = mh_heat_add(map[pt], lo, (uint32_t)(hi - lo + 1), warp, kind);
+            if (rc) return rc;
+        }
+        if (tag == last >> 5) break;
+    }
+    return MH_OK;
 }
 
 int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
     if (rec->type == MH_REC_KERNEL_END) {
-        for (size_t i = 0; i < hr->nopen; i++) {
-            if (hr->open[i].id != rec->u.kernel_end.launch) continue;
-            int rc = emit_launch(hr, &hr->open[i], err);
-            drop_open(hr, &hr->open[i]);
-            return rc;
-        }
-        return MH_OK;
+        if (hr->own == 2) return MH_OK; /* the part-0 run emits, with this run's tables */
+        launch_maps *lm = find_id(hr, rec->u.kernel_end.launch);
+        if (!lm) return MH_OK;
+        int rc = emit_launch(hr, lm, err);
+        drop_open(hr, lm);
+        return rc;
     }
     if (rec->type == MH_REC_LAUNCH) {
         /* the model may have moved its launch array to add this one: open
@@ -220,16 +325,19 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
     if (rec->type != MH_REC_ACCESSES) return MH_OK;
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
-    /* Groups of PF accesses: resolve each one's map and start loading the
-     * table slot of each new sector, then update. The loads of a group
-     * overlap instead of waiting one after another (scattered sectors miss
-     * every cache). The accesses of one warp to the words of one sector
-     * that follow each other (a warp's lanes: eight 4-byte words per sector)
-     * go into the map as one update (mh_heat_add_words). */
+    /* Groups of PF accesses: resolve each one's table and start loading the
+     * slot of each new sector, then update. The loads of a group overlap
+     * instead of waiting one after another (scattered sectors miss every
+     * cache). The accesses of one warp to the words of one sector that
+     * follow each other (a warp's lanes: eight 4-byte words per sector) go
+     * into the table as one update (mh_heat_add_words). An access that is
+     * not inside one word goes in sector by sector (add_wide: wide[i]). */
     enum { PF = 64 };
-    mh_heat *maps[PF];
+    mh_heat *maps[PF], *mapw[PF][2];
     uint32_t warps[PF];
-    mh_heat *pm = NULL; /* the pending update: map, sector, warp, words and their kinds */
+    unsigned char wide[PF];
+    const unsigned own = hr->own;
+    mh_heat *pm = NULL; /* the pending update: table, sector, warp, words and their kinds */
     uint64_t ptag = 0;
     uint32_t pwarp = 0, pwords = 0, pkinds = 0;
     for (size_t base = 0; base < n; base += PF) {
@@ -251,12 +359,24 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             uint64_t warp = (uint64_t)bi * ml->warps_per_block +
                             (hr->warp_shift ? (uint32_t)a->thread >> hr->warp_shift : a->thread / hr->warp_size);
             if (warp > UINT32_MAX) continue;
-            if (!lm->map[s] && mh_heat_new(&lm->map[s], hr->sector_size, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
-            lm->accesses[s]++;
-            maps[i] = lm->map[s];
+            if (own & 1) lm->accesses[s]++;
+            uint64_t tag = a->addr >> 5;
+            unsigned pt = mh_heat_part(tag);
+            wide[i] = !(a->size - 1 < 4 && (a->addr & 3) + a->size <= 4);
+            unsigned parts = wide[i] ? parts_of(a->addr, a->size) & own : 1u << pt & own;
+            if (!parts) continue; /* the other run's part */
+            for (unsigned q = 0; q < 2; q++)
+                if ((parts >> q & 1) && !lm->map[q][s] && mh_heat_new(&lm->map[q][s], hr->sector_size, err) != MH_OK)
+                    return err ? err->code : MH_ERR_NOMEM;
+            if (wide[i]) {
+                mapw[i][0] = lm->map[0][s];
+                mapw[i][1] = lm->map[1][s];
+                if (!(own >> pt & 1)) pt ^= 1; /* the first sector is the other run's: prefetch a later one's */
+            }
+            maps[i] = lm->map[pt][s];
             warps[i] = (uint32_t)warp;
-            if (a->addr >> 5 != last_tag || maps[i] != last_map) {
-                last_tag = a->addr >> 5;
+            if (tag != last_tag || maps[i] != last_map) {
+                last_tag = tag;
                 last_map = maps[i];
                 mh_heat_prefetch(maps[i], a->addr);
             }
@@ -265,8 +385,7 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             if (!maps[i]) continue;
             const mh_access *a = &v[base + i];
             uint64_t tag = a->addr >> 5;
-            int one_word = a->size - 1 < 4 && (a->addr & 3) + a->size <= 4;
-            if (one_word && maps[i] == pm && tag == ptag && warps[i] == pwarp) {
+            if (!wide[i] && maps[i] == pm && tag == ptag && warps[i] == pwarp) {
                 unsigned w = (unsigned)(a->addr >> 2) & 7;
                 pwords |= 1u << w;
                 pkinds |= MH_HEAT_KIND_BIT(MH_ACCESS_KIND(a)) << (3 * w);
@@ -275,14 +394,14 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             if (pm && mh_heat_add_words(pm, ptag, pwords, pkinds, pwarp) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory for the heat map of launch %u", a->launch);
             pm = NULL;
-            if (one_word) {
+            if (!wide[i]) {
                 unsigned w = (unsigned)(a->addr >> 2) & 7;
                 pm = maps[i];
                 ptag = tag;
                 pwarp = warps[i];
                 pwords = 1u << w;
                 pkinds = MH_HEAT_KIND_BIT(MH_ACCESS_KIND(a)) << (3 * w);
-            } else if (mh_heat_add(maps[i], a->addr, a->size, warps[i], MH_ACCESS_KIND(a)) != MH_OK) {
+            } else if (add_wide(mapw[i], own, a->addr, a->size, warps[i], MH_ACCESS_KIND(a)) != MH_OK) {
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory for the heat map of launch %u", a->launch);
             }
         }
@@ -293,6 +412,7 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
 }
 
 int mh_heat_run_finish(mh_heat_run *hr, mh_err *err) {
+    if (hr->own == 2) return MH_OK; /* the part-0 run emits this run's tables */
     int rc = MH_OK;
     while (hr->nopen > 0 && rc == MH_OK) {
         rc = emit_launch(hr, &hr->open[0], err);

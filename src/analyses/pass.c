@@ -41,8 +41,10 @@
  * (U_PAT1B) and the locality's second half of the address counts (U_LOC1B),
  * else done by the first stage, then come between the first and the second,
  * and U_LOC1 follows U_PAT1 to take the canonical keys it made. Elsewhere
- * U_PAT and U_LOC feed every stage. */
-enum { U_HEAT, U_PAT1, U_PAT1B, U_PAT, U_PAT3, U_LOC1, U_LOC1B, U_LOC, U_LOC3, U_COUNT };
+ * U_PAT and U_LOC feed every stage. With a thread more, the heat maps'
+ * part 1 (mh_heat_part) is filled by a unit of its own (U_HEAT2), the
+ * other sectors by U_HEAT, which emits both. */
+enum { U_HEAT, U_HEAT2, U_PAT1, U_PAT1B, U_PAT, U_PAT3, U_LOC1, U_LOC1B, U_LOC, U_LOC3, U_COUNT };
 
 #define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
 #define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
@@ -73,6 +75,7 @@ struct mh_pass {
     mh_model *m;
     int model_ok;
     mh_heat_run *hr;
+    mh_heat_run *hr2; /* part 1 of the heat maps on U_HEAT2, or NULL: hr fills both */
     mh_pat_run *pat;
     mh_loc_run *lr;
     mh_pass_consumer *c;
@@ -175,6 +178,7 @@ static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
 static int unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
     switch (u) {
     case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
+    case U_HEAT2: return p->hr2 ? mh_heat_run_feed(p->hr2, rec, err) : MH_OK;
     case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
     case U_PAT1: case U_PAT1B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC3:
         return MH_OK; /* U_PAT and U_LOC feed every stage */
@@ -227,8 +231,9 @@ static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
 /* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
  * workers, unit i on worker i * workers / units: with fewer workers than
  * units, neighbours share one). */
-static int pool_start(mh_pass *p, unsigned nworkers, int three, mh_err *err) {
-    const void *units[U_COUNT] = {p->hr, p->pat, three ? p->pat : NULL, p->pat, three ? p->pat : NULL,
+static int pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, mh_err *err) {
+    if (heat2 && mh_heat_run_split(p->hr, &p->hr2, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
+    const void *units[U_COUNT] = {p->hr, p->hr2, p->pat, three ? p->pat : NULL, p->pat, three ? p->pat : NULL,
                                   p->lr, three ? p->lr : NULL, p->lr, three ? p->lr : NULL};
     unsigned n = 0, at[U_COUNT];
     for (int u = 0; u < U_COUNT; u++)
@@ -407,6 +412,7 @@ void mh_pass_close(mh_pass *p) {
     free(p->own);
     free(p->ep_of);
     mh_heat_run_free(p->hr);
+    mh_heat_run_free(p->hr2);
     mh_loc_run_free(p->lr);
     mh_pat_run_free(p->pat);
     if (p->model_ok && p->m == &p->own_model) mh_model_free(&p->own_model);
@@ -682,6 +688,8 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     unsigned units3 = units + 2 * (p->pat != NULL) + 2 * (p->lr != NULL);
     int three = threads >= units3 && units3 > units;
     if (three) units = units3;
+    int heat2 = three && p->hr && threads > units; /* and a thread for the heat maps' part 1 */
+    if (heat2) units++;
     int rc = MH_OK;
     /* Launch lanes, one per thread asked for: not for a consumer of every
      * record, whose calls would have to wait for the lanes' results. */
@@ -698,7 +706,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
      * accesses, bench/analyses/README.md), and five units cost no more than
      * three there (session 10). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
-    if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, three, err);
+    if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, three, heat2, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
     mh_record rec;
     int read_rc = MH_OK;

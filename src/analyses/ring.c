@@ -4,13 +4,14 @@
  * Job s lives in slot s % slots; each worker keeps a cursor (the next job it
  * takes) and the slot of job s is free once every cursor is past s. */
 #ifdef __linux__
-#define _GNU_SOURCE /* pthread_setname_np: the workers show as memheat-worker in top and perf */
+#define _GNU_SOURCE /* pthread_setname_np: worker w shows as memheat-w<w> in top and perf */
 #endif
 #include "analyses/ring.h"
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,9 @@ static void *ring_main(void *arg) {
     ring_worker *me = arg;
     mh_ring *r = me->r;
 #ifdef __linux__
-    pthread_setname_np(pthread_self(), "memheat-worker");
+    char name[16];
+    snprintf(name, sizeof name, "memheat-w%u", me->w);
+    pthread_setname_np(pthread_self(), name);
 #endif
     pthread_mutex_lock(&r->mu);
     for (;;) {

@@ -1,6 +1,7 @@
 /* chunk_load.c -- loads one chunk of a trace in two steps: fetch (read its
  * header and check the header's CRC, read the payload and check its CRC; in
- * file order) and inflate (decompress it; any thread, any order).
+ * file order) and inflate (decompress it, and decode it where the file's
+ * chunks are coded, chunk_code.h; any thread, any order).
  *
  * The reader runs both on its own thread (mh_tf_load), or readahead.c runs
  * them on helper threads; either way every defect becomes the same error code
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/chunk_code.h"
 #include "trace/chunks.h"
 #include "trace/format.h"
 #include "util/crc32c.h"
@@ -63,8 +65,10 @@ int mh_tf_fetch(mh_tf_loader *ld, mh_tf_packed *p, mh_err *err) {
     }
     if (mh_crc32c(0, p->comp, clen) != mh_get32(h + 16))
         return fail(ld, MH_ERR_CORRUPT, err, "damaged chunk data (checksum mismatch)");
+    if (ld->coded && rlen < MH_TF_CODE_EXTRA) return fail(ld, MH_ERR_CORRUPT, err, "chunk sizes out of range");
     p->clen = clen;
     p->rlen = rlen;
+    p->coded = ld->coded;
     p->index = ld->chunks;
     p->end = ld->offset;
     ld->chunks++;
@@ -99,23 +103,39 @@ static void mark_one_launch(unsigned char *raw, size_t len) {
     }
 }
 
-int mh_tf_inflate(ZSTD_DCtx *dctx, const char *path, const mh_tf_packed *p, mh_tf_buf *b, mh_err *err) {
-    assert(!p->eof);
-    if (p->rlen > b->rcap) {
-        unsigned char *q = realloc(b->raw, p->rlen);
-        if (!q)
-            return mh_err_set(err, MH_ERR_NOMEM, "%s: out of memory (chunk %llu, byte offset %llu)", path,
-                              (unsigned long long)p->index, (unsigned long long)p->end);
-        b->raw = q;
-        b->rcap = p->rlen;
-    }
-    size_t n = ZSTD_decompressDCtx(dctx, b->raw, p->rlen, p->comp, p->clen);
+/* Room for n bytes in *buf (of *cap); 0, or -1 without memory. */
+static int room(unsigned char **buf, size_t *cap, size_t n) {
+    if (n <= *cap) return 0;
+    unsigned char *q = realloc(*buf, n ? n : 1);
+    if (!q) return -1;
+    *buf = q;
+    *cap = n;
+    return 0;
+}
+
+void mh_tf_inflater_free(mh_tf_inflater *inf) {
+    if (inf->dctx) ZSTD_freeDCtx(inf->dctx);
+    free(inf->tmp);
+    memset(inf, 0, sizeof *inf);
+}
+
+int mh_tf_inflate(mh_tf_inflater *inf, const char *path, const mh_tf_packed *p, mh_tf_buf *b, mh_err *err) {
+    assert(!p->eof && (!p->coded || p->rlen >= MH_TF_CODE_EXTRA));
+    size_t rlen = p->coded ? p->rlen - MH_TF_CODE_EXTRA : p->rlen;
+    if (room(&b->raw, &b->rcap, rlen) != 0 || (p->coded && room(&inf->tmp, &inf->tcap, p->rlen) != 0))
+        return mh_err_set(err, MH_ERR_NOMEM, "%s: out of memory (chunk %llu, byte offset %llu)", path,
+                          (unsigned long long)p->index, (unsigned long long)p->end);
+    unsigned char *to = p->coded ? inf->tmp : b->raw;
+    size_t n = ZSTD_decompressDCtx(inf->dctx, to, p->rlen, p->comp, p->clen);
     if (ZSTD_isError(n) || n != p->rlen)
         return mh_err_set(err, MH_ERR_CORRUPT, "%s: chunk does not decompress (chunk %llu, byte offset %llu)", path,
                           (unsigned long long)p->index, (unsigned long long)p->end);
-    mark_one_launch(b->raw, p->rlen);
+    if (p->coded && mh_tf_decode(to, n, b->raw, 1) != 0)
+        return mh_err_set(err, MH_ERR_CORRUPT, "%s: chunk does not decode (chunk %llu, byte offset %llu)", path,
+                          (unsigned long long)p->index, (unsigned long long)p->end);
+    if (!p->coded) mark_one_launch(b->raw, rlen); /* mh_tf_decode marks coded ones */
     b->eof = 0;
-    b->rlen = p->rlen;
+    b->rlen = rlen;
     b->index = p->index;
     b->end = p->end;
     return MH_OK;
@@ -131,5 +151,5 @@ int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err) {
         b->eof = 1;
         return MH_OK;
     }
-    return mh_tf_inflate(ld->dctx, ld->path, &p, b, err);
+    return mh_tf_inflate(&ld->inf, ld->path, &p, b, err);
 }

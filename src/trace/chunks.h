@@ -18,6 +18,15 @@
 #include "memheat/err.h"
 #include "memheat/trace.h"
 
+/* What one thread decompresses with: its zstd context and, for coded
+ * chunks (format v4, chunk_code.h), the buffer they are decompressed into
+ * before they are decoded. */
+typedef struct mh_tf_inflater {
+    ZSTD_DCtx *dctx;
+    unsigned char *tmp;
+    size_t tcap;
+} mh_tf_inflater;
+
 /* Where the next chunk comes from: owned by one thread at a time. */
 typedef struct mh_tf_loader {
     FILE *f;
@@ -26,7 +35,8 @@ typedef struct mh_tf_loader {
     uint64_t chunks;     /* whole chunks loaded */
     unsigned char *comp; /* compressed payload buffer */
     size_t ccap;
-    ZSTD_DCtx *dctx;
+    int coded;           /* the file's chunks are coded (its version is 4 or more) */
+    mh_tf_inflater inf;
 } mh_tf_loader;
 
 /* One decompressed chunk (or the clean end of the file). */
@@ -43,6 +53,7 @@ typedef struct mh_tf_packed {
     unsigned char *comp; /* compressed payload (owned; grows) */
     size_t clen, ccap;
     uint32_t rlen;       /* its size decompressed */
+    int coded;           /* decompressed, it is coded (mh_tf_decode gives its records) */
     uint64_t index;      /* chunk number */
     uint64_t end;        /* file offset after the chunk */
     int eof;             /* 1: no chunk, the file ended cleanly */
@@ -54,8 +65,10 @@ size_t mh_tf_read(mh_tf_loader *ld, void *buf, size_t n);
  * (p->eof at a clean end of file). Errors name ld->path, the chunk number
  * and the byte offset reached. */
 int mh_tf_fetch(mh_tf_loader *ld, mh_tf_packed *p, mh_err *err);
-/* Decompresses a fetched chunk into b with dctx (one thread's own). */
-int mh_tf_inflate(ZSTD_DCtx *dctx, const char *path, const mh_tf_packed *p, mh_tf_buf *b, mh_err *err);
+/* Decompresses (and decodes) a fetched chunk into b with inf (one thread's own). */
+int mh_tf_inflate(mh_tf_inflater *inf, const char *path, const mh_tf_packed *p, mh_tf_buf *b, mh_err *err);
+/* Frees what inf holds (zeroed is empty). */
+void mh_tf_inflater_free(mh_tf_inflater *inf);
 /* Both, on the caller's thread: the next chunk into b (b->eof at a clean
  * end of file). */
 int mh_tf_load(mh_tf_loader *ld, mh_tf_buf *b, mh_err *err);

@@ -36,7 +36,7 @@ typedef struct slot {
 
 typedef struct helper_arg {
     struct mh_tf_ahead *a;
-    ZSTD_DCtx *dctx;
+    mh_tf_inflater inf;
 } helper_arg;
 
 struct mh_tf_ahead {
@@ -91,7 +91,7 @@ static void *helper(void *arg) {
         pthread_mutex_unlock(&a->fetch_mu);
         if (s->status == MH_OK && s->pk.eof) s->buf.eof = 1;
         if (!last) {
-            s->status = mh_tf_inflate(h->dctx, a->ld->path, &s->pk, &s->buf, &s->err);
+            s->status = mh_tf_inflate(&h->inf, a->ld->path, &s->pk, &s->buf, &s->err);
             last = s->status != MH_OK;
         }
         double cpu = mh_clock_thread_cpu_s() - cpu0;
@@ -108,7 +108,7 @@ static void *helper(void *arg) {
 }
 
 static void free_all(mh_tf_ahead *a) {
-    for (unsigned i = 0; a->args && i < a->nthreads; i++) ZSTD_freeDCtx(a->args[i].dctx);
+    for (unsigned i = 0; a->args && i < a->nthreads; i++) mh_tf_inflater_free(&a->args[i].inf);
     for (unsigned i = 0; a->slots && i < a->n; i++) {
         free(a->slots[i].buf.raw);
         free(a->slots[i].pk.comp);
@@ -139,10 +139,10 @@ mh_tf_ahead *mh_tf_ahead_start(mh_tf_loader *ld, unsigned depth, unsigned thread
     if (pthread_cond_init(&a->space, NULL)) goto fail_space;
     /* as many helpers as can be had, at least one */
     for (unsigned i = 0; i < threads; i++) {
-        a->args[i] = (helper_arg){.a = a, .dctx = ZSTD_createDCtx()};
-        if (!a->args[i].dctx) break;
+        a->args[i] = (helper_arg){.a = a, .inf = {.dctx = ZSTD_createDCtx()}};
+        if (!a->args[i].inf.dctx) break;
         if (pthread_create(&a->tids[i], NULL, helper, &a->args[i])) {
-            ZSTD_freeDCtx(a->args[i].dctx);
+            mh_tf_inflater_free(&a->args[i].inf);
             break;
         }
         a->nthreads++;

@@ -1,4 +1,4 @@
-/* reader.c -- streaming reader of trace formats v1, v2 and v3.
+/* reader.c -- streaming reader of trace formats v1 to v4.
  *
  * Takes one chunk at a time from the chunk source (chunks.h: read, CRCs
  * checked, decompressed; inline or ahead on a helper thread) and walks its
@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "trace/chunk_code.h"
 #include "trace/chunks.h"
 #include "trace/format.h"
 #include "util/grow.h"
@@ -238,12 +239,12 @@ int mh_trace_open_opts(mh_trace_reader **out, const char *path, const mh_trace_r
         free(r);
         return mh_err_set(err, MH_ERR_IO, "cannot open trace %s: %s", path, strerror(e));
     }
-    r->ld.dctx = ZSTD_createDCtx();
+    r->ld.inf.dctx = ZSTD_createDCtx();
     r->pool = mh_tf_pool_new(); /* NULL: chunks are never held (consumers copy) */
     unsigned char prefix[MH_TF_PREFIX_BYTES];
-    size_t got = r->ld.dctx ? mh_tf_read(&r->ld, prefix, sizeof prefix) : 0;
+    size_t got = r->ld.inf.dctx ? mh_tf_read(&r->ld, prefix, sizeof prefix) : 0;
     int rc = MH_OK;
-    if (!r->ld.dctx)
+    if (!r->ld.inf.dctx)
         rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     else if (got == 0)
         rc = mh_err_set(err, MH_ERR_EMPTY, "%s: empty file, not a memheat trace", path);
@@ -256,6 +257,7 @@ int mh_trace_open_opts(mh_trace_reader **out, const char *path, const mh_trace_r
                         path, mh_get32(prefix + 8), MH_TRACE_VERSION);
     else if (mh_get32(prefix + 12) != 0)
         rc = mh_err_set(err, MH_ERR_FORMAT, "%s: unknown flags 0x%x in the trace prefix", path, mh_get32(prefix + 12));
+    r->ld.coded = rc == MH_OK && mh_get32(prefix + 8) >= MH_TF_CODED_VERSION;
     if (rc == MH_OK) rc = load_chunk(r, err);
     if (rc == MH_OK && r->done) rc = mh_err_set(err, MH_ERR_TRUNCATED, "%s: trace has no header chunk", path);
     if (rc == MH_OK) {
@@ -476,7 +478,7 @@ void mh_trace_close_reader(mh_trace_reader *r) {
     mh_tf_pool_unref(r->pool);
     mh_tf_ahead_stop(r->ahead); /* joins the helper before its loader goes */
     if (r->ld.f) fclose(r->ld.f);
-    if (r->ld.dctx) ZSTD_freeDCtx(r->ld.dctx);
+    mh_tf_inflater_free(&r->ld.inf);
     free(r->ld.comp);
     free(r->own.raw);
     free(r->acc);

@@ -1,7 +1,8 @@
-/* writer.c -- streaming writer of trace format v3.
+/* writer.c -- streaming writer of trace format v4.
  *
  * Records are appended to an uncompressed chunk buffer; when it passes the
- * chunk size (or on flush/close) the buffer is zstd-compressed, framed with a
+ * chunk size (or on flush/close) the buffer is coded (the access entries as
+ * byte planes, chunk_code.h), zstd-compressed, framed with a
  * checksummed chunk header and written with write(2). Consecutive access
  * batches are merged into one ACCESSES record so that an access costs its 32
  * bytes and nothing more. The header chunk is written at once, so even a run
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "trace/chunk_code.h"
 #include "trace/format.h"
 #include "util/crc32c.h"
 #include "util/grow.h"
@@ -27,6 +29,8 @@ struct mh_trace_writer {
     unsigned char *raw; /* uncompressed chunk under construction */
     size_t len, cap;
     size_t acc_rec;     /* offset of the open ACCESSES record, or SIZE_MAX */
+    unsigned char *code; /* the chunk coded (chunk_code.h) */
+    size_t code_cap;
     unsigned char *comp;
     size_t comp_cap;
     ZSTD_CCtx *cctx;
@@ -60,20 +64,28 @@ static int reserve(mh_trace_writer *w, size_t extra, mh_err *err) {
 int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
     w->acc_rec = SIZE_MAX;
     if (w->len == 0) return MH_OK;
-    size_t bound = ZSTD_compressBound(w->len);
+    size_t clen0 = w->len + MH_TF_CODE_EXTRA;
+    if (clen0 > w->code_cap) {
+        unsigned char *p = realloc(w->code, clen0);
+        if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory coding a trace chunk");
+        w->code = p;
+        w->code_cap = clen0;
+    }
+    mh_tf_code(w->raw, w->len, w->code);
+    size_t bound = ZSTD_compressBound(clen0);
     if (bound > w->comp_cap) {
         unsigned char *p = realloc(w->comp, bound);
         if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory compressing a trace chunk");
         w->comp = p;
         w->comp_cap = bound;
     }
-    size_t clen = ZSTD_compressCCtx(w->cctx, w->comp, w->comp_cap, w->raw, w->len, w->level);
+    size_t clen = ZSTD_compressCCtx(w->cctx, w->comp, w->comp_cap, w->code, clen0, w->level);
     if (ZSTD_isError(clen))
         return mh_err_set(err, MH_ERR_INTERNAL, "zstd: %s", ZSTD_getErrorName(clen));
     unsigned char hdr[MH_TF_CHUNK_HDR_BYTES];
     mh_put32(hdr, MH_TF_CHUNK_MAGIC);
     mh_put32(hdr + 4, w->chunk_index);
-    mh_put32(hdr + 8, (uint32_t)w->len);
+    mh_put32(hdr + 8, (uint32_t)clen0);
     mh_put32(hdr + 12, (uint32_t)clen);
     mh_put32(hdr + 16, mh_crc32c(0, w->comp, clen));
     mh_put32(hdr + 20, mh_crc32c(0, hdr, 20));
@@ -325,6 +337,7 @@ void mh_trace_abandon(mh_trace_writer *w) {
     if (w->cctx) ZSTD_freeCCtx(w->cctx);
     free(w->raw);
     free(w->comp);
+    free(w->code);
     free(w);
 }
 

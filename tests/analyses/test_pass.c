@@ -18,9 +18,11 @@
 #include "../mh_test.h"
 
 /* Threads with which pass.c runs every stage of every analysis on a thread
- * of its own (the third stages, U_PAT1B, U_LOC1B); the thread counts tried
- * after t: up to 4, then T_STAGED. */
+ * of its own (the third stages, U_PAT1B, U_LOC1B), and with which the heat
+ * maps' part 1 gets one too (U_HEAT2); the thread counts tried after t: up
+ * to 4, then T_STAGED, T_ALL. */
 #define T_STAGED 9
+#define T_ALL 10
 static unsigned next_t(unsigned t) { return t < 4 ? t + 1 : t < T_STAGED ? T_STAGED : t + 1; }
 
 /* A trace big enough for several batches of the threaded pass. */
@@ -141,16 +143,20 @@ static char *analyze_json(const char *path, unsigned threads) {
     return s;
 }
 
-/* Same heat maps, locality, findings and JSON document with 1, 2, 4 and T_STAGED threads. */
+/* Same heat maps, locality, findings and JSON document with 1, 2, 4,
+ * T_STAGED and T_ALL threads. */
 static void test_threads_identical(void) {
     write_synth("pass.mht");
-    fp f1 = {0}, f2 = {0}, f4 = {0}, f8 = {0};
+    fp f1 = {0}, f2 = {0}, f4 = {0}, f8 = {0}, f10 = {0};
     mh_err err = {0};
     CHECK(run_fp("pass.mht", 1, &f1, &err) == MH_OK);
     CHECK(run_fp("pass.mht", 2, &f2, &err) == MH_OK);
     CHECK(run_fp("pass.mht", 4, &f4, &err) == MH_OK);
     CHECK(run_fp("pass.mht", T_STAGED, &f8, &err) == MH_OK);
+    CHECK(run_fp("pass.mht", T_ALL, &f10, &err) == MH_OK);
     CHECK(f1.maps > 0 && f1.locs > 0);
+    CHECK_EQ_U(f10.records, f1.records);
+    CHECK_EQ_U(f10.h, f1.h);
     CHECK_EQ_U(f2.maps, f1.maps);
     CHECK_EQ_U(f4.locs, f1.locs);
     CHECK_EQ_U(f4.records, f1.records);
@@ -159,7 +165,9 @@ static void test_threads_identical(void) {
     CHECK_EQ_U(f4.h, f1.h);
     CHECK_EQ_U(f8.h, f1.h);
     char *a = analyze_json("pass.mht", 1), *b = analyze_json("pass.mht", 3), *c = analyze_json("pass.mht", T_STAGED);
-    CHECK(a && b && c && strlen(a) > 100 && strcmp(a, b) == 0 && strcmp(a, c) == 0);
+    char *d = analyze_json("pass.mht", T_ALL);
+    CHECK(a && b && c && d && strlen(a) > 100 && strcmp(a, b) == 0 && strcmp(a, c) == 0 && strcmp(a, d) == 0);
+    free(d);
     free(a);
     free(b);
     free(c);
@@ -448,7 +456,7 @@ static double same_with_lanes(const char *path, int want_rc) {
     CHECK(rc1 == want_rc);
     CHECK(f1.maps > 10 && f1.locs > 10);
     double moved = 0;
-    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
+    for (unsigned t = 2; t <= T_ALL; t = next_t(t)) {
         fp ft = {0};
         mh_pass_stats st;
         CHECK(run_fp_lanes(path, t, &ft, &st) == rc1);
@@ -580,7 +588,7 @@ static void test_ring_identical(void) {
     mh_err err = {0};
     CHECK(run_fp("pass_ring.mht", 1, &f1, &err) == MH_OK);
     CHECK(f1.maps > 10 && f1.locs == 14 && f1.records > 50);
-    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
+    for (unsigned t = 2; t <= T_ALL; t = next_t(t)) {
         fp ft = {0};
         CHECK(run_fp("pass_ring.mht", t, &ft, &err) == MH_OK);
         CHECK_EQ_U(ft.maps, f1.maps);
@@ -599,14 +607,14 @@ static void test_ring_identical(void) {
     copy_file("pass_ring.mht", "pass_ring_cut.mht", file_size("pass_ring.mht") * 3 / 5, -1);
     fp c1 = {0};
     CHECK(run_fp("pass_ring_cut.mht", 1, &c1, &err) == MH_ERR_TRUNCATED);
-    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
+    for (unsigned t = 2; t <= T_ALL; t = next_t(t)) {
         fp ct = {0};
         CHECK(run_fp("pass_ring_cut.mht", t, &ct, &err) == MH_ERR_TRUNCATED);
         CHECK_EQ_U(ct.maps, c1.maps);
         CHECK_EQ_U(ct.locs, c1.locs);
         CHECK_EQ_U(ct.h, c1.h);
     }
-    for (unsigned t = 1; t <= T_STAGED; t = next_t(t)) {
+    for (unsigned t = 1; t <= T_ALL; t = next_t(t)) {
         fp e = {0};
         e.fail_at_map = 2;
         CHECK(run_fp("pass_ring.mht", t, &e, &err) == MH_ERR_IO);
@@ -700,7 +708,7 @@ static void test_split_counts(void) {
     fp f1 = {0};
     CHECK(run_fp("pass_split.mht", 1, &f1, &err) == MH_OK);
     CHECK_EQ_U(f1.locs, 2);
-    for (unsigned t = 2; t <= T_STAGED; t = next_t(t)) {
+    for (unsigned t = 2; t <= T_ALL; t = next_t(t)) {
         fp ft = {0};
         CHECK(run_fp("pass_split.mht", t, &ft, &err) == MH_OK);
         CHECK_EQ_U(ft.h, f1.h);

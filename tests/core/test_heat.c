@@ -347,6 +347,89 @@ static void test_words_equal(void) {
     mh_heat_free(b);
 }
 
+/* A run split in two (mh_heat_run_split: part 0 and part 1 of the sectors
+ * fed to two runs, as U_HEAT and U_HEAT2 do on two threads) emits the maps
+ * of one run: the same rows, regions, access counts and peak, for two
+ * launches in flight, wide accesses crossing sectors of both parts, warps
+ * past 32 and a launch left open at the finish. Fails with the peer's
+ * tables left out of a map or of the peak (checked). */
+typedef struct emitted {
+    uint64_t digest;
+    size_t maps, rows;
+} emitted;
+
+static int digest_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
+    (void)err;
+    emitted *e = ctx;
+    uint64_t h = e->digest ^ (r->launch->l.id * 31u + r->space);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const mh_heat_row *w = &r->rows[i];
+        uint64_t v = w->tag * 1000003u + w->sector * 7u + (uint64_t)(uint32_t)w->region;
+        for (int k = 0; k < MH_HEAT_WORDS; k++) v = v * 131u + w->word[k] * 17u + w->kinds[k];
+        h = (h ^ v) * 1099511628211ull;
+    }
+    e->digest = (h ^ r->accesses ^ r->nregions) * 1099511628211ull;
+    e->maps++;
+    e->rows += r->nrows;
+    return MH_OK;
+}
+
+static void test_split_run(void) {
+    mh_err err = {0};
+    mh_trace_header hdr = {.device = {.warp_size = 32, .sector_size = 32}};
+    mh_model m;
+    CHECK(mh_model_init(&m, &hdr, &err) == MH_OK);
+    uint32_t sampled[3] = {0, 1, 2};
+    for (uint32_t l = 0; l < 2; l++) {
+        mh_record rec = {.type = MH_REC_LAUNCH};
+        rec.u.launch = (mh_launch){.id = l, .name = "k", .display_name = "k", .grid = {8, 1, 1},
+                                   .block = {1024, 1, 1}, .n_sampled = 3, .sampled = sampled};
+        CHECK(mh_model_feed(&m, &rec, &err) == MH_OK);
+    }
+    mh_access *v = malloc(sizeof *v * 5000);
+    uint64_t s = 12345;
+    emitted one = {0}, two = {0};
+    mh_heat_run *whole, *a, *b;
+    mh_heat_run_opts o1 = {.emit = digest_emit, .ctx = &one}, o2 = {.emit = digest_emit, .ctx = &two};
+    CHECK(mh_heat_run_new(&whole, &m, &o1, &err) == MH_OK);
+    CHECK(mh_heat_run_new(&a, &m, &o2, &err) == MH_OK);
+    CHECK(mh_heat_run_split(a, &b, &err) == MH_OK);
+    for (int r = 0; r < 40; r++) {
+        for (int i = 0; i < 5000; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t thread = (uint32_t)(s >> 33) % 1024;
+            uint8_t size = (s >> 20) % 5 == 0 ? (uint8_t)(8 << ((s >> 8) % 3)) : 4;
+            v[i] = (mh_access){.addr = 0x10000 + ((s >> 40) % 20000) * (size == 4 ? 4 : 6), .launch = (uint32_t)(r % 2),
+                               .block = (uint32_t)((s >> 12) % 3), .thread = (uint16_t)thread, .size = size,
+                               .flags = MH_ACCESS_FLAGS((s >> 5) % 3, (s >> 50) % 2)};
+        }
+        mh_record rec = {.type = MH_REC_ACCESSES, .u.accesses = {.v = v, .n = 5000}};
+        CHECK(mh_heat_run_feed(whole, &rec, &err) == MH_OK);
+        CHECK(mh_heat_run_feed(a, &rec, &err) == MH_OK);
+        CHECK(mh_heat_run_feed(b, &rec, &err) == MH_OK);
+        if (r == 25) { /* launch 0 ends; launch 1 stays open until the finish */
+            mh_record end = {.type = MH_REC_KERNEL_END, .u.kernel_end = {.launch = 0}};
+            CHECK(mh_heat_run_feed(whole, &end, &err) == MH_OK);
+            CHECK(mh_heat_run_feed(b, &end, &err) == MH_OK); /* does nothing: a emits */
+            CHECK(mh_heat_run_feed(a, &end, &err) == MH_OK);
+            CHECK_EQ_U(two.maps, one.maps);
+        }
+    }
+    CHECK(mh_heat_run_finish(whole, &err) == MH_OK);
+    CHECK(mh_heat_run_finish(a, &err) == MH_OK);
+    CHECK(mh_heat_run_finish(b, &err) == MH_OK);
+    CHECK(one.maps == 6 && one.rows > 10000); /* launch 0's accesses after its end make new maps */
+    CHECK_EQ_U(two.maps, one.maps);
+    CHECK_EQ_U(two.rows, one.rows);
+    CHECK(two.digest == one.digest);
+    CHECK_EQ_U(mh_heat_run_peak_bytes(a), mh_heat_run_peak_bytes(whole));
+    mh_heat_run_free(whole);
+    mh_heat_run_free(a);
+    mh_heat_run_free(b);
+    mh_model_free(&m);
+    free(v);
+}
+
 static void test_multiblock_warps_distinct(void) {
     /* Warp 0 of block 0 and warp 0 of block 1 are different warps. */
     maps ms;
@@ -369,7 +452,7 @@ int main(void) {
     static const mh_test_case cases[] = {
         T(test_coalesced), T(test_false_sharing), T(test_strided), T(test_misaligned), T(test_hot),
         T(test_shared_shapes), T(test_paper_single_sector), T(test_wide_and_crossing),
-        T(test_bruteforce_many_warps), T(test_words_equal), T(test_multiblock_warps_distinct)};
+        T(test_bruteforce_many_warps), T(test_words_equal), T(test_multiblock_warps_distinct), T(test_split_run)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;

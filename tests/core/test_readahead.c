@@ -8,7 +8,8 @@
  * records (a digest of every field, string and access), the same chunk
  * counts, and the same error code and message at the same point as depth 0.
  * Chunks held past the reader (mh_trace_hold) keep their access arrays as
- * they were read, after the reader moved on, was closed early or at the end. */
+ * they were read, after the reader moved on, was closed early or at the end.
+ * A version-3 file (chunks not coded) gives the records of the coded one. */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 
 #include "../mh_test.h"
 #include "memheat/trace.h"
+#include "trace/chunk_code.h"
 #include "trace/format.h"
 #include "util/crc32c.h"
 
@@ -273,9 +275,11 @@ static void test_bad_record(void) {
     for (int i = 1; i < nc; i += nc / 5) {
         const unsigned char *h = b + off[i];
         size_t rlen = mh_get32(h + 8), clen = mh_get32(h + 12);
-        unsigned char *raw = malloc(rlen), *comp = malloc(ZSTD_compressBound(rlen));
+        unsigned char *raw = malloc(rlen), *rec = malloc(rlen), *comp = malloc(ZSTD_compressBound(rlen));
         CHECK(ZSTD_decompress(raw, rlen, h + MH_TF_CHUNK_HDR_BYTES, clen) == rlen);
-        raw[0] = 200;
+        CHECK(mh_tf_decode(raw, rlen, rec, 0) == 0); /* the records of the coded chunk */
+        rec[0] = 200;
+        mh_tf_code(rec, rlen - MH_TF_CODE_EXTRA, raw);
         size_t nclen = ZSTD_compress(comp, ZSTD_compressBound(rlen), raw, rlen, 1);
         CHECK(!ZSTD_isError(nclen));
         long tail = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)clen;
@@ -293,7 +297,7 @@ static void test_bad_record(void) {
         CHECK_EQ_U(s.rc, MH_ERR_FORMAT);
         CHECK(strstr(s.msg, "unknown record type") != NULL);
         CHECK_EQ_U(s.chunks, (uint64_t)i + 1);
-        free(raw), free(comp), free(o);
+        free(raw), free(rec), free(comp), free(o);
     }
     free(b);
 }
@@ -301,6 +305,51 @@ static void test_bad_record(void) {
 /* Chunk i's payload replaced by bytes that are not zstd, its CRCs made right
  * again: "chunk does not decompress" at chunk i, found by one helper while
  * others decompress the chunks after it. */
+/* The test trace as format version 3 writes it: every chunk uncoded, the
+ * prefix and the header record saying 3. Read at every depth, it gives the
+ * records of the coded file; and the coded file is the smaller. */
+static void test_version3(void) {
+    const char *p = tmp("ok.mht"), *f = tmp("v3.mht");
+    unsigned char *b;
+    long n, off[1024];
+    int nc = written_chunks(p, &b, &n, off, 1024);
+    CHECK_EQ_U(mh_get32(b + 8), MH_TF_CODED_VERSION);
+    unsigned char *o = malloc((size_t)n * 8 + 4096);
+    long m = MH_TF_PREFIX_BYTES;
+    memcpy(o, b, MH_TF_PREFIX_BYTES);
+    mh_put32(o + 8, 3);
+    for (int i = 0; i < nc; i++) {
+        const unsigned char *h = b + off[i];
+        size_t clen = mh_get32(h + 12), coded = mh_get32(h + 8), rlen = coded - MH_TF_CODE_EXTRA;
+        unsigned char *c = malloc(coded), *raw = malloc(rlen + 1);
+        CHECK(ZSTD_decompress(c, coded, h + MH_TF_CHUNK_HDR_BYTES, clen) == coded);
+        CHECK(mh_tf_decode(c, coded, raw, 0) == 0);
+        if (i == 0) {
+            CHECK(raw[0] == MH_REC_HEADER && mh_get32(raw + 8) == MH_TRACE_VERSION);
+            mh_put32(raw + 8, 3);
+        }
+        unsigned char *nh = o + m;
+        size_t nclen = ZSTD_compress(nh + MH_TF_CHUNK_HDR_BYTES, ZSTD_compressBound(rlen), raw, rlen, 1);
+        CHECK(!ZSTD_isError(nclen));
+        mh_put32(nh, MH_TF_CHUNK_MAGIC);
+        mh_put32(nh + 4, (uint32_t)i);
+        mh_put32(nh + 8, (uint32_t)rlen);
+        mh_put32(nh + 12, (uint32_t)nclen);
+        mh_put32(nh + 16, mh_crc32c(0, nh + MH_TF_CHUNK_HDR_BYTES, nclen));
+        mh_put32(nh + 20, mh_crc32c(0, nh, 20));
+        m += MH_TF_CHUNK_HDR_BYTES + (long)nclen;
+        free(c), free(raw);
+    }
+    save_file(f, o, m);
+    seen s4 = compare_depths(p, 0), s3 = compare_depths(f, 0);
+    CHECK_EQ_U(s3.rc, MH_OK);
+    CHECK(s3.complete);
+    CHECK(same(&s3, &s4));
+    CHECK(m > n); /* 5 x 100 accesses of rising addresses per launch */
+    free(o);
+    free(b);
+}
+
 static void test_not_zstd(void) {
     const char *p = tmp("ok.mht"), *f = tmp("notzstd.mht");
     unsigned char *b;
@@ -433,7 +482,7 @@ int main(void) {
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     if (system(cmd) != 0) return 1;
     static const mh_test_case cases[] = {T(test_intact_and_early_close), T(test_cut), T(test_flipped),
-                                         T(test_bad_record), T(test_not_zstd), T(test_env),
+                                         T(test_bad_record), T(test_version3), T(test_not_zstd), T(test_env),
                                          T(test_summary), T(test_holds)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

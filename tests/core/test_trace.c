@@ -363,7 +363,7 @@ static void test_karg(void) {
     CHECK(mh_trace_close(w, &err) == MH_OK);
     mh_trace_reader *r;
     CHECK(mh_trace_open(&r, p, &err) == MH_OK);
-    CHECK_EQ_U(mh_trace_header_get(r)->version, 3);
+    CHECK_EQ_U(mh_trace_header_get(r)->version, MH_TRACE_VERSION);
     mh_record rec;
     CHECK(mh_trace_next(r, &rec, &err) == MH_OK);
     CHECK(rec.type == MH_REC_KARG);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "trace/chunk_code.h"
 #include "util/crc32c.h"
 
 #define CHUNK_MAGIC 0x4B43484Du
@@ -99,6 +100,10 @@ static void insert_chunk(fz_trace *t, size_t at, fz_chunk c) {
     t->n++;
 }
 
+/* The prefix names a version whose chunks are coded (trace/chunk_code.h):
+ * parse decodes them, encode codes them again. */
+static int coded(const uint8_t prefix[16]) { return get32(prefix + 8) >= MH_TF_CODED_VERSION; }
+
 int fz_trace_parse(const fz_buf *b, fz_trace *t) {
     memset(t, 0, sizeof *t);
     if (b->n < 16) return -1;
@@ -110,7 +115,17 @@ int fz_trace_parse(const fz_buf *b, fz_trace *t) {
         if (comp > b->n - off - 24) return -1;
         fz_chunk c = {malloc(raw ? raw : 1), 0, NULL, 0};
         c.nraw = ZSTD_decompress(c.raw, raw, h + 24, comp);
-        if (ZSTD_isError(c.nraw)) {
+        int bad = ZSTD_isError(c.nraw);
+        if (!bad && coded(t->prefix)) {
+            uint8_t *d = malloc(c.nraw > MH_TF_CODE_EXTRA ? c.nraw - MH_TF_CODE_EXTRA : 1);
+            bad = c.nraw < MH_TF_CODE_EXTRA || mh_tf_decode(c.raw, c.nraw, d, 0) != 0;
+            free(bad ? d : c.raw);
+            if (!bad) {
+                c.raw = d;
+                c.nraw -= MH_TF_CODE_EXTRA;
+            }
+        }
+        if (bad) {
             free(c.raw);
             return -1;
         }
@@ -123,7 +138,9 @@ int fz_trace_parse(const fz_buf *b, fz_trace *t) {
 fz_buf fz_trace_encode(const fz_trace *t, size_t *off) {
     fz_buf b = {0};
     size_t cap = 16;
-    for (size_t i = 0; i < t->n; i++) cap += 24 + (t->c[i].comp ? t->c[i].ncomp : ZSTD_compressBound(t->c[i].nraw));
+    size_t extra = coded(t->prefix) ? MH_TF_CODE_EXTRA : 0;
+    for (size_t i = 0; i < t->n; i++)
+        cap += 24 + (t->c[i].comp ? t->c[i].ncomp : ZSTD_compressBound(t->c[i].nraw + extra));
     b.p = malloc(cap);
     memcpy(b.p, t->prefix, 16);
     b.n = 16;
@@ -132,10 +149,16 @@ fz_buf fz_trace_encode(const fz_trace *t, size_t *off) {
         uint8_t *h = b.p + b.n;
         size_t comp = t->c[i].ncomp;
         if (t->c[i].comp) memcpy(h + 24, t->c[i].comp, comp);
-        else comp = ZSTD_compress(h + 24, cap - b.n - 24, t->c[i].raw, t->c[i].nraw, 1);
+        else if (!extra) comp = ZSTD_compress(h + 24, cap - b.n - 24, t->c[i].raw, t->c[i].nraw, 1);
+        else {
+            uint8_t *cd = malloc(t->c[i].nraw + extra);
+            mh_tf_code(t->c[i].raw, t->c[i].nraw, cd);
+            comp = ZSTD_compress(h + 24, cap - b.n - 24, cd, t->c[i].nraw + extra, 1);
+            free(cd);
+        }
         put32(h, CHUNK_MAGIC);
         put32(h + 4, (uint32_t)i);
-        put32(h + 8, (uint32_t)t->c[i].nraw);
+        put32(h + 8, (uint32_t)(t->c[i].nraw + extra));
         put32(h + 12, (uint32_t)comp);
         put32(h + 16, mh_crc32c(0, h + 24, comp));
         put32(h + 20, mh_crc32c(0, h, 20));
