@@ -182,7 +182,7 @@ void mh_tf_code(const unsigned char *raw, size_t n, unsigned char *out) {
         }
         pos += total;
     }
-    memcpy(f, raw + pos, n - pos);
+    if (n > pos) memcpy(f, raw + pos, n - pos);
     assert(f + (n - pos) == planes && at == e);
 }
 
@@ -221,6 +221,6 @@ int mh_tf_decode(const unsigned char *coded, size_t n, unsigned char *raw, int m
         pos += total;
     }
     if ((size_t)(fend - f) != rn - pos || at != e) return -1;
-    memcpy(raw + pos, f, rn - pos);
+    if (rn > pos) memcpy(raw + pos, f, rn - pos); /* raw may be NULL for an empty chunk */
     return 0;
 }
