@@ -305,6 +305,42 @@ static void test_bad_record(void) {
 /* Chunk i's payload replaced by bytes that are not zstd, its CRCs made right
  * again: "chunk does not decompress" at chunk i, found by one helper while
  * others decompress the chunks after it. */
+/* Chunk i's coded bytes name one entry more than its planes hold, its CRCs
+ * made right again: "does not decode" (MH_ERR_CORRUPT) at that chunk, the
+ * records of the chunks before it delivered, at every depth. */
+static void test_bad_coding(void) {
+    const char *p = tmp("ok.mht"), *f = tmp("badcode.mht");
+    unsigned char *b;
+    long n, off[1024];
+    int nc = written_chunks(p, &b, &n, off, 1024);
+    for (int i = 1; i < nc; i += nc / 4) {
+        const unsigned char *h = b + off[i];
+        size_t rlen = mh_get32(h + 8), clen = mh_get32(h + 12);
+        unsigned char *raw = malloc(rlen), *comp = malloc(ZSTD_compressBound(rlen));
+        CHECK(ZSTD_decompress(raw, rlen, h + MH_TF_CHUNK_HDR_BYTES, clen) == rlen);
+        mh_put32(raw, mh_get32(raw) + 1);
+        size_t nclen = ZSTD_compress(comp, ZSTD_compressBound(rlen), raw, rlen, 1);
+        long tail = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)clen;
+        long m = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)nclen + (n - tail);
+        unsigned char *o = malloc((size_t)m);
+        memcpy(o, b, (size_t)off[i] + MH_TF_CHUNK_HDR_BYTES);
+        unsigned char *nh = o + off[i];
+        mh_put32(nh + 12, (uint32_t)nclen);
+        mh_put32(nh + 16, mh_crc32c(0, comp, nclen));
+        mh_put32(nh + 20, mh_crc32c(0, nh, 20));
+        memcpy(nh + MH_TF_CHUNK_HDR_BYTES, comp, nclen);
+        memcpy(nh + MH_TF_CHUNK_HDR_BYTES + nclen, b + tail, (size_t)(n - tail));
+        save_file(f, o, m);
+        seen s = compare_depths(f, 0);
+        CHECK_EQ_U(s.rc, MH_ERR_CORRUPT);
+        CHECK(strstr(s.msg, "does not decode") != NULL);
+        CHECK_EQ_U(s.chunks, (uint64_t)i);
+        CHECK(i < 2 || s.records > 0); /* chunk 0 holds the header alone */
+        free(raw), free(comp), free(o);
+    }
+    free(b);
+}
+
 /* The test trace as format version 3 writes it: every chunk uncoded, the
  * prefix and the header record saying 3. Read at every depth, it gives the
  * records of the coded file; and the coded file is the smaller. */
@@ -482,7 +518,7 @@ int main(void) {
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     if (system(cmd) != 0) return 1;
     static const mh_test_case cases[] = {T(test_intact_and_early_close), T(test_cut), T(test_flipped),
-                                         T(test_bad_record), T(test_version3), T(test_not_zstd), T(test_env),
+                                         T(test_bad_record), T(test_bad_coding), T(test_version3), T(test_not_zstd), T(test_env),
                                          T(test_summary), T(test_holds)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
