@@ -9,6 +9,7 @@ target_sources(memheat_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/banks.c
   ${CMAKE_CURRENT_LIST_DIR}/patterns.c
   ${CMAKE_CURRENT_LIST_DIR}/pass.c
+  ${CMAKE_CURRENT_LIST_DIR}/pass_units.c
   ${CMAKE_CURRENT_LIST_DIR}/analyze.c)
 target_link_libraries(memheat_core PUBLIC mh::jansson)
 # mh_pass feeds the analyses on worker threads.

@@ -1,6 +1,7 @@
 /* pass.c -- mh_pass: the one streaming pass reader -> model -> analyses ->
  * consumers (memheat/pass.h), with the built-in analyses fed by worker
- * threads (ring.h).
+ * threads (pass_units.c, ring.h); what the two files share is in
+ * pass_internal.h.
  *
  * The loop: ACCESSES records go into a batch, read in place in their trace
  * chunk, which the batch holds (mh_trace_hold), or copied where they are not
@@ -26,97 +27,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyses/lanes.h"
-#include "analyses/ring.h"
+#include "analyses/pass_internal.h"
 #include "util/clock.h"
 #include "util/grow.h"
-
-/* The built-in analyses as units. On the workers the patterns and the
- * locality metrics are two each: the patterns' per-access stage (U_PAT1) and
- * per-request one (U_PAT); the locality's address counts (U_LOC1) and time
- * steps (U_LOC); the second takes a batch after the first (ring.h's follow)
- * and reads what it handed over (memheat/stage.h). With enough threads the
- * second stages only group, and a third each (U_PAT3, U_LOC3) evaluates the
- * groups handed over, after the second; the patterns' execution counts
- * (U_PAT1B) and the locality's second half of the address counts (U_LOC1B),
- * else done by the first stage, then come between the first and the second,
- * and U_LOC1 follows U_PAT1 to take the canonical keys it made. Elsewhere
- * U_PAT and U_LOC feed every stage. With a thread more, the heat maps'
- * part 1 (mh_heat_part) is filled by a unit of its own (U_HEAT2), the
- * other sectors by U_HEAT, which emits both. */
-enum { U_HEAT, U_HEAT2, U_PAT1, U_PAT1B, U_PAT, U_PAT3, U_LOC1, U_LOC1B, U_LOC, U_LOC3, U_COUNT };
-
-#define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
-#define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
-#define PROGRESS_EVERY 0.5        /* seconds between progress lines */
-#define BIG_EPISODE (1u << 22)    /* accesses of an episode after which the next one is split by analysis */
-#define RING_SLOTS 8              /* batches: one being filled, the others in the workers */
-#define MAIN (-1)                 /* the executor of launches analysed here (by analysis), not in a lane */
-
-/* ACCESSES records waiting for, or in, the workers: each read in place in
- * its trace chunk (held, mh_trace_hold) or, where it is not in one (a
- * filtered copy, a decoded record), copied into v. */
-typedef struct batch {
-    mh_access *v;
-    size_t ncopy, cap;     /* accesses copied into v */
-    size_t n;              /* accesses in the batch, in place or copied */
-    size_t *rec_n;         /* accesses per original record, in order */
-    const mh_access **rec_v; /* per record: where it lies, or NULL: the next ones copied into v */
-    size_t nrec, caprec;
-    mh_trace_holds holds;  /* the chunks the records lie in */
-    const mh_record *rec; /* set: the job is this one record instead (a split kernel end) */
-    mh_stage pst, lst;    /* hand-overs: U_PAT1 to U_PAT (to U_PAT3), U_LOC1 to U_LOC (to U_LOC3) */
-} batch;
-
-struct mh_pass {
-    mh_pass_opts o;
-    mh_trace_reader *r;
-    mh_model own_model;
-    mh_model *m;
-    int model_ok;
-    mh_heat_run *hr;
-    mh_heat_run *hr2; /* part 1 of the heat maps on U_HEAT2, or NULL: hr fills both */
-    mh_pat_run *pat;
-    mh_loc_run *lr;
-    mh_pass_consumer *c;
-    size_t nc;
-    mh_pass_stats st;
-    int ran;
-    /* workers (ring.h): ring unit i is unit_at[i]; batch b[s] is ring slot s */
-    mh_ring *ring;
-    unsigned nworkers, nunits;
-    int pool_ok;
-    int three; /* third stages (U_PAT3, U_LOC3) */
-    int unit_at[U_COUNT];
-    unsigned loc_pos;
-    batch b[RING_SLOTS];
-    /* bad-record check of accesses: the verdict for the last launch id asked,
-     * valid until the model changes (a non-access record) */
-    int chk_valid, chk_why;
-    uint32_t chk_id;
-    mh_access *keep; /* the good accesses of a record that had bad ones */
-    size_t capkeep;
-    /* a kernel end split over threads (end_split): locality results held
-     * back until heat maps and patterns are done on this thread */
-    int loc_hold;
-    mh_loc_result *held;
-    size_t nheld, capheld;
-    uint64_t acc_at_end; /* st.accesses at the last kernel end */
-    /* launch lanes (lanes.h): launches that overlap in time form an
-     * episode, analysed by one executor: a lane, or MAIN */
-    mh_lanes *lanes;
-    unsigned nlanes, rr;
-    int32_t *own;      /* per model launch index: its executor */
-    uint64_t *ep_of;   /* per model launch index: its episode */
-    size_t capl;
-    unsigned inflight; /* launches announced and not ended */
-    int ep_exec, any_ep;
-    uint64_t ep_no, ep_acc;
-    uint32_t own_id;   /* owner_of's cache */
-    int own_last, own_valid;
-    /* progress */
-    double t0, last_progress;
-};
 
 unsigned mh_pass_default_threads(void) {
     const char *e = getenv("MEMHEAT_THREADS");
@@ -173,178 +86,6 @@ static int loc_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
     for (size_t i = 0; i < p->nc && rc == MH_OK; i++)
         if (p->c[i].loc) rc = p->c[i].loc(p->c[i].ctx, r, err);
     return rc;
-}
-
-static int unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
-    switch (u) {
-    case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
-    case U_HEAT2: return p->hr2 ? mh_heat_run_feed(p->hr2, rec, err) : MH_OK;
-    case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
-    case U_PAT1: case U_PAT1B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC3:
-        return MH_OK; /* U_PAT and U_LOC feed every stage */
-    case U_LOC: return p->lr ? mh_loc_run_feed(p->lr, rec, err) : MH_OK;
-    }
-    return MH_OK;
-}
-
-/* A batch through unit u on its worker (staged analyses write and read the
- * batch's hand-overs: U_PAT after U_PAT1, U_PAT3 after U_PAT; the same for
- * U_LOC*, ring.h). */
-static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
-    size_t off = 0, at = 0;
-    for (size_t i = 0; i < b->nrec; i++) {
-        mh_record rec;
-        memset(&rec, 0, sizeof rec);
-        rec.type = MH_REC_ACCESSES;
-        rec.u.accesses.v = b->rec_v[i] ? b->rec_v[i] : b->v + off;
-        rec.u.accesses.n = b->rec_n[i];
-        if (!b->rec_v[i]) off += b->rec_n[i];
-        int rc;
-        if (u == U_PAT1) rc = mh_pat_run_stage1(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
-        else if (u == U_PAT1B) rc = mh_pat_run_stage1b(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
-        else if (u == U_PAT) rc = mh_pat_run_stage2(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
-        else if (u == U_LOC1)
-            rc = mh_loc_run_stage1(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i,
-                                   p->three && p->pat ? b->pst.key : NULL, err);
-        else if (u == U_LOC1B) rc = mh_loc_run_stage1b(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
-        else if (u == U_LOC) rc = mh_loc_run_stage2(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
-        else if (u == U_PAT3) rc = mh_pat_run_stage3(p->pat, &b->pst, i, err);
-        else if (u == U_LOC3) rc = mh_loc_run_stage3(p->lr, &b->lst, i, err);
-        else rc = unit_feed(p, u, &rec, err);
-        if (rc) return rc;
-        at += b->rec_n[i];
-    }
-    assert(off == b->ncopy && at == b->n);
-    return MH_OK;
-}
-
-/* ---- the workers: a ring of batches (ring.h) ---- */
-
-/* A ring job: a batch in slot p->b[i], or (rec set) one record. */
-static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
-    mh_pass *p = ctx;
-    batch *b = (batch *)job; /* one of p->b: the pattern stages write its hand-over */
-    int u = p->unit_at[pos];
-    return b->rec ? unit_feed(p, u, b->rec, err) : unit_feed_batch(p, u, b, err);
-}
-
-/* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
- * workers, unit i on worker i * workers / units: with fewer workers than
- * units, neighbours share one). */
-static int pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, mh_err *err) {
-    if (heat2 && mh_heat_run_split(p->hr, &p->hr2, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
-    const void *units[U_COUNT] = {p->hr, p->hr2, p->pat, three ? p->pat : NULL, p->pat, three ? p->pat : NULL,
-                                  p->lr, three ? p->lr : NULL, p->lr, three ? p->lr : NULL};
-    unsigned n = 0, at[U_COUNT];
-    for (int u = 0; u < U_COUNT; u++)
-        if (units[u]) {
-            if (u == U_LOC) p->loc_pos = n;
-            at[u] = n;
-            p->unit_at[n++] = u;
-        }
-    int rc = mh_ring_new(&p->ring, n, nworkers, RING_SLOTS, ring_feed, p, err);
-    if (rc == MH_OK && p->pat) mh_ring_follow(p->ring, at[U_PAT], at[U_PAT1]);
-    if (rc == MH_OK && p->lr) mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1]);
-    if (rc == MH_OK && three && p->pat) {
-        mh_ring_follow(p->ring, at[U_PAT1B], at[U_PAT1]);
-        mh_ring_follow(p->ring, at[U_PAT], at[U_PAT1B]);
-        mh_ring_follow(p->ring, at[U_PAT3], at[U_PAT]);
-        mh_pat_run_three(p->pat);
-    }
-    if (rc == MH_OK && three && p->lr) {
-        if (p->pat) mh_ring_follow(p->ring, at[U_LOC1], at[U_PAT1]); /* U_PAT1's keys */
-        mh_ring_follow(p->ring, at[U_LOC1B], at[U_LOC1]);
-        mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1B]);
-        mh_ring_follow(p->ring, at[U_LOC3], at[U_LOC]);
-        mh_loc_run_three(p->lr);
-    }
-    if (rc == MH_OK) {
-        p->pool_ok = 1;
-        p->three = three;
-        p->nworkers = nworkers;
-        p->nunits = n;
-    }
-    return rc;
-}
-
-static void pool_stop(mh_pass *p) {
-    if (p->ring) { /* drained: every job done */
-        p->st.times.workers_cpu = mh_ring_cpu_s(p->ring);
-        _Static_assert(U_COUNT == sizeof p->st.times.unit_cpu / sizeof p->st.times.unit_cpu[0], "one per unit");
-        for (unsigned i = 0; i < p->nunits; i++) p->st.times.unit_cpu[p->unit_at[i]] = mh_ring_unit_cpu_s(p->ring, i);
-        double w[MH_RING_MAX_UNITS];
-        mh_ring_waits(p->ring, &p->st.times.ring_room, w);
-        for (unsigned i = 0; i < p->nunits; i++) p->st.times.unit_wait[p->unit_at[i]] = w[i];
-    }
-    mh_ring_free(p->ring);
-    p->ring = NULL;
-    p->pool_ok = 0;
-}
-
-static batch *cur_batch(mh_pass *p) { return &p->b[mh_ring_slot(p->ring)]; }
-
-/* Empties b (no worker reads it), giving its chunks back. */
-static void batch_clear(batch *b) {
-    mh_trace_holds_clear(&b->holds);
-    b->n = b->ncopy = b->nrec = 0;
-    b->rec = NULL;
-}
-
-/* Hands the current slot's job to the units in mask; the next slot (every
- * worker is done with it) is emptied for filling. 1: a unit has failed. */
-static int pool_submit(mh_pass *p, unsigned mask) {
-    int failed = mh_ring_submit(p->ring, cur_batch(p), mask);
-    batch_clear(cur_batch(p));
-    return failed;
-}
-
-/* Hands the batch being filled to every unit, if it holds any accesses. */
-static int pool_flush(mh_pass *p, mh_err *err) {
-    if (cur_batch(p)->n == 0) return MH_OK;
-    if (!pool_submit(p, ~0u)) return MH_OK;
-    int rc = mh_ring_drain(p->ring, err); /* a unit failed: its error */
-    return rc ? rc : mh_err_set(err, MH_ERR_INTERNAL, "analysis workers stopped");
-}
-
-/* Every access read so far through every unit: before the model changes.
- * The first error by batch, then in unit order, whatever the timing. */
-static int pool_barrier(mh_pass *p, mh_err *err) {
-    int rc = pool_flush(p, err);
-    return rc ? rc : mh_ring_drain(p->ring, err);
-}
-
-/* Adds a record's accesses to b: in place when hold is the chunk they lie
- * in (borrowed from the reader: b takes a reference), else copied. */
-static int batch_add(batch *b, const mh_access *v, size_t n, mh_trace_hold *hold, mh_err *err) {
-    if (!hold && b->ncopy + n > b->cap) {
-        size_t cap = b->cap ? b->cap : BATCH_ACCESSES;
-        while (cap < b->ncopy + n) cap *= 2;
-        mh_access *nv = realloc(b->v, cap * sizeof *nv);
-        if (!nv) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        b->v = nv;
-        b->cap = cap;
-    }
-    if (b->nrec == b->caprec) {
-        size_t cap = b->caprec ? b->caprec * 2 : 64;
-        size_t *nr = realloc(b->rec_n, cap * sizeof *nr);
-        if (!nr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        b->rec_n = nr;
-        const mh_access **rv = realloc(b->rec_v, cap * sizeof *rv);
-        if (!rv) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        b->rec_v = rv;
-        b->caprec = cap;
-    }
-    if (hold && mh_trace_holds_add(&b->holds, hold) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    if (hold) {
-        b->rec_v[b->nrec] = v;
-    } else {
-        memcpy(b->v + b->ncopy, v, n * sizeof *v);
-        b->ncopy += n;
-        b->rec_v[b->nrec] = NULL;
-    }
-    b->n += n;
-    b->rec_n[b->nrec++] = n;
-    return MH_OK;
 }
 
 /* ---- open / close ---- */
@@ -407,7 +148,7 @@ mh_pat_run *mh_pass_take_patterns(mh_pass *p) {
 
 void mh_pass_close(mh_pass *p) {
     if (!p) return;
-    pool_stop(p);
+    mh_pass_pool_stop(p);
     mh_lanes_free(p->lanes);
     free(p->own);
     free(p->ep_of);
@@ -418,7 +159,7 @@ void mh_pass_close(mh_pass *p) {
     if (p->model_ok && p->m == &p->own_model) mh_model_free(&p->own_model);
     if (p->r) mh_trace_close_reader(p->r);
     for (int i = 0; i < RING_SLOTS; i++) {
-        batch_clear(&p->b[i]); /* the workers are stopped */
+        mh_pass_batch_clear(&p->b[i]); /* the workers are stopped */
         mh_stage_free(&p->b[i].pst);
         mh_stage_free(&p->b[i].lst);
         mh_trace_holds_free(&p->b[i].holds);
@@ -534,7 +275,7 @@ static int consumers_record(mh_pass *p, const mh_record *rec, mh_err *err) {
 static int feed_here(mh_pass *p, const mh_record *rec, mh_err *err) {
     if (rec->type != MH_REC_ACCESSES) p->chk_valid = 0; /* the model may change */
     int rc = mh_model_feed(p->m, rec, err);
-    for (int u = 0; u < U_COUNT && rc == MH_OK; u++) rc = unit_feed(p, u, rec, err);
+    for (int u = 0; u < U_COUNT && rc == MH_OK; u++) rc = mh_pass_unit_feed(p, u, rec, err);
     if (rc == MH_OK) rc = consumers_record(p, rec, err);
     return rc;
 }
@@ -550,10 +291,10 @@ static int end_split(mh_pass *p, const mh_record *rec, mh_err *err) {
     int rc = mh_model_feed(p->m, rec, err);
     if (rc) return rc;
     p->loc_hold = 1;
-    cur_batch(p)->rec = rec; /* the slot's batch is empty after the barrier */
-    pool_submit(p, 1u << p->loc_pos); /* no unit has failed: the barrier said so */
-    rc = unit_feed(p, U_HEAT, rec, err);
-    if (rc == MH_OK) rc = unit_feed(p, U_PAT, rec, err);
+    mh_pass_cur_batch(p)->rec = rec; /* the slot's batch is empty after the barrier */
+    mh_pass_pool_submit(p, 1u << p->loc_pos); /* no unit has failed: the barrier said so */
+    rc = mh_pass_unit_feed(p, U_HEAT, rec, err);
+    if (rc == MH_OK) rc = mh_pass_unit_feed(p, U_PAT, rec, err);
     mh_err lerr = {0};
     int lrc = mh_ring_drain(p->ring, &lerr);
     p->loc_hold = 0;
@@ -632,9 +373,9 @@ static int lanes_launch(mh_pass *p, mh_err *err) {
 /* Accesses for MAIN on the threaded pass: into the batch for the workers
  * (in place in chunk hold, or copied: batch_add). */
 static int main_accesses(mh_pass *p, const mh_access *v, size_t n, mh_trace_hold *hold, mh_err *err) {
-    batch *b = cur_batch(p);
-    int rc = batch_add(b, v, n, hold, err);
-    if (rc == MH_OK && b->n >= BATCH_ACCESSES) rc = pool_flush(p, err);
+    batch *b = mh_pass_cur_batch(p);
+    int rc = mh_pass_batch_add(b, v, n, hold, err);
+    if (rc == MH_OK && b->n >= BATCH_ACCESSES) rc = mh_pass_pool_flush(p, err);
     return rc;
 }
 
@@ -706,7 +447,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
      * accesses, bench/analyses/README.md), and five units cost no more than
      * three there (session 10). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
-    if (rc == MH_OK && threads > 1 && units > 0) rc = pool_start(p, threads < units ? threads : units, three, heat2, err);
+    if (rc == MH_OK && threads > 1 && units > 0) rc = mh_pass_pool_start(p, threads < units ? threads : units, three, heat2, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
     mh_record rec;
     int read_rc = MH_OK;
@@ -749,7 +490,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
                 owner = owner_of(p, rec.u.kernel_end.launch);
                 p->inflight--;
             }
-            if (rc == MH_OK) rc = pool_barrier(p, err);
+            if (rc == MH_OK) rc = mh_pass_pool_barrier(p, err);
             if (rc == MH_OK && rec.type == MH_REC_KERNEL_END && owner == MAIN && p->lr &&
                 p->st.accesses - p->acc_at_end >= END_SPLIT_MIN)
                 rc = end_split(p, &rec, err);
@@ -766,12 +507,12 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
          * after an error here, the batches handed over before it still come
          * first (their error wins: trace order) */
         mh_err werr = {0};
-        int wrc = rc == MH_OK ? pool_barrier(p, &werr) : mh_ring_drain(p->ring, &werr);
+        int wrc = rc == MH_OK ? mh_pass_pool_barrier(p, &werr) : mh_ring_drain(p->ring, &werr);
         if (wrc != MH_OK) {
             rc = wrc;
             if (err) *err = werr;
         }
-        pool_stop(p);
+        mh_pass_pool_stop(p);
     }
     /* the lanes' launches that ended come first, as in the serial pass; the
      * launches that never ended are all of one executor (the last episode's) */
