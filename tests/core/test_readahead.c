@@ -265,6 +265,31 @@ static void test_flipped(void) {
     free(b);
 }
 
+/* The file b (n bytes, chunks at off) with chunk i's payload replaced by
+ * raw (rlen bytes before compression) compressed, its sizes and CRCs made
+ * right again, saved at f. */
+static void save_with_chunk(const char *f, const unsigned char *b, long n, const long *off, int i,
+                            const unsigned char *raw, size_t rlen) {
+    size_t clen = mh_get32(b + off[i] + 12), cap = ZSTD_compressBound(rlen);
+    unsigned char *comp = malloc(cap);
+    size_t nclen = ZSTD_compress(comp, cap, raw, rlen, 1);
+    CHECK(!ZSTD_isError(nclen));
+    long tail = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)clen;
+    long m = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)nclen + (n - tail);
+    unsigned char *o = malloc((size_t)m);
+    memcpy(o, b, (size_t)off[i] + MH_TF_CHUNK_HDR_BYTES);
+    unsigned char *nh = o + off[i];
+    mh_put32(nh + 8, (uint32_t)rlen);
+    mh_put32(nh + 12, (uint32_t)nclen);
+    mh_put32(nh + 16, mh_crc32c(0, comp, nclen));
+    mh_put32(nh + 20, mh_crc32c(0, nh, 20));
+    memcpy(nh + MH_TF_CHUNK_HDR_BYTES, comp, nclen);
+    memcpy(nh + MH_TF_CHUNK_HDR_BYTES + nclen, b + tail, (size_t)(n - tail));
+    save_file(f, o, m);
+    free(comp);
+    free(o);
+}
+
 /* Chunk i's first record gets an unknown type, its CRCs made right again:
  * the reader fails while decoding records, after the helper read on. */
 static void test_bad_record(void) {
@@ -275,36 +300,21 @@ static void test_bad_record(void) {
     for (int i = 1; i < nc; i += nc / 5) {
         const unsigned char *h = b + off[i];
         size_t rlen = mh_get32(h + 8), clen = mh_get32(h + 12);
-        unsigned char *raw = malloc(rlen), *rec = malloc(rlen), *comp = malloc(ZSTD_compressBound(rlen));
+        unsigned char *raw = malloc(rlen), *rec = malloc(rlen);
         CHECK(ZSTD_decompress(raw, rlen, h + MH_TF_CHUNK_HDR_BYTES, clen) == rlen);
         CHECK(mh_tf_decode(raw, rlen, rec, 0) == 0); /* the records of the coded chunk */
         rec[0] = 200;
         mh_tf_code(rec, rlen - MH_TF_CODE_EXTRA, raw);
-        size_t nclen = ZSTD_compress(comp, ZSTD_compressBound(rlen), raw, rlen, 1);
-        CHECK(!ZSTD_isError(nclen));
-        long tail = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)clen;
-        long m = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)nclen + (n - tail);
-        unsigned char *o = malloc((size_t)m);
-        memcpy(o, b, (size_t)off[i] + MH_TF_CHUNK_HDR_BYTES);
-        unsigned char *nh = o + off[i];
-        mh_put32(nh + 12, (uint32_t)nclen);
-        mh_put32(nh + 16, mh_crc32c(0, comp, nclen));
-        mh_put32(nh + 20, mh_crc32c(0, nh, 20));
-        memcpy(nh + MH_TF_CHUNK_HDR_BYTES, comp, nclen);
-        memcpy(nh + MH_TF_CHUNK_HDR_BYTES + nclen, b + tail, (size_t)(n - tail));
-        save_file(f, o, m);
+        save_with_chunk(f, b, n, off, i, raw, rlen);
         seen s = compare_depths(f, 0);
         CHECK_EQ_U(s.rc, MH_ERR_FORMAT);
         CHECK(strstr(s.msg, "unknown record type") != NULL);
         CHECK_EQ_U(s.chunks, (uint64_t)i + 1);
-        free(raw), free(rec), free(comp), free(o);
+        free(raw), free(rec);
     }
     free(b);
 }
 
-/* Chunk i's payload replaced by bytes that are not zstd, its CRCs made right
- * again: "chunk does not decompress" at chunk i, found by one helper while
- * others decompress the chunks after it. */
 /* Chunk i's coded bytes name one entry more than its planes hold, its CRCs
  * made right again: "does not decode" (MH_ERR_CORRUPT) at that chunk, the
  * records of the chunks before it delivered, at every depth. */
@@ -316,27 +326,16 @@ static void test_bad_coding(void) {
     for (int i = 1; i < nc; i += nc / 4) {
         const unsigned char *h = b + off[i];
         size_t rlen = mh_get32(h + 8), clen = mh_get32(h + 12);
-        unsigned char *raw = malloc(rlen), *comp = malloc(ZSTD_compressBound(rlen));
+        unsigned char *raw = malloc(rlen);
         CHECK(ZSTD_decompress(raw, rlen, h + MH_TF_CHUNK_HDR_BYTES, clen) == rlen);
         mh_put32(raw, mh_get32(raw) + 1);
-        size_t nclen = ZSTD_compress(comp, ZSTD_compressBound(rlen), raw, rlen, 1);
-        long tail = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)clen;
-        long m = off[i] + (long)MH_TF_CHUNK_HDR_BYTES + (long)nclen + (n - tail);
-        unsigned char *o = malloc((size_t)m);
-        memcpy(o, b, (size_t)off[i] + MH_TF_CHUNK_HDR_BYTES);
-        unsigned char *nh = o + off[i];
-        mh_put32(nh + 12, (uint32_t)nclen);
-        mh_put32(nh + 16, mh_crc32c(0, comp, nclen));
-        mh_put32(nh + 20, mh_crc32c(0, nh, 20));
-        memcpy(nh + MH_TF_CHUNK_HDR_BYTES, comp, nclen);
-        memcpy(nh + MH_TF_CHUNK_HDR_BYTES + nclen, b + tail, (size_t)(n - tail));
-        save_file(f, o, m);
+        save_with_chunk(f, b, n, off, i, raw, rlen);
         seen s = compare_depths(f, 0);
         CHECK_EQ_U(s.rc, MH_ERR_CORRUPT);
         CHECK(strstr(s.msg, "does not decode") != NULL);
         CHECK_EQ_U(s.chunks, (uint64_t)i);
         CHECK(i < 2 || s.records > 0); /* chunk 0 holds the header alone */
-        free(raw), free(comp), free(o);
+        free(raw);
     }
     free(b);
 }
@@ -386,6 +385,9 @@ static void test_version3(void) {
     free(b);
 }
 
+/* Chunk i's payload replaced by bytes that are not zstd, its CRCs made right
+ * again: "chunk does not decompress" at chunk i, found by one helper while
+ * others decompress the chunks after it. */
 static void test_not_zstd(void) {
     const char *p = tmp("ok.mht"), *f = tmp("notzstd.mht");
     unsigned char *b;
