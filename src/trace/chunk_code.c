@@ -20,7 +20,8 @@
  * SSE2; word planes 54x and 8.5 GB/s (a rising address is no repeat);
  * word planes of differences 906x and 18 GB/s, decoded at 16 GB/s. With
  * SSE2 (x86-64's baseline) four entries go through 4 x 4 transposes of
- * 32-bit lanes and prefix sums; elsewhere a word at a time. */
+ * 32-bit lanes and prefix sums (x86: little-endian, the words' order);
+ * elsewhere a word at a time, read and written little-endian. */
 #include "trace/chunk_code.h"
 
 #include <assert.h>
@@ -48,11 +49,6 @@ static int walk_step(const unsigned char *rec, size_t left, size_t *total, size_
 #define WORD 4u                              /* bytes of a plane's element */
 #define PLANES (MH_TF_ACCESS_BYTES / WORD) /* 8 */
 
-static inline uint32_t get_word(const unsigned char *p) {
-    uint32_t w;
-    memcpy(&w, p, WORD);
-    return w;
-}
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -116,9 +112,9 @@ static void to_planes(unsigned char *planes, size_t stride, size_t at, const uns
 #endif
     for (; i < c; i++)
         for (size_t k = 0; k < PLANES; k++) {
-            uint32_t w = get_word(src + i * MH_TF_ACCESS_BYTES + k * WORD), dw = w - prev[k];
+            uint32_t w = mh_get32(src + i * MH_TF_ACCESS_BYTES + k * WORD);
+            mh_put32(planes + k * stride + (at + i) * WORD, w - prev[k]);
             prev[k] = w;
-            memcpy(planes + k * stride + (at + i) * WORD, &dw, WORD);
         }
 }
 
@@ -147,9 +143,9 @@ static void from_planes(unsigned char *dst, const unsigned char *planes, size_t 
 #endif
     for (; i < c; i++)
         for (size_t k = 0; k < PLANES; k++) {
-            uint32_t w = get_word(planes + k * stride + (at + i) * WORD) + prev[k];
+            uint32_t w = mh_get32(planes + k * stride + (at + i) * WORD) + prev[k];
             prev[k] = w;
-            memcpy(dst + i * MH_TF_ACCESS_BYTES + k * WORD, &w, WORD);
+            mh_put32(dst + i * MH_TF_ACCESS_BYTES + k * WORD, w);
         }
 }
 
@@ -209,7 +205,7 @@ int mh_tf_decode(const unsigned char *coded, size_t n, unsigned char *raw, int m
             /* entries 1 .. c - 1 of the record: their launches' differences */
             const unsigned char *d = planes + MH_TF_ACCESS_LAUNCH_OFF / WORD * (e * WORD) + (at + 1) * WORD;
             size_t k = 1;
-            while (k < c && get_word(d) == 0) k++, d += WORD;
+            while (k < c && mh_get32(d) == 0) k++, d += WORD;
             mh_put32(raw + pos + MH_TF_REC_HDR_BYTES + 4, c > 0 && k >= c);
         }
         if (c) {
