@@ -16,6 +16,7 @@
 #include "trace/chunks.h"
 #include "trace/format.h"
 #include "util/crc32c.h"
+#include "util/grow.h"
 
 size_t mh_tf_read(mh_tf_loader *ld, void *buf, size_t n) {
     size_t got = fread(buf, 1, n, ld->f);
@@ -106,10 +107,9 @@ static void mark_one_launch(unsigned char *raw, size_t len) {
 /* Room for n bytes in *buf (of *cap); 0, or -1 without memory. */
 static int room(unsigned char **buf, size_t *cap, size_t n) {
     if (n <= *cap) return 0;
-    unsigned char *q = realloc(*buf, n ? n : 1);
+    unsigned char *q = mh_grow(*buf, cap, n, 1, n);
     if (!q) return -1;
     *buf = q;
-    *cap = n;
     return 0;
 }
 

@@ -2,7 +2,7 @@
  *
  * Records are appended to an uncompressed chunk buffer; when it passes the
  * chunk size (or on flush/close) the buffer is coded (the access entries as
- * byte planes, chunk_code.h), zstd-compressed, framed with a
+ * planes of word differences, chunk_code.h), zstd-compressed, framed with a
  * checksummed chunk header and written with write(2). Consecutive access
  * batches are merged into one ACCESSES record so that an access costs its 32
  * bytes and nothing more. The header chunk is written at once, so even a run
