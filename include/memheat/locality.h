@@ -82,6 +82,13 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
  * (mh_loc_run_stage3). The results and the peak equal mh_loc_run_feed's. */
 void mh_loc_run_three(mh_loc_run *lr);
 int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err);
+/* With three stages, a stage 3b too (call before the first record): after
+ * stage 2 and before stage 3 it evaluates every other step of record rec
+ * (memheat/stage.h's MH_STAGE_HELPED) into the hand-over, and stage 3 adds
+ * those up with its own in order. It touches nothing of lr's, so it runs
+ * beside stage 3 (a batch ahead). The results and the peak are unchanged. */
+void mh_loc_run_evalb(mh_loc_run *lr);
+int mh_loc_run_stage3b(const mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err);
 /* Emits launches that never ended (cut-short trace). */
 int mh_loc_run_finish(mh_loc_run *lr, mh_err *err);
 void mh_loc_run_free(mh_loc_run *lr);

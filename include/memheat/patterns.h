@@ -133,6 +133,14 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
  * (mh_pat_run_stage3). The results and the peak equal mh_pat_run_feed's. */
 void mh_pat_run_three(mh_pat_run *pr);
 int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
+/* With three stages, a stage 3b too (call before the first record): after
+ * stage 2 and before stage 3 it evaluates every other warp request of
+ * record rec (memheat/stage.h's MH_STAGE_HELPED: sectors, bytes, lane
+ * stride, bank cost) into the hand-over, and stage 3 adds those up with its
+ * own in order. It touches nothing of pr's but its constants, so it runs
+ * beside stage 3 (a batch ahead). The results and the peak are unchanged. */
+void mh_pat_run_evalb(mh_pat_run *pr);
+int mh_pat_run_stage3b(const mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
 /* Classifies launches that never ended, then sorts findings, most costly first. */
 int mh_pat_run_finish(mh_pat_run *pr, mh_err *err);
 void mh_pat_run_free(mh_pat_run *pr);

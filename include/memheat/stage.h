@@ -12,15 +12,20 @@
  * With a third stage (mh_pass on many cores), the second only gathers
  * accesses into their groups (warp requests, time steps) and puts every
  * group it finishes, in order, into the hand-over (mh_stage_group_put); the
- * third takes them record by record (mh_stage_groups_run) and evaluates
+ * third takes them record by record (mh_stage_record_groups) and evaluates
  * them, in the order the two-stage run does, so the results are that run's;
  * rbytes says what the first two stages held at each record's end, for the
  * peak. A stage 1b between the first and the second (execution counts; half
  * of a big launch's address counts, handed over as seeds when they split)
- * adds its memory to the first stage's per record. */
+ * adds its memory to the first stage's per record. With more threads still,
+ * a stage 3b between the second and the third evaluates every other group
+ * (MH_STAGE_HELPED) into the hand-over, in the analysis's own layout, and
+ * the third adds those evaluations up with its own in group order: the
+ * evaluation is pure, the adding is where order counts. */
 #ifndef MEMHEAT_STAGE_H
 #define MEMHEAT_STAGE_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,7 +64,27 @@ typedef struct mh_stage {
     size_t caprg;
     mh_stage_seed *seed; /* first stage to 1b, in record order */
     size_t nseed, capseed;
+    void *geval;     /* stage 3b to 3: per group, its evaluation (mh_stage_eval) */
+    size_t capeval;  /* bytes */
 } mh_stage;
+
+/* The groups stage 3b evaluates: the odd ones of the batch. */
+#define MH_STAGE_HELPED(g) (((g) & 1u) != 0)
+
+/* The groups record rec's end counted (after the previous record's):
+ * [*g0, *g1); group g is n = gend[g] - (g ? gend[g - 1] : 0) entries. */
+static inline void mh_stage_record_groups(const mh_stage *st, size_t rec, size_t *g0, size_t *g1) {
+    assert(rec < st->caprg);
+    *g0 = rec ? st->rgroups[rec - 1] : 0;
+    *g1 = st->rgroups[rec];
+}
+static inline size_t mh_stage_group_start(const mh_stage *st, size_t g) { return g ? st->gend[g - 1] : 0; }
+
+/* Room for the evaluations of groups groups of size bytes each (kept on
+ * growth); the base, or NULL without memory. */
+void *mh_stage_eval_room(mh_stage *st, size_t groups, size_t size);
+/* Group g's evaluation (size bytes: the analysis's layout). */
+static inline void *mh_stage_eval(const mh_stage *st, size_t g, size_t size) { return (char *)st->geval + g * size; }
 
 /* The launches a second stage has sent its mark for (a group of no
  * entries, before the launch's first group), forgotten when it ends. */
@@ -73,16 +98,6 @@ typedef struct mh_stage_seen {
 int mh_stage_seen_mark(mh_stage_seen *seen, mh_stage *st, uint32_t launch, uint64_t word);
 void mh_stage_seen_forget(mh_stage_seen *seen, uint32_t launch);
 void mh_stage_seen_free(mh_stage_seen *seen);
-
-/* Calls fn for each group record rec's end counted (after the previous
- * record's), in order, marks included (n 0); stops at its first error. */
-typedef int (*mh_stage_group_fn)(void *ctx, const struct mh_grp_key *k, struct mh_grp_entry *v, size_t n,
-                                 mh_err *err);
-int mh_stage_groups_run(mh_stage *st, size_t rec, mh_stage_group_fn fn, void *ctx, mh_err *err);
-/* The same for groups put with mh_stage_group_put_keys: fn gets their keys
- * (it may reorder them). */
-typedef int (*mh_stage_keys_fn)(void *ctx, const struct mh_grp_key *k, uint64_t *keys, size_t n, mh_err *err);
-int mh_stage_keys_run(mh_stage *st, size_t rec, mh_stage_keys_fn fn, void *ctx, mh_err *err);
 
 /* Room for accesses accesses (occ too when with_occ) and records records;
  * 0, or -1 without memory (the hand-over stays as it was). */

@@ -22,7 +22,7 @@ typedef struct launch_maps {
     uint32_t id;
     const mh_model_launch *ml;
     mh_heat *map[2][MH_SPACE_COUNT]; /* by part, then space */
-    uint64_t accesses[MH_SPACE_COUNT]; /* counted by the run that owns part 0 */
+    uint64_t accesses[MH_SPACE_COUNT]; /* counted by the run of each access's first sector's part */
 } launch_maps;
 
 struct mh_heat_run {
@@ -265,7 +265,8 @@ static int emit_launch(mh_heat_run *hr, launch_maps *lm, mh_err *err) {
         else free(rows1);
         if (rc == MH_OK && n > 0) rc = build_regions(hr->model, lm->ml, s, hr->sector_size, rows, n, &reg, &nreg, err);
         if (rc == MH_OK && n > 0 && hr->o.emit) {
-            mh_heat_result r = {hr->model, lm->ml, s, hr->sector_size, lm->accesses[s], rows, n, reg, nreg};
+            uint64_t acc = lm->accesses[s] + (pl ? pl->accesses[s] : 0);
+            mh_heat_result r = {hr->model, lm->ml, s, hr->sector_size, acc, rows, n, reg, nreg};
             rc = hr->o.emit(hr->o.ctx, &r, err);
         }
         free(rows);
@@ -349,8 +350,16 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             maps[i] = NULL;
             unsigned s = MH_ACCESS_SPACE(a);
             if (s >= MH_SPACE_COUNT || !(hr->o.space_mask & (1u << s))) continue;
+            uint64_t tag = a->addr >> 5;
+            unsigned pt = mh_heat_part(tag);
+            wide[i] = !(a->size - 1 < 4 && (a->addr & 3) + a->size <= 4);
+            /* a one-word access of the other run's part: skipped before any
+             * lookup, except that the part-0 run opens every launch (its
+             * checks and its emission order are one run's) */
+            if (own == 2 && !wide[i] && pt == 0) continue;
             launch_maps *lm = find_open(hr, a->launch, err);
             if (!lm) return err ? err->code : MH_ERR_FORMAT;
+            if (own == 1 && !wide[i] && pt == 1) continue;
             const mh_model_launch *ml = lm->ml;
             int64_t bi;
             if (ml->l.n_sampled == 1 && a->block == ml->l.sampled[0]) bi = 0;
@@ -359,10 +368,7 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             uint64_t warp = (uint64_t)bi * ml->warps_per_block +
                             (hr->warp_shift ? (uint32_t)a->thread >> hr->warp_shift : a->thread / hr->warp_size);
             if (warp > UINT32_MAX) continue;
-            if (own & 1) lm->accesses[s]++;
-            uint64_t tag = a->addr >> 5;
-            unsigned pt = mh_heat_part(tag);
-            wide[i] = !(a->size - 1 < 4 && (a->addr & 3) + a->size <= 4);
+            if (own >> pt & 1) lm->accesses[s]++; /* counted by the run of its first sector's part */
             unsigned parts = wide[i] ? parts_of(a->addr, a->size) & own : 1u << pt & own;
             if (!parts) continue; /* the other run's part */
             for (unsigned q = 0; q < 2; q++)

@@ -62,6 +62,7 @@ struct mh_loc_run {
     /* three stages (mh_loc_run_three): stage 2's target for finished steps
      * while it runs, and the launches it has seen (their mark sent) */
     int three;
+    int evalb;           /* stage 3b evaluates every other step (mh_loc_run_evalb) */
     mh_stage *defer;
     mh_stage_seen seen;
 };

@@ -151,20 +151,28 @@ static double runs_entropy(const uint64_t *c, size_t n, double tot, double lt) {
     return h < 0 ? 0 : h;
 }
 
-/* A complete logical time step of one block: add its entropies. The sorted
+/* A step's entropies at every dropped-bit level, before they are added to
+ * its block's sums: per level d < nlev, each space segment's (hseg, where
+ * the step has several spaces) and the step's own (hall); the levels from
+ * nlev on add nothing. Computed apart from the adding (step_eval_keys,
+ * step_add) so that stage 3b can compute them on another thread. */
+typedef struct step_res {
+    double hseg[MH_LOC_NBITS][MH_SPACE_COUNT];
+    double hall[MH_LOC_NBITS];
+    uint8_t nseg, nlev, done; /* done: stage 3b evaluated the step */
+    uint8_t sp[MH_SPACE_COUNT];
+} step_res;
+
+/* A complete logical time step of one block: its entropies. The sorted
  * keys are reduced to runs of equal keys once; each further dropped bit
  * merges neighbouring runs, so the work per level is the number of runs.
  * Keys of different spaces never merge (the space is in the top bits). A
  * step of one space adds the same entropy to its space and to the total:
- * computed once. */
-static int step_keys(mh_loc_run *lr, const mh_grp_key *k, uint64_t *keys, size_t n, mh_err *err) {
-    lsteps *s = mh_loc_steps_find(lr, k->launch);
-    if (!s || n == 0) return MH_OK;
-    psl_acc *row = blk_acc(lr, s, k->block);
-    if (!row) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+ * computed once. Sorts keys in place. 0, or -1 without memory. */
+static int step_eval_keys(uint64_t *keys, size_t n, step_res *r) {
     uint64_t small[256];
     uint64_t *cnt = n <= 256 ? small : malloc(n * sizeof *cnt);
-    if (!cnt) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (!cnt) return -1;
     int sorted = 1;
     for (size_t i = 1; i < n; i++) sorted &= keys[i - 1] <= keys[i];
     if (!sorted) sort_u64(keys, n); /* often sorted already: a warp's lanes in address order */
@@ -179,16 +187,16 @@ static int step_keys(mh_loc_run *lr, const mh_grp_key *k, uint64_t *keys, size_t
     }
     /* per-space segments of the runs (fixed across levels: spaces never merge) */
     size_t seg_a[MH_SPACE_COUNT + 1], nseg = 0;
-    unsigned seg_sp[MH_SPACE_COUNT];
     double seg_tot[MH_SPACE_COUNT], seg_lt[MH_SPACE_COUNT];
     for (size_t i = 0; i < nr; i++)
         if (!i || MH_CANON_SPACE(keys[i]) != MH_CANON_SPACE(keys[i - 1])) {
             seg_a[nseg] = i;
-            seg_sp[nseg] = MH_CANON_SPACE(keys[i]);
+            r->sp[nseg] = (uint8_t)MH_CANON_SPACE(keys[i]);
             seg_tot[nseg] = 0;
             nseg++;
         }
     seg_a[nseg] = nr;
+    r->nseg = (uint8_t)nseg;
     for (size_t g = 0; g < nseg; g++) {
         uint64_t t = 0; /* integers: the same sum as adding them as doubles (exact below 2^53), without the latency */
         for (size_t i = seg_a[g]; i < seg_a[g + 1]; i++) t += cnt[i];
@@ -198,19 +206,14 @@ static int step_keys(mh_loc_run *lr, const mh_grp_key *k, uint64_t *keys, size_t
     double all_tot = (double)n, all_lt = nseg == 1 ? seg_lt[0] : log2(all_tot);
     /* Levels below `next` have the runs of the level last computed (no two
      * neighbouring runs of a segment agree after dropping fewer bits), so the
-     * same entropies, added again without merging or summing (a warp's
-     * 4-byte words: levels 1 and 2). */
-    double h_seg[MH_SPACE_COUNT], h_all = 0;
+     * same entropies again, without merging or summing (a warp's 4-byte
+     * words: levels 1 and 2). */
     unsigned next = 0;
+    r->nlev = MH_LOC_NBITS;
     for (unsigned d = 0; d < MH_LOC_NBITS; d++) {
         if (d < next) {
-            if (nseg == 1) {
-                row[seg_sp[0]].sum[d] += h_all;
-                row[MH_LOC_TOTAL].sum[d] += h_all;
-            } else {
-                for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].sum[d] += h_seg[g];
-                row[MH_LOC_TOTAL].sum[d] += h_all;
-            }
+            r->hall[d] = r->hall[d - 1];
+            for (size_t g = 0; nseg > 1 && g < nseg; g++) r->hseg[d][g] = r->hseg[d - 1][g];
             continue;
         }
         if (d) { /* merge runs whose keys agree after dropping d bits, segment by segment */
@@ -229,19 +232,13 @@ static int step_keys(mh_loc_run *lr, const mh_grp_key *k, uint64_t *keys, size_t
             }
             seg_a[nseg] = nr = w;
         }
-        if (nseg == 1) { /* the segment is the whole step: seg_tot[0] == n */
-            h_all = runs_entropy(cnt, nr, all_tot, all_lt);
-            row[seg_sp[0]].sum[d] += h_all;
-            row[MH_LOC_TOTAL].sum[d] += h_all;
-        } else {
-            for (size_t g = 0; g < nseg; g++) {
-                h_seg[g] = runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g], seg_lt[g]);
-                row[seg_sp[g]].sum[d] += h_seg[g];
-            }
-            h_all = runs_entropy(cnt, nr, all_tot, all_lt);
-            row[MH_LOC_TOTAL].sum[d] += h_all;
+        for (size_t g = 0; nseg > 1 && g < nseg; g++) /* one segment: it is the whole step */
+            r->hseg[d][g] = runs_entropy(cnt + seg_a[g], seg_a[g + 1] - seg_a[g], seg_tot[g], seg_lt[g]);
+        r->hall[d] = runs_entropy(cnt, nr, all_tot, all_lt);
+        if (nr == nseg) { /* one run per space: every further level adds 0 */
+            r->nlev = (uint8_t)(d + 1);
+            break;
         }
-        if (nr == nseg) break; /* one run per space: every further level adds 0 */
         /* the first level at which two neighbouring runs of a segment merge:
          * keys x < y agree after dropping b bits iff b >= bit length of x ^ y */
         next = MH_LOC_NBITS;
@@ -251,9 +248,40 @@ static int step_keys(mh_loc_run *lr, const mh_grp_key *k, uint64_t *keys, size_t
                 if (b < next) next = b;
             }
     }
-    for (size_t g = 0; g < nseg; g++) row[seg_sp[g]].steps++;
-    row[MH_LOC_TOTAL].steps++;
     if (cnt != small) free(cnt);
+    return 0;
+}
+
+/* A step's entropies added to its block's row (row[space], row[total]), in
+ * the order the one-thread run adds them: per level, the segments', then
+ * the step's. */
+static void step_add(psl_acc *row, const step_res *r) {
+    for (unsigned d = 0; d < r->nlev; d++) {
+        if (r->nseg == 1) {
+            row[r->sp[0]].sum[d] += r->hall[d];
+        } else {
+            for (unsigned g = 0; g < r->nseg; g++) row[r->sp[g]].sum[d] += r->hseg[d][g];
+        }
+        row[MH_LOC_TOTAL].sum[d] += r->hall[d];
+    }
+    for (unsigned g = 0; g < r->nseg; g++) row[r->sp[g]].steps++;
+    row[MH_LOC_TOTAL].steps++;
+}
+
+/* A step added to its launch's sums: r its evaluation, or NULL: evaluated
+ * here from its keys. */
+static int step_keys(mh_loc_run *lr, const mh_grp_key *k, uint64_t *keys, size_t n, const step_res *r,
+                     mh_err *err) {
+    lsteps *s = mh_loc_steps_find(lr, k->launch);
+    if (!s || n == 0) return MH_OK;
+    psl_acc *row = blk_acc(lr, s, k->block);
+    if (!row) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    step_res own;
+    if (!r) {
+        if (step_eval_keys(keys, n, &own) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        r = &own;
+    }
+    step_add(row, r);
     return MH_OK;
 }
 
@@ -263,7 +291,7 @@ static int step_eval(mh_loc_run *lr, const mh_grp_key *k, const mh_grp_entry *v,
     uint64_t *keys = n <= 256 ? small : malloc(n * sizeof *keys);
     if (!keys) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) keys[i] = v[i].canon;
-    int rc = step_keys(lr, k, keys, n, err);
+    int rc = step_keys(lr, k, keys, n, NULL, err);
     if (keys != small) free(keys);
     return rc;
 }
@@ -324,18 +352,45 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
 
 void mh_loc_run_three(mh_loc_run *lr) { lr->three = 1; }
 
-/* Stage 3's group: a step evaluated, or a launch's mark (split count in pc). */
-static int stage3_group(void *ctx, const mh_grp_key *k, uint64_t *keys, size_t n, mh_err *err) {
-    mh_loc_run *lr = ctx;
-    if (n) return step_keys(lr, k, keys, n, err);
-    return get_st2(lr, k->launch, k->pc) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-}
+void mh_loc_run_evalb(mh_loc_run *lr) { lr->evalb = 1; }
 
+/* Stage 3: record rec's groups in order: a step added (evaluated here, or
+ * by stage 3b), or a launch's mark (split count in pc). */
 int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
     assert(lr->three);
-    int rc = mh_stage_keys_run(st, rec, stage3_group, lr, err);
-    if (rc) return rc;
+    size_t g0, g1;
+    mh_stage_record_groups(st, rec, &g0, &g1);
+    for (size_t g = g0; g < g1; g++) {
+        const mh_grp_key *k = &st->gkey[g];
+        size_t a = mh_stage_group_start(st, g), n = st->gend[g] - a;
+        int rc;
+        if (n == 0) {
+            rc = get_st2(lr, k->launch, k->pc) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        } else {
+            const step_res *r = lr->evalb && MH_STAGE_HELPED(g) ? mh_stage_eval(st, g, sizeof *r) : NULL;
+            rc = step_keys(lr, k, st->gcanon + a, n, r && r->done ? r : NULL, err);
+        }
+        if (rc) return rc;
+    }
     size_t b = st->rbytes[rec] + lr->bytes2;
     if (b > lr->peak) lr->peak = b;
+    return MH_OK;
+}
+
+/* Stage 3b: the steps of record rec that stage 3 leaves to it evaluated
+ * into the hand-over (reads nothing of lr's: stage 3 runs beside it). A
+ * step it could not evaluate (no memory) stage 3 evaluates. */
+int mh_loc_run_stage3b(const mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
+    (void)lr;
+    size_t g0, g1;
+    mh_stage_record_groups(st, rec, &g0, &g1);
+    if (g1 > g0 && !mh_stage_eval_room(st, g1, sizeof(step_res)))
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    for (size_t g = g0; g < g1; g++) {
+        if (!MH_STAGE_HELPED(g)) continue;
+        step_res *r = mh_stage_eval(st, g, sizeof *r);
+        size_t a = mh_stage_group_start(st, g), n = st->gend[g] - a;
+        r->done = n > 0 && step_eval_keys(st->gcanon + a, n, r) == 0;
+    }
     return MH_OK;
 }

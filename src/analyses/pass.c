@@ -431,6 +431,10 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     if (three) units = units3;
     int heat2 = three && p->hr && threads > units; /* and a thread for the heat maps' part 1 */
     if (heat2) units++;
+    /* and the third stages' helpers (stages 3b), where there is a thread for each */
+    unsigned unitsb = units + (p->pat != NULL) + (p->lr != NULL);
+    int evalb = three && unitsb > units && threads >= unitsb;
+    if (evalb) units = unitsb;
     int rc = MH_OK;
     /* Launch lanes, one per thread asked for: not for a consumer of every
      * record, whose calls would have to wait for the lanes' results. */
@@ -447,7 +451,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
      * accesses, bench/analyses/README.md), and five units cost no more than
      * three there (session 10). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
-    if (rc == MH_OK && threads > 1 && units > 0) rc = mh_pass_pool_start(p, threads < units ? threads : units, three, heat2, err);
+    if (rc == MH_OK && threads > 1 && units > 0) rc = mh_pass_pool_start(p, threads < units ? threads : units, three, heat2, evalb, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
     mh_record rec;
     int read_rc = MH_OK;

@@ -13,7 +13,7 @@ int mh_pass_unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
     case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
     case U_HEAT2: return p->hr2 ? mh_heat_run_feed(p->hr2, rec, err) : MH_OK;
     case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
-    case U_PAT1: case U_PAT1B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC3:
+    case U_PAT1: case U_PAT1B: case U_PAT3B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC3B: case U_LOC3:
         return MH_OK; /* U_PAT and U_LOC feed every stage */
     case U_LOC: return p->lr ? mh_loc_run_feed(p->lr, rec, err) : MH_OK;
     }
@@ -41,7 +41,9 @@ static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
                                    p->three && p->pat ? b->pst.key : NULL, err);
         else if (u == U_LOC1B) rc = mh_loc_run_stage1b(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
         else if (u == U_LOC) rc = mh_loc_run_stage2(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
+        else if (u == U_PAT3B) rc = mh_pat_run_stage3b(p->pat, &b->pst, i, err);
         else if (u == U_PAT3) rc = mh_pat_run_stage3(p->pat, &b->pst, i, err);
+        else if (u == U_LOC3B) rc = mh_loc_run_stage3b(p->lr, &b->lst, i, err);
         else if (u == U_LOC3) rc = mh_loc_run_stage3(p->lr, &b->lst, i, err);
         else rc = mh_pass_unit_feed(p, u, &rec, err);
         if (rc) return rc;
@@ -64,10 +66,22 @@ static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
 /* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
  * workers, unit i on worker i * workers / units: with fewer workers than
  * units, neighbours share one). */
-int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, mh_err *err) {
+int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int evalb, mh_err *err) {
+    assert(three || !evalb);
     if (heat2 && mh_heat_run_split(p->hr, &p->hr2, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
-    const void *units[U_COUNT] = {p->hr, p->hr2, p->pat, three ? p->pat : NULL, p->pat, three ? p->pat : NULL,
-                                  p->lr, three ? p->lr : NULL, p->lr, three ? p->lr : NULL};
+    const void *units[U_COUNT] = {p->hr,
+                                  p->hr2,
+                                  p->pat,
+                                  three ? p->pat : NULL,
+                                  p->pat,
+                                  evalb ? p->pat : NULL,
+                                  three ? p->pat : NULL,
+                                  p->lr,
+                                  three ? p->lr : NULL,
+                                  p->lr,
+                                  evalb ? p->lr : NULL,
+                                  three ? p->lr : NULL};
+    _Static_assert(U_COUNT == 12 && U_COUNT <= MH_RING_MAX_UNITS, "one ring unit per pass unit");
     unsigned n = 0, at[U_COUNT];
     for (int u = 0; u < U_COUNT; u++)
         if (units[u]) {
@@ -81,15 +95,19 @@ int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, mh_e
     if (rc == MH_OK && three && p->pat) {
         mh_ring_follow(p->ring, at[U_PAT1B], at[U_PAT1]);
         mh_ring_follow(p->ring, at[U_PAT], at[U_PAT1B]);
-        mh_ring_follow(p->ring, at[U_PAT3], at[U_PAT]);
+        mh_ring_follow(p->ring, at[U_PAT3], at[evalb ? U_PAT3B : U_PAT]);
+        if (evalb) mh_ring_follow(p->ring, at[U_PAT3B], at[U_PAT]);
         mh_pat_run_three(p->pat);
+        if (evalb) mh_pat_run_evalb(p->pat);
     }
     if (rc == MH_OK && three && p->lr) {
         if (p->pat) mh_ring_follow(p->ring, at[U_LOC1], at[U_PAT1]); /* U_PAT1's keys */
         mh_ring_follow(p->ring, at[U_LOC1B], at[U_LOC1]);
         mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1B]);
-        mh_ring_follow(p->ring, at[U_LOC3], at[U_LOC]);
+        mh_ring_follow(p->ring, at[U_LOC3], at[evalb ? U_LOC3B : U_LOC]);
+        if (evalb) mh_ring_follow(p->ring, at[U_LOC3B], at[U_LOC]);
         mh_loc_run_three(p->lr);
+        if (evalb) mh_loc_run_evalb(p->lr);
     }
     if (rc == MH_OK) {
         p->pool_ok = 1;

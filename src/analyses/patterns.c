@@ -179,14 +179,33 @@ typedef struct ivl {
 } ivl;
 
 
-/* One warp-level request to one object in global memory (entries sorted by thread). */
-static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const mh_grp_entry *v, size_t n) {
+/* One warp-level request to one object in global memory, evaluated: what
+ * request_part_add adds to the object's pc statistics. */
+typedef struct req_part {
+    int64_t obj;
+    uint64_t sectors, ideal, excess, bytes, ex_off;
+    int64_t mode;  /* dominant lane-to-lane stride, INT64_MIN: none */
+    size_t modec, nd, n;
+    uint32_t esz;
+    uint8_t kind;
+} req_part;
+
+/* A warp request evaluated (request_pre): a shared-memory one's bank cost,
+ * or a global one's parts (one per object, in slot order); done: set. */
+#define REQ_PARTS 2
+typedef struct req_res {
+    uint8_t done, nparts;
+    uint8_t kind;
+    int64_t obj;
+    mh_bank_cost cost;
+    req_part part[REQ_PARTS];
+} req_res;
+
+/* The part of a global request (entries sorted by thread) to one object. */
+static void request_part_eval(const mh_pat_run *pr, const mh_grp_entry *v, size_t n, req_part *q) {
     enum { MAXL = 64 };
     if (n > MAXL) n = MAXL; /* warps wider than 64 lanes: first 64 */
     uint32_t ws = warp_size(pr), ss = sector_size(pr);
-    int64_t obj = MH_CANON_OBJ(v[0].canon);
-    pcstat *p = get_pc(pr, s, k->space, obj, k->pc);
-    if (!p) return MH_ERR_NOMEM;
     /* sectors touched (by raw address) and bytes needed (by object offset) */
     uint64_t sec[MAXL * 4];
     size_t nsec = 0;
@@ -216,7 +235,6 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
     bytes += cur_hi - cur_lo;
     uint64_t ideal = (bytes + ss - 1) / ss;
     if (ideal > sectors) ideal = sectors;
-    uint64_t excess = sectors - ideal;
     /* dominant lane-to-lane stride */
     int64_t d[MAXL];
     size_t nd = 0;
@@ -240,20 +258,40 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
             i = j;
         }
     }
-    uint32_t esz = v[0].size ? v[0].size : 1;
+    q->obj = MH_CANON_OBJ(v[0].canon);
+    q->sectors = sectors;
+    q->ideal = ideal;
+    q->excess = sectors - ideal;
+    q->bytes = bytes;
+    q->ex_off = MH_CANON_OFF(v[0].canon);
+    q->mode = mode;
+    q->modec = modec;
+    q->nd = nd;
+    q->n = n;
+    q->esz = v[0].size ? v[0].size : 1;
+    q->kind = v[0].kind;
+}
+
+/* A global request's part added to its pc's statistics, in request order. */
+static int request_part_add(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const req_part *q) {
+    pcstat *p = get_pc(pr, s, k->space, q->obj, k->pc);
+    if (!p) return MH_ERR_NOMEM;
+    uint32_t ss = sector_size(pr), esz = q->esz;
+    uint64_t excess = q->excess;
+    int64_t mode = q->mode;
     p->requests++;
-    p->lanes += n;
-    p->sectors += sectors;
-    p->ideal += ideal;
+    p->lanes += q->n;
+    p->sectors += q->sectors;
+    p->ideal += q->ideal;
     if (!p->elem_size) p->elem_size = esz;
-    if (p->requests == 1) p->kind = v[0].kind;
-    if (n >= 2) {
-        int regular = mode != INT64_MIN && modec * 2 >= nd;
+    if (p->requests == 1) p->kind = q->kind;
+    if (q->n >= 2) {
+        int regular = mode != INT64_MIN && q->modec * 2 >= q->nd;
         if (regular && mode == 0) {
             p->broadcast++;
         } else if (regular && (uint64_t)llabs(mode) == esz) {
             p->contig++;
-            if (bytes < ss) p->contig_small++;
+            if (q->bytes < ss) p->contig_small++;
             if (excess) {
                 p->misaligned++;
                 p->excess_mis += excess;
@@ -278,39 +316,85 @@ static int global_request(mh_pat_run *pr, pstate *s, const mh_grp_key *k, const 
         p->ex_block = k->block;
         p->ex_warp = k->warp;
         p->ex_occ = k->seq;
-        p->ex_off = MH_CANON_OFF(v[0].canon);
+        p->ex_off = q->ex_off;
     }
     return MH_OK;
+}
+
+/* A shared-memory request's bank cost (its first 64 lanes). */
+static mh_bank_cost shared_cost(const mh_pat_run *pr, const mh_grp_entry *v, size_t n) {
+    enum { MAXL = 64 };
+    uint64_t a[MAXL];
+    uint32_t sz[MAXL], lane[MAXL];
+    size_t m = n < MAXL ? n : MAXL;
+    uint32_t ws = warp_size(pr);
+    for (size_t i = 0; i < m; i++) {
+        a[i] = v[i].raw_lo;
+        sz[i] = v[i].size;
+        lane[i] = mod_by(v[i].thread, ws);
+    }
+    return mh_bank_cost_of(a, sz, lane, m, ws);
+}
+
+/* A global request's entries in slot, then thread order. */
+static void sort_global(mh_grp_entry *v, size_t n) {
+    if (n <= 64) MH_ISORT(mh_grp_entry, v, n, LT_ENT);
+    else qsort(v, n, sizeof *v, cmp_slot_thread);
 }
 
 static int request_eval(mh_pat_run *pr, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     pstate *s = find_ps(pr, k->launch);
     if (!s || !n) return MH_OK;
-    if (k->space == MH_SPACE_SHARED) {
-        enum { MAXL = 64 };
-        uint64_t a[MAXL];
-        uint32_t sz[MAXL], lane[MAXL];
-        size_t m = n < MAXL ? n : MAXL;
-        uint32_t ws = warp_size(pr);
-        for (size_t i = 0; i < m; i++) {
-            a[i] = v[i].raw_lo;
-            sz[i] = v[i].size;
-            lane[i] = mod_by(v[i].thread, ws);
-        }
-        mh_bank_cost cost = mh_bank_cost_of(a, sz, lane, m, ws);
-        return mh_bank_add(&pr->banks, k->launch, k->pc, MH_CANON_OBJ(v[0].canon), v[0].kind, cost, k->block, k->warp,
-                           k->seq, err);
-    }
+    if (k->space == MH_SPACE_SHARED)
+        return mh_bank_add(&pr->banks, k->launch, k->pc, MH_CANON_OBJ(v[0].canon), v[0].kind, shared_cost(pr, v, n),
+                           k->block, k->warp, k->seq, err);
     if (k->space != MH_SPACE_GLOBAL) return MH_OK;
-    if (n <= 64) MH_ISORT(mh_grp_entry, v, n, LT_ENT);
-    else qsort(v, n, sizeof *v, cmp_slot_thread);
+    sort_global(v, n);
     size_t a = 0;
     while (a < n) {
         size_t b = a;
         while (b < n && MH_CANON_SLOT(v[b].canon) == MH_CANON_SLOT(v[a].canon)) b++;
-        if (global_request(pr, s, k, v + a, b - a) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        req_part q;
+        request_part_eval(pr, v + a, b - a, &q);
+        if (request_part_add(pr, s, k, &q) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         a = b;
     }
+    return MH_OK;
+}
+
+/* request_eval's evaluation alone, into r (stage 3b): r->done stays 0 for
+ * a request of more objects than r holds (stage 3 evaluates it). Sorts v
+ * as request_eval does (sorting it again there changes nothing). */
+static void request_pre(const mh_pat_run *pr, const mh_grp_key *k, mh_grp_entry *v, size_t n, req_res *r) {
+    r->done = 0;
+    r->nparts = 0;
+    if (!n) return;
+    if (k->space == MH_SPACE_SHARED) {
+        r->obj = MH_CANON_OBJ(v[0].canon);
+        r->kind = v[0].kind;
+        r->cost = shared_cost(pr, v, n);
+        r->done = 1;
+        return;
+    }
+    if (k->space == MH_SPACE_GLOBAL) {
+        sort_global(v, n);
+        for (size_t a = 0, b; a < n; a = b) {
+            for (b = a; b < n && MH_CANON_SLOT(v[b].canon) == MH_CANON_SLOT(v[a].canon); b++) {}
+            if (r->nparts == REQ_PARTS) return;
+            request_part_eval(pr, v + a, b - a, &r->part[r->nparts++]);
+        }
+    }
+    r->done = 1;
+}
+
+/* A request evaluated by request_pre added, as request_eval adds it. */
+static int request_apply(mh_pat_run *pr, const mh_grp_key *k, const req_res *r, mh_err *err) {
+    pstate *s = find_ps(pr, k->launch);
+    if (!s) return MH_OK;
+    if (k->space == MH_SPACE_SHARED)
+        return mh_bank_add(&pr->banks, k->launch, k->pc, r->obj, r->kind, r->cost, k->block, k->warp, k->seq, err);
+    for (unsigned i = 0; i < r->nparts; i++)
+        if (request_part_add(pr, s, k, &r->part[i]) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     return MH_OK;
 }
 
@@ -641,17 +725,24 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
 
 void mh_pat_run_three(mh_pat_run *pr) { pr->three = 1; }
 
-/* Stage 3's group: a warp request evaluated, or a launch's mark. */
-static int stage3_group(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
-    mh_pat_run *pr = ctx;
-    if (n) return request_eval(pr, k, v, n, err);
-    return get_ps(pr, k->launch) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-}
+void mh_pat_run_evalb(mh_pat_run *pr) { pr->evalb = 1; }
 
+/* Stage 3: record rec's groups in order: a warp request evaluated (here,
+ * or by stage 3b) and added, or a launch's mark. */
 int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
     assert(pr->three);
-    int rc = mh_stage_groups_run(st, rec, stage3_group, pr, err);
-    if (rc) return rc;
+    size_t g0, g1;
+    mh_stage_record_groups(st, rec, &g0, &g1);
+    for (size_t g = g0; g < g1; g++) {
+        const mh_grp_key *k = &st->gkey[g];
+        size_t a = mh_stage_group_start(st, g), n = st->gend[g] - a;
+        const req_res *r = pr->evalb && MH_STAGE_HELPED(g) && n ? mh_stage_eval(st, g, sizeof *r) : NULL;
+        int rc;
+        if (n == 0) rc = get_ps(pr, k->launch) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        else if (r && r->done) rc = request_apply(pr, k, r, err);
+        else rc = request_eval(pr, k, st->gent + a, n, err);
+        if (rc) return rc;
+    }
     size_t b = pr->bytes + st->rbytes[rec];
     if (b > pr->peak) pr->peak = b;
     return MH_OK;
@@ -717,4 +808,19 @@ size_t mh_pat_run_peak_bytes(const mh_pat_run *pr) {
  * restarted (their later requests may be grouped with the wrong lanes) */
 uint64_t mh_pat_run_split(const mh_pat_run *pr) {
     return mh_grp_split(pr->grp) + mh_occ_restarts(pr->occ) + pr->merged_split;
+}
+
+/* Stage 3b: the requests of record rec that stage 3 leaves to it
+ * evaluated into the hand-over (reads only pr's constants: stage 3 runs
+ * beside it). */
+int mh_pat_run_stage3b(const mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
+    size_t g0, g1;
+    mh_stage_record_groups(st, rec, &g0, &g1);
+    if (g1 > g0 && !mh_stage_eval_room(st, g1, sizeof(req_res))) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    for (size_t g = g0; g < g1; g++) {
+        if (!MH_STAGE_HELPED(g)) continue;
+        size_t a = mh_stage_group_start(st, g);
+        request_pre(pr, &st->gkey[g], st->gent + a, st->gend[g] - a, mh_stage_eval(st, g, sizeof(req_res)));
+    }
+    return MH_OK;
 }

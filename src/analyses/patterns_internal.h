@@ -132,6 +132,7 @@ struct mh_pat_run {
     /* three stages: stage 2's target for finished requests while it runs,
      * and the launches it has seen (their mark sent) */
     int three;
+    int evalb; /* stage 3b evaluates every other request (mh_pat_run_evalb) */
     mh_stage *defer;
     mh_stage_seen seen;
 };

@@ -94,6 +94,18 @@ int mh_stage_record_done(mh_stage *st, size_t rec, size_t bytes) {
     return 0;
 }
 
+void *mh_stage_eval_room(mh_stage *st, size_t groups, size_t size) {
+    if (groups > SIZE_MAX / size) return NULL;
+    if (groups * size > st->capeval) {
+        size_t cap = st->capeval;
+        void *v = mh_grow(st->geval, &cap, groups * size, 1, 1u << 14);
+        if (!v) return NULL;
+        st->geval = v;
+        st->capeval = cap;
+    }
+    return st->geval;
+}
+
 int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, uint64_t *kc, size_t n) {
     if (st->nseed == st->capseed) {
         mh_stage_seed *v = mh_grow(st->seed, &st->capseed, st->nseed + 1, sizeof *v, 4);
@@ -137,26 +149,6 @@ void mh_stage_seen_free(mh_stage_seen *seen) {
     memset(seen, 0, sizeof *seen);
 }
 
-int mh_stage_groups_run(mh_stage *st, size_t rec, mh_stage_group_fn fn, void *ctx, mh_err *err) {
-    assert(rec < st->caprg);
-    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
-        size_t a = g ? st->gend[g - 1] : 0;
-        int rc = fn(ctx, &st->gkey[g], st->gent + a, st->gend[g] - a, err);
-        if (rc) return rc;
-    }
-    return MH_OK;
-}
-
-int mh_stage_keys_run(mh_stage *st, size_t rec, mh_stage_keys_fn fn, void *ctx, mh_err *err) {
-    assert(rec < st->caprg);
-    for (size_t g = rec ? st->rgroups[rec - 1] : 0; g < st->rgroups[rec]; g++) {
-        size_t a = g ? st->gend[g - 1] : 0;
-        int rc = fn(ctx, &st->gkey[g], st->gcanon + a, st->gend[g] - a, err);
-        if (rc) return rc;
-    }
-    return MH_OK;
-}
-
 void mh_stage_free(mh_stage *st) {
     mh_stage_seeds_clear(st);
     free(st->seed);
@@ -169,5 +161,6 @@ void mh_stage_free(mh_stage *st) {
     free(st->key);
     free(st->occ);
     free(st->bytes);
+    free(st->geval);
     memset(st, 0, sizeof *st);
 }

@@ -18,12 +18,16 @@
 #include "../mh_test.h"
 
 /* Threads with which pass.c runs every stage of every analysis on a thread
- * of its own (the third stages, U_PAT1B, U_LOC1B), and with which the heat
- * maps' part 1 gets one too (U_HEAT2); the thread counts tried after t: up
- * to 4, then T_STAGED, T_ALL. */
+ * of its own (the third stages, U_PAT1B, U_LOC1B), with which the heat
+ * maps' part 1 gets one too (U_HEAT2), and with which the third stages get
+ * their helpers (U_PAT3B, U_LOC3B); the thread counts tried after t: up to
+ * 4, then T_STAGED, T_HEAT2, T_ALL. */
 #define T_STAGED 9
-#define T_ALL 10
-static unsigned next_t(unsigned t) { return t < 4 ? t + 1 : t < T_STAGED ? T_STAGED : t + 1; }
+#define T_HEAT2 10
+#define T_ALL 12
+static unsigned next_t(unsigned t) {
+    return t < 4 ? t + 1 : t < T_STAGED ? T_STAGED : t < T_HEAT2 ? T_HEAT2 : t < T_ALL ? T_ALL : t + 1;
+}
 
 /* A trace big enough for several batches of the threaded pass. */
 static void write_synth(const char *path) {
@@ -759,6 +763,58 @@ static void test_model_launch_ids(void) {
     mh_model_free(&m);
 }
 
+/* Warp requests that span up to four objects (stage 3b evaluates those of
+ * two at most, stage 3 the others), steps of global and shared accesses
+ * (a time step of several spaces), in one launch big enough for many
+ * batches: the same JSON document with every thread count, stages 3b
+ * included. */
+static void test_requests_across_objects(void) {
+    mh_err err = {0};
+    mh_trace_header h = synthetic_header();
+    mh_trace_writer *w = NULL;
+    CHECK(mh_trace_create(&w, "pass_objs.mht", &h, NULL, &err) == MH_OK);
+    if (!w) return;
+    for (uint32_t i = 0; i < 4; i++) { /* four adjacent 32-byte objects: 8 lanes' floats each */
+        static const char *const names[] = {"P", "Q", "R", "S"};
+        mh_alloc a = {i, MH_TRACE_NO_LAUNCH, 0x200000 + 32 * (uint64_t)i, 32, MH_SPACE_GLOBAL, names[i]};
+        CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
+    }
+    mh_alloc big = {4, MH_TRACE_NO_LAUNCH, 0x300000, 1u << 20, MH_SPACE_GLOBAL, "B"};
+    CHECK(mh_trace_write_alloc(w, &big, &err) == MH_OK);
+    put_launch(w, 0, "objs(float*)", 4, 64);
+    enum { REC = 4096, RECS = 160 };
+    static mh_access v[REC];
+    for (uint32_t r = 0; r < RECS; r++) {
+        for (uint32_t i = 0; i < REC; i++) {
+            uint32_t g = r * REC + i, t = g % 64, b = (g / 64) % 4, it = g / 256, op = it % 4, lane = t % 32;
+            uint64_t addr;
+            unsigned space = MH_SPACE_GLOBAL, kind = MH_KIND_LOAD;
+            if (op == 0) /* a warp over the four small objects: 4 bytes apart, then 8 (two objects) */
+                addr = 0x200000 + (it % 8 < 4 ? 4 * (uint64_t)lane : 8 * (uint64_t)(lane % 16));
+            else if (op == 1) /* one object, a stride that grows with the iteration */
+                addr = 0x300000 + (uint64_t)lane * 4 * (1 + it % 5) + 4096 * (uint64_t)b;
+            else if (op == 2) /* shared memory: a column, conflicts */
+                addr = (uint64_t)lane * 128 + 4 * (it % 32), space = MH_SPACE_SHARED;
+            else /* stores straddling two objects, misaligned */
+                addr = 0x200000 + 12 + 2 * (uint64_t)lane, kind = MH_KIND_STORE;
+            v[i] = (mh_access){addr, 0x10 + 8 * op, 0, b, it, (uint16_t)t, op == 3 ? 2 : 4, MH_ACCESS_FLAGS(kind, space)};
+        }
+        CHECK(mh_trace_write_accesses(w, v, REC, &err) == MH_OK);
+    }
+    mh_kernel_end e = {0, (uint64_t)REC * RECS, 0, 0};
+    CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    char *a = analyze_json("pass_objs.mht", 1);
+    CHECK(a && strstr(a, "\"label\": \"S\"") && strstr(a, "bank_conflict") && strstr(a, "strided"));
+    for (unsigned t = 2; t <= T_ALL; t = next_t(t)) {
+        char *b = analyze_json("pass_objs.mht", t);
+        CHECK(a && b && strcmp(a, b) == 0);
+        if (a && b && strcmp(a, b) != 0) fprintf(stderr, "  (%u threads differ)\n", t);
+        free(b);
+    }
+    free(a);
+}
+
 int main(void) {
     static const mh_test_case cases[] = {{"json_many_launches", test_json_many_launches},{"threads_identical", test_threads_identical},
                                          {"cut_same_everywhere", test_cut_same_everywhere},
@@ -768,6 +824,7 @@ int main(void) {
                                          {"lanes_identical", test_lanes_identical},
                                          {"ring_identical", test_ring_identical},
                                          {"split_counts", test_split_counts},
+                                         {"requests_across_objects", test_requests_across_objects},
                                          {"model_launch_ids", test_model_launch_ids}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }
