@@ -63,6 +63,18 @@ static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
     return b->rec ? mh_pass_unit_feed(p, u, b->rec, err) : unit_feed_batch(p, u, b, err);
 }
 
+/* The stages of one analysis on the ring (at: each unit's ring position):
+ * each takes a batch once the stage before it is done with it; stage 1b
+ * and the third stage with three, stage 3b with evalb. */
+static void follow_stages(mh_ring *r, const unsigned *at, int s1, int s1b, int s2, int s3b, int s3, int three,
+                          int evalb) {
+    mh_ring_follow(r, at[s2], at[three ? s1b : s1]);
+    if (!three) return;
+    mh_ring_follow(r, at[s1b], at[s1]);
+    mh_ring_follow(r, at[s3], at[evalb ? s3b : s2]);
+    if (evalb) mh_ring_follow(r, at[s3b], at[s2]);
+}
+
 /* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
  * workers, unit i on worker i * workers / units: with fewer workers than
  * units, neighbours share one). */
@@ -90,23 +102,15 @@ int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int 
             p->unit_at[n++] = u;
         }
     int rc = mh_ring_new(&p->ring, n, nworkers, RING_SLOTS, ring_feed, p, err);
-    if (rc == MH_OK && p->pat) mh_ring_follow(p->ring, at[U_PAT], at[U_PAT1]);
-    if (rc == MH_OK && p->lr) mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1]);
-    if (rc == MH_OK && three && p->pat) {
-        mh_ring_follow(p->ring, at[U_PAT1B], at[U_PAT1]);
-        mh_ring_follow(p->ring, at[U_PAT], at[U_PAT1B]);
-        mh_ring_follow(p->ring, at[U_PAT3], at[evalb ? U_PAT3B : U_PAT]);
-        if (evalb) mh_ring_follow(p->ring, at[U_PAT3B], at[U_PAT]);
-        mh_pat_run_three(p->pat);
+    if (rc == MH_OK && p->pat) {
+        follow_stages(p->ring, at, U_PAT1, U_PAT1B, U_PAT, U_PAT3B, U_PAT3, three, evalb);
+        if (three) mh_pat_run_three(p->pat);
         if (evalb) mh_pat_run_evalb(p->pat);
     }
-    if (rc == MH_OK && three && p->lr) {
-        if (p->pat) mh_ring_follow(p->ring, at[U_LOC1], at[U_PAT1]); /* U_PAT1's keys */
-        mh_ring_follow(p->ring, at[U_LOC1B], at[U_LOC1]);
-        mh_ring_follow(p->ring, at[U_LOC], at[U_LOC1B]);
-        mh_ring_follow(p->ring, at[U_LOC3], at[evalb ? U_LOC3B : U_LOC]);
-        if (evalb) mh_ring_follow(p->ring, at[U_LOC3B], at[U_LOC]);
-        mh_loc_run_three(p->lr);
+    if (rc == MH_OK && p->lr) {
+        if (three && p->pat) mh_ring_follow(p->ring, at[U_LOC1], at[U_PAT1]); /* U_PAT1's keys */
+        follow_stages(p->ring, at, U_LOC1, U_LOC1B, U_LOC, U_LOC3B, U_LOC3, three, evalb);
+        if (three) mh_loc_run_three(p->lr);
         if (evalb) mh_loc_run_evalb(p->lr);
     }
     if (rc == MH_OK) {
