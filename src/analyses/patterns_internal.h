@@ -204,10 +204,31 @@ void mh_pat_access_free(mh_pat_run *pr);
 /* x / d and x % d for a warp or sector size d (never 0), nearly always a
  * power of two: a shift or a mask instead of a division, several of which
  * every lane of every request needed. */
+/* One vote of a running majority candidate (Misra-Gries, one counter): the strides of
+ * a pc's strided requests, the deltas between a map's sparse sectors. */
+static inline void mh_pat_vote(int64_t *cand, uint64_t *cnt, int64_t x) {
+    if (*cnt == 0) {
+        *cand = x;
+        *cnt = 1;
+    } else if (*cand == x) {
+        (*cnt)++;
+    } else {
+        (*cnt)--;
+    }
+}
 static inline uint64_t mh_pat_div(uint64_t x, uint32_t d) { return (d & (d - 1)) ? x / d : x >> __builtin_ctz(d); }
 static inline uint32_t mh_pat_mod(uint32_t x, uint32_t d) { return (d & (d - 1)) ? x % d : x & (d - 1); }
 /* Appends the findings of one ended launch to pr->f (patterns_classify.c);
  * MH_ERR_NOMEM on failure. */
+/* patterns.c: a launch's state (NULL: none; mh_pat_get_ps makes it) and a
+ * pc's statistics in it (NULL without memory). */
+pstate *mh_pat_find_ps(mh_pat_run *pr, uint32_t launch);
+pstate *mh_pat_get_ps(mh_pat_run *pr, uint32_t launch);
+pcstat *mh_pat_get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, uint64_t pc);
+/* patterns_request.c: the group buffer's hand-over of a finished warp
+ * request (mh_grp_done_fn): evaluated and added, or (stage 2 of three) put
+ * into the batch's hand-over for stage 3. */
+int mh_pat_request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err);
 int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);
 /* qsort orders of mh_pat_run_finish: findings most costly first, then
  * (launch, object, kind); requests by (launch, pc, object). Both total on a
