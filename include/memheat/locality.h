@@ -67,12 +67,21 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err);
  * lr while a stage runs. The results equal mh_loc_run_feed's. With
  * mh_loc_run_three, stage 1 counts half of the keys and stage 1b, after
  * stage 1 and before stage 2, the other half. given: NULL, or the canonical
- * keys (memheat/stage.h) of the batch's global and shared accesses, which
- * the patterns' stage 1 has made already (given[off + i] for access i):
- * the same keys, taken instead of made again. */
+ * keys of every access of the batch, which the patterns' stage 1 has made
+ * already (given[off + i] for access i, mh_pat_run_keys_all): the same
+ * keys, which every later stage reads in place (st->keys) instead of
+ * making and copying its own. */
 int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       const uint64_t *given, mh_err *err);
 int mh_loc_run_stage1b(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                       mh_err *err);
+/* With three stages, a stage 1c too (call before the first record): after
+ * stage 1b and before stage 2 it counts the first half of the keys of the
+ * launches split in two parts, which stage 1 then leaves alone (it makes
+ * the keys, or takes them, and counts a launch until it splits). The
+ * results and the peak are unchanged: the part's table moves whole. */
+void mh_loc_run_part0(mh_loc_run *lr);
+int mh_loc_run_stage1c(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                        mh_err *err);
 int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err);

@@ -133,6 +133,10 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
  * (mh_pat_run_stage3). The results and the peak equal mh_pat_run_feed's. */
 void mh_pat_run_three(mh_pat_run *pr);
 int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
+/* Stage 1 keys every access of the hand-over, local ones too (call before
+ * the first record): the locality's stages read those keys in place
+ * (mh_loc_run_stage1's given) instead of making their own. */
+void mh_pat_run_keys_all(mh_pat_run *pr);
 /* With three stages, a stage 3b too (call before the first record): after
  * stage 2 and before stage 3 it evaluates every other warp request of
  * record rec (memheat/stage.h's MH_STAGE_HELPED: sectors, bytes, lane

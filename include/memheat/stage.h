@@ -17,7 +17,9 @@
  * rbytes says what the first two stages held at each record's end, for the
  * peak. A stage 1b between the first and the second (execution counts; half
  * of a big launch's address counts, handed over as seeds when they split)
- * adds its memory to the first stage's per record. With more threads still,
+ * adds its memory to the first stage's per record, and so does a stage 1c
+ * after it (the other half of those counts, with more threads). With more
+ * threads still,
  * a stage 3b between the second and the third evaluates every other group
  * (MH_STAGE_HELPED) into the hand-over, in the analysis's own layout, and
  * the third adds those evaluations up with its own in group order: the
@@ -34,18 +36,23 @@
 struct mh_grp_key;
 struct mh_grp_entry;
 
-/* Counts that leave the first stage for stage 1b at the end of record rec
- * (the locality's address counts of a launch split in two parts): kc holds
- * n keys, then their n counts (malloc'd; NULL once taken). */
+/* Counts that leave the first stage at the end of record rec (the
+ * locality's address counts of a launch split in two parts), for the stage
+ * that counts that part from then on: part 1, for stage 1b: kc holds n keys,
+ * then their n counts; part 0, for stage 1c: kc is the part's hash table
+ * itself, n slots of a key and a count each, moved whole. kc is malloc'd
+ * memory, NULL once taken. */
 typedef struct mh_stage_seed {
     size_t rec;
     uint32_t launch;
+    unsigned part;
     uint64_t *kc;
     size_t n;
 } mh_stage_seed;
 
 typedef struct mh_stage {
     uint64_t *key;  /* per access: canonical key */
+    const uint64_t *keys; /* the keys later stages read: key, or another analysis's (mh_loc_run_stage1's given) */
     uint32_t *occ;  /* per access: the thread's execution count of its pc (patterns) */
     size_t cap;
     size_t *bytes;  /* per record: the first stage's memory after it */
@@ -62,7 +69,7 @@ typedef struct mh_stage {
     size_t *rgroups; /* per record: groups finished by its end */
     size_t *rbytes;  /* per record: the first two stages' memory at its end */
     size_t caprg;
-    mh_stage_seed *seed; /* first stage to 1b, in record order */
+    mh_stage_seed *seed; /* first stage to 1b and 1c, in record order */
     size_t nseed, capseed;
     void *geval;     /* stage 3b to 3: per group, its evaluation (mh_stage_eval) */
     size_t capeval;  /* bytes */
@@ -115,7 +122,7 @@ int mh_stage_group_put_keys(mh_stage *st, const struct mh_grp_key *k, const stru
 int mh_stage_record_done(mh_stage *st, size_t rec, size_t bytes);
 /* A seed appended (kc is the hand-over's from now on, also when it fails:
  * then freed); 0, or -1 without memory. */
-int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, uint64_t *kc, size_t n);
+int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, unsigned part, uint64_t *kc, size_t n);
 /* The seeds forgotten, any not taken freed (the first stage's first record). */
 void mh_stage_seeds_clear(mh_stage *st);
 /* Frees and zeroes (zero-initialised is empty). */

@@ -6,12 +6,15 @@
  * is two tables, one per part of the sectors (mh_heat_part), made when the
  * part's first sector comes: one run fills both, or (mh_heat_run_split) two
  * runs on two threads one each, with the same tables either way; the parts'
- * rows are merged in tag order when the map is emitted. Regions
+ * rows are taken (part 1's on a helper thread when two runs fill big
+ * ones) and merged
+ * in tag order when the map is emitted. Regions
  * (the data objects the sectors fall in) are resolved once per run of rows,
  * after sorting, never per access. Also the CSV, region-file and terminal
  * renderings of a finished map (include/memheat/heat.h). */
 #include <assert.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +202,23 @@ static int take_map(mh_heat **map, mh_heat_row **rows, size_t *n, mh_err *err) {
     return rc;
 }
 
+/* take_map on a helper thread (part 1's map of a big launch, beside part 0's). */
+typedef struct take_job {
+    mh_heat **map;
+    mh_heat_row *rows;
+    size_t n;
+    mh_err err;
+    int rc;
+} take_job;
+
+static void *take_main(void *arg) {
+    take_job *j = arg;
+    j->rc = take_map(j->map, &j->rows, &j->n, &j->err);
+    return NULL;
+}
+
+#define TAKE_HELP_MIN ((size_t)1 << 16) /* sectors of a part that make a helper thread worth starting */
+
 /* Rows b (nb, sorted by tag) merged into *a (*na, sorted, tags disjoint
  * from b's); b is freed. */
 static int merge_rows(mh_heat_row **a, size_t *na, mh_heat_row *b, size_t nb, mh_err *err) {
@@ -258,9 +278,19 @@ static int emit_launch(mh_heat_run *hr, launch_maps *lm, mh_err *err) {
         size_t n = 0, n1 = 0;
         mh_heat_region *reg = NULL;
         size_t nreg = 0;
+        /* the parts' rows, each sorted: with two runs (many threads), part
+         * 1's on a helper thread when both are big */
+        take_job j1 = {m1, NULL, 0, {0}, MH_OK};
+        pthread_t helper;
+        int helped = pl && *m1 && lm->map[0][s] && mh_heat_count(*m1) >= TAKE_HELP_MIN &&
+                     mh_heat_count(lm->map[0][s]) >= TAKE_HELP_MIN && pthread_create(&helper, NULL, take_main, &j1) == 0;
         rc = take_map(&lm->map[0][s], &rows, &n, err);
-        int rc1 = take_map(m1, &rows1, &n1, err);
-        if (rc == MH_OK) rc = rc1;
+        if (helped) pthread_join(helper, NULL);
+        else take_main(&j1);
+        rows1 = j1.rows;
+        n1 = j1.n;
+        if (rc == MH_OK && j1.rc != MH_OK && err) *err = j1.err;
+        if (rc == MH_OK) rc = j1.rc;
         if (rc == MH_OK) rc = merge_rows(&rows, &n, rows1, n1, err);
         else free(rows1);
         if (rc == MH_OK && n > 0) rc = build_regions(hr->model, lm->ml, s, hr->sector_size, rows, n, &reg, &nreg, err);

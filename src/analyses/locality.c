@@ -11,8 +11,11 @@
  * big launch: the counts (stage 1: canon, ls, bytes) and the steps (stage 2:
  * grp, st2, bytes2), each with its own per-launch state. Stage 1's counts
  * are split in two parts once big; with three stages (many cores) the second
- * part is counted by stage 1b (pb, tablesb, bytesb), on a thread of its own,
- * from the keys stage 1 handed over, else by stage 1 itself; stage 2 then
+ * part is counted by stage 1b (pb), on a thread of its own, from the keys
+ * stage 1 handed over, else by stage 1 itself; with more cores still, the
+ * first part by stage 1c (pc), on another, stage 1 then only making the
+ * keys (or taking the patterns') and counting launches until they split;
+ * stage 2 then
  * keeps grp and seen and hands its finished steps over to stage 3, which owns
  * st2, bytes2 and peak. With three stages, the end of a launch split in two
  * parts sorts part 1 and sums the footprints on helper threads meanwhile
@@ -55,35 +58,47 @@ static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
  * addresses), whatever the thread count, so that the memory is the same in
  * each run: part 0 stays stage 1's, part 1 goes to an lpart and is counted
  * from the next record on by stage 1b (on a thread of its own with
- * mh_loc_run_three, else by stage 1). The parts hold disjoint keys, merged
- * in key order when the launch ends: the results are one table's. */
-static lpart *find_pb(mh_loc_run *lr, uint32_t launch) {
-    for (size_t i = 0; i < lr->npb; i++)
-        if (lr->pb[i].launch == launch) return &lr->pb[i];
+ * mh_loc_run_three, else by stage 1); with mh_loc_run_part0, part 0's table
+ * moves whole to stage 1c's lpart, the same table with the same capacity.
+ * The parts hold disjoint keys, merged in key order when the launch ends:
+ * the results are one table's. */
+static lpart *find_part(lparts *ps, uint32_t launch) {
+    for (size_t i = 0; i < ps->n; i++)
+        if (ps->v[i].launch == launch) return &ps->v[i];
     return NULL;
 }
 
-static lpart *get_pb(mh_loc_run *lr, uint32_t launch) {
-    lpart *s = find_pb(lr, launch);
+static lpart *get_part(lparts *ps, uint32_t launch) {
+    lpart *s = find_part(ps, launch);
     if (s) return s;
-    lpart *v = mh_grow(lr->pb, &lr->cappb, lr->npb + 1, sizeof *v, 4);
+    lpart *v = mh_grow(ps->v, &ps->cap, ps->n + 1, sizeof *v, 4);
     if (!v) return NULL;
-    lr->pb = v;
-    s = &lr->pb[lr->npb++];
+    ps->v = v;
+    s = &ps->v[ps->n++];
     memset(s, 0, sizeof *s);
     s->launch = launch;
     return s;
+}
+
+static void free_part(lparts *ps, uint32_t launch) {
+    lpart *b = find_part(ps, launch);
+    if (!b) return;
+    mh_lcnt_free(&b->cnt, &ps->tables, &ps->bytes);
+    ps->v[b - ps->v] = ps->v[--ps->n];
+}
+
+static void free_parts(lparts *ps) {
+    for (size_t i = 0; i < ps->n; i++) mh_lcnt_free(&ps->v[i].cnt, &ps->tables, &ps->bytes);
+    free(ps->v);
+    mh_big_cache_free(&ps->tables);
 }
 
 /* Frees launch s's state of every stage. */
 static void free_ls(mh_loc_run *lr, lstate *s) {
     lsteps *t = mh_loc_steps_find(lr, s->launch);
     if (t) mh_loc_steps_free(lr, t);
-    lpart *b = find_pb(lr, s->launch);
-    if (b) {
-        mh_lcnt_free(&b->cnt, &lr->tablesb, &lr->bytesb);
-        lr->pb[b - lr->pb] = lr->pb[--lr->npb];
-    }
+    free_part(&lr->pb, s->launch);
+    free_part(&lr->pc, s->launch);
     mh_stage_seen_forget(&lr->seen, s->launch);
     mh_lcnt_free(&s->cnt, &lr->tables, &lr->bytes);
     size_t i = (size_t)(s - lr->ls);
@@ -253,7 +268,8 @@ static inline __attribute__((always_inline)) void kc_next(const kc_seq *q, size_
  * runs it closes, not one addition per level.
  * A space's runs never merge with another's (the space is in the top bits),
  * so the total's runs are the spaces' runs one after another. */
-static inline __attribute__((always_inline)) void entropies_of(mh_loc_result *r, const kc_seq *q, int two) {
+static inline __attribute__((always_inline)) void entropies_of(mh_loc_result *r, const kc_seq *q, int two,
+                                                                int dlo, int dhi) {
     enum { L = MH_LOC_NBITS };
     double acc_s[L], acc_t[L];
     uint64_t from[L]; /* running total where each level's open run began */
@@ -278,7 +294,7 @@ static inline __attribute__((always_inline)) void entropies_of(mh_loc_result *r,
             int len = x ? 64 - __builtin_clzll(x) : 0;
             d0 = len < L ? len : L;
         }
-        for (int d = 0; d < d0; d++) {
+        for (int d = dlo; d < d0 && d < dhi; d++) {
             uint64_t rc = sum - from[d];
             if (rc > 1) {
                 double v = mh_loc_c_log2_c((double)rc);
@@ -288,7 +304,7 @@ static inline __attribute__((always_inline)) void entropies_of(mh_loc_result *r,
             from[d] = sum;
         }
         if (seg_end) { /* every level's runs add up to the space's accesses */
-            for (int d = 0; d < L; d++) {
+            for (int d = dlo; d < dhi; d++) {
                 r->m[sp].entropy[d] = entropy_of((double)(sum - seg_from), acc_s[d]);
                 acc_s[d] = 0;
             }
@@ -300,12 +316,53 @@ static inline __attribute__((always_inline)) void entropies_of(mh_loc_result *r,
             prev = key;
         }
     }
-    for (int d = 0; d < L; d++) r->m[MH_LOC_TOTAL].entropy[d] = entropy_of((double)sum, acc_t[d]);
+    for (int d = dlo; d < dhi; d++) r->m[MH_LOC_TOTAL].entropy[d] = entropy_of((double)sum, acc_t[d]);
 }
 
-static void fill_entropies(mh_loc_result *r, const kc_seq *q) {
-    if (q->n[1]) entropies_of(r, q, 1);
-    else entropies_of(r, q, 0);
+/* The entropies of levels [dlo, dhi) (each level's sums are its own: the
+ * levels may be taken on several threads, each writing its own fields). */
+static void fill_entropies(mh_loc_result *r, const kc_seq *q, int dlo, int dhi) {
+    if (q->n[1]) entropies_of(r, q, 1, dlo, dhi);
+    else entropies_of(r, q, 0, dlo, dhi);
+}
+
+/* fill_entropies on a helper thread. */
+typedef struct entropies_job {
+    mh_loc_result *r;
+    const kc_seq *q;
+    int dlo, dhi;
+} entropies_job;
+
+static void *entropies_main(void *arg) {
+    entropies_job *j = arg;
+    fill_entropies(j->r, j->q, j->dlo, j->dhi);
+    return NULL;
+}
+
+/* The levels' groups on the threads of a big launch's end: the low levels
+ * close a run at nearly every key, the high ones seldom. */
+static const int ent_split[] = {0, 1, 2, 3, MH_LOC_NBITS};
+enum { ENT_GROUPS = sizeof ent_split / sizeof ent_split[0] - 1 };
+
+/* Every level's entropies; with helpers (many threads), a group of levels
+ * per thread: the same sums in the same order, so the same bits. */
+static void all_entropies(mh_loc_result *r, const kc_seq *q, int helpers) {
+    entropies_job j[ENT_GROUPS];
+    pthread_t th[ENT_GROUPS];
+    int started[ENT_GROUPS] = {0};
+    for (int g = 1; helpers && g < ENT_GROUPS; g++) {
+        j[g] = (entropies_job){r, q, ent_split[g], ent_split[g + 1]};
+        started[g] = pthread_create(&th[g], NULL, entropies_main, &j[g]) == 0;
+    }
+    if (!helpers) {
+        fill_entropies(r, q, 0, MH_LOC_NBITS);
+        return;
+    }
+    fill_entropies(r, q, ent_split[0], ent_split[1]);
+    for (int g = 1; g < ENT_GROUPS; g++) {
+        if (started[g]) pthread_join(th[g], NULL);
+        else fill_entropies(r, q, ent_split[g], ent_split[g + 1]);
+    }
 }
 
 /* mh_lcnt_sorted of one part, on a helper thread (sorting a part of
@@ -340,6 +397,8 @@ static void *statics_main(void *arg) {
     return NULL;
 }
 
+#define END_THREADS 8 /* threads that sort a split launch's counts at its end */
+
 static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     int rc = mh_grp_flush_launch(lr->grp, s->launch, err);
     if (rc) return rc;
@@ -350,28 +409,42 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     r.unattributed = s->unattributed;
     const lsteps *t = mh_loc_steps_find(lr, s->launch); /* made with s, by the same first access */
     r.psl_split = t ? mh_grp_split(lr->grp) - t->split_at_start : 0;
-    /* Sorted distinct keys and their counts of both parts: with many
-     * threads, part 1's sorted on a helper thread meanwhile (each part has
-     * its own tables and bytes). */
-    lpart *pb = find_pb(lr, s->launch);
-    part_sort j1 = {pb ? &pb->cnt : NULL, &lr->tablesb, &lr->bytesb, NULL, NULL, 0, NULL, MH_OK};
-    pthread_t helper;
-    int helped = pb && lr->three && pthread_create(&helper, NULL, part_sort_main, &j1) == 0;
+    /* Sorted distinct keys and their counts of both parts (each part has
+     * its own tables and bytes; part 0 is stage 1c's once split, with c1):
+     * with many threads both at once on END_THREADS (mh_lcnt_sorted_two),
+     * else part 1's on a helper thread meanwhile, or one after the other. */
+    lpart *pb = find_part(&lr->pb, s->launch), *pc = find_part(&lr->pc, s->launch);
+    mh_lcnt *c0 = pc ? &pc->cnt : &s->cnt;
+    mh_big_cache *t0 = pc ? &lr->pc.tables : &lr->tables;
+    size_t *b0 = pc ? &lr->pc.bytes : &lr->bytes;
     kc_seq q;
     memset(&q, 0, sizeof q);
     uint64_t *own = NULL;
-    int ok = mh_lcnt_sorted(&s->cnt, &lr->tables, &lr->bytes, &q.k[0], &q.c[0], &q.n[0], &own) == MH_OK;
-    if (helped) pthread_join(helper, NULL);
-    else if (pb) part_sort_main(&j1);
-    ok = ok && (!pb || j1.rc == MH_OK);
-    if (pb) q.k[1] = j1.keys, q.c[1] = j1.c, q.n[1] = j1.n;
+    int ok = 1, sorted = 0;
+    part_sort j1 = {pb ? &pb->cnt : NULL, &lr->pb.tables, &lr->pb.bytes, NULL, NULL, 0, NULL, MH_OK};
+    pthread_t helper;
+    if (pb && lr->three) {
+        size_t n = 0;
+        int r2 = mh_lcnt_sorted_two(c0, &pb->cnt, t0, b0, &lr->pb.tables, &lr->pb.bytes, END_THREADS, &own, &n);
+        if (r2 == MH_ERR_NOMEM) ok = 0;
+        else if (r2 == MH_OK) q.k[0] = own, q.c[0] = own + n, q.n[0] = n, sorted = 1;
+        /* else a part is not a hash map: one after the other below */
+    }
+    if (ok && !sorted) {
+        int helped = pb && lr->three && pthread_create(&helper, NULL, part_sort_main, &j1) == 0;
+        ok = mh_lcnt_sorted(c0, t0, b0, &q.k[0], &q.c[0], &q.n[0], &own) == MH_OK;
+        if (helped) pthread_join(helper, NULL);
+        else if (pb) part_sort_main(&j1);
+        ok = ok && (!pb || j1.rc == MH_OK);
+        if (pb) q.k[1] = j1.keys, q.c[1] = j1.c, q.n[1] = j1.n;
+    }
     /* the footprints and the entropies of the sorted keys; with many
      * threads side by side (they write different fields) */
     statics_job sj;
     memset(&sj, 0, sizeof sj);
     sj.q = &q;
     int two = ok && pb && lr->three && pthread_create(&helper, NULL, statics_main, &sj) == 0;
-    if (ok) fill_entropies(&r, &q);
+    if (ok) all_entropies(&r, &q, lr->three && q.n[0] + q.n[1] >= MH_LCNT_SWITCH);
     if (two) pthread_join(helper, NULL);
     else if (ok) statics_main(&sj);
     ok = ok && sj.rc == MH_OK;
@@ -430,10 +503,16 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     return rc ? rc : mh_loc_run_stage2(lr, v, n, &lr->own, 0, 0, err);
 }
 
-/* Part 1 of launch's counts (kc: n keys, then counts; freed) into its lpart. */
-static int seed_part(mh_loc_run *lr, uint32_t launch, uint64_t *kc, size_t n) {
-    lpart *b = get_pb(lr, launch);
-    int rc = b ? mh_lcnt_seed(&b->cnt, &lr->tablesb, &lr->bytesb, kc, n) : MH_ERR_NOMEM;
+/* A split launch's part (a seed of stage 1's, memheat/stage.h) into its
+ * lpart in ps: part 1 from its keys and counts, part 0 its table itself
+ * (kc, n: freed or taken). */
+static int seed_part(lparts *ps, unsigned part, uint32_t launch, uint64_t *kc, size_t n) {
+    lpart *b = get_part(ps, launch);
+    if (b && part == 0) {
+        mh_lcnt_take(&b->cnt, &ps->bytes, (mh_lcnt_ent *)(void *)kc, n);
+        return MH_OK;
+    }
+    int rc = b ? mh_lcnt_seed(&b->cnt, &ps->tables, &ps->bytes, kc, n) : MH_ERR_NOMEM;
     free(kc);
     return rc;
 }
@@ -443,6 +522,7 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
     if (mh_stage_room(st, off + n, rec + 1, 0) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     if (rec == 0) mh_stage_seeds_clear(st);
     uint64_t *keys = st->key + off;
+    st->keys = given ? given : st->key;
     /* (the counter table's misses are overlapped inside mh_lcnt_add) */
     lstate *s = NULL;
     mh_lcnt *b = NULL; /* part 1 of s's counts, where stage 1 counts it (no stage 1b) */
@@ -453,14 +533,12 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
             s = get_ls(lr, a->launch, err);
             if (!s) return MH_ERR_NOMEM;
             ml = mh_model_launch_get(lr->model, a->launch);
-            lpart *pb = s->split && !lr->three ? find_pb(lr, s->launch) : NULL;
+            lpart *pb = s->split && !lr->three ? find_part(&lr->pb, s->launch) : NULL;
             b = pb ? &pb->cnt : NULL;
         }
-        unsigned space = MH_ACCESS_SPACE(a);
-        uint64_t key = keys[i] = given && (space == MH_SPACE_GLOBAL || space == MH_SPACE_SHARED)
-                                     ? given[off + i]
-                                     : mh_canon_key(&lr->canon, ml, a);
+        uint64_t key = given ? given[off + i] : (keys[i] = mh_canon_key(&lr->canon, ml, a));
         if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
+        if (s->split && lr->c1) continue; /* both parts counted by stages 1b and 1c */
         if (!s->cnt.t) { /* a buffer of keys (few addresses so far): no hash needed */
             if (mh_lcnt_add(&s->cnt, &lr->tables, &lr->bytes, key) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
@@ -472,7 +550,7 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         size_t *bytes = &lr->bytes;
         if (s->split && mh_lcnt_part_h(h)) {
             if (!b) continue; /* stage 1b's */
-            c = b, cache = &lr->tablesb, bytes = &lr->bytesb;
+            c = b, cache = &lr->pb.tables, bytes = &lr->pb.bytes;
         }
         if (mh_lcnt_hash_defer(c, cache, bytes, key, h) != MH_OK)
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
@@ -485,42 +563,66 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         if (mh_lcnt_split(&x->cnt, &lr->tables, &lr->bytes, &kc, &m) != MH_OK)
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
         x->split = 1;
-        int rc = lr->three ? (mh_stage_seed_put(st, rec, x->launch, kc, m) ? MH_ERR_NOMEM : MH_OK)
-                           : seed_part(lr, x->launch, kc, m);
+        int rc = lr->three ? (mh_stage_seed_put(st, rec, x->launch, 1, kc, m) ? MH_ERR_NOMEM : MH_OK)
+                           : seed_part(&lr->pb, 1, x->launch, kc, m);
+        if (rc == MH_OK && lr->c1) { /* part 0's table, whole, to stage 1c */
+            mh_lcnt_ent *t;
+            mh_lcnt_give(&x->cnt, &lr->bytes, &t, &m);
+            rc = mh_stage_seed_put(st, rec, x->launch, 0, (uint64_t *)(void *)t, m) ? MH_ERR_NOMEM : MH_OK;
+        }
         if (rc != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
     }
-    st->bytes[rec] = lr->bytes + (lr->three ? 0 : lr->bytesb);
+    st->bytes[rec] = lr->bytes + (lr->three ? 0 : lr->pb.bytes);
+    return MH_OK;
+}
+
+/* Stage 1b (part 1, ps = pb) or 1c (part 0, ps = pc) on record rec: the
+ * part's keys of the launches split before it, then the launches split at
+ * its end (stage 1's seeds of the part). */
+static int count_part(lparts *ps, unsigned part, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                      mh_err *err) {
+    const uint64_t *keys = st->keys + off;
+    mh_lcnt *b = NULL; /* the part of the launch's counts: NULL before it is split */
+    uint32_t launch = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = mh_lcnt_hash(keys[i]);
+        if (mh_lcnt_part_h(h) != part) continue;
+        if (!b || launch != v[i].launch) {
+            launch = v[i].launch;
+            lpart *x = find_part(ps, launch);
+            b = x ? &x->cnt : NULL;
+            if (!b) continue;
+        }
+        if (mh_lcnt_hash_defer(b, &ps->tables, &ps->bytes, keys[i], h) != MH_OK)
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+    }
+    for (size_t i = 0; i < st->nseed; i++) { /* launches split at this record's end */
+        mh_stage_seed *sd = &st->seed[i];
+        if (sd->rec != rec || sd->part != part || !sd->kc) continue;
+        uint64_t *kc = sd->kc;
+        sd->kc = NULL;
+        if (seed_part(ps, part, sd->launch, kc, sd->n) != MH_OK)
+            return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
+    }
+    st->bytes[rec] += ps->bytes;
     return MH_OK;
 }
 
 int mh_loc_run_stage1b(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                        mh_err *err) {
     assert(lr->three);
-    const uint64_t *keys = st->key + off;
-    mh_lcnt *b = NULL; /* part 1 of the launch's counts: NULL before it is split */
-    uint32_t launch = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t h = mh_lcnt_hash(keys[i]);
-        if (!mh_lcnt_part_h(h)) continue;
-        if (!b || launch != v[i].launch) {
-            launch = v[i].launch;
-            lpart *pb = find_pb(lr, launch);
-            b = pb ? &pb->cnt : NULL;
-            if (!b) continue;
-        }
-        if (mh_lcnt_hash_defer(b, &lr->tablesb, &lr->bytesb, keys[i], h) != MH_OK)
-            return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
-    }
-    for (size_t i = 0; i < st->nseed; i++) { /* launches split at this record's end */
-        mh_stage_seed *sd = &st->seed[i];
-        if (sd->rec != rec || !sd->kc) continue;
-        uint64_t *kc = sd->kc;
-        sd->kc = NULL;
-        if (seed_part(lr, sd->launch, kc, sd->n) != MH_OK)
-            return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
-    }
-    st->bytes[rec] += lr->bytesb;
-    return MH_OK;
+    return count_part(&lr->pb, 1, v, n, st, off, rec, err);
+}
+
+void mh_loc_run_part0(mh_loc_run *lr) {
+    assert(lr->three);
+    lr->c1 = 1;
+}
+
+int mh_loc_run_stage1c(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                       mh_err *err) {
+    assert(lr->c1);
+    return count_part(&lr->pc, 0, v, n, st, off, rec, err);
 }
 
 int mh_loc_run_finish(mh_loc_run *lr, mh_err *err) {
@@ -534,16 +636,15 @@ int mh_loc_run_finish(mh_loc_run *lr, mh_err *err) {
 void mh_loc_run_free(mh_loc_run *lr) {
     if (!lr) return;
     while (lr->nls) free_ls(lr, &lr->ls[0]);
-    for (size_t i = 0; i < lr->npb; i++) mh_lcnt_free(&lr->pb[i].cnt, &lr->tablesb, &lr->bytesb);
+    free_parts(&lr->pb);
+    free_parts(&lr->pc);
     while (lr->nst2) mh_loc_steps_free(lr, &lr->st2[0]);
     free(lr->ls);
     free(lr->st2);
     mh_stage_seen_free(&lr->seen);
-    free(lr->pb);
     mh_stage_free(&lr->own);
     mh_grp_free(lr->grp);
     mh_big_cache_free(&lr->tables);
-    mh_big_cache_free(&lr->tablesb);
     free(lr);
 }
 

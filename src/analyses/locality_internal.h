@@ -26,15 +26,25 @@ typedef struct blk_ent {
 
 typedef struct lstate { /* stage 1's */
     uint32_t launch;
-    mh_lcnt cnt;      /* access count per canonical address (loccount.h); once split, of part 0 */
+    mh_lcnt cnt;      /* access count per canonical address (loccount.h); once split, of part 0 (empty with c1) */
     uint64_t unattributed;
     int split;        /* part 1 counted in an lpart */
 } lstate;
 
-typedef struct lpart { /* stage 1b's: the counts of part 1 of a split launch */
+typedef struct lpart { /* stage 1b's or 1c's: the counts of one part of a split launch */
     uint32_t launch;
     mh_lcnt cnt;
 } lpart;
+
+/* The counts of one part of the split launches, where a stage of its own
+ * counts them: part 1 with three stages (stage 1b), part 0 with c1 too
+ * (stage 1c). */
+typedef struct lparts {
+    lpart *v;
+    size_t n, cap;
+    size_t bytes;        /* capacity held (loccount.h) */
+    mh_big_cache tables; /* key and count arrays of ended launches, for the next ones */
+} lparts;
 
 typedef struct lsteps { /* stage 2's */
     uint32_t launch;
@@ -54,15 +64,16 @@ struct mh_loc_run {
     size_t nls, capls;
     lsteps *st2;
     size_t nst2, capst2;
-    lpart *pb;           /* stage 1b's per-launch counts */
-    size_t npb, cappb;
-    size_t bytes, bytesb, bytes2, peak; /* stage 1's, 1b's, 2's */
-    mh_big_cache tables, tablesb; /* stage 1's and 1b's key and count arrays of ended launches, for the next ones */
+    lparts pb;           /* stage 1b's per-launch counts of part 1 */
+    lparts pc;           /* stage 1c's of part 0 (c1) */
+    size_t bytes, bytes2, peak; /* stage 1's, 2's */
+    mh_big_cache tables; /* stage 1's key and count arrays of ended launches, for the next ones */
     mh_stage own;        /* the hand-over of mh_loc_run_feed */
     /* three stages (mh_loc_run_three): stage 2's target for finished steps
      * while it runs, and the launches it has seen (their mark sent) */
     int three;
     int evalb;           /* stage 3b evaluates every other step (mh_loc_run_evalb) */
+    int c1;              /* stage 1c counts part 0 of split launches (mh_loc_run_part0) */
     mh_stage *defer;
     mh_stage_seen seen;
 };

@@ -334,7 +334,7 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         }
         /* the accesses of one step that follow each other (a warp's lanes) go in at once */
         for (j = i; j < n && j - i < RUN && v[j].launch == a->launch && v[j].block == a->block && v[j].seq == a->seq; j++)
-            mh_grp_entry_set(&ge[j - i], st->key[off + j], (uint32_t)v[j].addr, v[j].thread, v[j].size,
+            mh_grp_entry_set(&ge[j - i], st->keys[off + j], (uint32_t)v[j].addr, v[j].thread, v[j].size,
                              (uint8_t)MH_ACCESS_KIND(&v[j]));
         mh_grp_key gk;
         mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);

@@ -2,6 +2,7 @@
  * locality analysis (loccount.h says how and why). Split out of locality.c, which passed 800 lines. */
 #include "analyses/loccount.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,24 @@ int mh_lcnt_split(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t **kc,
     *kc = out;
     *n = m;
     return MH_OK;
+}
+
+void mh_lcnt_give(mh_lcnt *s, size_t *bytes, mh_lcnt_ent **t, size_t *cap) {
+    assert(s->t && !s->npend && !s->buf && !s->ukey);
+    *t = s->t;
+    *cap = s->cap;
+    *bytes -= s->cap * sizeof *s->t;
+    memset(s, 0, sizeof *s);
+}
+
+void mh_lcnt_take(mh_lcnt *s, size_t *bytes, mh_lcnt_ent *t, size_t cap) {
+    assert(!s->t && !s->nbuf && !s->nu && cap && (cap & (cap - 1)) == 0);
+    size_t n = 0;
+    for (size_t i = 0; i < cap; i++) n += t[i].key != 0;
+    s->t = t;
+    s->cap = cap;
+    s->n = n;
+    *bytes += cap * sizeof *t;
 }
 
 int mh_lcnt_seed(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_t *kc, size_t n) {
@@ -296,6 +315,148 @@ static int hash_sorted(mh_lcnt *s, uint64_t **keys) {
     }
     *keys = kc;
     return MH_OK;
+}
+
+/* ---- two parts sorted on several threads (mh_lcnt_sorted_two) ---- */
+
+typedef struct sort2 {
+    const mh_lcnt *part[2];
+    unsigned k;                             /* threads = buckets */
+    uint64_t spl[MH_LCNT_SORT_THREADS - 1]; /* bucket b: keys in (spl[b - 1], spl[b]] */
+    size_t cnt[MH_LCNT_SORT_THREADS][MH_LCNT_SORT_THREADS]; /* [thread][bucket]: entries, then where they go */
+    size_t at[MH_LCNT_SORT_THREADS + 1];                     /* bucket starts in out, then n */
+    mh_lcnt_ent *out, *tmp;
+    uint64_t *kc;
+    size_t n;
+} sort2;
+
+typedef struct sort2_arg {
+    sort2 *j;
+    unsigned t;
+    void (*fn)(sort2 *j, unsigned t);
+} sort2_arg;
+
+static inline unsigned bucket_of(const sort2 *j, uint64_t key) {
+    unsigned b = 0;
+    for (unsigned i = 0; i + 1 < j->k; i++) b += key > j->spl[i];
+    return b;
+}
+
+/* Thread t's share of part p's table: slots [lo, hi). */
+static void slots_of(const sort2 *j, unsigned p, unsigned t, size_t *lo, size_t *hi) {
+    size_t cap = j->part[p]->cap;
+    *lo = cap * t / j->k;
+    *hi = cap * (t + 1) / j->k;
+}
+
+static void count_buckets(sort2 *j, unsigned t) {
+    for (unsigned p = 0; p < 2; p++) {
+        size_t lo, hi;
+        slots_of(j, p, t, &lo, &hi);
+        const mh_lcnt_ent *e = j->part[p]->t;
+        for (size_t i = lo; i < hi; i++)
+            if (e[i].key) j->cnt[t][bucket_of(j, e[i].key)]++;
+    }
+}
+
+static void scatter_buckets(sort2 *j, unsigned t) {
+    for (unsigned p = 0; p < 2; p++) {
+        size_t lo, hi;
+        slots_of(j, p, t, &lo, &hi);
+        const mh_lcnt_ent *e = j->part[p]->t;
+        for (size_t i = lo; i < hi; i++)
+            if (e[i].key) j->out[j->cnt[t][bucket_of(j, e[i].key)]++] = e[i];
+    }
+}
+
+static void sort_bucket(sort2 *j, unsigned b) {
+    size_t b0 = j->at[b], m = j->at[b + 1] - b0;
+    if (m > 1) radix_sort_cnt(j->out + b0, j->tmp + b0, m);
+    for (size_t i = b0; i < b0 + m; i++) {
+        j->kc[i] = j->out[i].key;
+        j->kc[j->n + i] = j->out[i].n;
+    }
+}
+
+static void *sort2_main(void *arg) {
+    sort2_arg *x = arg;
+    x->fn(x->j, x->t);
+    return NULL;
+}
+
+/* fn(j, t) for every t < k, on k threads (this one and k - 1 started; one
+ * that cannot start runs here). */
+static void on_threads(sort2 *j, void (*fn)(sort2 *j, unsigned t)) {
+    pthread_t th[MH_LCNT_SORT_THREADS];
+    sort2_arg arg[MH_LCNT_SORT_THREADS];
+    int started[MH_LCNT_SORT_THREADS] = {0};
+    for (unsigned t = 1; t < j->k; t++) {
+        arg[t] = (sort2_arg){j, t, fn};
+        started[t] = pthread_create(&th[t], NULL, sort2_main, &arg[t]) == 0;
+    }
+    fn(j, 0);
+    for (unsigned t = 1; t < j->k; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else fn(j, t);
+    }
+}
+
+int mh_lcnt_sorted_two(mh_lcnt *a, mh_lcnt *b, mh_big_cache *ca, size_t *ba, mh_big_cache *cb, size_t *bb,
+                       unsigned nthreads, uint64_t **kc, size_t *n) {
+    assert(nthreads >= 2 && nthreads <= MH_LCNT_SORT_THREADS);
+    if (!a->t || !b->t) return 1;
+    if (cnt_drain(a, ca, ba) != MH_OK || cnt_drain(b, cb, bb) != MH_OK) return MH_ERR_NOMEM;
+    sort2 *j = calloc(1, sizeof *j);
+    if (!j) return MH_ERR_NOMEM;
+    j->part[0] = a;
+    j->part[1] = b;
+    j->k = nthreads;
+    j->n = a->n + b->n;
+    /* splitters: a sample of both tables, the first used slot at each of
+     * PER * k even steps through each, sorted */
+    enum { PER = 64 };
+    size_t ns = 0, want = (size_t)PER * j->k;
+    uint64_t *sample = malloc(2 * want * sizeof *sample);
+    j->out = sample ? malloc((j->n ? j->n : 1) * sizeof *j->out) : NULL;
+    j->tmp = j->out ? malloc((j->n ? j->n : 1) * sizeof *j->tmp) : NULL;
+    j->kc = j->tmp ? malloc((j->n ? j->n : 1) * 2 * sizeof *j->kc) : NULL;
+    int rc = j->kc ? MH_OK : MH_ERR_NOMEM;
+    for (unsigned p = 0; p < 2 && rc == MH_OK; p++) {
+        const mh_lcnt *s = j->part[p];
+        for (size_t i = 0; i < want; i++)
+            for (size_t q = s->cap * i / want; q < s->cap * (i + 1) / want; q++)
+                if (s->t[q].key) {
+                    sample[ns++] = s->t[q].key;
+                    break;
+                }
+    }
+    if (rc == MH_OK) {
+        qsort(sample, ns, sizeof *sample, cmp_u64);
+        for (unsigned i = 0; i + 1 < j->k; i++) j->spl[i] = ns ? sample[(i + 1) * ns / j->k] : 0;
+        on_threads(j, count_buckets);
+        size_t sum = 0; /* bucket by bucket, thread by thread: where each (thread, bucket)'s entries go */
+        for (unsigned bk = 0; bk < j->k; bk++) {
+            j->at[bk] = sum;
+            for (unsigned t = 0; t < j->k; t++) {
+                size_t m = j->cnt[t][bk];
+                j->cnt[t][bk] = sum;
+                sum += m;
+            }
+        }
+        j->at[j->k] = sum;
+        assert(sum == j->n);
+        on_threads(j, scatter_buckets);
+        on_threads(j, sort_bucket);
+        *kc = j->kc;
+        *n = j->n;
+    } else {
+        free(j->kc);
+    }
+    free(sample);
+    free(j->out);
+    free(j->tmp);
+    free(j);
+    return rc;
 }
 
 int mh_lcnt_sorted(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_t **keys, const uint64_t **cnt,

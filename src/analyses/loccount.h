@@ -116,6 +116,24 @@ int mh_lcnt_sorted(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_
 int mh_lcnt_split(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, uint64_t **kc, size_t *n);
 /* s (empty) becomes a hash map of the n keys and counts of kc. */
 int mh_lcnt_seed(mh_lcnt *s, mh_big_cache *cache, size_t *bytes, const uint64_t *kc, size_t n);
+/* mh_lcnt_sorted of two parts at once (a launch's counts split in two: hash
+ * maps of disjoint keys), as one ascending sequence, on nthreads threads
+ * (2 .. MH_LCNT_SORT_THREADS): the keys are bucketed by splitters from a
+ * sample of both tables and each bucket radix-sorted on a thread of its
+ * own. *kc (malloc'd, the caller frees it) holds the *n keys, then their *n
+ * counts: the sequence a merge of the two parts' mh_lcnt_sorted gives. The
+ * tables are left as they are. MH_ERR_NOMEM, or 1 where a part is not a
+ * hash map (mh_lcnt_sorted then). */
+#define MH_LCNT_SORT_THREADS 16
+int mh_lcnt_sorted_two(mh_lcnt *a, mh_lcnt *b, mh_big_cache *ca, size_t *ba, mh_big_cache *cb, size_t *bb,
+                       unsigned nthreads, uint64_t **kc, size_t *n);
+/* s (a hash map, nothing pending: just split) gives its table away whole:
+ * *t, *cap slots (malloc'd memory); s is cleared, the table's bytes off
+ * *bytes. mh_lcnt_take: s (empty) takes such a table, its bytes on *bytes
+ * (locality.c's stage 1c: the same table, so the same memory, as when the
+ * first stage keeps it). */
+void mh_lcnt_give(mh_lcnt *s, size_t *bytes, mh_lcnt_ent **t, size_t *cap);
+void mh_lcnt_take(mh_lcnt *s, size_t *bytes, mh_lcnt_ent *t, size_t cap);
 /* Gives everything back (to the cache) and clears s. */
 void mh_lcnt_free(mh_lcnt *s, mh_big_cache *cache, size_t *bytes);
 

@@ -435,6 +435,9 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     unsigned unitsb = units + (p->pat != NULL) + (p->lr != NULL);
     int evalb = three && unitsb > units && threads >= unitsb;
     if (evalb) units = unitsb;
+    /* and the first half of the locality's split counts (stage 1c) */
+    int c1 = evalb && p->lr && threads > units;
+    if (c1) units++;
     int rc = MH_OK;
     /* Launch lanes, one per thread asked for: not for a consumer of every
      * record, whose calls would have to wait for the lanes' results. */
@@ -451,7 +454,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
      * accesses, bench/analyses/README.md), and five units cost no more than
      * three there (session 10). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
-    if (rc == MH_OK && threads > 1 && units > 0) rc = mh_pass_pool_start(p, threads < units ? threads : units, three, heat2, evalb, err);
+    if (rc == MH_OK && threads > 1 && units > 0) rc = mh_pass_pool_start(p, threads < units ? threads : units, three, heat2, evalb, c1, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
     mh_record rec;
     int read_rc = MH_OK;
@@ -494,12 +497,14 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
                 owner = owner_of(p, rec.u.kernel_end.launch);
                 p->inflight--;
             }
+            double at = rec.type == MH_REC_KERNEL_END && owner == MAIN ? mh_clock_s() : 0;
             if (rc == MH_OK) rc = mh_pass_pool_barrier(p, err);
             if (rc == MH_OK && rec.type == MH_REC_KERNEL_END && owner == MAIN && p->lr &&
                 p->st.accesses - p->acc_at_end >= END_SPLIT_MIN)
                 rc = end_split(p, &rec, err);
             else if (rc == MH_OK)
                 rc = feed_here(p, &rec, err);
+            if (at > 0) p->st.times.ends += mh_clock_s() - at;
             if (rec.type == MH_REC_KERNEL_END) p->acc_at_end = p->st.accesses;
             if (rc == MH_OK && p->lanes) rc = mh_lanes_record(p->lanes, &rec, owner, err);
             if (rc == MH_OK && p->lanes) rc = mh_lanes_deliver(p->lanes, 0, err);

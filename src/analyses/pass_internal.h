@@ -22,8 +22,13 @@
  * part 1 (mh_heat_part) is filled by a unit of its own (U_HEAT2), the
  * other sectors by U_HEAT, which emits both. With two more, U_PAT3B and
  * U_LOC3B evaluate every other group between the second and the third
- * stage (memheat/stage.h), the third adding them up in order. */
-enum { U_HEAT, U_HEAT2, U_PAT1, U_PAT1B, U_PAT, U_PAT3B, U_PAT3, U_LOC1, U_LOC1B, U_LOC, U_LOC3B, U_LOC3, U_COUNT };
+ * stage (memheat/stage.h), the third adding them up in order. With one
+ * more, U_LOC1C counts the first half of the addresses of the launches
+ * split in two (after U_LOC1B, before U_LOC), U_LOC1 then only keying. */
+enum {
+    U_HEAT, U_HEAT2, U_PAT1, U_PAT1B, U_PAT, U_PAT3B, U_PAT3, U_LOC1, U_LOC1B, U_LOC1C, U_LOC, U_LOC3B, U_LOC3,
+    U_COUNT
+};
 
 #define BATCH_ACCESSES (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
 #define END_SPLIT_MIN (1u << 15)  /* accesses since the last kernel end that make a split end worth a hand-off */
@@ -102,8 +107,8 @@ struct mh_pass {
 int mh_pass_unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err);
 /* Starts the ring of nworkers workers for the units there are (three:
  * third stages and stages 1b; heat2: the heat maps' part 1 on U_HEAT2;
- * evalb: stages 3b). */
-int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int evalb, mh_err *err);
+ * evalb: stages 3b; c1: the locality's stage 1c). */
+int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int evalb, int c1, mh_err *err);
 /* Stops the workers (drained), keeping their times in p->st. */
 void mh_pass_pool_stop(mh_pass *p);
 /* The batch being filled (the ring's current slot). */

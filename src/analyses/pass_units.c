@@ -13,7 +13,7 @@ int mh_pass_unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
     case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
     case U_HEAT2: return p->hr2 ? mh_heat_run_feed(p->hr2, rec, err) : MH_OK;
     case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
-    case U_PAT1: case U_PAT1B: case U_PAT3B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC3B: case U_LOC3:
+    case U_PAT1: case U_PAT1B: case U_PAT3B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC1C: case U_LOC3B: case U_LOC3:
         return MH_OK; /* U_PAT and U_LOC feed every stage */
     case U_LOC: return p->lr ? mh_loc_run_feed(p->lr, rec, err) : MH_OK;
     }
@@ -40,6 +40,7 @@ static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
             rc = mh_loc_run_stage1(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i,
                                    p->three && p->pat ? b->pst.key : NULL, err);
         else if (u == U_LOC1B) rc = mh_loc_run_stage1b(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
+        else if (u == U_LOC1C) rc = mh_loc_run_stage1c(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
         else if (u == U_LOC) rc = mh_loc_run_stage2(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i, err);
         else if (u == U_PAT3B) rc = mh_pat_run_stage3b(p->pat, &b->pst, i, err);
         else if (u == U_PAT3) rc = mh_pat_run_stage3(p->pat, &b->pst, i, err);
@@ -65,12 +66,13 @@ static int ring_feed(void *ctx, unsigned pos, const void *job, mh_err *err) {
 
 /* The stages of one analysis on the ring (at: each unit's ring position):
  * each takes a batch once the stage before it is done with it; stage 1b
- * and the third stage with three, stage 3b with evalb. */
-static void follow_stages(mh_ring *r, const unsigned *at, int s1, int s1b, int s2, int s3b, int s3, int three,
-                          int evalb) {
-    mh_ring_follow(r, at[s2], at[three ? s1b : s1]);
+ * and the third stage with three, stage 3b with evalb, stage 1c with c1. */
+static void follow_stages(mh_ring *r, const unsigned *at, int s1, int s1b, int s1c, int s2, int s3b, int s3,
+                          int three, int evalb, int c1) {
+    mh_ring_follow(r, at[s2], at[c1 ? s1c : three ? s1b : s1]);
     if (!three) return;
     mh_ring_follow(r, at[s1b], at[s1]);
+    if (c1) mh_ring_follow(r, at[s1c], at[s1b]);
     mh_ring_follow(r, at[s3], at[evalb ? s3b : s2]);
     if (evalb) mh_ring_follow(r, at[s3b], at[s2]);
 }
@@ -78,8 +80,9 @@ static void follow_stages(mh_ring *r, const unsigned *at, int s1, int s1b, int s
 /* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
  * workers, unit i on worker i * workers / units: with fewer workers than
  * units, neighbours share one). */
-int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int evalb, mh_err *err) {
+int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int evalb, int c1, mh_err *err) {
     assert(three || !evalb);
+    assert(evalb || !c1);
     if (heat2 && mh_heat_run_split(p->hr, &p->hr2, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
     const void *units[U_COUNT] = {p->hr,
                                   p->hr2,
@@ -90,10 +93,11 @@ int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int 
                                   three ? p->pat : NULL,
                                   p->lr,
                                   three ? p->lr : NULL,
+                                  c1 ? p->lr : NULL,
                                   p->lr,
                                   evalb ? p->lr : NULL,
                                   three ? p->lr : NULL};
-    _Static_assert(U_COUNT == 12 && U_COUNT <= MH_RING_MAX_UNITS, "one ring unit per pass unit");
+    _Static_assert(U_COUNT == 13 && U_COUNT <= MH_RING_MAX_UNITS, "one ring unit per pass unit");
     unsigned n = 0, at[U_COUNT];
     for (int u = 0; u < U_COUNT; u++)
         if (units[u]) {
@@ -103,14 +107,16 @@ int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int 
         }
     int rc = mh_ring_new(&p->ring, n, nworkers, RING_SLOTS, ring_feed, p, err);
     if (rc == MH_OK && p->pat) {
-        follow_stages(p->ring, at, U_PAT1, U_PAT1B, U_PAT, U_PAT3B, U_PAT3, three, evalb);
+        follow_stages(p->ring, at, U_PAT1, U_PAT1B, -1, U_PAT, U_PAT3B, U_PAT3, three, evalb, 0);
         if (three) mh_pat_run_three(p->pat);
+        if (three && p->lr) mh_pat_run_keys_all(p->pat); /* the locality's stages read them */
         if (evalb) mh_pat_run_evalb(p->pat);
     }
     if (rc == MH_OK && p->lr) {
         if (three && p->pat) mh_ring_follow(p->ring, at[U_LOC1], at[U_PAT1]); /* U_PAT1's keys */
-        follow_stages(p->ring, at, U_LOC1, U_LOC1B, U_LOC, U_LOC3B, U_LOC3, three, evalb);
+        follow_stages(p->ring, at, U_LOC1, U_LOC1B, U_LOC1C, U_LOC, U_LOC3B, U_LOC3, three, evalb, c1 != 0);
         if (three) mh_loc_run_three(p->lr);
+        if (c1) mh_loc_run_part0(p->lr);
         if (evalb) mh_loc_run_evalb(p->lr);
     }
     if (rc == MH_OK) {

@@ -245,12 +245,13 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
         for (size_t i = base; i < base + m; i++) {
             const mh_access *a = &v[i];
             unsigned space = MH_ACCESS_SPACE(a);
-            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED && !pr->keys_all) continue;
             if (!ml || ml_id != a->launch) {
                 ml = mh_model_launch_get(pr->model, a->launch);
                 ml_id = a->launch;
             }
             keys[i] = mh_canon_key(&pr->canon, ml, a);
+            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue; /* keyed for the locality alone */
             if (space == MH_SPACE_SHARED) {
                 if (!s || s->launch != a->launch) {
                     s = get_pa(pr, a->launch);

@@ -133,6 +133,7 @@ struct mh_pat_run {
      * and the launches it has seen (their mark sent) */
     int three;
     int evalb; /* stage 3b evaluates every other request (mh_pat_run_evalb) */
+    int keys_all; /* stage 1 keys every access, local ones too (mh_pat_run_keys_all) */
     mh_stage *defer;
     mh_stage_seen seen;
 };

@@ -106,7 +106,7 @@ void *mh_stage_eval_room(mh_stage *st, size_t groups, size_t size) {
     return st->geval;
 }
 
-int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, uint64_t *kc, size_t n) {
+int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, unsigned part, uint64_t *kc, size_t n) {
     if (st->nseed == st->capseed) {
         mh_stage_seed *v = mh_grow(st->seed, &st->capseed, st->nseed + 1, sizeof *v, 4);
         if (!v) {
@@ -115,7 +115,7 @@ int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, uint64_t *kc, s
         }
         st->seed = v;
     }
-    st->seed[st->nseed++] = (mh_stage_seed){rec, launch, kc, n};
+    st->seed[st->nseed++] = (mh_stage_seed){rec, launch, part, kc, n};
     return 0;
 }
 

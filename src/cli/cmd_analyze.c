@@ -42,12 +42,30 @@ static void help(FILE *f) {
 /* MEMHEAT_PASS_TIMES=1 (bench/analyses/cores.sh): where a many-core pass
  * spent its time, one line; at[0..3]: clock at the start, after the pass,
  * after the output, after freeing. */
+/* Units first..last of t's per-unit figures v, as "a + b + c". */
+static void print_units(const double *v, int first, int last) {
+    for (int u = first; u <= last; u++) fprintf(stderr, "%s%.3f", u > first ? " + " : "", v[u]);
+}
+
 static void print_times(const mh_pass_times *t, const double *at) {
+    /* the units in pass_internal.h's order: heat 0-1, patterns 2-6, locality 7-12 */
+    static const int first[3] = {0, 2, 7}, last[3] = {1, 6, 12};
+    static const char *const name[3] = {"heat", "patterns", "locality"};
+    _Static_assert(sizeof t->unit_cpu / sizeof t->unit_cpu[0] == 13, "13 units");
     fprintf(stderr,
             "memheat analyze: total %.3f s: analysis %.3f s, output %.3f s, free %.3f s; pass wall %.3f s; reader cpu %.3f s, waited for chunks %.3f s, for room %.3f s, for results "
-            "%.3f s; inflate cpu %.3f s; workers cpu %.3f s (heat %.3f + %.3f, patterns %.3f + %.3f + %.3f + %.3f + %.3f, locality %.3f + %.3f + %.3f + %.3f + %.3f); ring: waited for slots %.3f s, units waited %.3f + %.3f, %.3f + %.3f + %.3f + %.3f + %.3f, %.3f + %.3f + %.3f + %.3f + %.3f s; lanes cpu %.3f s (busiest %.3f s), idle %.3f s, batches moved %.0f\n",
-            at[3] - at[0], at[1] - at[0], at[2] - at[1], at[3] - at[2], t->wall, t->reader_cpu, t->chunk_wait, t->wait_room, t->wait_results, t->inflate_cpu, t->workers_cpu,
-            t->unit_cpu[0], t->unit_cpu[1], t->unit_cpu[2], t->unit_cpu[3], t->unit_cpu[4], t->unit_cpu[5], t->unit_cpu[6], t->unit_cpu[7], t->unit_cpu[8], t->unit_cpu[9], t->unit_cpu[10], t->unit_cpu[11], t->ring_room, t->unit_wait[0], t->unit_wait[1], t->unit_wait[2], t->unit_wait[3], t->unit_wait[4], t->unit_wait[5], t->unit_wait[6], t->unit_wait[7], t->unit_wait[8], t->unit_wait[9], t->unit_wait[10], t->unit_wait[11], t->lanes_cpu, t->lanes_cpu_max, t->lanes_idle, t->lanes_moved);
+            "%.3f s; inflate cpu %.3f s; workers cpu %.3f s (",
+            at[3] - at[0], at[1] - at[0], at[2] - at[1], at[3] - at[2], t->wall, t->reader_cpu, t->chunk_wait, t->wait_room, t->wait_results, t->inflate_cpu, t->workers_cpu);
+    for (int g = 0; g < 3; g++) {
+        fprintf(stderr, "%s%s ", g ? ", " : "", name[g]);
+        print_units(t->unit_cpu, first[g], last[g]);
+    }
+    fprintf(stderr, "); ring: waited for slots %.3f s, launch ends %.3f s, units waited ", t->ring_room, t->ends);
+    for (int g = 0; g < 3; g++) {
+        fprintf(stderr, "%s", g ? ", " : "");
+        print_units(t->unit_wait, first[g], last[g]);
+    }
+    fprintf(stderr, " s; lanes cpu %.3f s (busiest %.3f s), idle %.3f s, batches moved %.0f\n", t->lanes_cpu, t->lanes_cpu_max, t->lanes_idle, t->lanes_moved);
 }
 
 int mh_cmd_analyze(int argc, char **argv) {

@@ -19,14 +19,21 @@
 
 /* Threads with which pass.c runs every stage of every analysis on a thread
  * of its own (the third stages, U_PAT1B, U_LOC1B), with which the heat
- * maps' part 1 gets one too (U_HEAT2), and with which the third stages get
- * their helpers (U_PAT3B, U_LOC3B); the thread counts tried after t: up to
- * 4, then T_STAGED, T_HEAT2, T_ALL. */
+ * maps' part 1 gets one too (U_HEAT2), with which the third stages get
+ * their helpers (U_PAT3B, U_LOC3B), and with which the locality's split
+ * counts get a second counting stage (U_LOC1C); the thread counts tried
+ * after t: up to 4, then T_STAGED, T_HEAT2, T_EVALB, T_ALL. */
 #define T_STAGED 9
 #define T_HEAT2 10
-#define T_ALL 12
+#define T_EVALB 12
+#define T_ALL 13
 static unsigned next_t(unsigned t) {
-    return t < 4 ? t + 1 : t < T_STAGED ? T_STAGED : t < T_HEAT2 ? T_HEAT2 : t < T_ALL ? T_ALL : t + 1;
+    return t < 4 ? t + 1
+           : t < T_STAGED ? T_STAGED
+           : t < T_HEAT2  ? T_HEAT2
+           : t < T_EVALB  ? T_EVALB
+           : t < T_ALL    ? T_ALL
+                          : t + 1;
 }
 
 /* A trace big enough for several batches of the threaded pass. */
@@ -668,7 +675,7 @@ static void test_json_many_launches(void) {
 
 /* One launch of ND distinct addresses (past the 2^18 at which the
  * locality's counts move to a hash map and split in two parts, counted on
- * two threads with T_STAGED), each touched 1 + i % 3 times in a scattered
+ * two threads with T_STAGED, on three with T_ALL), each touched 1 + i % 3 times in a scattered
  * order, beside a small launch in flight at the same time: the footprint is
  * exact, and every result and the memory peak are those of one thread. */
 static void test_split_counts(void) {
@@ -765,7 +772,8 @@ static void test_model_launch_ids(void) {
 
 /* Warp requests that span up to four objects (stage 3b evaluates those of
  * two at most, stage 3 the others), steps of global and shared accesses
- * (a time step of several spaces), in one launch big enough for many
+ * (a time step of several spaces), local accesses (keyed by the patterns'
+ * first stage for the locality's stages), in one launch big enough for many
  * batches: the same JSON document with every thread count, stages 3b
  * included. */
 static void test_requests_across_objects(void) {
@@ -786,7 +794,7 @@ static void test_requests_across_objects(void) {
     static mh_access v[REC];
     for (uint32_t r = 0; r < RECS; r++) {
         for (uint32_t i = 0; i < REC; i++) {
-            uint32_t g = r * REC + i, t = g % 64, b = (g / 64) % 4, it = g / 256, op = it % 4, lane = t % 32;
+            uint32_t g = r * REC + i, t = g % 64, b = (g / 64) % 4, it = g / 256, op = it % 5, lane = t % 32;
             uint64_t addr;
             unsigned space = MH_SPACE_GLOBAL, kind = MH_KIND_LOAD;
             if (op == 0) /* a warp over the four small objects: 4 bytes apart, then 8 (two objects) */
@@ -795,8 +803,10 @@ static void test_requests_across_objects(void) {
                 addr = 0x300000 + (uint64_t)lane * 4 * (1 + it % 5) + 4096 * (uint64_t)b;
             else if (op == 2) /* shared memory: a column, conflicts */
                 addr = (uint64_t)lane * 128 + 4 * (it % 32), space = MH_SPACE_SHARED;
-            else /* stores straddling two objects, misaligned */
+            else if (op == 3) /* stores straddling two objects, misaligned */
                 addr = 0x200000 + 12 + 2 * (uint64_t)lane, kind = MH_KIND_STORE;
+            else /* a thread's local memory (spills): keyed by the patterns' first stage for the locality too */
+                addr = 16 + 4 * (uint64_t)(it % 8), space = MH_SPACE_LOCAL, kind = it % 2 ? MH_KIND_LOAD : MH_KIND_STORE;
             v[i] = (mh_access){addr, 0x10 + 8 * op, 0, b, it, (uint16_t)t, op == 3 ? 2 : 4, MH_ACCESS_FLAGS(kind, space)};
         }
         CHECK(mh_trace_write_accesses(w, v, REC, &err) == MH_OK);
