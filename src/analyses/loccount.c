@@ -342,32 +342,24 @@ static inline unsigned bucket_of(const sort2 *j, uint64_t key) {
     return b;
 }
 
-/* Thread t's share of part p's table: slots [lo, hi). */
-static void slots_of(const sort2 *j, unsigned p, unsigned t, size_t *lo, size_t *hi) {
-    size_t cap = j->part[p]->cap;
-    *lo = cap * t / j->k;
-    *hi = cap * (t + 1) / j->k;
-}
-
-static void count_buckets(sort2 *j, unsigned t) {
+/* Thread t's share of both tables (slots [cap * t / k, cap * (t + 1) / k)
+ * of each): its entries counted per bucket, or (scatter) each moved to
+ * its place in out, the counts having become places. */
+static void walk_buckets(sort2 *j, unsigned t, int scatter) {
     for (unsigned p = 0; p < 2; p++) {
-        size_t lo, hi;
-        slots_of(j, p, t, &lo, &hi);
+        size_t cap = j->part[p]->cap;
         const mh_lcnt_ent *e = j->part[p]->t;
-        for (size_t i = lo; i < hi; i++)
-            if (e[i].key) j->cnt[t][bucket_of(j, e[i].key)]++;
+        for (size_t i = cap * t / j->k; i < cap * (t + 1) / j->k; i++) {
+            if (!e[i].key) continue;
+            size_t *c = &j->cnt[t][bucket_of(j, e[i].key)];
+            if (scatter) j->out[*c] = e[i];
+            ++*c;
+        }
     }
 }
 
-static void scatter_buckets(sort2 *j, unsigned t) {
-    for (unsigned p = 0; p < 2; p++) {
-        size_t lo, hi;
-        slots_of(j, p, t, &lo, &hi);
-        const mh_lcnt_ent *e = j->part[p]->t;
-        for (size_t i = lo; i < hi; i++)
-            if (e[i].key) j->out[j->cnt[t][bucket_of(j, e[i].key)]++] = e[i];
-    }
-}
+static void count_buckets(sort2 *j, unsigned t) { walk_buckets(j, t, 0); }
+static void scatter_buckets(sort2 *j, unsigned t) { walk_buckets(j, t, 1); }
 
 static void sort_bucket(sort2 *j, unsigned b) {
     size_t b0 = j->at[b], m = j->at[b + 1] - b0;
