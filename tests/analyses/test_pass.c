@@ -1,7 +1,8 @@
 /* test_pass.c -- mh_pass: one set of damage rules for every caller (import
  * and analyze keep the same launches of a cut or damaged trace), errors are
  * never swallowed (not even with a NULL err), and the results are identical
- * with 1 and N analysis threads. */
+ * with 1 and N analysis threads, on the launch lanes and the workers' ring
+ * (one big launch through every layout of the units: test_pass_big.c). */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,25 +17,7 @@
 #include "memheat/store.h"
 #include "memheat/synth.h"
 #include "../mh_test.h"
-
-/* Threads with which pass.c runs every stage of every analysis on a thread
- * of its own (the third stages, U_PAT1B, U_LOC1B), with which the heat
- * maps' part 1 gets one too (U_HEAT2), with which the third stages get
- * their helpers (U_PAT3B, U_LOC3B), and with which the locality's split
- * counts get a second counting stage (U_LOC1C); the thread counts tried
- * after t: up to 4, then T_STAGED, T_HEAT2, T_EVALB, T_ALL. */
-#define T_STAGED 9
-#define T_HEAT2 10
-#define T_EVALB 12
-#define T_ALL 13
-static unsigned next_t(unsigned t) {
-    return t < 4 ? t + 1
-           : t < T_STAGED ? T_STAGED
-           : t < T_HEAT2  ? T_HEAT2
-           : t < T_EVALB  ? T_EVALB
-           : t < T_ALL    ? T_ALL
-                          : t + 1;
-}
+#include "pass_fixture.h"
 
 /* A trace big enough for several batches of the threaded pass. */
 static void write_synth(const char *path) {
@@ -67,91 +50,6 @@ static void copy_file(const char *from, const char *to, off_t keep, off_t flip) 
 static off_t file_size(const char *path) {
     struct stat sb;
     return stat(path, &sb) == 0 ? sb.st_size : -1;
-}
-
-/* ---- a consumer that fingerprints everything it is given ---- */
-typedef struct fp {
-    uint64_t h, maps, locs, records;
-    int fail_at_map; /* > 0: the n-th heat map returns MH_ERR_IO */
-} fp;
-
-static void mix(fp *f, const void *p, size_t n) {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) f->h = (f->h ^ b[i]) * UINT64_C(0x100000001b3);
-}
-
-static int fp_heat(void *ctx, const mh_heat_result *r, mh_err *err) {
-    fp *f = ctx;
-    f->maps++;
-    if (f->fail_at_map && (int)f->maps == f->fail_at_map) return mh_err_set(err, MH_ERR_IO, "consumer failed");
-    mix(f, &r->launch->l.id, sizeof r->launch->l.id);
-    mix(f, &r->space, sizeof r->space);
-    mix(f, &r->accesses, sizeof r->accesses);
-    mix(f, r->rows, r->nrows * sizeof *r->rows);
-    return MH_OK;
-}
-
-static int fp_loc(void *ctx, const mh_loc_result *r, mh_err *err) {
-    (void)err;
-    fp *f = ctx;
-    f->locs++;
-    mix(f, r->m, sizeof r->m);
-    mix(f, &r->unattributed, sizeof r->unattributed);
-    return MH_OK;
-}
-
-static int fp_record(void *ctx, const mh_model *m, const mh_record *rec, mh_err *err) {
-    (void)m;
-    (void)err;
-    fp *f = ctx;
-    f->records++;
-    if (rec->type == MH_REC_ACCESSES) mix(f, rec->u.accesses.v, rec->u.accesses.n * sizeof *rec->u.accesses.v);
-    return MH_OK;
-}
-
-static int run_fp(const char *path, unsigned threads, fp *f, mh_err *err) {
-    mh_pass_opts po = {0};
-    po.analyses = MH_PASS_HEAT | MH_PASS_PATTERNS | MH_PASS_LOCALITY;
-    po.threads = threads;
-    mh_pass *p;
-    int rc = mh_pass_open(&p, path, NULL, &po, err);
-    if (rc) return rc;
-    mh_pass_consumer c = {.ctx = f, .record = fp_record, .heat = fp_heat, .loc = fp_loc};
-    rc = mh_pass_add(p, &c, err);
-    if (!rc) rc = mh_pass_run(p, err);
-    if (!rc) {
-        size_t n;
-        const mh_pat_finding *x = mh_pat_findings(mh_pass_patterns(p), &n);
-        for (size_t i = 0; i < n; i++) {
-            mix(f, &x[i].kind, sizeof x[i].kind);
-            mix(f, &x[i].cost, sizeof x[i].cost);
-            mix(f, x[i].summary, strlen(x[i].summary));
-        }
-    }
-    mh_pass_close(p);
-    return rc;
-}
-
-static char *analyze_json(const char *path, unsigned threads) {
-    mh_analyze_opts o = {0};
-    o.threads = threads;
-    mh_analyze_result res;
-    mh_err err = {0};
-    int rc = mh_analyze_file(path, &o, &res, &err);
-    CHECK(rc == MH_OK);
-    char out[64];
-    snprintf(out, sizeof out, "pass_t%u.json", threads);
-    CHECK(mh_analyze_write_json(out, &res, &err) == MH_OK);
-    mh_analyze_free(&res);
-    FILE *f = fopen(out, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = calloc(1, (size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
-    fclose(f);
-    return s;
 }
 
 /* Same heat maps, locality, findings and JSON document with 1, 2, 4,
@@ -262,71 +160,8 @@ static void test_errors_not_swallowed(void) {
     CHECK(p == NULL);
 }
 
-/* The header of the traces written here: a synthetic device, warps of 32,
- * sectors of 32 bytes. */
-static mh_trace_header synthetic_header(void) {
-    mh_trace_header h = {0};
-    h.producer = "test_pass";
-    h.command = h.note = "";
-    h.device.name = "synthetic";
-    h.device.warp_size = 32;
-    h.device.sector_size = 32;
-    return h;
-}
-
-/* A launch still open while many later launches are announced (concurrent
- * kernels): the model grows its launch array under the open heat map. The
- * maps must still see their launch (ASan catches a stale pointer). */
-static void test_open_launch_across_growth(void) {
-    mh_err err = {0};
-    mh_trace_header h = synthetic_header();
-    mh_trace_writer *w;
-    CHECK(mh_trace_create(&w, "pass_open.mht", &h, NULL, &err) == MH_OK);
-    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x1000, 4096, MH_SPACE_GLOBAL, "A"};
-    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
-    enum { NL = 40 };
-    mh_access v[64];
-    for (uint32_t l = 0; l < NL; l++) {
-        mh_launch ln = {0};
-        ln.id = l;
-        ln.name = ln.display_name = l ? "later" : "first";
-        ln.grid = (mh_dim3){1, 1, 1};
-        ln.block = (mh_dim3){64, 1, 1};
-        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
-        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
-        /* launch 0 keeps issuing accesses while the others start */
-        for (uint32_t i = 0; i < 64; i++)
-            v[i] = (mh_access){0x1000 + 4 * i, 0x10, 0, 0, l, (uint16_t)i, 4, MH_ACCESS_FLAGS(MH_KIND_LOAD, 0)};
-        CHECK(mh_trace_write_accesses(w, v, 64, &err) == MH_OK);
-        if (l) {
-            for (uint32_t i = 0; i < 64; i++) v[i].launch = l;
-            CHECK(mh_trace_write_accesses(w, v, 64, &err) == MH_OK);
-            mh_kernel_end e = {l, 64, 0, 0};
-            CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
-        }
-    }
-    mh_kernel_end e0 = {0, 64 * NL, 0, 0};
-    CHECK(mh_trace_write_kernel_end(w, &e0, &err) == MH_OK);
-    CHECK(mh_trace_close(w, &err) == MH_OK);
-    for (unsigned t = 1; t <= 3; t += 2) {
-        fp f = {0};
-        CHECK(run_fp("pass_open.mht", t, &f, &err) == MH_OK);
-        CHECK_EQ_U(f.maps, NL);
-        CHECK_EQ_U(f.locs, NL);
-    }
-    mh_analyze_result res;
-    CHECK(mh_analyze_file("pass_open.mht", NULL, &res, &err) == MH_OK);
-    CHECK_EQ_U(res.model.nlaunches, NL);
-    CHECK_EQ_U(res.accesses, 64u * (2 * NL - 1));
-    mh_analyze_free(&res);
-}
-
 /* ---- launch lanes: many launches, overlapping ones, bad records ---- */
 
-/* A trace of NL launches in the shapes the lanes must keep apart: global
- * loads coalesced or strided, shared-memory accesses with bank conflicts,
- * kernel arguments, pairs of launches in flight together, records that
- * contradict the model (skipped), and a last launch that never ends. */
 /* A trace at path with default chunks and one 1 MiB global allocation "A"
  * at 0x100000. */
 static mh_trace_writer *create_with_alloc(const char *path) {
@@ -339,18 +174,10 @@ static mh_trace_writer *create_with_alloc(const char *path) {
     return w;
 }
 
-/* A launch record of grid x 1 x 1 blocks of block x 1 x 1 threads, every block traced. */
-static void put_launch(mh_trace_writer *w, uint32_t id, const char *name, uint32_t grid, uint32_t block) {
-    mh_err err = {0};
-    mh_launch ln = {0};
-    ln.id = id;
-    ln.name = ln.display_name = name;
-    ln.grid = (mh_dim3){grid, 1, 1};
-    ln.block = (mh_dim3){block, 1, 1};
-    ln.n_sampled = MH_TRACE_ALL_BLOCKS;
-    CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
-}
-
+/* A trace of NL launches in the shapes the lanes must keep apart: global
+ * loads coalesced or strided, shared-memory accesses with bank conflicts,
+ * kernel arguments, pairs of launches in flight together, records that
+ * contradict the model (skipped), and a last launch that never ends. */
 static void write_lanes_trace(const char *path) {
     mh_err err = {0};
     mh_trace_header h = synthetic_header();
@@ -673,63 +500,6 @@ static void test_json_many_launches(void) {
     free(one);
 }
 
-/* One launch of ND distinct addresses (past the 2^18 at which the
- * locality's counts move to a hash map and split in two parts, counted on
- * two threads with T_STAGED, on three with T_ALL), each touched 1 + i % 3 times in a scattered
- * order, beside a small launch in flight at the same time: the footprint is
- * exact, and every result and the memory peak are those of one thread. */
-static void test_split_counts(void) {
-    enum { ND = 700000, PER = 4096 };
-    mh_err err = {0};
-    mh_trace_header h = synthetic_header();
-    mh_trace_writer *w = NULL;
-    CHECK(mh_trace_create(&w, "pass_split.mht", &h, NULL, &err) == MH_OK);
-    if (!w) return;
-    mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x10000000, 4u * ND, MH_SPACE_GLOBAL, "X"};
-    CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
-    put_launch(w, 0, "big(float*)", 2, 256);
-    put_launch(w, 1, "small(float*)", 1, 64);
-    static mh_access v[PER];
-    size_t nv = 0;
-    uint32_t k = 0;
-    for (uint32_t round = 0; round < 3; round++)
-        for (uint32_t i = 0; i < ND; i++) {
-            uint32_t j = (uint32_t)(((uint64_t)i * 7919u) % ND);
-            if (j % 3 < round) continue;
-            uint32_t t = k % 512;
-            v[nv++] = (mh_access){0x10000000 + 4ull * j, 0x10, 0, t / 256, k / 512, (uint16_t)(t % 256), 4,
-                                  MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL)};
-            k++;
-            if (nv == PER) {
-                CHECK(mh_trace_write_accesses(w, v, nv, &err) == MH_OK);
-                nv = 0;
-                for (uint32_t x = 0; x < 64 && k % (16 * PER) == 0; x++) /* the small launch, now and then */
-                    v[nv++] = (mh_access){0x10000000 + 4ull * x, 0x10, 1, 0, k / (16 * PER), (uint16_t)x, 4,
-                                          MH_ACCESS_FLAGS(MH_KIND_STORE, MH_SPACE_GLOBAL)};
-            }
-        }
-    if (nv) CHECK(mh_trace_write_accesses(w, v, nv, &err) == MH_OK);
-    for (uint32_t l = 0; l < 2; l++) {
-        mh_kernel_end e = {l, 0, 0, 0};
-        CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
-    }
-    CHECK(mh_trace_close(w, &err) == MH_OK);
-    char *one = analyze_json("pass_split.mht", 1);
-    CHECK(one && strstr(one, "\"footprint\": 700000,") != NULL);
-    fp f1 = {0};
-    CHECK(run_fp("pass_split.mht", 1, &f1, &err) == MH_OK);
-    CHECK_EQ_U(f1.locs, 2);
-    for (unsigned t = 2; t <= T_ALL; t = next_t(t)) {
-        fp ft = {0};
-        CHECK(run_fp("pass_split.mht", t, &ft, &err) == MH_OK);
-        CHECK_EQ_U(ft.h, f1.h);
-        char *x = analyze_json("pass_split.mht", t);
-        CHECK(one && x && strcmp(one, x) == 0);
-        free(x);
-    }
-    free(one);
-}
-
 /* The model finds launches by id: in order with gaps (launches sampled out
  * have no record), then out of order (ids found by a scan from then on), and
  * says a repeated id is there twice in either state. */
@@ -770,71 +540,14 @@ static void test_model_launch_ids(void) {
     mh_model_free(&m);
 }
 
-/* Warp requests that span up to four objects (stage 3b evaluates those of
- * two at most, stage 3 the others), steps of global and shared accesses
- * (a time step of several spaces), local accesses (keyed by the patterns'
- * first stage for the locality's stages), in one launch big enough for many
- * batches: the same JSON document with every thread count, stages 3b
- * included. */
-static void test_requests_across_objects(void) {
-    mh_err err = {0};
-    mh_trace_header h = synthetic_header();
-    mh_trace_writer *w = NULL;
-    CHECK(mh_trace_create(&w, "pass_objs.mht", &h, NULL, &err) == MH_OK);
-    if (!w) return;
-    for (uint32_t i = 0; i < 4; i++) { /* four adjacent 32-byte objects: 8 lanes' floats each */
-        static const char *const names[] = {"P", "Q", "R", "S"};
-        mh_alloc a = {i, MH_TRACE_NO_LAUNCH, 0x200000 + 32 * (uint64_t)i, 32, MH_SPACE_GLOBAL, names[i]};
-        CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);
-    }
-    mh_alloc big = {4, MH_TRACE_NO_LAUNCH, 0x300000, 1u << 20, MH_SPACE_GLOBAL, "B"};
-    CHECK(mh_trace_write_alloc(w, &big, &err) == MH_OK);
-    put_launch(w, 0, "objs(float*)", 4, 64);
-    enum { REC = 4096, RECS = 160 };
-    static mh_access v[REC];
-    for (uint32_t r = 0; r < RECS; r++) {
-        for (uint32_t i = 0; i < REC; i++) {
-            uint32_t g = r * REC + i, t = g % 64, b = (g / 64) % 4, it = g / 256, op = it % 5, lane = t % 32;
-            uint64_t addr;
-            unsigned space = MH_SPACE_GLOBAL, kind = MH_KIND_LOAD;
-            if (op == 0) /* a warp over the four small objects: 4 bytes apart, then 8 (two objects) */
-                addr = 0x200000 + (it % 8 < 4 ? 4 * (uint64_t)lane : 8 * (uint64_t)(lane % 16));
-            else if (op == 1) /* one object, a stride that grows with the iteration */
-                addr = 0x300000 + (uint64_t)lane * 4 * (1 + it % 5) + 4096 * (uint64_t)b;
-            else if (op == 2) /* shared memory: a column, conflicts */
-                addr = (uint64_t)lane * 128 + 4 * (it % 32), space = MH_SPACE_SHARED;
-            else if (op == 3) /* stores straddling two objects, misaligned */
-                addr = 0x200000 + 12 + 2 * (uint64_t)lane, kind = MH_KIND_STORE;
-            else /* a thread's local memory (spills): keyed by the patterns' first stage for the locality too */
-                addr = 16 + 4 * (uint64_t)(it % 8), space = MH_SPACE_LOCAL, kind = it % 2 ? MH_KIND_LOAD : MH_KIND_STORE;
-            v[i] = (mh_access){addr, 0x10 + 8 * op, 0, b, it, (uint16_t)t, op == 3 ? 2 : 4, MH_ACCESS_FLAGS(kind, space)};
-        }
-        CHECK(mh_trace_write_accesses(w, v, REC, &err) == MH_OK);
-    }
-    mh_kernel_end e = {0, (uint64_t)REC * RECS, 0, 0};
-    CHECK(mh_trace_write_kernel_end(w, &e, &err) == MH_OK);
-    CHECK(mh_trace_close(w, &err) == MH_OK);
-    char *a = analyze_json("pass_objs.mht", 1);
-    CHECK(a && strstr(a, "\"label\": \"S\"") && strstr(a, "bank_conflict") && strstr(a, "strided"));
-    for (unsigned t = 2; t <= T_ALL; t = next_t(t)) {
-        char *b = analyze_json("pass_objs.mht", t);
-        CHECK(a && b && strcmp(a, b) == 0);
-        if (a && b && strcmp(a, b) != 0) fprintf(stderr, "  (%u threads differ)\n", t);
-        free(b);
-    }
-    free(a);
-}
-
 int main(void) {
-    static const mh_test_case cases[] = {{"json_many_launches", test_json_many_launches},{"threads_identical", test_threads_identical},
+    static const mh_test_case cases[] = {{"json_many_launches", test_json_many_launches},
+                                         {"threads_identical", test_threads_identical},
                                          {"cut_same_everywhere", test_cut_same_everywhere},
                                          {"damage_same_everywhere", test_damage_same_everywhere},
                                          {"errors_not_swallowed", test_errors_not_swallowed},
-                                         {"open_launch_across_growth", test_open_launch_across_growth},
                                          {"lanes_identical", test_lanes_identical},
                                          {"ring_identical", test_ring_identical},
-                                         {"split_counts", test_split_counts},
-                                         {"requests_across_objects", test_requests_across_objects},
                                          {"model_launch_ids", test_model_launch_ids}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }
