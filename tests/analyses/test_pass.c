@@ -361,15 +361,7 @@ static void write_ring_trace(const char *path) {
     mh_trace_writer *w = create_with_alloc(path);
     enum { BIG = 640 << 10, REC = 4096, SMALL = 12 };
     static mh_access v[REC];
-    for (uint32_t k = 0; k < 2; k++) {
-        mh_launch ln = {0};
-        ln.id = k;
-        ln.name = ln.display_name = k ? "other(float*)" : "kern(float*)";
-        ln.grid = (mh_dim3){64, 1, 1};
-        ln.block = (mh_dim3){256, 1, 1};
-        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
-        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
-    }
+    for (uint32_t k = 0; k < 2; k++) put_launch(w, k, k ? "other(float*)" : "kern(float*)", 64, 256);
     uint32_t nalloc = 1;
     for (uint32_t r = 0; r < 2 * BIG / REC; r++) {
         uint32_t k = r % 2, stride = (r / 16) % 3 == 1 ? 32 : 4;

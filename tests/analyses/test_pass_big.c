@@ -28,13 +28,7 @@ static void test_open_launch_across_growth(void) {
     enum { NL = 40 };
     mh_access v[64];
     for (uint32_t l = 0; l < NL; l++) {
-        mh_launch ln = {0};
-        ln.id = l;
-        ln.name = ln.display_name = l ? "later" : "first";
-        ln.grid = (mh_dim3){1, 1, 1};
-        ln.block = (mh_dim3){64, 1, 1};
-        ln.n_sampled = MH_TRACE_ALL_BLOCKS;
-        CHECK(mh_trace_write_launch(w, &ln, &err) == MH_OK);
+        put_launch(w, l, l ? "later" : "first", 1, 64);
         /* launch 0 keeps issuing accesses while the others start */
         for (uint32_t i = 0; i < 64; i++)
             v[i] = (mh_access){0x1000 + 4 * i, 0x10, 0, 0, l, (uint16_t)i, 4, MH_ACCESS_FLAGS(MH_KIND_LOAD, 0)};
