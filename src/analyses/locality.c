@@ -18,9 +18,10 @@
  * stage 2 then
  * keeps grp and seen and hands its finished steps over to stage 3, which owns
  * st2, bytes2 and peak. With three stages, the end of a launch split in two
- * parts sorts part 1 and sums the footprints on helper threads meanwhile
- * (end_launch): most of a big launch's end, which every other thread waits
- * for. */
+ * parts sorts both parts on END_THREADS threads (mh_lcnt_sorted_two), then
+ * sums the entropies' levels in groups on helper threads and the footprints
+ * on another (end_launch): a big launch's end, which every other thread
+ * waits for. */
 #include "analyses/locality_internal.h"
 
 #include <assert.h>
