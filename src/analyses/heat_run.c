@@ -7,8 +7,7 @@
  * part's first sector comes: one run fills both, or (mh_heat_run_split) two
  * runs on two threads one each, with the same tables either way; the parts'
  * rows are taken (part 1's on a helper thread when two runs fill big
- * ones) and merged
- * in tag order when the map is emitted. Regions
+ * ones) and merged in tag order when the map is emitted. Regions
  * (the data objects the sectors fall in) are resolved once per run of rows,
  * after sorting, never per access. Also the CSV, region-file and terminal
  * renderings of a finished map (include/memheat/heat.h). */

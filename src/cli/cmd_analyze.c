@@ -39,14 +39,14 @@ static void help(FILE *f) {
           f);
 }
 
-/* MEMHEAT_PASS_TIMES=1 (bench/analyses/cores.sh): where a many-core pass
- * spent its time, one line; at[0..3]: clock at the start, after the pass,
- * after the output, after freeing. */
 /* Units first..last of t's per-unit figures v, as "a + b + c". */
 static void print_units(const double *v, int first, int last) {
     for (int u = first; u <= last; u++) fprintf(stderr, "%s%.3f", u > first ? " + " : "", v[u]);
 }
 
+/* MEMHEAT_PASS_TIMES=1 (bench/analyses/cores.sh): where a many-core pass
+ * spent its time, one line; at[0..3]: clock at the start, after the pass,
+ * after the output, after freeing. */
 static void print_times(const mh_pass_times *t, const double *at) {
     /* the units in pass_internal.h's order: heat 0-1, patterns 2-6, locality 7-12 */
     static const int first[3] = {0, 2, 7}, last[3] = {1, 6, 12};
