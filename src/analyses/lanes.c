@@ -567,32 +567,46 @@ void mh_lanes_stop(mh_lanes *L) {
         }
 }
 
+/* One lane's queued batches, unsent results, analyses and models. */
+static void *lane_free(void *arg) {
+    lane *ln = arg;
+    while (ln->qhead) {
+        lbatch *b = ln->qhead;
+        ln->qhead = b->next;
+        batch_free(b);
+    }
+    batch_free(ln->cur);
+    for (unsigned k = 0; k < ln->nh; k++) {
+        half *h = &ln->h[k];
+        for (onode *o = h->ohead, *nx; o; o = nx) {
+            nx = o->next;
+            onode_free(o);
+        }
+        for (onode *o = h->mine, *nx; o; o = nx) {
+            nx = o->next;
+            onode_free(o);
+        }
+        mh_heat_run_free(h->hr);
+        mh_pat_run_free(h->pat);
+        mh_loc_run_free(h->lr);
+        if (h->model_ok) mh_model_free(&h->m);
+    }
+    return NULL;
+}
+
 void mh_lanes_free(mh_lanes *L) {
     if (!L) return;
     mh_lanes_stop(L);
+    /* a thread per lane: every lane's models hold every launch, and its
+     * patterns every launch's statistics (y's 8,000 launches on 16 lanes:
+     * 32 ms on one thread of the 16-core machine, a tenth of the run) */
+    for (unsigned i = 1; i < L->n; i++)
+        L->v[i].started = pthread_create(&L->v[i].tid, NULL, lane_free, &L->v[i]) == 0;
     for (unsigned i = 0; i < L->n; i++) {
         lane *ln = &L->v[i];
-        while (ln->qhead) {
-            lbatch *b = ln->qhead;
-            ln->qhead = b->next;
-            batch_free(b);
-        }
-        batch_free(ln->cur);
-        for (unsigned k = 0; k < ln->nh; k++) {
-            half *h = &ln->h[k];
-            for (onode *o = h->ohead, *nx; o; o = nx) {
-                nx = o->next;
-                onode_free(o);
-            }
-            for (onode *o = h->mine, *nx; o; o = nx) {
-                nx = o->next;
-                onode_free(o);
-            }
-            mh_heat_run_free(h->hr);
-            mh_pat_run_free(h->pat);
-            mh_loc_run_free(h->lr);
-            if (h->model_ok) mh_model_free(&h->m);
-        }
+        if (ln->started) pthread_join(ln->tid, NULL);
+        else lane_free(ln);
+        ln->started = 0;
         pthread_cond_destroy(&ln->cv);
     }
     while (L->freeb) {
