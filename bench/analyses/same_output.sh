@@ -3,7 +3,7 @@
 #
 # usage: same_output.sh OLD_MEMHEAT NEW_MEMHEAT TRACE...
 # For every trace: `analyze --json` and the text output, each with --threads
-# 1, 2, 3, 9 (every stage on a thread of its own: pass.c), 10 (and the heat maps in two parts), 12 (and the third stages' helpers), 13 (and the locality's stage 1c) and the default, plus --group-mem 1 (a budget small enough to split
+# 1, 2, 3, 9 (every stage on a thread of its own: pass.c), 10 (and the heat maps in two parts), 12 (and the third stages' helpers), 13 (and the locality's stage 1c), 15 (and the heat maps in four parts), 16 (and the patterns' word owners apart) and the default, plus --group-mem 1 (a budget small enough to split
 # groups on big traces) and --no-patterns / --no-locality, of the new build
 # against the old build's default-thread output, byte for byte (peak_bytes
 # included); standard error is compared after standard output, not mixed in
@@ -26,7 +26,7 @@ for t in "$@"; do
             echo "exit $?" >> "$tmp/ref"
             cat "$tmp/ref.err" >> "$tmp/ref"
             strip "$tmp/ref"
-            for th in 1 2 3 9 10 12 13 default; do
+            for th in 1 2 3 9 10 12 13 15 16 default; do
                 if [ "$th" = default ]; then thr=""; else thr="--threads $th"; fi
                 # shellcheck disable=SC2086
                 "$new" analyze -q $fmt $v $thr "$t" > "$tmp/out" 2> "$tmp/out.err"

@@ -90,13 +90,14 @@ int mh_heat_add_words(mh_heat *h, uint64_t tag, uint32_t words, uint32_t kinds, 
  * caller can overlap the cache misses of a batch of accesses. */
 void mh_heat_prefetch(const mh_heat *h, uint64_t addr);
 size_t mh_heat_count(const mh_heat *h);
-/* The part (0 or 1) a sector tag's row belongs to. A run keeps each map as
- * two tables, one per part (the eight sectors of a 256-byte block in one),
- * so that two threads can fill one launch's map (mh_heat_run_split); the
- * bit comes from a hash that the table's slots do not use, so both tables
- * fill all their slots. */
+/* The part (0 .. MH_HEAT_PARTS - 1) a sector tag's row belongs to. A run
+ * keeps each map as MH_HEAT_PARTS tables, one per part (the eight sectors of
+ * a 256-byte block in one), so that several threads can fill one launch's
+ * map (mh_heat_run_split); the part comes from a hash that the table's
+ * slots do not use, so every table fills all its slots. */
+#define MH_HEAT_PARTS 4
 static inline unsigned mh_heat_part(uint64_t tag) {
-    return (unsigned)(((tag >> 3) * 0xD6E8FEB86659FD93ull) >> 63);
+    return (unsigned)(((tag >> 3) * 0xD6E8FEB86659FD93ull) >> 62);
 }
 /* Bytes of memory the map holds now (table + overflow sets). */
 size_t mh_heat_bytes(const mh_heat *h);
@@ -117,13 +118,14 @@ typedef struct mh_heat_run_opts {
 } mh_heat_run_opts;
 
 int mh_heat_run_new(mh_heat_run **hr, mh_model *model, const mh_heat_run_opts *o, mh_err *err);
-/* Makes hr the owner of part 0 of every map and *b a run that owns part 1
- * (mh_heat_part), before any record is fed: both are fed every record, each
- * on its own thread, each updating only its part's tables, never at once
- * with a KERNEL_END or LAUNCH record (a barrier); hr emits, taking b's
- * tables of the launch (b's KERNEL_END does nothing). Results and peak are
- * those of one run. Free b after hr's finish. */
-int mh_heat_run_split(mh_heat_run *hr, mh_heat_run **b, mh_err *err);
+/* Splits hr's parts of every map (mh_heat_part) among n runs (2 or 4),
+ * before any record is fed: hr keeps the first MH_HEAT_PARTS / n parts,
+ * peers[i] (made here) the next ones. All are fed every record, each on its
+ * own thread, each updating only its parts' tables, never at once with a
+ * KERNEL_END or LAUNCH record (a barrier); hr emits, taking the peers'
+ * tables of the launch (their KERNEL_END does nothing). Results and peak
+ * are those of one run. Free the peers after hr's finish. */
+int mh_heat_run_split(mh_heat_run *hr, unsigned n, mh_heat_run **peers, mh_err *err);
 /* Feed every record (after mh_model_feed has seen it). Emits on KERNEL_END. */
 int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err);
 /* Emits launches that never ended (cut-short trace), then frees. */

@@ -113,7 +113,7 @@ typedef struct mh_pass_times {
     double chunk_wait;            /* reading thread waiting for decompressed chunks (read-ahead) */
     double inflate_cpu;           /* read-ahead helpers fetching and decompressing, summed */
     double workers_cpu;           /* analysis workers (a launch split by analysis), summed */
-    double unit_cpu[13];          /* the same per unit: heat (part 0, part 1); patterns per access, execution counts,
+    double unit_cpu[16];          /* the same per unit: heat (the run of part 0, then its peers'); patterns per access, execution counts, word owners,
                                    * grouping, every other request evaluated, requests evaluated and added;
                                    * locality counts, second half of the counts, first half of them, time
                                    * steps, every other step evaluated, steps evaluated and added (0: not
@@ -121,7 +121,7 @@ typedef struct mh_pass_times {
     double ring_room;             /* reading thread waiting for a free slot of the workers' ring */
     double ends;                  /* reading thread at the ends of launches analysed on the workers: their
                                    * last batches through every unit, then the analyses' launch ends */
-    double unit_wait[13];         /* per unit: its worker waiting for a batch or for the stage before
+    double unit_wait[16];         /* per unit: its worker waiting for a batch or for the stage before
                                    * (units sharing a worker show the worker's waits) */
     double lanes_cpu, lanes_cpu_max; /* launch lanes: summed, and the busiest lane half's */
     double lanes_idle;            /* launch lanes waiting for work, summed */

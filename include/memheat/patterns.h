@@ -137,6 +137,13 @@ int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
  * the first record): the locality's stages read those keys in place
  * (mh_loc_run_stage1's given) instead of making their own. */
 void mh_pat_run_keys_all(mh_pat_run *pr);
+/* With three stages, a stage 1c too (call before the first record): the
+ * shared-memory word owners, from the keys stage 1 made, after stage 1b
+ * and before stage 2 (which then reads the bytes both added). The results
+ * and the peak are unchanged. */
+void mh_pat_run_owners_apart(mh_pat_run *pr);
+int mh_pat_run_stage1c(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                       mh_err *err);
 /* With three stages, a stage 3b too (call before the first record): after
  * stage 2 and before stage 3 it evaluates every other warp request of
  * record rec (memheat/stage.h's MH_STAGE_HELPED: sectors, bytes, lane

@@ -18,8 +18,9 @@
  * peak. A stage 1b between the first and the second (execution counts; half
  * of a big launch's address counts, handed over as seeds when they split)
  * adds its memory to the first stage's per record, and so does a stage 1c
- * after it (the other half of those counts, with more threads). With more
- * threads still,
+ * after it (the other half of those counts, with more threads: the first
+ * stage then lists each half's keys for them; or the patterns' word
+ * owners). With more threads still,
  * a stage 3b between the second and the third evaluates every other group
  * (MH_STAGE_HELPED) into the hand-over, in the analysis's own layout, and
  * the third adds those evaluations up with its own in group order: the
@@ -71,6 +72,15 @@ typedef struct mh_stage {
     size_t caprg;
     mh_stage_seed *seed; /* first stage to 1b and 1c, in record order */
     size_t nseed, capseed;
+    /* first stage to 1b and 1c, where it makes them (plists): per part, the
+     * keys of the split launches' accesses in order, and their launches;
+     * part p's entries by record rec's end: pend[p][rec] */
+    uint64_t *pkey[2];
+    uint32_t *plaunch[2];
+    size_t pn[2], pcap;
+    size_t *pend[2];
+    size_t cappe;
+    int plists;
     void *geval;     /* stage 3b to 3: per group, its evaluation (mh_stage_eval) */
     size_t capeval;  /* bytes */
 } mh_stage;
@@ -125,6 +135,9 @@ int mh_stage_record_done(mh_stage *st, size_t rec, size_t bytes);
 int mh_stage_seed_put(mh_stage *st, size_t rec, uint32_t launch, unsigned part, uint64_t *kc, size_t n);
 /* The seeds forgotten, any not taken freed (the first stage's first record). */
 void mh_stage_seeds_clear(mh_stage *st);
+/* Room for entries more keys in each part list and for records records'
+ * ends; 0, or -1 without memory. */
+int mh_stage_parts_room(mh_stage *st, size_t entries, size_t records);
 /* Frees and zeroes (zero-initialised is empty). */
 void mh_stage_free(mh_stage *st);
 

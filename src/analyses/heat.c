@@ -13,8 +13,8 @@
  * of small ones in a map of many blocks) come from a per-map arena with a
  * free list per size, freed at once with the map: no malloc per set, and
  * the arena's large chunks sit on huge pages. A table starts at FIRST_CAP
- * slots: a run keeps a map as two (mh_heat_part), which hold what one of
- * twice that held while small. The bytes counted for a set
+ * slots: a run keeps a map as MH_HEAT_PARTS (mh_heat_part), which hold what
+ * two of twice that held while small. The bytes counted for a set
  * stay its capacity, as before. Rows (56 bytes: the kinds unpacked) are
  * built in the table's own memory: at most 85% of the 48-byte slots are
  * used, so they fit (mh_heat_take_rows). */
@@ -31,7 +31,7 @@
 #define EMPTY UINT64_MAX
 #define NSETS (MH_HEAT_WORDS + 1) /* eight words, then the sector */
 #define OVF_SMALL 64u
-#define FIRST_CAP 512u /* slots of a new table */
+#define FIRST_CAP 256u /* slots of a new table */
 #define RECENT 256u /* a warp instruction touches up to 32 sectors; a few in flight fit */
 #define ARENA_FIRST 4u    /* capacities of sorted sets: 4, 8, ..., OVF_SMALL ids (mh_grow's doubling) */
 #define ARENA_CLASSES 5

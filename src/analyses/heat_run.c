@@ -3,11 +3,12 @@
  * One map per (launch, address space), created at the launch's first access
  * and handed to the caller's emit callback when its KERNEL_END arrives, then
  * freed: memory follows the launches in flight, not the trace length. A map
- * is two tables, one per part of the sectors (mh_heat_part), made when the
- * part's first sector comes: one run fills both, or (mh_heat_run_split) two
- * runs on two threads one each, with the same tables either way; the parts'
- * rows are taken (part 1's on a helper thread when two runs fill big
- * ones) and merged in tag order when the map is emitted. Regions
+ * is MH_HEAT_PARTS tables, one per part of the sectors (mh_heat_part), made
+ * when the part's first sector comes: one run fills all, or
+ * (mh_heat_run_split) two or four runs on as many threads share them, with
+ * the same tables either way; the parts' rows are taken (on helper threads
+ * when several runs fill big ones) and merged in tag order when the map is
+ * emitted. Regions
  * (the data objects the sectors fall in) are resolved once per run of rows,
  * after sorting, never per access. Also the CSV, region-file and terminal
  * renderings of a finished map (include/memheat/heat.h). */
@@ -23,7 +24,7 @@
 typedef struct launch_maps {
     uint32_t id;
     const mh_model_launch *ml;
-    mh_heat *map[2][MH_SPACE_COUNT]; /* by part, then space */
+    mh_heat *map[MH_HEAT_PARTS][MH_SPACE_COUNT]; /* by part, then space */
     uint64_t accesses[MH_SPACE_COUNT]; /* counted by the run of each access's first sector's part */
 } launch_maps;
 
@@ -37,9 +38,12 @@ struct mh_heat_run {
     uint32_t warp_shift; /* log2(warp size) when a power of two, else 0 */
     uint32_t warp_size;  /* from the trace header */
     uint32_t sector_size; /* from the trace header (the map layout needs 32) */
-    unsigned own;         /* parts whose tables this run fills: bit p = part p (3: both) */
-    mh_heat_run *peer;    /* the run that fills part 1 (mh_heat_run_split), on the part-0 run */
+    unsigned own;         /* parts whose tables this run fills: bit p = part p */
+    mh_heat_run *peer[MH_HEAT_PARTS - 1]; /* the runs that fill the other parts, on the part-0 run */
+    unsigned npeers;
 };
+
+#define ALL_PARTS ((1u << MH_HEAT_PARTS) - 1)
 
 int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *o, mh_err *err) {
     *out = NULL;
@@ -50,7 +54,7 @@ int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *
     if (!hr) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     hr->model = model;
     hr->o = *o;
-    hr->own = 3;
+    hr->own = ALL_PARTS;
     if (!hr->o.space_mask) hr->o.space_mask = (1u << MH_SPACE_COUNT) - 1;
     hr->sector_size = model->hdr.device.sector_size;
     hr->warp_size = model->hdr.device.warp_size ? model->hdr.device.warp_size : 32; /* 0 = unknown: NVIDIA's */
@@ -60,20 +64,29 @@ int mh_heat_run_new(mh_heat_run **out, mh_model *model, const mh_heat_run_opts *
     return MH_OK;
 }
 
-int mh_heat_run_split(mh_heat_run *hr, mh_heat_run **b, mh_err *err) {
-    assert(hr->own == 3 && hr->nopen == 0 && !hr->peer);
-    int rc = mh_heat_run_new(b, hr->model, &hr->o, err);
-    if (rc != MH_OK) return rc;
-    (*b)->own = 2;
-    hr->own = 1;
-    hr->peer = *b;
+int mh_heat_run_split(mh_heat_run *hr, unsigned n, mh_heat_run **peers, mh_err *err) {
+    assert((n == 2 || n == 4) && MH_HEAT_PARTS % n == 0);
+    assert(hr->own == ALL_PARTS && hr->nopen == 0 && hr->npeers == 0);
+    unsigned k = MH_HEAT_PARTS / n, mask = (1u << k) - 1;
+    for (unsigned i = 1; i < n; i++) {
+        int rc = mh_heat_run_new(&peers[i - 1], hr->model, &hr->o, err);
+        if (rc != MH_OK) {
+            while (--i > 0) mh_heat_run_free(peers[i - 1]);
+            hr->npeers = 0;
+            return rc;
+        }
+        peers[i - 1]->own = mask << (i * k);
+        hr->peer[i - 1] = peers[i - 1];
+    }
+    hr->own = mask;
+    hr->npeers = n - 1;
     return MH_OK;
 }
 
 static size_t maps_bytes(const mh_heat_run *hr) {
     size_t b = 0;
     for (size_t i = 0; i < hr->nopen; i++)
-        for (int p = 0; p < 2; p++)
+        for (int p = 0; p < MH_HEAT_PARTS; p++)
             for (int s = 0; s < MH_SPACE_COUNT; s++)
                 if (hr->open[i].map[p][s]) b += mh_heat_bytes(hr->open[i].map[p][s]);
     return b;
@@ -201,7 +214,7 @@ static int take_map(mh_heat **map, mh_heat_row **rows, size_t *n, mh_err *err) {
     return rc;
 }
 
-/* take_map on a helper thread (part 1's map of a big launch, beside part 0's). */
+/* take_map on a helper thread (another part's map of a big launch). */
 typedef struct take_job {
     mh_heat **map;
     mh_heat_row *rows;
@@ -218,34 +231,51 @@ static void *take_main(void *arg) {
 
 #define TAKE_HELP_MIN ((size_t)1 << 16) /* sectors of a part that make a helper thread worth starting */
 
-/* Rows b (nb, sorted by tag) merged into *a (*na, sorted, tags disjoint
- * from b's); b is freed. */
-static int merge_rows(mh_heat_row **a, size_t *na, mh_heat_row *b, size_t nb, mh_err *err) {
-    if (nb == 0 || *na == 0) {
-        if (*na == 0) {
-            free(*a);
-            *a = b;
-            *na = nb;
-        } else {
-            free(b);
-        }
+/* The parts' rows (each sorted by tag, their tags disjoint) merged into
+ * one sorted array, *out (*nout); the parts' arrays are freed. */
+static int merge_parts(mh_heat_row *rows[MH_HEAT_PARTS], const size_t n[MH_HEAT_PARTS], mh_heat_row **out,
+                       size_t *nout, mh_err *err) {
+    size_t total = 0, at[MH_HEAT_PARTS] = {0};
+    int nonempty = 0, last = 0;
+    for (int q = 0; q < MH_HEAT_PARTS; q++) {
+        total += n[q];
+        if (n[q]) nonempty++, last = q;
+    }
+    *out = NULL;
+    *nout = 0;
+    if (nonempty <= 1) { /* one part's rows are the map's */
+        for (int q = 0; q < MH_HEAT_PARTS; q++)
+            if (q != last) free(rows[q]);
+        *out = rows[last];
+        *nout = n[last];
         return MH_OK;
     }
-    mh_heat_row *v = *na + nb <= SIZE_MAX / sizeof *v ? malloc((*na + nb) * sizeof *v) : NULL;
+    mh_heat_row *v = total <= SIZE_MAX / sizeof *v ? malloc(total * sizeof *v) : NULL;
     if (!v) {
-        free(b);
+        for (int q = 0; q < MH_HEAT_PARTS; q++) free(rows[q]);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
-    const mh_heat_row *x = *a;
-    size_t i = 0, j = 0, k = 0;
-    while (i < *na && j < nb) v[k++] = x[i].tag < b[j].tag ? x[i++] : b[j++];
-    memcpy(v + k, x + i, (*na - i) * sizeof *v);
-    k += *na - i;
-    memcpy(v + k, b + j, (nb - j) * sizeof *v);
-    free(*a);
-    free(b);
-    *a = v;
-    *na += nb;
+    /* the part of the smallest next tag gives rows up to the next one of
+     * another part's (runs of a 256-byte block's sectors, or longer) */
+    for (size_t k = 0; k < total;) {
+        int best = -1;
+        uint64_t lim = UINT64_MAX;
+        for (int q = 0; q < MH_HEAT_PARTS; q++) {
+            if (at[q] == n[q]) continue;
+            uint64_t t = rows[q][at[q]].tag;
+            if (best < 0 || t < rows[best][at[best]].tag) {
+                if (best >= 0) lim = rows[best][at[best]].tag;
+                best = q;
+            } else if (t < lim) {
+                lim = t;
+            }
+        }
+        do v[k++] = rows[best][at[best]++];
+        while (at[best] < n[best] && rows[best][at[best]].tag < lim);
+    }
+    for (int q = 0; q < MH_HEAT_PARTS; q++) free(rows[q]);
+    *out = v;
+    *nout = total;
     return MH_OK;
 }
 
@@ -256,52 +286,77 @@ static launch_maps *find_id(mh_heat_run *hr, uint32_t id) {
 }
 
 static void drop_open(mh_heat_run *hr, launch_maps *lm) {
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < MH_HEAT_PARTS; p++)
         for (int s = 0; s < MH_SPACE_COUNT; s++) mh_heat_free(lm->map[p][s]);
     size_t i = (size_t)(lm - hr->open);
     hr->open[i] = hr->open[--hr->nopen];
     hr->last = NULL;
 }
 
-/* Emits lm's maps (with the peer's tables of the launch, which is dropped
- * from the peer's list). */
+/* Emits lm's maps (with the peers' tables of the launch, which are dropped
+ * from the peers' lists). */
 static int emit_launch(mh_heat_run *hr, launch_maps *lm, mh_err *err) {
-    launch_maps *pl = hr->peer ? find_id(hr->peer, lm->id) : NULL;
-    size_t b = maps_bytes(hr) + (hr->peer ? maps_bytes(hr->peer) : 0);
+    launch_maps *pl[MH_HEAT_PARTS - 1] = {NULL};
+    size_t b = maps_bytes(hr);
+    for (unsigned k = 0; k < hr->npeers; k++) {
+        pl[k] = find_id(hr->peer[k], lm->id);
+        b += maps_bytes(hr->peer[k]);
+    }
     if (b > hr->peak_bytes) hr->peak_bytes = b;
     int rc = MH_OK;
     for (unsigned s = 0; s < MH_SPACE_COUNT && rc == MH_OK; s++) {
-        mh_heat **m1 = pl ? &pl->map[1][s] : &lm->map[1][s];
-        if (!lm->map[0][s] && !*m1) continue;
-        mh_heat_row *rows = NULL, *rows1 = NULL;
-        size_t n = 0, n1 = 0;
+        mh_heat **m[MH_HEAT_PARTS]; /* part q's table, where the run that owns q keeps it */
+        uint64_t acc = lm->accesses[s];
+        int any = 0;
+        for (int q = 0; q < MH_HEAT_PARTS; q++) {
+            m[q] = hr->own >> q & 1 ? &lm->map[q][s] : NULL;
+            for (unsigned k = 0; !m[q] && k < hr->npeers; k++)
+                if (hr->peer[k]->own >> q & 1) m[q] = pl[k] ? &pl[k]->map[q][s] : NULL;
+            any |= m[q] && *m[q];
+        }
+        for (unsigned k = 0; k < hr->npeers; k++) acc += pl[k] ? pl[k]->accesses[s] : 0;
+        if (!any) continue;
+        /* the parts' rows, each sorted: with several runs (many threads),
+         * the big ones beside this thread's on helper threads */
+        take_job j[MH_HEAT_PARTS];
+        pthread_t helper[MH_HEAT_PARTS];
+        int helped[MH_HEAT_PARTS] = {0};
+        mh_heat *absent[MH_HEAT_PARTS] = {NULL};
+        for (int q = 0; q < MH_HEAT_PARTS; q++) {
+            j[q] = (take_job){m[q] ? m[q] : &absent[q], NULL, 0, {0}, MH_OK};
+            helped[q] = q > 0 && hr->npeers && m[q] && *m[q] && mh_heat_count(*m[q]) >= TAKE_HELP_MIN &&
+                        pthread_create(&helper[q], NULL, take_main, &j[q]) == 0;
+        }
+        for (int q = 0; q < MH_HEAT_PARTS; q++)
+            if (!helped[q]) take_main(&j[q]);
+        mh_heat_row *rows[MH_HEAT_PARTS], *all = NULL;
+        size_t n[MH_HEAT_PARTS], nall = 0;
+        for (int q = 0; q < MH_HEAT_PARTS; q++) {
+            if (helped[q]) pthread_join(helper[q], NULL);
+            if (j[q].rc != MH_OK && rc == MH_OK) {
+                rc = j[q].rc;
+                if (err) *err = j[q].err;
+            }
+            rows[q] = j[q].rows;
+            n[q] = j[q].n;
+        }
+        if (rc == MH_OK) {
+            rc = merge_parts(rows, n, &all, &nall, err);
+        } else {
+            for (int q = 0; q < MH_HEAT_PARTS; q++) free(rows[q]);
+        }
         mh_heat_region *reg = NULL;
         size_t nreg = 0;
-        /* the parts' rows, each sorted: with two runs (many threads), part
-         * 1's on a helper thread when both are big */
-        take_job j1 = {m1, NULL, 0, {0}, MH_OK};
-        pthread_t helper;
-        int helped = pl && *m1 && lm->map[0][s] && mh_heat_count(*m1) >= TAKE_HELP_MIN &&
-                     mh_heat_count(lm->map[0][s]) >= TAKE_HELP_MIN && pthread_create(&helper, NULL, take_main, &j1) == 0;
-        rc = take_map(&lm->map[0][s], &rows, &n, err);
-        if (helped) pthread_join(helper, NULL);
-        else take_main(&j1);
-        rows1 = j1.rows;
-        n1 = j1.n;
-        if (rc == MH_OK && j1.rc != MH_OK && err) *err = j1.err;
-        if (rc == MH_OK) rc = j1.rc;
-        if (rc == MH_OK) rc = merge_rows(&rows, &n, rows1, n1, err);
-        else free(rows1);
-        if (rc == MH_OK && n > 0) rc = build_regions(hr->model, lm->ml, s, hr->sector_size, rows, n, &reg, &nreg, err);
-        if (rc == MH_OK && n > 0 && hr->o.emit) {
-            uint64_t acc = lm->accesses[s] + (pl ? pl->accesses[s] : 0);
-            mh_heat_result r = {hr->model, lm->ml, s, hr->sector_size, acc, rows, n, reg, nreg};
+        if (rc == MH_OK && nall > 0) rc = build_regions(hr->model, lm->ml, s, hr->sector_size, all, nall, &reg, &nreg, err);
+        if (rc == MH_OK && nall > 0 && hr->o.emit) {
+            mh_heat_result r = {hr->model, lm->ml, s, hr->sector_size, acc, all, nall, reg, nreg};
             rc = hr->o.emit(hr->o.ctx, &r, err);
         }
-        free(rows);
+        free(all);
         free(reg);
     }
-    if (pl) drop_open(hr->peer, pl);
+    for (unsigned k = 0; k < hr->npeers; k++)
+        if (pl[k]) drop_open(hr->peer[k], pl[k]);
     return rc;
 }
 
@@ -312,14 +367,14 @@ static unsigned parts_of(uint64_t addr, uint32_t size) {
     unsigned parts = 0;
     for (uint64_t tag = addr >> 5;; tag++) {
         parts |= 1u << mh_heat_part(tag);
-        if (tag == last >> 5 || parts == 3) break;
+        if (tag == last >> 5 || parts == ALL_PARTS) break;
     }
     return parts;
 }
 
 /* mh_heat_add of an access that is not inside one word, sector by sector
  * into the table of the sector's part, where own has it. */
-static int add_wide(mh_heat *const map[2], unsigned own, uint64_t addr, uint32_t size, uint32_t warp,
+static int add_wide(mh_heat *const map[MH_HEAT_PARTS], unsigned own, uint64_t addr, uint32_t size, uint32_t warp,
                     unsigned kind) {
     uint64_t last = addr + (size ? size : 1) - 1;
     if (last < addr) last = UINT64_MAX;
@@ -339,7 +394,7 @@ static int add_wide(mh_heat *const map[2], unsigned own, uint64_t addr, uint32_t
 
 int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
     if (rec->type == MH_REC_KERNEL_END) {
-        if (hr->own == 2) return MH_OK; /* the part-0 run emits, with this run's tables */
+        if (!(hr->own & 1)) return MH_OK; /* the part-0 run emits, with this run's tables */
         launch_maps *lm = find_id(hr, rec->u.kernel_end.launch);
         if (!lm) return MH_OK;
         int rc = emit_launch(hr, lm, err);
@@ -363,10 +418,10 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
      * into the table as one update (mh_heat_add_words). An access that is
      * not inside one word goes in sector by sector (add_wide: wide[i]). */
     enum { PF = 64 };
-    mh_heat *maps[PF], *mapw[PF][2];
+    mh_heat *maps[PF], *mapw[PF][MH_HEAT_PARTS];
     uint32_t warps[PF];
     unsigned char wide[PF];
-    const unsigned own = hr->own;
+    const unsigned own = hr->own, lead = own & 1;
     mh_heat *pm = NULL; /* the pending update: table, sector, warp, words and their kinds */
     uint64_t ptag = 0;
     uint32_t pwarp = 0, pwords = 0, pkinds = 0;
@@ -382,13 +437,14 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             uint64_t tag = a->addr >> 5;
             unsigned pt = mh_heat_part(tag);
             wide[i] = !(a->size - 1 < 4 && (a->addr & 3) + a->size <= 4);
-            /* a one-word access of the other run's part: skipped before any
+            unsigned mine = own >> pt & 1;
+            /* a one-word access of another run's part: skipped before any
              * lookup, except that the part-0 run opens every launch (its
              * checks and its emission order are one run's) */
-            if (own == 2 && !wide[i] && pt == 0) continue;
+            if (!lead && !wide[i] && !mine) continue;
             launch_maps *lm = find_open(hr, a->launch, err);
             if (!lm) return err ? err->code : MH_ERR_FORMAT;
-            if (own == 1 && !wide[i] && pt == 1) continue;
+            if (!wide[i] && !mine) continue;
             const mh_model_launch *ml = lm->ml;
             int64_t bi;
             if (ml->l.n_sampled == 1 && a->block == ml->l.sampled[0]) bi = 0;
@@ -397,16 +453,15 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
             uint64_t warp = (uint64_t)bi * ml->warps_per_block +
                             (hr->warp_shift ? (uint32_t)a->thread >> hr->warp_shift : a->thread / hr->warp_size);
             if (warp > UINT32_MAX) continue;
-            if (own >> pt & 1) lm->accesses[s]++; /* counted by the run of its first sector's part */
-            unsigned parts = wide[i] ? parts_of(a->addr, a->size) & own : 1u << pt & own;
-            if (!parts) continue; /* the other run's part */
-            for (unsigned q = 0; q < 2; q++)
+            if (mine) lm->accesses[s]++; /* counted by the run of its first sector's part */
+            unsigned parts = wide[i] ? parts_of(a->addr, a->size) & own : 1u << pt;
+            if (!parts) continue; /* other runs' parts */
+            for (unsigned q = 0; q < MH_HEAT_PARTS; q++)
                 if ((parts >> q & 1) && !lm->map[q][s] && mh_heat_new(&lm->map[q][s], hr->sector_size, err) != MH_OK)
                     return err ? err->code : MH_ERR_NOMEM;
             if (wide[i]) {
-                mapw[i][0] = lm->map[0][s];
-                mapw[i][1] = lm->map[1][s];
-                if (!(own >> pt & 1)) pt ^= 1; /* the first sector is the other run's: prefetch a later one's */
+                for (unsigned q = 0; q < MH_HEAT_PARTS; q++) mapw[i][q] = lm->map[q][s];
+                if (!mine) pt = (unsigned)__builtin_ctz(parts); /* the first sector is another run's: a later one's */
             }
             maps[i] = lm->map[pt][s];
             warps[i] = (uint32_t)warp;
@@ -447,7 +502,7 @@ int mh_heat_run_feed(mh_heat_run *hr, const mh_record *rec, mh_err *err) {
 }
 
 int mh_heat_run_finish(mh_heat_run *hr, mh_err *err) {
-    if (hr->own == 2) return MH_OK; /* the part-0 run emits this run's tables */
+    if (!(hr->own & 1)) return MH_OK; /* the part-0 run emits this run's tables */
     int rc = MH_OK;
     while (hr->nopen > 0 && rc == MH_OK) {
         rc = emit_launch(hr, &hr->open[0], err);

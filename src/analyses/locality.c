@@ -14,8 +14,9 @@
  * part is counted by stage 1b (pb), on a thread of its own, from the keys
  * stage 1 handed over, else by stage 1 itself; with more cores still, the
  * first part by stage 1c (pc), on another, stage 1 then only making the
- * keys (or taking the patterns') and counting launches until they split;
- * stage 2 then
+ * keys (or taking the patterns'), counting launches until they split and
+ * listing the split launches' keys by part in the hand-over, so that
+ * stages 1b and 1c read only their own part's; stage 2 then
  * keeps grp and seen and hands its finished steps over to stage 3, which owns
  * st2, bytes2 and peak. With three stages, the end of a launch split in two
  * parts sorts both parts on END_THREADS threads (mh_lcnt_sorted_two), then
@@ -521,7 +522,12 @@ static int seed_part(lparts *ps, unsigned part, uint32_t launch, uint64_t *kc, s
 int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       const uint64_t *given, mh_err *err) {
     if (mh_stage_room(st, off + n, rec + 1, 0) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    if (rec == 0) mh_stage_seeds_clear(st);
+    if (rec == 0) {
+        mh_stage_seeds_clear(st);
+        st->pn[0] = st->pn[1] = 0;
+    }
+    st->plists = lr->c1;
+    if (lr->c1 && mh_stage_parts_room(st, n, rec + 1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint64_t *keys = st->key + off;
     st->keys = given ? given : st->key;
     /* (the counter table's misses are overlapped inside mh_lcnt_add) */
@@ -539,7 +545,12 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         }
         uint64_t key = given ? given[off + i] : (keys[i] = mh_canon_key(&lr->canon, ml, a));
         if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
-        if (s->split && lr->c1) continue; /* both parts counted by stages 1b and 1c */
+        if (s->split && lr->c1) { /* both parts counted by stages 1b and 1c, from their lists */
+            unsigned p = mh_lcnt_part(key);
+            st->pkey[p][st->pn[p]] = key;
+            st->plaunch[p][st->pn[p]++] = a->launch;
+            continue;
+        }
         if (!s->cnt.t) { /* a buffer of keys (few addresses so far): no hash needed */
             if (mh_lcnt_add(&s->cnt, &lr->tables, &lr->bytes, key) != MH_OK)
                 return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
@@ -573,30 +584,48 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         }
         if (rc != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
     }
+    if (lr->c1) {
+        st->pend[0][rec] = st->pn[0];
+        st->pend[1][rec] = st->pn[1];
+    }
     st->bytes[rec] = lr->bytes + (lr->three ? 0 : lr->pb.bytes);
     return MH_OK;
 }
 
+/* Key (hash h) of launch into its part's counts in ps (*b: the launch's,
+ * NULL before it is split; *at: the launch *b is of). */
+static inline int count_key(lparts *ps, mh_lcnt **b, uint32_t *at, uint32_t launch, uint64_t key, uint64_t h) {
+    if (!*b || *at != launch) {
+        *at = launch;
+        lpart *x = find_part(ps, launch);
+        *b = x ? &x->cnt : NULL;
+        if (!*b) return MH_OK;
+    }
+    return mh_lcnt_hash_defer(*b, &ps->tables, &ps->bytes, key, h);
+}
+
 /* Stage 1b (part 1, ps = pb) or 1c (part 0, ps = pc) on record rec: the
- * part's keys of the launches split before it, then the launches split at
- * its end (stage 1's seeds of the part). */
+ * part's keys of the launches split before it (from the part's list where
+ * stage 1 made them, else every key tried), then the launches split at its
+ * end (stage 1's seeds of the part). */
 static int count_part(lparts *ps, unsigned part, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
-    const uint64_t *keys = st->keys + off;
-    mh_lcnt *b = NULL; /* the part of the launch's counts: NULL before it is split */
+    mh_lcnt *b = NULL;
     uint32_t launch = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t h = mh_lcnt_hash(keys[i]);
-        if (mh_lcnt_part_h(h) != part) continue;
-        if (!b || launch != v[i].launch) {
-            launch = v[i].launch;
-            lpart *x = find_part(ps, launch);
-            b = x ? &x->cnt : NULL;
-            if (!b) continue;
+    int rc = MH_OK;
+    if (st->plists) {
+        const uint64_t *k = st->pkey[part];
+        const uint32_t *l = st->plaunch[part];
+        for (size_t j = rec ? st->pend[part][rec - 1] : 0; j < st->pend[part][rec] && rc == MH_OK; j++)
+            rc = count_key(ps, &b, &launch, l[j], k[j], mh_lcnt_hash(k[j]));
+    } else {
+        const uint64_t *keys = st->keys + off;
+        for (size_t i = 0; i < n && rc == MH_OK; i++) {
+            uint64_t h = mh_lcnt_hash(keys[i]);
+            if (mh_lcnt_part_h(h) == part) rc = count_key(ps, &b, &launch, v[i].launch, keys[i], h);
         }
-        if (mh_lcnt_hash_defer(b, &ps->tables, &ps->bytes, keys[i], h) != MH_OK)
-            return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
     }
+    if (rc != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
     for (size_t i = 0; i < st->nseed; i++) { /* launches split at this record's end */
         mh_stage_seed *sd = &st->seed[i];
         if (sd->rec != rec || sd->part != part || !sd->kc) continue;

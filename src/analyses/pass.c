@@ -153,7 +153,7 @@ void mh_pass_close(mh_pass *p) {
     free(p->own);
     free(p->ep_of);
     mh_heat_run_free(p->hr);
-    mh_heat_run_free(p->hr2);
+    for (int i = 0; i < MH_HEAT_PARTS - 1; i++) mh_heat_run_free(p->hrp[i]);
     mh_loc_run_free(p->lr);
     mh_pat_run_free(p->pat);
     if (p->model_ok && p->m == &p->own_model) mh_model_free(&p->own_model);
@@ -429,8 +429,8 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     unsigned units3 = units + 2 * (p->pat != NULL) + 2 * (p->lr != NULL);
     int three = threads >= units3 && units3 > units;
     if (three) units = units3;
-    int heat2 = three && p->hr && threads > units; /* and a thread for the heat maps' part 1 */
-    if (heat2) units++;
+    unsigned nheat = three && p->hr && threads > units ? 2 : 1; /* and a thread for half the heat maps' parts */
+    units += nheat - 1;
     /* and the third stages' helpers (stages 3b), where there is a thread for each */
     unsigned unitsb = units + (p->pat != NULL) + (p->lr != NULL);
     int evalb = three && unitsb > units && threads >= unitsb;
@@ -438,6 +438,14 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     /* and the first half of the locality's split counts (stage 1c) */
     int c1 = evalb && p->lr && threads > units;
     if (c1) units++;
+    /* and the heat maps' parts on four units */
+    if (c1 && nheat == 2 && threads >= units + 2) {
+        nheat = 4;
+        units += 2;
+    }
+    /* and the patterns' shared-memory word owners on a unit of their own */
+    int pc1 = nheat == 4 && p->pat && threads > units;
+    if (pc1) units++;
     int rc = MH_OK;
     /* Launch lanes, one per thread asked for: not for a consumer of every
      * record, whose calls would have to wait for the lanes' results. */
@@ -454,7 +462,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
      * accesses, bench/analyses/README.md), and five units cost no more than
      * three there (session 10). */
     if (!p->o.threads && threads > 1 && threads < units) threads = units;
-    if (rc == MH_OK && threads > 1 && units > 0) rc = mh_pass_pool_start(p, threads < units ? threads : units, three, heat2, evalb, c1, err);
+    if (rc == MH_OK && threads > 1 && units > 0) rc = mh_pass_pool_start(p, threads < units ? threads : units, three, nheat, evalb, c1, pc1, err);
     p->st.threads = p->lanes ? p->nlanes : p->pool_ok ? p->nworkers : 1;
     mh_record rec;
     int read_rc = MH_OK;

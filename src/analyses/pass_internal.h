@@ -18,15 +18,18 @@
  * (U_PAT1B) and the locality's second half of the address counts (U_LOC1B),
  * else done by the first stage, then come between the first and the second,
  * and U_LOC1 follows U_PAT1 to take the canonical keys it made. Elsewhere
- * U_PAT and U_LOC feed every stage. With a thread more, the heat maps'
- * part 1 (mh_heat_part) is filled by a unit of its own (U_HEAT2), the
- * other sectors by U_HEAT, which emits both. With two more, U_PAT3B and
+ * U_PAT and U_LOC feed every stage. With a thread more, half the heat
+ * maps' parts (mh_heat_part) are filled by a unit of its own (U_HEAT2),
+ * the other half by U_HEAT, which emits them all. With two more, U_PAT3B and
  * U_LOC3B evaluate every other group between the second and the third
  * stage (memheat/stage.h), the third adding them up in order. With one
  * more, U_LOC1C counts the first half of the addresses of the launches
- * split in two (after U_LOC1B, before U_LOC), U_LOC1 then only keying. */
+ * split in two (after U_LOC1B, before U_LOC), U_LOC1 then only keying.
+ * With two more, the heat maps' parts go to four units (U_HEAT-U_HEAT4);
+ * with one more, the patterns' shared-memory word owners to U_PAT1C
+ * (after U_PAT1B, before U_PAT). */
 enum {
-    U_HEAT, U_HEAT2, U_PAT1, U_PAT1B, U_PAT, U_PAT3B, U_PAT3, U_LOC1, U_LOC1B, U_LOC1C, U_LOC, U_LOC3B, U_LOC3,
+    U_HEAT, U_HEAT2, U_HEAT3, U_HEAT4, U_PAT1, U_PAT1B, U_PAT1C, U_PAT, U_PAT3B, U_PAT3, U_LOC1, U_LOC1B, U_LOC1C, U_LOC, U_LOC3B, U_LOC3,
     U_COUNT
 };
 
@@ -59,7 +62,7 @@ struct mh_pass {
     mh_model *m;
     int model_ok;
     mh_heat_run *hr;
-    mh_heat_run *hr2; /* part 1 of the heat maps on U_HEAT2, or NULL: hr fills both */
+    mh_heat_run *hrp[MH_HEAT_PARTS - 1]; /* the heat maps' other parts' runs on U_HEAT2.., or NULL: hr fills all */
     mh_pat_run *pat;
     mh_loc_run *lr;
     mh_pass_consumer *c;
@@ -106,9 +109,11 @@ struct mh_pass {
 /* Record rec through unit u, on the calling thread. */
 int mh_pass_unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err);
 /* Starts the ring of nworkers workers for the units there are (three:
- * third stages and stages 1b; heat2: the heat maps' part 1 on U_HEAT2;
- * evalb: stages 3b; c1: the locality's stage 1c). */
-int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int evalb, int c1, mh_err *err);
+ * third stages and stages 1b; nheat: the heat maps' runs, 1, 2 or 4, on
+ * U_HEAT..; evalb: stages 3b; c1: the locality's stage 1c; pc1: the
+ * patterns'). */
+int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, unsigned nheat, int evalb, int c1, int pc1,
+                       mh_err *err);
 /* Stops the workers (drained), keeping their times in p->st. */
 void mh_pass_pool_stop(mh_pass *p);
 /* The batch being filled (the ring's current slot). */

@@ -11,9 +11,10 @@
 int mh_pass_unit_feed(mh_pass *p, int u, const mh_record *rec, mh_err *err) {
     switch (u) {
     case U_HEAT: return p->hr ? mh_heat_run_feed(p->hr, rec, err) : MH_OK;
-    case U_HEAT2: return p->hr2 ? mh_heat_run_feed(p->hr2, rec, err) : MH_OK;
+    case U_HEAT2: case U_HEAT3: case U_HEAT4:
+        return p->hrp[u - U_HEAT2] ? mh_heat_run_feed(p->hrp[u - U_HEAT2], rec, err) : MH_OK;
     case U_PAT: return p->pat ? mh_pat_run_feed(p->pat, rec, err) : MH_OK;
-    case U_PAT1: case U_PAT1B: case U_PAT3B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC1C: case U_LOC3B: case U_LOC3:
+    case U_PAT1: case U_PAT1B: case U_PAT1C: case U_PAT3B: case U_PAT3: case U_LOC1: case U_LOC1B: case U_LOC1C: case U_LOC3B: case U_LOC3:
         return MH_OK; /* U_PAT and U_LOC feed every stage */
     case U_LOC: return p->lr ? mh_loc_run_feed(p->lr, rec, err) : MH_OK;
     }
@@ -35,6 +36,7 @@ static int unit_feed_batch(mh_pass *p, int u, batch *b, mh_err *err) {
         int rc;
         if (u == U_PAT1) rc = mh_pat_run_stage1(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_PAT1B) rc = mh_pat_run_stage1b(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
+        else if (u == U_PAT1C) rc = mh_pat_run_stage1c(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_PAT) rc = mh_pat_run_stage2(p->pat, rec.u.accesses.v, rec.u.accesses.n, &b->pst, at, i, err);
         else if (u == U_LOC1)
             rc = mh_loc_run_stage1(p->lr, rec.u.accesses.v, rec.u.accesses.n, &b->lst, at, i,
@@ -80,14 +82,20 @@ static void follow_stages(mh_ring *r, const unsigned *at, int s1, int s1b, int s
 /* Ring unit i is the pass's i-th unit in enum order (ring.h pins units to
  * workers, unit i on worker i * workers / units: with fewer workers than
  * units, neighbours share one). */
-int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int evalb, int c1, mh_err *err) {
+int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, unsigned nheat, int evalb, int c1, int pc1,
+                       mh_err *err) {
     assert(three || !evalb);
     assert(evalb || !c1);
-    if (heat2 && mh_heat_run_split(p->hr, &p->hr2, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
+    assert(three || !pc1);
+    assert(nheat == 1 || nheat == 2 || nheat == 4);
+    if (nheat > 1 && mh_heat_run_split(p->hr, nheat, p->hrp, err) != MH_OK) return err ? err->code : MH_ERR_NOMEM;
     const void *units[U_COUNT] = {p->hr,
-                                  p->hr2,
+                                  p->hrp[0],
+                                  p->hrp[1],
+                                  p->hrp[2],
                                   p->pat,
                                   three ? p->pat : NULL,
+                                  pc1 ? p->pat : NULL,
                                   p->pat,
                                   evalb ? p->pat : NULL,
                                   three ? p->pat : NULL,
@@ -97,7 +105,7 @@ int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int 
                                   p->lr,
                                   evalb ? p->lr : NULL,
                                   three ? p->lr : NULL};
-    _Static_assert(U_COUNT == 13 && U_COUNT <= MH_RING_MAX_UNITS, "one ring unit per pass unit");
+    _Static_assert(U_COUNT == 16 && U_COUNT <= MH_RING_MAX_UNITS, "one ring unit per pass unit");
     unsigned n = 0, at[U_COUNT];
     for (int u = 0; u < U_COUNT; u++)
         if (units[u]) {
@@ -107,8 +115,9 @@ int mh_pass_pool_start(mh_pass *p, unsigned nworkers, int three, int heat2, int 
         }
     int rc = mh_ring_new(&p->ring, n, nworkers, RING_SLOTS, ring_feed, p, err);
     if (rc == MH_OK && p->pat) {
-        follow_stages(p->ring, at, U_PAT1, U_PAT1B, -1, U_PAT, U_PAT3B, U_PAT3, three, evalb, 0);
+        follow_stages(p->ring, at, U_PAT1, U_PAT1B, U_PAT1C, U_PAT, U_PAT3B, U_PAT3, three, evalb, pc1);
         if (three) mh_pat_run_three(p->pat);
+        if (pc1) mh_pat_run_owners_apart(p->pat);
         if (three && p->lr) mh_pat_run_keys_all(p->pat); /* the locality's stages read them */
         if (evalb) mh_pat_run_evalb(p->pat);
     }

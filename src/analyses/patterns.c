@@ -457,6 +457,7 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
 
 void mh_pat_run_three(mh_pat_run *pr) { pr->three = 1; }
 void mh_pat_run_keys_all(mh_pat_run *pr) { pr->keys_all = 1; }
+void mh_pat_run_owners_apart(mh_pat_run *pr) { pr->owners_apart = 1; }
 
 int mh_pat_cmp_finding(const void *a, const void *b) {
     const mh_pat_finding *x = a, *y = b;

@@ -1,7 +1,8 @@
 /* patterns_access.c -- the pattern analysis's per-access stages
- * (mh_pat_run_stage1 and 1b, memheat/patterns.h): each global or shared
+ * (mh_pat_run_stage1, 1b and 1c, memheat/patterns.h): each global or shared
  * access's canonical key, the shared-memory word owners and per-array counts
- * of each launch (stage 1), and the thread's execution count of its pc
+ * of each launch (stage 1; the owners on stage 1c with
+ * mh_pat_run_owners_apart), and the thread's execution count of its pc
  * (occur.c; with three stages, mh_pat_run_three, on stage 1b).
  *
  * They are split from the per-request stage (patterns.c, mh_pat_run_stage2)
@@ -226,22 +227,70 @@ void mh_pat_access_free(mh_pat_run *pr) {
 /* ---- the stages ---- */
 
 
+/* The shared-memory accesses of v[base, base + m) (keys[i]: v[i]'s
+ * canonical key) into their launches' word owners: first a prefetch of the
+ * hashed owner each may update, then the updates: those owners miss the
+ * cache, and the misses of a group overlap instead of waiting one after
+ * another. (Owners by index are neighbours from lane to lane: no
+ * prefetch.) */
+static int owners_group(mh_pat_run *pr, const mh_access *v, const uint64_t *keys, size_t base, size_t m,
+                        mh_err *err) {
+    uint32_t ws = ws_of(pr);
+    pacc *s = NULL;
+    for (size_t i = base; i < base + m; i++) {
+        const mh_access *a = &v[i];
+        if (MH_ACCESS_SPACE(a) != MH_SPACE_SHARED) continue;
+        if (!s || s->launch != a->launch) {
+            s = get_pa(pr, a->launch);
+            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        }
+        if (s->capown) __builtin_prefetch(&s->ow[owner_slot(keys[i] & ~(uint64_t)3, a->block, s->capown)], 1);
+    }
+    s = NULL;
+    otab *t = NULL; /* s's table of the last shared array */
+    for (size_t i = base; i < base + m; i++) {
+        const mh_access *a = &v[i];
+        if (MH_ACCESS_SPACE(a) != MH_SPACE_SHARED) continue;
+        uint64_t key = keys[i];
+        if (!s || s->launch != a->launch) {
+            s = get_pa(pr, a->launch);
+            if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            t = NULL;
+        }
+        int64_t obj = MH_CANON_OBJ(key);
+        sobj *so = mh_pat_sobj(&s->so, &s->nso, &s->capso, &pr->bytes1, obj);
+        if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        so->accesses++;
+        uint32_t sz = a->size ? a->size : 1;
+        uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
+        uint64_t arr = key & ~MH_CANON_OFF_MASK;
+        if (obj >= 0 && (!t || t->base != arr || t->block != a->block)) {
+            int nomem = 0;
+            t = otab_get(pr, s, arr, a->block, obj, &nomem);
+            if (nomem) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        }
+        uint64_t w = w0;
+        if (obj >= 0 && t)
+            for (; w <= w1 && w < t->nwords; w++) cell_add(&t->cell[w], a->thread, ws);
+        for (; w <= w1; w++) /* past the table's end, or no table */
+            if (owner_add(pr, s, arr | (w * 4), a->block, a->thread, ws) != MH_OK)
+                return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    return MH_OK;
+}
+
+enum { PF = 16 }; /* accesses whose owners' cache misses overlap */
+
 int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     if (mh_stage_room(st, off + n, rec + 1, 1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    uint32_t ws = ws_of(pr);
     uint64_t *keys = st->key + off;
     const mh_model_launch *ml = NULL;
     uint32_t ml_id = 0;
-    /* Groups of PF accesses: canonical keys first, with a prefetch of the
-     * hashed shared-word owner each may update, then the updates: those
-     * owners miss the cache, and the misses of a group overlap instead of
-     * waiting one after another. (Owners by index are neighbours from lane
-     * to lane: no prefetch.) */
-    enum { PF = 16 };
+    /* groups of PF accesses: their canonical keys, then their owners
+     * (unless stage 1c's), then their execution counts (unless stage 1b's) */
     for (size_t base = 0; base < n; base += PF) {
         size_t m = n - base < PF ? n - base : PF;
-        pacc *s = NULL;
         for (size_t i = base; i < base + m; i++) {
             const mh_access *a = &v[i];
             unsigned space = MH_ACCESS_SPACE(a);
@@ -250,55 +299,35 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
                 ml = mh_model_launch_get(pr->model, a->launch);
                 ml_id = a->launch;
             }
-            keys[i] = mh_canon_key(&pr->canon, ml, a);
-            if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue; /* keyed for the locality alone */
-            if (space == MH_SPACE_SHARED) {
-                if (!s || s->launch != a->launch) {
-                    s = get_pa(pr, a->launch);
-                    if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-                }
-                if (s->capown) __builtin_prefetch(&s->ow[owner_slot(keys[i] & ~(uint64_t)3, a->block, s->capown)], 1);
-            }
+            keys[i] = mh_canon_key(&pr->canon, ml, a); /* local ones keyed for the locality alone */
         }
-        s = NULL;
-        otab *t = NULL; /* s's table of the last shared array */
+        if (!pr->owners_apart) {
+            int rc = owners_group(pr, v, keys, base, m, err);
+            if (rc) return rc;
+        }
+        if (pr->three) continue; /* stage 1b's */
         for (size_t i = base; i < base + m; i++) {
             const mh_access *a = &v[i];
             unsigned space = MH_ACCESS_SPACE(a);
             if (space != MH_SPACE_GLOBAL && space != MH_SPACE_SHARED) continue;
-            uint64_t key = keys[i];
-            if (space == MH_SPACE_SHARED) {
-                if (!s || s->launch != a->launch) {
-                    s = get_pa(pr, a->launch);
-                    if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-                    t = NULL;
-                }
-                int64_t obj = MH_CANON_OBJ(key);
-                sobj *so = mh_pat_sobj(&s->so, &s->nso, &s->capso, &pr->bytes1, obj);
-                if (!so) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-                so->accesses++;
-                uint32_t sz = a->size ? a->size : 1;
-                uint64_t w0 = MH_CANON_OFF(key) / 4, w1 = (MH_CANON_OFF(key) + sz - 1) / 4;
-                uint64_t arr = key & ~MH_CANON_OFF_MASK;
-                if (obj >= 0 && (!t || t->base != arr || t->block != a->block)) {
-                    int nomem = 0;
-                    t = otab_get(pr, s, arr, a->block, obj, &nomem);
-                    if (nomem) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-                }
-                uint64_t w = w0;
-                if (obj >= 0 && t)
-                    for (; w <= w1 && w < t->nwords; w++) cell_add(&t->cell[w], a->thread, ws);
-                for (; w <= w1; w++) /* past the table's end, or no table */
-                    if (owner_add(pr, s, arr | (w * 4), a->block, a->thread, ws) != MH_OK)
-                        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-            }
-            if (!pr->three) { /* else stage 1b's */
-                int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &st->occ[off + i], err);
-                if (rc) return rc;
-            }
+            int rc = mh_occ_next(pr->occ, a->launch, a->block, a->thread, a->pc, &st->occ[off + i], err);
+            if (rc) return rc;
         }
     }
-    st->bytes[rec] = pr->bytes1 + (pr->three ? 0 : mh_occ_bytes(pr->occ));
+    st->bytes[rec] = (pr->owners_apart ? 0 : pr->bytes1) + (pr->three ? 0 : mh_occ_bytes(pr->occ));
+    return MH_OK;
+}
+
+/* Stage 1c (mh_pat_run_owners_apart): the owners of record rec's shared
+ * accesses, from the keys stage 1 put in the hand-over. */
+int mh_pat_run_stage1c(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                       mh_err *err) {
+    assert(pr->owners_apart);
+    for (size_t base = 0; base < n; base += PF) {
+        int rc = owners_group(pr, v, st->key + off, base, n - base < PF ? n - base : PF, err);
+        if (rc) return rc;
+    }
+    st->bytes[rec] += pr->bytes1;
     return MH_OK;
 }
 

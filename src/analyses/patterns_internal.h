@@ -106,7 +106,8 @@ typedef struct pstate {
 } pstate;
 
 /* Stages per batch of accesses (memheat/patterns.h, mh_pat_run_stage1):
- * stage 1 owns canon, pa and bytes1; 1b occ; stage 2 owns grp, ps (request
+ * stage 1 owns canon, pa and bytes1 (pa and bytes1 stage 1c's where it
+ * runs); 1b occ; stage 2 owns grp, ps (request
  * statistics), banks, bytes and peak; the rest is touched only between
  * batches. With three (mh_pat_run_three), stage 2 keeps grp, defer and
  * seen, and stage 3 takes ps, banks, bytes and peak. */
@@ -134,6 +135,7 @@ struct mh_pat_run {
     int three;
     int evalb; /* stage 3b evaluates every other request (mh_pat_run_evalb) */
     int keys_all; /* stage 1 keys every access, local ones too (mh_pat_run_keys_all) */
+    int owners_apart; /* the shared-memory word owners are stage 1c's (mh_pat_run_owners_apart) */
     mh_stage *defer;
     mh_stage_seen seen;
 };

@@ -24,7 +24,7 @@
 
 #include "memheat/err.h"
 
-#define MH_RING_MAX_UNITS 13
+#define MH_RING_MAX_UNITS 16
 
 /* Feeds job to unit; runs on the unit's worker. */
 typedef int (*mh_ring_fn)(void *ctx, unsigned unit, const void *job, mh_err *err);

@@ -29,6 +29,35 @@ int mh_stage_room(mh_stage *st, size_t accesses, size_t records, int with_occ) {
     return 0;
 }
 
+int mh_stage_parts_room(mh_stage *st, size_t entries, size_t records) {
+    size_t want = (st->pn[0] > st->pn[1] ? st->pn[0] : st->pn[1]) + entries;
+    if (want > st->pcap) {
+        size_t cap = mh_grow_cap(st->pcap, want, sizeof(uint64_t), 1u << 12);
+        if (!cap) return -1;
+        for (int p = 0; p < 2; p++) {
+            uint64_t *k = realloc(st->pkey[p], cap * sizeof *k);
+            if (!k) return -1;
+            st->pkey[p] = k;
+            uint32_t *l = realloc(st->plaunch[p], cap * sizeof *l);
+            if (!l) return -1;
+            st->plaunch[p] = l;
+        }
+        st->pcap = cap;
+    }
+    if (records > st->cappe) {
+        size_t cap = st->cappe;
+        size_t *e0 = mh_grow(st->pend[0], &cap, records, sizeof *e0, 64);
+        if (!e0) return -1;
+        st->pend[0] = e0;
+        cap = st->cappe;
+        size_t *e1 = mh_grow(st->pend[1], &cap, records, sizeof *e1, 64);
+        if (!e1) return -1;
+        st->pend[1] = e1;
+        st->cappe = cap;
+    }
+    return 0;
+}
+
 void mh_stage_groups_clear(mh_stage *st) { st->ng = st->nent = 0; }
 
 /* Room for one more group's key and end; 0, or -1 without memory. */
@@ -162,5 +191,10 @@ void mh_stage_free(mh_stage *st) {
     free(st->occ);
     free(st->bytes);
     free(st->geval);
+    for (int p = 0; p < 2; p++) {
+        free(st->pkey[p]);
+        free(st->plaunch[p]);
+        free(st->pend[p]);
+    }
     memset(st, 0, sizeof *st);
 }

@@ -48,10 +48,10 @@ static void print_units(const double *v, int first, int last) {
  * spent its time, one line; at[0..3]: clock at the start, after the pass,
  * after the output, after freeing. */
 static void print_times(const mh_pass_times *t, const double *at) {
-    /* the units in pass_internal.h's order: heat 0-1, patterns 2-6, locality 7-12 */
-    static const int first[3] = {0, 2, 7}, last[3] = {1, 6, 12};
+    /* the units in pass_internal.h's order: heat 0-3, patterns 4-9, locality 10-15 */
+    static const int first[3] = {0, 4, 10}, last[3] = {3, 9, 15};
     static const char *const name[3] = {"heat", "patterns", "locality"};
-    _Static_assert(sizeof t->unit_cpu / sizeof t->unit_cpu[0] == 13, "13 units");
+    _Static_assert(sizeof t->unit_cpu / sizeof t->unit_cpu[0] == 16, "16 units");
     fprintf(stderr,
             "memheat analyze: total %.3f s: analysis %.3f s, output %.3f s, free %.3f s; pass wall %.3f s; reader cpu %.3f s, waited for chunks %.3f s, for room %.3f s, for results "
             "%.3f s; inflate cpu %.3f s; workers cpu %.3f s (",

@@ -17,20 +17,26 @@
 #include "../mh_test.h"
 
 /* Threads with which pass.c runs every stage of every analysis on a thread
- * of its own (the third stages, U_PAT1B, U_LOC1B), with which the heat
- * maps' part 1 gets one too (U_HEAT2), with which the third stages get
- * their helpers (U_PAT3B, U_LOC3B), and with which the locality's split
- * counts get a second counting stage (U_LOC1C); the thread counts tried
- * after t: up to 4, then T_STAGED, T_HEAT2, T_EVALB, T_ALL. */
+ * of its own (the third stages, U_PAT1B, U_LOC1B), with which half the heat
+ * maps' parts get one too (U_HEAT2), with which the third stages get
+ * their helpers (U_PAT3B, U_LOC3B), with which the locality's split
+ * counts get a second counting stage (U_LOC1C), with which the heat maps'
+ * parts go to four units (U_HEAT2-4), and with which the patterns' word
+ * owners get a stage of their own (U_PAT1C); the thread counts tried after
+ * t: up to 4, then T_STAGED, T_HEAT2, T_EVALB, T_C1, T_HEAT4, T_ALL. */
 #define T_STAGED 9
 #define T_HEAT2 10
 #define T_EVALB 12
-#define T_ALL 13
+#define T_C1 13
+#define T_HEAT4 15
+#define T_ALL 16
 static inline unsigned next_t(unsigned t) {
     return t < 4 ? t + 1
            : t < T_STAGED ? T_STAGED
            : t < T_HEAT2  ? T_HEAT2
            : t < T_EVALB  ? T_EVALB
+           : t < T_C1     ? T_C1
+           : t < T_HEAT4  ? T_HEAT4
            : t < T_ALL    ? T_ALL
                           : t + 1;
 }
@@ -38,6 +44,7 @@ static inline unsigned next_t(unsigned t) {
 /* ---- a consumer that fingerprints everything it is given ---- */
 typedef struct fp {
     uint64_t h, maps, locs, records;
+    uint64_t peak; /* the analyses' memory peak (run_fp) */
     int fail_at_map; /* > 0: the n-th heat map returns MH_ERR_IO */
 } fp;
 
@@ -94,6 +101,8 @@ static inline int run_fp(const char *path, unsigned threads, fp *f, mh_err *err)
             mix(f, x[i].summary, strlen(x[i].summary));
         }
     }
+    const mh_pass_stats *st = mh_pass_stats_get(p);
+    f->peak = st->peak_heat + st->peak_loc + st->peak_pat;
     mh_pass_close(p);
     return rc;
 }

@@ -409,9 +409,10 @@ static void write_ring_trace(const char *path) {
 }
 
 /* Batches consumed by each analysis at its own pace give the serial results
- * with 1 to 4 threads, with a record consumer (all on the ring) and without
- * (the ring, then lanes), also for a cut trace; a consumer's error stops the
- * pass at the same map whatever the thread count. */
+ * and memory peak with 1 to T_ALL threads, with a record consumer (all on
+ * the ring) and without (the ring, then lanes), also for a cut trace; a
+ * consumer's error stops the pass at the same map whatever the thread
+ * count. */
 static void test_ring_identical(void) {
     write_ring_trace("pass_ring.mht");
     fp f1 = {0};
@@ -425,6 +426,7 @@ static void test_ring_identical(void) {
         CHECK_EQ_U(ft.locs, f1.locs);
         CHECK_EQ_U(ft.records, f1.records);
         CHECK_EQ_U(ft.h, f1.h);
+        CHECK_EQ_U(ft.peak, f1.peak);
     }
     same_with_lanes("pass_ring.mht", MH_OK);
     char *a = analyze_json("pass_ring.mht", 1), *b = analyze_json("pass_ring.mht", 3);

@@ -58,7 +58,7 @@ static void test_open_launch_across_growth(void) {
 
 /* One launch of ND distinct addresses (past the 2^18 at which the
  * locality's counts move to a hash map and split in two parts, counted on
- * two threads with T_STAGED, on three with T_ALL), each touched 1 + i % 3 times in a scattered
+ * two threads with T_STAGED, on three with T_C1), each touched 1 + i % 3 times in a scattered
  * order, beside a small launch in flight at the same time: the footprint is
  * exact, and every result and the memory peak are those of one thread. */
 static void test_split_counts(void) {

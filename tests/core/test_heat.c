@@ -347,15 +347,17 @@ static void test_words_equal(void) {
     mh_heat_free(b);
 }
 
-/* A run split in two (mh_heat_run_split: part 0 and part 1 of the sectors
- * fed to two runs, as U_HEAT and U_HEAT2 do on two threads) emits the maps
- * of one run: the same rows, regions, access counts and peak, for two
- * launches in flight, wide accesses crossing sectors of both parts, warps
- * past 32 and a launch left open at the finish. Fails with the peer's
- * tables left out of a map or of the peak (checked). */
+/* A run split in two or four (mh_heat_run_split: the parts of the sectors
+ * fed to as many runs, as U_HEAT and U_HEAT2.. do on their threads) emits
+ * the maps of one run: the same rows in the same order, regions, access
+ * counts and peak, for two launches in flight, wide accesses crossing
+ * sectors of several parts, warps past 32 and a launch left open at the
+ * finish. Fails with a peer's tables left out of a map or of the peak, and
+ * with the parts' rows merged out of tag order (checked). */
 typedef struct emitted {
     uint64_t digest;
     size_t maps, rows;
+    size_t unsorted; /* rows not after the row before them in tag order */
 } emitted;
 
 static int digest_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
@@ -364,6 +366,7 @@ static int digest_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
     uint64_t h = e->digest ^ (r->launch->l.id * 31u + r->space);
     for (size_t i = 0; i < r->nrows; i++) {
         const mh_heat_row *w = &r->rows[i];
+        if (i > 0 && w->tag <= w[-1].tag) e->unsorted++;
         uint64_t v = w->tag * 1000003u + w->sector * 7u + (uint64_t)(uint32_t)w->region;
         for (int k = 0; k < MH_HEAT_WORDS; k++) v = v * 131u + w->word[k] * 17u + w->kinds[k];
         h = (h ^ v) * 1099511628211ull;
@@ -374,7 +377,7 @@ static int digest_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
     return MH_OK;
 }
 
-static void test_split_run(void) {
+static void split_run(unsigned nruns) {
     mh_err err = {0};
     mh_trace_header hdr = {.device = {.warp_size = 32, .sector_size = 32}};
     mh_model m;
@@ -388,12 +391,12 @@ static void test_split_run(void) {
     }
     mh_access *v = malloc(sizeof *v * 5000);
     uint64_t s = 12345;
-    emitted one = {0}, two = {0};
-    mh_heat_run *whole, *a, *b;
-    mh_heat_run_opts o1 = {.emit = digest_emit, .ctx = &one}, o2 = {.emit = digest_emit, .ctx = &two};
+    emitted one = {0}, split = {0};
+    mh_heat_run *whole, *a, *peer[MH_HEAT_PARTS - 1] = {NULL};
+    mh_heat_run_opts o1 = {.emit = digest_emit, .ctx = &one}, o2 = {.emit = digest_emit, .ctx = &split};
     CHECK(mh_heat_run_new(&whole, &m, &o1, &err) == MH_OK);
     CHECK(mh_heat_run_new(&a, &m, &o2, &err) == MH_OK);
-    CHECK(mh_heat_run_split(a, &b, &err) == MH_OK);
+    CHECK(mh_heat_run_split(a, nruns, peer, &err) == MH_OK);
     for (int r = 0; r < 40; r++) {
         for (int i = 0; i < 5000; i++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
@@ -406,28 +409,35 @@ static void test_split_run(void) {
         mh_record rec = {.type = MH_REC_ACCESSES, .u.accesses = {.v = v, .n = 5000}};
         CHECK(mh_heat_run_feed(whole, &rec, &err) == MH_OK);
         CHECK(mh_heat_run_feed(a, &rec, &err) == MH_OK);
-        CHECK(mh_heat_run_feed(b, &rec, &err) == MH_OK);
+        for (unsigned k = 0; k + 1 < nruns; k++) CHECK(mh_heat_run_feed(peer[k], &rec, &err) == MH_OK);
         if (r == 25) { /* launch 0 ends; launch 1 stays open until the finish */
             mh_record end = {.type = MH_REC_KERNEL_END, .u.kernel_end = {.launch = 0}};
             CHECK(mh_heat_run_feed(whole, &end, &err) == MH_OK);
-            CHECK(mh_heat_run_feed(b, &end, &err) == MH_OK); /* does nothing: a emits */
+            for (unsigned k = 0; k + 1 < nruns; k++)
+                CHECK(mh_heat_run_feed(peer[k], &end, &err) == MH_OK); /* does nothing: a emits */
             CHECK(mh_heat_run_feed(a, &end, &err) == MH_OK);
-            CHECK_EQ_U(two.maps, one.maps);
+            CHECK_EQ_U(split.maps, one.maps);
         }
     }
     CHECK(mh_heat_run_finish(whole, &err) == MH_OK);
     CHECK(mh_heat_run_finish(a, &err) == MH_OK);
-    CHECK(mh_heat_run_finish(b, &err) == MH_OK);
+    for (unsigned k = 0; k + 1 < nruns; k++) CHECK(mh_heat_run_finish(peer[k], &err) == MH_OK);
     CHECK(one.maps == 6 && one.rows > 10000); /* launch 0's accesses after its end make new maps */
-    CHECK_EQ_U(two.maps, one.maps);
-    CHECK_EQ_U(two.rows, one.rows);
-    CHECK(two.digest == one.digest);
+    CHECK_EQ_U(split.maps, one.maps);
+    CHECK_EQ_U(split.rows, one.rows);
+    CHECK(split.digest == one.digest);
+    CHECK_EQ_U(one.unsorted, 0);
     CHECK_EQ_U(mh_heat_run_peak_bytes(a), mh_heat_run_peak_bytes(whole));
     mh_heat_run_free(whole);
     mh_heat_run_free(a);
-    mh_heat_run_free(b);
+    for (unsigned k = 0; k + 1 < nruns; k++) mh_heat_run_free(peer[k]);
     mh_model_free(&m);
     free(v);
+}
+
+static void test_split_run(void) {
+    split_run(2);
+    split_run(4);
 }
 
 static void test_multiblock_warps_distinct(void) {
