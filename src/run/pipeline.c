@@ -81,9 +81,9 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
                 tm->t.timing_run = (mh_timing_run){.ran = 1, .exit_status = status, .wall_ns = wall};
                 size_t kept = mh_timing_borrow_times(&tm->t);
                 if (kept && !o->quiet)
-                    fprintf(stderr, "memheat: %zu traced launch%s ran in no untraced launch of %s configuration: %s "
-                            "time includes the tracing (marked \"instrumented\"; --passes separate measures it "
-                            "apart)\n", kept, kept == 1 ? "" : "es", kept == 1 ? "its" : "their",
+                    fprintf(stderr, "memheat: %zu launch%s without a clean time (traced, or queued on an idle "
+                            "stream) and no clean launch of %s configuration: left out of the time figures "
+                            "(--passes separate times every launch)\n", kept, kept == 1 ? "" : "es",
                             kept == 1 ? "its" : "their");
             }
         }

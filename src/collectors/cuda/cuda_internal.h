@@ -144,6 +144,7 @@ typedef struct mh_cuda {
     /* how launches were decided (printed at exit with MEMHEAT_CUDA_DEBUG=1) */
     uint64_t dbg_entry_unknown, dbg_entry_used, dbg_name_differs, dbg_module_differs;
     uint64_t selected_open;     /* launches selected for tracing whose LAUNCH_END has not run yet */
+    uint64_t graph_kernels;     /* kernel nodes of graph launches: counted, not traced or timed */
     mh_cuda_buf *free_bufs;
     mh_cuda_flight *flights;
     mh_timing_hook timing;      /* one run: the timing collector's entry points (all NULL without it) */
@@ -189,6 +190,7 @@ void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why);
 void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld);
 void mh_cuda_launch_end(const Sanitizer_LaunchData *ld);
 void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
+void mh_cuda_graph_node(const Sanitizer_GraphNodeLaunchData *g);
 
 /* copies.c (one run, with the timing collector hosted) */
 void mh_cuda_copies_enable(void);

@@ -184,6 +184,8 @@ static void SANITIZERAPI mh_cuda_callback(void *userdata, Sanitizer_CallbackDoma
         default:
             break;
         }
+    } else if (domain == SANITIZER_CB_DOMAIN_GRAPHS) {
+        if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) mh_cuda_graph_node(cbdata);
     } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
         if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
             mh_cuda_launch_begin(cbdata);
@@ -227,6 +229,10 @@ static void mh_cuda_at_exit(void) {
         pthread_mutex_unlock(&g_mh.mod_mu);
     }
     pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w && g_mh.graph_kernels)
+        mh_cuda_write_dropped(MH_TRACE_NO_LAUNCH, g_mh.graph_kernels,
+                              "kernel launches from CUDA graphs: counted, not traced or timed in one run "
+                              "(--passes separate times each graph kernel)");
     if (g_mh.w) mh_cuda_write_launch_stats();
     if (g_mh.w) {
         mh_err err;
@@ -320,6 +326,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     }
     sanitizerEnableDomain(1, g_mh.sub, SANITIZER_CB_DOMAIN_RESOURCE);
     sanitizerEnableDomain(1, g_mh.sub, SANITIZER_CB_DOMAIN_LAUNCH);
+    sanitizerEnableCallback(1, g_mh.sub, SANITIZER_CB_DOMAIN_GRAPHS, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN);
     static const Sanitizer_CallbackId launch_apis[] = {
         SANITIZER_CBID_DRIVER_API_cuLaunchKernel,           SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
         SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx,         SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz,

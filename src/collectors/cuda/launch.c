@@ -17,6 +17,12 @@ static _Thread_local int tl_traced;
  * (one run): saved at the driver call's entry, given at LAUNCH_BEGIN. */
 static _Thread_local int tl_hook_api;
 static _Thread_local const void *tl_hook_params;
+/* The kernel's name and CUfunction as LAUNCH_BEGIN gave them, for the
+ * timing collector at the driver call's exit (the call's own parameters may
+ * hold a CUkernel handle the driver names nothing for). */
+static _Thread_local char tl_begin_name[8192];
+static _Thread_local void *tl_begin_func;
+static _Thread_local int tl_have_begin;
 /* The launch's parameters as the driver call got them (kernelParams, or the
  * `extra` array), valid until the call returns; read only for a traced launch. */
 static _Thread_local void **tl_kparams;
@@ -498,6 +504,11 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
 untraced:
     free(display);
     tl_traced = userdata != NULL;
+    if (ld->functionName && strlen(ld->functionName) < sizeof tl_begin_name) {
+        strcpy(tl_begin_name, ld->functionName);
+        tl_begin_func = ld->function;
+        tl_have_begin = 1;
+    }
     tl_kparams = tl_kextra = NULL;
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
     /* The start event as late as it can be, right before the kernel is
@@ -596,6 +607,23 @@ void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
     free(fl);
 }
 
+/* A node of a graph launch: its kernels are counted under their
+ * configuration (the launch table's counts are the program's), neither
+ * traced nor timed: no driver launch call precedes them, so neither the
+ * launch decision (made at the call's entry, where patching is safe) nor
+ * the timing collector's events can bracket them. */
+void mh_cuda_graph_node(const Sanitizer_GraphNodeLaunchData *g) {
+    if (g->nodeType != CU_GRAPH_NODE_TYPE_KERNEL || g->isGraphUpload) return;
+    const Sanitizer_LaunchData *ld = &g->launchData;
+    mh_collect_launch key = {.name = ld->functionName ? ld->functionName : "?",
+                             .grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z},
+                             .block = {ld->blockDim_x, ld->blockDim_y, ld->blockDim_z}};
+    pthread_mutex_lock(&g_mh.mu);
+    mh_collect_count_launch(&g_mh.st, &key);
+    g_mh.graph_kernels++;
+    pthread_mutex_unlock(&g_mh.mu);
+}
+
 /* ---- callback dispatch ---- */
 
 /* The launch entry point of a Sanitizer driver-API callback id (timing_hook.h). */
@@ -618,8 +646,10 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
         if (g_mh.timing.launch_exit) {
             const CUresult *rv = cb->functionReturnValue;
             g_mh.timing.launch_exit(mh_cuda_hook_api(cbid), cb->context, rv && *rv != CUDA_SUCCESS, tl_traced,
-                                    cb->symbolName);
+                                    tl_have_begin ? tl_begin_name : cb->symbolName,
+                                    tl_have_begin ? tl_begin_func : NULL);
         }
+        tl_have_begin = 0;
         tl_traced = 0;
         tl_hook_params = NULL;
         tl_kparams = tl_kextra = NULL;
@@ -630,6 +660,7 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
     }
     if (cb->callbackSite != SANITIZER_API_ENTER) return;
     tl_traced = 0;
+    tl_have_begin = 0;
     tl_hook_params = NULL;
     CUfunction f = NULL;
     mh_dim3 grid = {0, 0, 0}, block = {0, 0, 0};

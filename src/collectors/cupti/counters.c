@@ -18,6 +18,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,46 @@ static int arm(mh_cupti_ctx *g, mh_cupti_prof *p) {
 
 static double val(const double *v, const int *have, int m) { return have[m] ? v[m] : NAN; }
 
+/* How far ahead of the next launch without counters a range's kernel is
+ * looked for by name. */
+#define MATCH_AHEAD 64
+
+/* The recorded launch (index into g->t.kernels, of p's context, from `next`
+ * on) that range r of the decoded image stands for, or SIZE_MAX when none
+ * does. Auto ranges are named after their kernel: the first launch of that
+ * name within MATCH_AHEAD launches is it, so a range of a launch the
+ * callbacks did not see (a CUDA graph's kernel nodes) is dropped instead of
+ * shifting every later launch's counters onto the wrong kernel, and a
+ * launch that got no range keeps none. Where the image names no range (or
+ * no name has matched in the first 8 ranges: the names are of another
+ * form), ranges go to launches in order, as many as there are. */
+static size_t match_range(mh_cupti_ctx *g, mh_cupti_prof *p, size_t r, size_t next) {
+    while (next < g->t.nkernels && g->t.kernels[next].context != p->ctx_id) next++;
+    if (next >= g->t.nkernels) return SIZE_MAX;
+    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri;
+    memset(&ri, 0, sizeof ri);
+    ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
+    ri.pCounterDataImage = p->image;
+    ri.counterDataImageSize = p->image_size;
+    ri.rangeIndex = r;
+    ri.rangeDelimiter = "/";
+    int by_name = !g->names_unmatched && cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS &&
+                  ri.rangeName && ri.rangeName[0];
+    if (!by_name) return next;
+    size_t seen = 0;
+    for (size_t i = next; i < g->t.nkernels && seen < MATCH_AHEAD; i++) {
+        const mh_timing_kernel *k = &g->t.kernels[i];
+        if (k->context != p->ctx_id) continue;
+        seen++;
+        if (strcmp(k->name, ri.rangeName) == 0) {
+            g->names_matched++;
+            return i;
+        }
+    }
+    if (!g->names_matched && ++g->names_missed >= 8) g->names_unmatched = 1; /* fall back to order from now on */
+    return g->names_unmatched ? next : SIZE_MAX;
+}
+
 /* Stops, decodes and hands the ranges to the recorded launches (lock held). */
 static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
     if (!p->started) return;
@@ -147,6 +188,13 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
 
     size_t next = g->decoded; /* next launch of this context without counters */
     for (size_t r = 0; r < gi.numTotalRanges; r++) {
+        size_t at = match_range(g, p, r, next);
+        if (at == SIZE_MAX) { /* a range no recorded launch stands for: its counters are dropped */
+            g->unmatched_ranges++;
+            continue;
+        }
+        g->skipped_launches += at - next; /* launches between had no range: they keep no counters */
+        next = at;
         double out[M_COUNT];
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
         memset(&ev, 0, sizeof ev);
@@ -164,13 +212,6 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
         for (size_t i = 0; i < p->n; i++) {
             v[p->slot[i]] = out[i];
             have[p->slot[i]] = 1;
-        }
-        while (next < g->t.nkernels && g->t.kernels[next].context != p->ctx_id) next++;
-        if (next >= g->t.nkernels) {
-            if (!g->error[0])
-                snprintf(g->error, sizeof g->error, "%zu profiled ranges but fewer recorded launches",
-                         (size_t)gi.numTotalRanges);
-            break;
         }
         mh_timing_kernel *k = &g->t.kernels[next++];
         mh_timing_counters *c = &k->c;

@@ -36,6 +36,10 @@ typedef struct mh_cupti_ctx {
     size_t max_ranges;           /* ranges per counter-data image before a decode */
     mh_cupti_prof *prof;         /* range profiler of the (first) context, counters mode */
     size_t decoded;              /* kernels of t that already got their counters */
+    uint64_t unmatched_ranges;   /* ranges no recorded launch stood for (counters.c: match_range) */
+    uint64_t skipped_launches;   /* recorded launches that no range stood for */
+    uint64_t names_matched, names_missed; /* ranges matched to a launch by name, and not */
+    int names_unmatched;         /* range names never match launch names: ranges go in launch order */
     int setup_tries;             /* range-profiler set-ups attempted (at most 2) */
 } mh_cupti_ctx;
 
@@ -50,13 +54,16 @@ void mh_cupti_prof_finish(mh_cupti_ctx *g);
 /* events.c (timing mode with kernel_events) */
 /* api: enum mh_hook_api (collectors/timing_hook.h); params: that API's parameters.
  * At the exit: failed = the call returned an error, correlation = CUPTI's id
- * (0 when hosted), timed = enum mh_timed for the launch. */
+ * (0 when hosted), symbol and function = the launch's name and CUfunction
+ * where the caller knows them (else NULL: taken from the call's parameters),
+ * timed = enum mh_timed for the launch (MH_TIMED_CLEAN becomes MH_TIMED_GAP
+ * when the stream was idle: events.c). */
 /* At the entry of a driver launch or copy call, before the driver takes its
  * locks: reserves this thread's next start event (events.c). */
 void mh_cupti_ev_prepare(mh_cupti_ctx *g);
 void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params);
 void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
-                      int timed);
+                      void *function, int timed);
 void mh_cupti_ev_untimed(mh_cupti_ctx *g);
 /* Hosted: a memcpy/memset about to be queued on stream, and its call's exit
  * on the same thread (timing_hook.h copy_begin/copy_end). */
