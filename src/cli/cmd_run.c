@@ -46,12 +46,15 @@ static void help(FILE *f) {
           "      --trace-collectives  trace NCCL kernels too (default: counted and timed, not\n"
           "                         traced: they wait for other processes)\n"
           "passes (CUDA):\n"
-          "      --passes one       default: one run, traced and timed in the same process:\n"
-          "                         kernels and copies timed with CUDA events (a traced launch\n"
-          "                         gets the median of the untraced launches of its configuration)\n"
-          "      --passes separate  an un-instrumented timing run, then the traced run: clean\n"
-          "                         times for kernels launched only once, for a second run\n"
-          "      --counters         add a hardware-counters run (kernel replay: slow)\n"
+          "      --passes separate  default: an un-instrumented timing run (CUPTI activity\n"
+          "                         records: every launch, graph kernels too, as the GPU ran it),\n"
+          "                         then the traced run\n"
+          "      --passes one       one run, traced and timed in the same process: faster, but\n"
+          "                         kernels timed with CUDA events; launches without a clean time\n"
+          "                         (traced, or on an idle stream) take their configuration's\n"
+          "                         median or are left out\n"
+          "      --counters         add a hardware-counters run (kernel replay of the first launch\n"
+          "                         of each configuration: DRAM bytes, bandwidth)\n"
           "      --no-counters      no hardware-counters run (the default)\n"
           "      --no-trace         timing only (its own un-instrumented run)\n"
           "      --no-timing        trace only\n"
@@ -92,7 +95,7 @@ int mh_cmd_run(int argc, char **argv) {
     mh_collect_cfg_init(&o.collect);
     o.trace = o.timing = 1;
     o.counters = 0;                /* hardware counters only with --counters (kernel replay) */
-    o.passes = MH_PASSES_ONE; /* separate passes: --passes separate */
+    o.passes = MH_PASSES_SEPARATE; /* one run: --passes one */
     const char *name = NULL;
     uint64_t v;
     int opt, code;

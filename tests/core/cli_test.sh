@@ -40,7 +40,7 @@ expect_code "bad number" 2 "$MH" heatmap "$T/s.mht" --launch x7
 one_error_line "bad number"
 expect_code "run without program" 2 "$MH" run --
 one_error_line "run without program"
-"$MH" run --help | grep -q -- "--passes one  *default" && ok "run --help describes the passes" || bad "run --help passes"
+"$MH" run --help | grep -q -- "--passes separate  *default" && ok "run --help describes the passes" || bad "run --help passes"
 expect_code "run bad --passes" 2 "$MH" run --passes twice -- true
 one_error_line "run bad --passes"
 expect_code "run timer as --backend" 2 "$MH" run --backend cupti -- true

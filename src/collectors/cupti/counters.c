@@ -2,14 +2,19 @@
  * (cupti_range_profiler.h + cupti_profiler_host.h, CUPTI 13), the library
  * Nsight Compute is built on.
  *
- * Auto range + kernel replay: every kernel launch is one range, and CUPTI
+ * Auto range + kernel replay: every kernel launch profiled is one range, and CUPTI
  * replays it (saving and restoring the memory it writes) as many times as the
  * metric set needs passes, so the program's results do not change. Ranges fill
  * a counter-data image of G.max_ranges entries; when it is full (checked after
  * each launch) and at exit, the image is decoded, each range's metrics are
  * evaluated and given to the launches recorded by inject.c in launch order, and
- * the image is re-armed. Only the first CUDA context is profiled; launches in
- * other contexts are listed without counters.
+ * the image is re-armed. With MEMHEAT_COUNTERS_SAMPLE=config only the first
+ * launch of each configuration is profiled: the profiler is stopped (its
+ * ranges decoded) before a launch of a configuration seen already, started
+ * again before a new one, and only profiled launches are recorded (the join
+ * gives their counters to every launch of the configuration). Only the first
+ * CUDA context is profiled; launches in other contexts are listed without
+ * counters.
  *
  * cupti_profiler_host.h includes the C++ header <string> although it declares
  * only C; compat/string (an empty file) lets this C file include it. */
@@ -76,6 +81,9 @@ static int failed(mh_cupti_ctx *g, const char *what, CUptiResult r) {
         g->prof_unavailable = 1;
     return 1;
 }
+
+static void collect(mh_cupti_ctx *g, mh_cupti_prof *p);
+static int arm(mh_cupti_ctx *g, mh_cupti_prof *p);
 
 static void prof_free(mh_cupti_prof *p) {
     if (!p) return;
@@ -336,6 +344,57 @@ fail:
     }
     prof_free(p);
     pthread_mutex_unlock(&g->lock);
+}
+
+/* FNV-1a of a launch configuration; never 0 (the empty slot). */
+static uint64_t config_hash(const char *name, const mh_cupti_geom *geom) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 0x100000001b3ull;
+    const unsigned dims[7] = {geom->grid[0], geom->grid[1], geom->grid[2], geom->block[0], geom->block[1],
+                              geom->block[2], geom->smem};
+    for (int i = 0; i < 7; i++) h = (h ^ dims[i]) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
+/* 1 when h was not in the set (added now), 0 when it was; -1 out of memory. Lock held. */
+static int config_first(mh_cupti_ctx *g, uint64_t h) {
+    if (2 * (g->nconfigs_seen + 1) > g->cap_configs_seen) {
+        size_t cap = g->cap_configs_seen ? 2 * g->cap_configs_seen : 1024;
+        uint64_t *t = calloc(cap, sizeof *t);
+        if (!t) return -1;
+        for (size_t i = 0; i < g->cap_configs_seen; i++) {
+            uint64_t v = g->configs_seen[i];
+            if (!v) continue;
+            size_t j = (size_t)(v % cap);
+            while (t[j]) j = (j + 1) % cap;
+            t[j] = v;
+        }
+        free(g->configs_seen);
+        g->configs_seen = t;
+        g->cap_configs_seen = cap;
+    }
+    size_t j = (size_t)(h % g->cap_configs_seen);
+    while (g->configs_seen[j]) {
+        if (g->configs_seen[j] == h) return 0;
+        j = (j + 1) % g->cap_configs_seen;
+    }
+    g->configs_seen[j] = h;
+    g->nconfigs_seen++;
+    return 1;
+}
+
+int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name, const mh_cupti_geom *geom) {
+    if (!g->sample_config) return 1;
+    pthread_mutex_lock(&g->lock);
+    int first = config_first(g, config_hash(name ? name : "?", geom));
+    if (first < 0) g->oom = 1;
+    mh_cupti_prof *p = g->prof;
+    if (p && p->ctx == ctx && !g->error[0]) {
+        if (first == 1 && !p->started) arm(g, p);
+        else if (first != 1 && p->started) collect(g, p); /* an unprofiled launch runs at full speed */
+    }
+    pthread_mutex_unlock(&g->lock);
+    return first == 1;
 }
 
 void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx) {

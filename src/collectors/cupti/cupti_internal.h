@@ -14,7 +14,18 @@
 
 enum { MH_CUPTI_TIMING = 0, MH_CUPTI_COUNTERS = 1 };
 
-typedef struct mh_cupti_prof mh_cupti_prof; /* counters.c */
+typedef struct mh_cupti_prof mh_cupti_prof; /* A kernel launch call's function, geometry and stream. */
+typedef struct mh_cupti_geom {
+    CUfunction f;
+    unsigned grid[3], block[3], smem;
+    CUstream stream;
+} mh_cupti_geom;
+
+/* From the parameters of launch API `api` (enum mh_hook_api of
+ * collectors/timing_hook.h); 0 for another API (events.c). */
+int mh_cupti_launch_geometry(int api, const void *params, mh_cupti_geom *out);
+
+/* counters.c */
 typedef struct mh_cupti_ev mh_cupti_ev;     /* events.c */
 
 typedef struct mh_cupti_ctx {
@@ -41,6 +52,9 @@ typedef struct mh_cupti_ctx {
     uint64_t names_matched, names_missed; /* ranges matched to a launch by name, and not */
     int names_unmatched;         /* range names never match launch names: ranges go in launch order */
     int setup_tries;             /* range-profiler set-ups attempted (at most 2) */
+    int sample_config;           /* MEMHEAT_COUNTERS_SAMPLE=config: first launch of each configuration only */
+    uint64_t *configs_seen;      /* open-addressed hashes of the configurations profiled (0 = empty slot) */
+    size_t nconfigs_seen, cap_configs_seen;
 } mh_cupti_ctx;
 
 /* counters.c */
@@ -48,6 +62,12 @@ typedef struct mh_cupti_ctx {
  * failed, once more at the first launch (when the context is current). */
 void mh_cupti_prof_context_created(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx);
+/* With g->sample_config, at a launch call's entry: 1 when the launch is the
+ * first of its (name, grid, block, dynamic shared memory) configuration and
+ * is profiled (the profiler started if it was not), 0 when it runs
+ * unprofiled (the profiler stopped and its ranges decoded first). Without
+ * sampling every launch is profiled (1). */
+int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name, const mh_cupti_geom *geom);
 void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_finish(mh_cupti_ctx *g);
 

@@ -210,18 +210,16 @@ static int ref_of(mh_cupti_ev *s, CUcontext ctx) {
  * CUlaunchConfig of cuLaunchKernelEx). */
 #define TAKE_LAUNCH(func, c)                                                    \
     do {                                                                        \
-        tl_launch.f = (func);                                                   \
-        tl_launch.grid[0] = (c)->gridDimX, tl_launch.grid[1] = (c)->gridDimY;   \
-        tl_launch.grid[2] = (c)->gridDimZ;                                      \
-        tl_launch.block[0] = (c)->blockDimX, tl_launch.block[1] = (c)->blockDimY; \
-        tl_launch.block[2] = (c)->blockDimZ;                                    \
-        tl_launch.smem = (c)->sharedMemBytes;                                   \
-        tl_launch.stream = (c)->hStream;                                        \
+        out->f = (func);                                                        \
+        out->grid[0] = (c)->gridDimX, out->grid[1] = (c)->gridDimY;             \
+        out->grid[2] = (c)->gridDimZ;                                           \
+        out->block[0] = (c)->blockDimX, out->block[1] = (c)->blockDimY;         \
+        out->block[2] = (c)->blockDimZ;                                         \
+        out->smem = (c)->sharedMemBytes;                                        \
+        out->stream = (c)->hStream;                                             \
     } while (0)
 
-/* Fills the launch geometry and stream from a launch call's parameters
- * (api: enum mh_hook_api); 0 if this launch API is not one memheat times. */
-static int launch_params(int api, const void *params) {
+int mh_cupti_launch_geometry(int api, const void *params, mh_cupti_geom *out) {
     if (!params) return 0;
     switch (api) {
     case MH_HOOK_KERNEL:
@@ -246,8 +244,21 @@ static int launch_params(int api, const void *params) {
     default: return 0;
     }
     /* the _ptsz entry points mean the per-thread default stream by NULL */
-    if (!tl_launch.stream && (api == MH_HOOK_KERNEL_PTSZ || api == MH_HOOK_COOP_PTSZ || api == MH_HOOK_EX_PTSZ))
-        tl_launch.stream = CU_STREAM_PER_THREAD;
+    if (!out->stream && (api == MH_HOOK_KERNEL_PTSZ || api == MH_HOOK_COOP_PTSZ || api == MH_HOOK_EX_PTSZ))
+        out->stream = CU_STREAM_PER_THREAD;
+    return 1;
+}
+
+/* Fills the launch geometry and stream from a launch call's parameters
+ * (api: enum mh_hook_api); 0 if this launch API is not one memheat times. */
+static int launch_params(int api, const void *params) {
+    mh_cupti_geom g;
+    if (!mh_cupti_launch_geometry(api, params, &g)) return 0;
+    tl_launch.f = g.f;
+    memcpy(tl_launch.grid, g.grid, sizeof g.grid);
+    memcpy(tl_launch.block, g.block, sizeof g.block);
+    tl_launch.smem = g.smem;
+    tl_launch.stream = g.stream;
     return 1;
 }
 

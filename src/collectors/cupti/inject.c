@@ -174,6 +174,11 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 
 /* ---- callbacks -------------------------------------------------------- */
 
+/* Counters mode: this thread's launch call is profiled (decided at its entry). */
+static _Thread_local int tl_profiled;
+static _Thread_local mh_cupti_geom tl_geom;
+static _Thread_local int tl_have_geom;
+
 static void record_launch(const CUpti_CallbackData *cb) {
     uint32_t dev = 0, ctx_id = 0;
     cuptiGetDeviceId(cb->context, &dev);
@@ -184,6 +189,11 @@ static void record_launch(const CUpti_CallbackData *cb) {
         k->device = dev;
         k->context = ctx_id;
         k->correlation = cb->correlationId;
+        if (tl_have_geom) { /* a configuration's record: joined to its launches by configuration */
+            memcpy(k->grid, tl_geom.grid, sizeof k->grid);
+            memcpy(k->block, tl_geom.block, sizeof k->block);
+            k->dyn_smem = tl_geom.smem;
+        }
     } else {
         G.oom = 1;
     }
@@ -223,11 +233,13 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
             tl_driver_recorded = 0;
+            tl_have_geom = 0;
             if (!G.prof && G.mode == MH_CUPTI_COUNTERS && cb->context) mh_cupti_prof_context_created(&G, cb->context);
         } else if (!tl_driver_recorded) {
             const int *rv = cb->functionReturnValue; /* cudaError_t */
             if (rv && *rv != 0) return;
-            if (G.mode == MH_CUPTI_COUNTERS) record_launch(cb);
+            /* sampled: a launch of no known configuration is not recorded (its range, if any, is dropped) */
+            if (G.mode == MH_CUPTI_COUNTERS && !G.sample_config) record_launch(cb);
             else mh_cupti_ev_untimed(&G); /* no driver launch seen: no events around it */
         }
         return;
@@ -237,7 +249,11 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
             mh_cupti_ev_prepare(&G);
             mh_cupti_ev_enter(&G, hook_api(id), cb->functionParams);
         }
-        else if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
+        else {
+            if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
+            tl_have_geom = G.sample_config && mh_cupti_launch_geometry(hook_api(id), cb->functionParams, &tl_geom);
+            tl_profiled = tl_have_geom ? mh_cupti_prof_before_launch(&G, cb->context, cb->symbolName, &tl_geom) : 1;
+        }
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT) {
@@ -245,7 +261,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         if (G.mode == MH_CUPTI_TIMING)
             mh_cupti_ev_exit(&G, cb->context, rv && *rv != CUDA_SUCCESS, cb->correlationId, cb->symbolName, NULL,
                              MH_TIMED_CLEAN);
-        else if (!rv || *rv == CUDA_SUCCESS) record_launch(cb);
+        else if ((!rv || *rv == CUDA_SUCCESS) && tl_profiled) record_launch(cb);
+        tl_have_geom = 0;
         tl_driver_recorded = 1;
     }
 }
@@ -365,6 +382,8 @@ static int start_common(int hosted) {
              G.mode == MH_CUPTI_COUNTERS ? "none" : G.kernel_events ? "events" : "activity");
     const char *cmd = getenv("MEMHEAT_COMMAND");
     if (cmd) snprintf(G.t.command, sizeof G.t.command, "%s", cmd);
+    const char *smp = getenv("MEMHEAT_COUNTERS_SAMPLE");
+    G.sample_config = G.mode == MH_CUPTI_COUNTERS && smp && strcmp(smp, "config") == 0;
     const char *rng = getenv("MEMHEAT_COUNTER_RANGES");
     G.max_ranges = rng ? (size_t)strtoul(rng, NULL, 10) : 0;
     if (G.max_ranges == 0) G.max_ranges = 256;
