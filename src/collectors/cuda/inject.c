@@ -227,6 +227,10 @@ static void mh_cuda_at_exit(void) {
         pthread_mutex_unlock(&g_mh.mod_mu);
     }
     pthread_mutex_lock(&g_mh.mu);
+    if (g_mh.w) {
+        mh_err err;
+        if (mh_site_write_stats(g_mh.sites, g_mh.w, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    }
     if (g_mh.w) mh_cuda_write_launch_stats();
     if (g_mh.w) {
         mh_err err;
@@ -331,6 +335,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
      * Sanitizer's callbacks silent (measured on an H100, CUDA 13.0) */
     mh_cuda_load_timing();
     mh_cuda_copies_enable(); /* only with the timing collector hosted */
+    mh_err serr;
+    if (mh_site_open(&g_mh.sites, &serr) != MH_OK) g_mh.sites = NULL; /* launches without call sites */
     atexit(mh_cuda_at_exit);
     g_mh.active = 1;
     pthread_mutex_unlock(&g_mh.mu);

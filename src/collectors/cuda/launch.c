@@ -21,6 +21,9 @@ static _Thread_local const void *tl_hook_params;
  * `extra` array), valid until the call returns; read only for a traced launch. */
 static _Thread_local void **tl_kparams;
 static _Thread_local void **tl_kextra;
+/* The call site of this thread's launch in progress (collectors/site/site.h),
+ * captured at the driver call's entry, MH_SITE_NONE without one. */
+static _Thread_local uint32_t tl_site = MH_SITE_NONE;
 
 /* ---- allocations ---- */
 
@@ -368,6 +371,9 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     pthread_mutex_lock(&g_mh.mu);
     uint32_t id = g_mh.next_launch++;
     pthread_mutex_unlock(&g_mh.mu);
+    uint32_t site = tl_site; /* call sites: every launch counted at its site */
+    tl_site = MH_SITE_NONE;
+    mh_site_count(g_mh.sites, site, &key);
     int want;
     CUcontext acq_ctx = ld->context;
     CUmodule acq_mod = ld->module;
@@ -470,6 +476,13 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     if (ok && mh_trace_write_launch(g_mh.w, &l, &err) != MH_OK) {
         mh_cuda_writer_failed(&err);
         ok = 0;
+    }
+    if (ok && site != MH_SITE_NONE) { /* call sites: the site's records, then the launch's */
+        mh_launch_site ls = {.launch = id, .site = site};
+        if (mh_site_write_new(g_mh.sites, g_mh.w, &err) != MH_OK || mh_trace_write_launch_site(g_mh.w, &ls, &err) != MH_OK) {
+            mh_cuda_writer_failed(&err);
+            ok = 0;
+        }
     }
     for (uint32_t i = 0; ok && i < nargs; i++)
         if (mh_trace_write_karg(g_mh.w, &args[i], &err) != MH_OK) {
@@ -631,6 +644,9 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
     if (cb->callbackSite != SANITIZER_API_ENTER) return;
     tl_traced = 0;
     tl_hook_params = NULL;
+    /* ---- call sites (collectors/site/site.h): the host stack of every launch
+     * call, deduplicated; the launch callbacks count and record it ---- */
+    if (mh_cuda_hook_api(cbid) != MH_HOOK_NONE) tl_site = mh_site_capture(g_mh.sites, 1);
     CUfunction f = NULL;
     mh_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
     switch (cbid) {
