@@ -572,6 +572,12 @@ static mh_groups *profile_groups(const json_t *root, int by) {
                         &label);
         mh_groups_add_traced(g, key, label);
     }
+    /* every launch at its site (traced or not) */
+    if (by != MH_GROUP_KERNEL)
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) {
+            site_group(site_json(root, jint(y, "site")), by, &key, &label);
+            mh_groups_add_time(g, key, label, (double)jint(y, "launches"), 0, 0);
+        }
     json_array_foreach(json_object_get(root, "kernels"), i, x) {
         const char *name = jstr(x, "name", "");
         double t = jnum(x, "total_ns"), bw = jnum(x, "bandwidth_Bps"), n = (double)jint(x, "count");
@@ -585,7 +591,7 @@ static mh_groups *profile_groups(const json_t *root, int by) {
         double at_sites = 0;
         json_array_foreach(json_object_get(root, "site_configs"), j, y) if (!strcmp(jstr(y, "name", ""), name))
             at_sites += (double)jint(y, "launches");
-        if (at_sites <= 0) {
+        if (at_sites <= 0) { /* launched from no recorded site */
             site_group(NULL, by, &key, &label);
             mh_groups_add_time(g, key, label, n, t, bytes);
             continue;
@@ -594,7 +600,7 @@ static mh_groups *profile_groups(const json_t *root, int by) {
             if (strcmp(jstr(y, "name", ""), name) != 0) continue;
             double share = (double)jint(y, "launches") / at_sites;
             site_group(site_json(root, jint(y, "site")), by, &key, &label);
-            mh_groups_add_time(g, key, label, share * n, share * t, share * bytes);
+            mh_groups_add_time(g, key, label, 0, share * t, share * bytes);
         }
     }
     mh_groups_finish(g);
