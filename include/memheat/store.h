@@ -26,7 +26,7 @@
 #include "memheat/patterns.h"
 #include "memheat/trace.h"
 
-#define MH_DB_SCHEMA_VERSION 3 /* 2: launch_config; 3: process; older profiles are read as they are */
+#define MH_DB_SCHEMA_VERSION 4 /* 2: launch_config; 3: process; 4: call sites; older profiles are read as they are */
 #define MH_DB_APPLICATION_ID 0x4D485046 /* "MHPF": PRAGMA application_id */
 #define MH_DB_FORMAT "memheat-profile"  /* meta.format */
 

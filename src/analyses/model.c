@@ -44,6 +44,7 @@ int mh_model_init(mh_model *m, const mh_trace_header *h, mh_err *err) {
 }
 
 void mh_model_free(mh_model *m) {
+    mh_sites_free(&m->sites);
     for (size_t i = 0; i < m->nlaunches; i++) {
         free((char *)m->launches[i].l.name);
         free((char *)m->launches[i].l.display_name);
@@ -323,6 +324,11 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
     }
     case MH_REC_KARG:
         return add_arg(m, &rec->u.karg, err);
+    case MH_REC_SITE_OBJECT:
+    case MH_REC_SITE:
+    case MH_REC_LAUNCH_SITE:
+    case MH_REC_SITE_STATS:
+        return mh_sites_feed(&m->sites, rec, err);
     default:
         return MH_OK;
     }

@@ -42,6 +42,9 @@ static void help(FILE *f) {
           "                         for no limit; every launch is still counted), all, or every:N\n"
           "      --launch-count N   trace at most N matching launches (default all)\n"
           "      --warp-size N      warp size for OpenCL, which has no warps (default 32)\n"
+          "      --frame-filter S   also treat frames whose object, file or function contains one\n"
+          "                         of S (':'-separated) as library code, not yours, when naming\n"
+          "                         the line that launched a kernel (MEMHEAT_FRAME_FILTER)\n"
           "      --buffer-bytes N   collector's access buffer size\n"
           "      --trace-collectives  trace NCCL kernels too (default: counted and timed, not\n"
           "                         traced: they wait for other processes)\n"
@@ -77,7 +80,7 @@ static int pick_name(const char *program, char *out, size_t cap) {
 
 int mh_cmd_run(int argc, char **argv) {
     enum { O_KEEP = 256, O_BACKEND, O_BLOCK, O_BLOCKS, O_ALL, O_KERNEL, O_SKIP, O_COUNT, O_POLICY, O_WARP, O_BUF,
-           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS, O_COUNTERS, O_PASSES, O_COLL };
+           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS, O_COUNTERS, O_PASSES, O_COLL, O_FILTER };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"keep-trace", no_argument, 0, O_KEEP},
         {"backend", required_argument, 0, O_BACKEND}, {"block", required_argument, 0, O_BLOCK},
@@ -88,7 +91,7 @@ int mh_cmd_run(int argc, char **argv) {
         {"buffer-bytes", required_argument, 0, O_BUF}, {"no-trace", no_argument, 0, O_NOTRACE},
         {"no-timing", no_argument, 0, O_NOTIMING}, {"no-counters", no_argument, 0, O_NOCOUNTERS},
         {"counters", no_argument, 0, O_COUNTERS}, {"passes", required_argument, 0, O_PASSES},
-        {"trace-collectives", no_argument, 0, O_COLL},
+        {"trace-collectives", no_argument, 0, O_COLL}, {"frame-filter", required_argument, 0, O_FILTER},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     mh_run_opts o;
     memset(&o, 0, sizeof o);
@@ -147,6 +150,7 @@ int mh_cmd_run(int argc, char **argv) {
         case O_NOCOUNTERS: o.counters = 0; break;
         case O_COUNTERS: o.counters = 1; break;
         case O_COLL: o.collect.trace_collectives = 1; break;
+        case O_FILTER: setenv("MEMHEAT_FRAME_FILTER", optarg, 1); break; /* the collector's and the import's */
         case 'q': o.quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
         default: help(stderr); return MH_EXIT_USAGE;

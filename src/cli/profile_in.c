@@ -18,9 +18,11 @@
 #include <string.h>
 
 #include "memheat/analyze.h"
+#include "memheat/group.h"
 #include "memheat/patterns.h"
 #include "memheat/store.h"
 #include "report/rankdata.h"
+#include "util/demangle.h"
 #include "util/grow.h"
 
 int mh_cli_input_kind(const char *path) {
@@ -524,13 +526,109 @@ static int dump(const json_t *d, const char *path, mh_err *err) {
     return MH_OK;
 }
 
+/* ---- --group-by from a profile ---- */
+
+static const json_t *site_json(const json_t *root, int64_t id) {
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(root, "sites"), i, s) if (jint(s, "id") == id) return s;
+    return NULL;
+}
+
+/* The group of a site (NULL: none recorded), as memheat analyze TRACE names it. */
+static void site_group(const json_t *s, int by, const char **key, const char **label) {
+    if (by == MH_GROUP_SITE) {
+        *key = s ? jstr(s, "label", "") : "";
+        *label = s ? *key : "(no call site recorded)";
+    } else {
+        *key = s ? jstr(s, "nvtx", "") : "";
+        *label = **key ? *key : "(outside NVTX ranges)";
+    }
+}
+
+/* Findings, traced launches, and every launch with its GPU time: each
+ * kernel's time and DRAM bytes (kernel table) shared among its sites in
+ * proportion to their launches of it (site_config), since the timing pass
+ * does not name sites. */
+static mh_groups *profile_groups(const json_t *root, int by) {
+    mh_groups *g = mh_groups_new(by);
+    if (!g) return NULL;
+    size_t i, j;
+    json_t *x, *y;
+    const char *key, *label;
+    json_array_foreach(json_object_get(root, "findings"), i, x) {
+        if (!strcmp(jstr(x, "kind", ""), "coalesced")) continue;
+        const json_t *l = launch_json(root, jint(x, "launch"));
+        const char *kernel = kernel_of(root, jint(x, "launch"));
+        if (by == MH_GROUP_KERNEL) key = label = kernel;
+        else site_group(l && json_is_integer(json_object_get(l, "site")) ? site_json(root, jint(l, "site")) : NULL, by,
+                        &key, &label);
+        mh_groups_add_finding(g, key, label, jstr(x, "kind", "?"), jnum(x, "cost"), kernel, jstr(x, "object_label", ""),
+                              jstr(x, "evidence", ""), jstr(x, "advice", ""));
+    }
+    json_array_foreach(json_object_get(root, "launches"), i, x) {
+        if (by == MH_GROUP_KERNEL) key = label = jstr(x, "display_name", jstr(x, "name", "?"));
+        else site_group(json_is_integer(json_object_get(x, "site")) ? site_json(root, jint(x, "site")) : NULL, by, &key,
+                        &label);
+        mh_groups_add_traced(g, key, label);
+    }
+    /* every launch at its site (traced or not) */
+    if (by != MH_GROUP_KERNEL)
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) {
+            site_group(site_json(root, jint(y, "site")), by, &key, &label);
+            mh_groups_add_time(g, key, label, (double)jint(y, "launches"), 0, 0);
+        }
+    json_array_foreach(json_object_get(root, "kernels"), i, x) {
+        const char *name = jstr(x, "name", "");
+        double t = jnum(x, "total_ns"), bw = jnum(x, "bandwidth_Bps"), n = (double)jint(x, "count");
+        double bytes = bw > 0 ? bw * t / 1e9 : 0;
+        if (by == MH_GROUP_KERNEL) {
+            char *dm = mh_demangle(name);
+            mh_groups_add_time(g, dm ? dm : name, dm ? dm : name, n, t, bytes);
+            free(dm);
+            continue;
+        }
+        double at_sites = 0;
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) if (!strcmp(jstr(y, "name", ""), name))
+            at_sites += (double)jint(y, "launches");
+        if (at_sites <= 0) { /* launched from no recorded site */
+            site_group(NULL, by, &key, &label);
+            mh_groups_add_time(g, key, label, n, t, bytes);
+            continue;
+        }
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) {
+            if (strcmp(jstr(y, "name", ""), name) != 0) continue;
+            double share = (double)jint(y, "launches") / at_sites;
+            site_group(site_json(root, jint(y, "site")), by, &key, &label);
+            mh_groups_add_time(g, key, label, 0, share * t, share * bytes);
+        }
+    }
+    mh_groups_finish(g);
+    return g;
+}
+
 int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *o, mh_err *err) {
     mh_db *db;
     json_t *root;
     int rc = open_summary(path, &db, &root, err);
     if (rc) return rc;
     mh_db_close(db);
+    mh_groups *groups = o->group_by != MH_GROUP_NONE ? profile_groups(root, o->group_by) : NULL;
+    if (o->group_by != MH_GROUP_NONE && !groups) {
+        json_decref(root);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
     json_t *d = (o->json || o->out) ? to_json(root, o) : NULL;
+    if (d && groups) {
+        json_object_set_new(d, "group_by", json_string(mh_group_name(o->group_by)));
+        json_object_set_new(d, "groups", mh_groups_json(groups));
+    }
+    if (d && json_object_get(root, "sites")) json_object_set(d, "sites", json_object_get(root, "sites"));
+    if (!o->json && groups) {
+        mh_groups_print(groups, stdout, o->max_findings);
+        fputc('\n', stdout);
+    }
+    mh_groups_free(groups);
     if (o->json) rc = dump(d, "-", err);
     else if ((rc = print_text(stdout, root, o)) != MH_OK) rc = mh_err_set(err, MH_ERR_IO, "writing to stdout failed");
     if (rc == MH_OK && o->out) rc = dump(d, o->out, err);

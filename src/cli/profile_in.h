@@ -35,6 +35,7 @@ typedef struct mh_cli_profile_analyze_opts {
     size_t max_findings; /* 0 = all */
     int show_coalesced;
     int no_locality, no_patterns;
+    int group_by;        /* enum mh_group_by (memheat/group.h) */
 } mh_cli_profile_analyze_opts;
 
 /* `memheat analyze PROFILE`: the findings, bank table and locality stored in

@@ -105,7 +105,9 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     mh_pass_close(p);
     /* launches, objects and drops are stored even after an error above, so
      * the profile holds everything that was read */
-    int rc2 = mh_db_put_model(db, &m, rc ? &tmp : err);
+    /* call sites symbolised (libdw) and judged here, once: the store writes them as they are */
+    int rc2 = mh_sites_resolve(&m.sites, NULL, rc ? &tmp : err);
+    if (!rc2) rc2 = mh_db_put_model(db, &m, rc ? &tmp : err);
     mh_model_free(&m);
     if (!rc) rc = rc2;
     if (!rc) rc = mh_db_set_meta(db, "trace_complete", complete && !truncated ? "1" : "0", err);

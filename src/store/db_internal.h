@@ -38,5 +38,7 @@ uint64_t mh_db_col_u64(sqlite3_stmt *st, int i);
 const char *mh_db_space_name(unsigned space);
 /* mh_db_put_launch without its own transaction (caller holds one). */
 int mh_db_put_launch_in_tx(mh_db *db, const mh_model_launch *ml, mh_err *err);
+/* The model's call sites (resolved), in the caller's transaction (put_sites.c). */
+int mh_db_put_sites_in_tx(mh_db *db, const mh_sites *s, mh_err *err);
 
 #endif

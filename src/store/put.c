@@ -237,6 +237,7 @@ static int put_model_tx(mh_db *db, const mh_model *m, mh_err *err) {
         rc = mh_db_step_done(db, st, err, "writing launch statistics");
     }
     sqlite3_finalize(st);
+    if (!rc) rc = mh_db_put_sites_in_tx(db, &m->sites, err);
     if (rc) return rc;
     char total[32];
     snprintf(total, sizeof total, "%llu", (unsigned long long)m->dropped_total);

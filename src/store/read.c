@@ -247,6 +247,15 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
               " FROM object ORDER BY id"
             : "SELECT id, launch, printf('0x%x', base) AS base, size, space, label, live_at_end"
               " FROM object ORDER BY id";
+    /* schema 4: each traced launch's call site (null before) */
+    char launches_sql[1024];
+    snprintf(launches_sql, sizeof launches_sql,
+             "SELECT id, name, display_name, json_array(grid_x, grid_y, grid_z) AS grid_json,"
+             " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs,"
+             " printf('0x%%x', stream) AS stream, n_blocks, n_sampled, sampled AS sampled_json,"
+             " threads_per_block, warps_per_block, ended, recorded, dropped, gpu_ns, %s AS site"
+             " FROM launch ORDER BY id",
+             has_column(db, "launch", "site") ? "site" : "NULL");
     json_object_set_new(root, "schema_version", json_integer(MH_DB_SCHEMA_VERSION));
     if ((rc = read_meta(db, root, err)) ||
         (rc = add_first(db, root, "run",
@@ -254,13 +263,7 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         " start_unix_ns, end_unix_ns, exit_status, trace_path FROM run WHERE id = 1",
                         err)) ||
         (rc = add_array(db, root, "devices", "SELECT * FROM device ORDER BY id", err)) ||
-        (rc = add_array(db, root, "launches",
-                        "SELECT id, name, display_name, json_array(grid_x, grid_y, grid_z) AS grid_json,"
-                        " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs,"
-                        " printf('0x%x', stream) AS stream, n_blocks, n_sampled, sampled AS sampled_json,"
-                        " threads_per_block, warps_per_block, ended, recorded, dropped, gpu_ns"
-                        " FROM launch ORDER BY id",
-                        err)) ||
+        (rc = add_array(db, root, "launches", launches_sql, err)) ||
         (rc = add_array(db, root, "objects", objects_sql, err)) ||
         (rc = read_maps(db, root, err)) ||
         (rc = add_array(db, root, "kernels",
@@ -304,6 +307,21 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                                 "SELECT name, SUM(launches) AS launches, SUM(traced) AS traced,"
                                 " COUNT(*) AS configs FROM launch_config GROUP BY name ORDER BY name",
                                 err))) {
+        json_decref(root);
+        *out = NULL;
+        return rc;
+    }
+    /* Call sites and every launch per (site, configuration) (schema 4). */
+    if (has_column(db, "site", "label") &&
+        ((rc = add_array(db, root, "sites",
+                         "SELECT id, label, file, line, function, code, scope, nvtx, kind, forward, launches,"
+                         " frames AS frames_json, process FROM site ORDER BY id",
+                         err)) ||
+         (rc = add_array(db, root, "site_configs",
+                         "SELECT site, name, json_array(grid_x, grid_y, grid_z) AS grid_json,"
+                         " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, launches, process"
+                         " FROM site_config ORDER BY id",
+                         err)))) {
         json_decref(root);
         *out = NULL;
         return rc;

@@ -18,7 +18,9 @@
  * (read.c probes for them), older memheat ignores them. Likewise within
  * version 3: heat_row.kinds (the access kinds per word, packed) and
  * bank_conflict.banks (the worst request's distinct words per bank); a
- * profile without them reads as "kinds unknown" and "no per-bank figures". */
+ * profile without them reads as "kinds unknown" and "no per-bank figures".
+ * Version 4 adds the call sites: tables site and site_config and the
+ * launch's `site` column; a version-3 profile reads with no sites. */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 #include "memheat/trace_fields.h"
@@ -36,7 +38,15 @@ const char mh_db_schema_sql[] =
     "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER,\n"
     "  block_z INTEGER, dyn_smem INTEGER, static_smem INTEGER, regs INTEGER, stream INTEGER,\n"
     "  n_blocks INTEGER, n_sampled INTEGER, sampled TEXT, threads_per_block INTEGER,\n"
-    "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER, process INTEGER);\n"
+    "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER, process INTEGER,\n"
+    "  site INTEGER);\n"
+    /* version 4: call sites (memheat/sites.h) and every launch counted per site */
+    "CREATE TABLE site(id INTEGER PRIMARY KEY, label TEXT, file TEXT, line INTEGER, function TEXT,\n"
+    "  code TEXT, scope TEXT, nvtx TEXT, kind TEXT, forward INTEGER, launches INTEGER, frames TEXT,\n"
+    "  process INTEGER);\n"
+    "CREATE TABLE site_config(id INTEGER PRIMARY KEY, site INTEGER, name TEXT, grid_x INTEGER, grid_y INTEGER,\n"
+    "  grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, dyn_smem INTEGER,\n"
+    "  launches INTEGER, process INTEGER);\n"
     "CREATE TABLE object(id INTEGER PRIMARY KEY, launch INTEGER, base INTEGER, size INTEGER,\n"
     "  space TEXT, label TEXT, live_at_end INTEGER, process INTEGER,\n"
     /* kernel-argument views (no version bump: readers probe for the columns) */

@@ -1,4 +1,4 @@
-/* reader.c -- streaming reader of trace formats v1 to v4.
+/* reader.c -- streaming reader of trace formats v1 to v5.
  *
  * Takes one chunk at a time from the chunk source (chunks.h: read, CRCs
  * checked, decompressed; inline or ahead on a helper thread) and walks its
@@ -39,6 +39,10 @@ struct mh_trace_reader {
     size_t sampled_cap;
     const char **devs;    /* device strings of the current PROCESS record */
     size_t devs_cap;
+    uint64_t *site_pc;    /* the current SITE record's arrays */
+    uint32_t *site_obj;
+    mh_site_pyframe *site_py;
+    const char **site_nvtx;
     int done, complete, failed;
     mh_trace_header hdr;
     char *hdr_strs;       /* header strings, owned for the reader's life */
@@ -295,6 +299,40 @@ void mh_trace_times(const mh_trace_reader *r, double *wait_s, double *helpers_cp
     if (r->ahead) mh_tf_ahead_times(r->ahead, wait_s, helpers_cpu_s);
 }
 
+/* A SITE record (version 5): counts bounded, the user's frame inside them. */
+static int parse_site(mh_trace_reader *r, cursor *c, char **s, mh_site *st, mh_err *err) {
+    st->id = c32(c);
+    st->flags = c32(c);
+    st->user = c32(c);
+    st->n_native = c32(c);
+    st->n_python = c32(c);
+    st->n_nvtx = c32(c);
+    if (c->bad || st->n_native > MH_SITE_MAX_FRAMES || st->n_python > MH_SITE_MAX_FRAMES ||
+        st->n_nvtx > MH_SITE_MAX_NVTX ||
+        (st->user != MH_SITE_NONE && st->user >= st->n_native + st->n_python))
+        return fail(r, MH_ERR_FORMAT, err, "malformed site record");
+    if (!r->site_pc) { /* fixed sizes: allocated once */
+        r->site_pc = malloc(MH_SITE_MAX_FRAMES * sizeof *r->site_pc);
+        r->site_obj = malloc(MH_SITE_MAX_FRAMES * sizeof *r->site_obj);
+        r->site_py = malloc(MH_SITE_MAX_FRAMES * sizeof *r->site_py);
+        r->site_nvtx = malloc(MH_SITE_MAX_NVTX * sizeof *r->site_nvtx);
+        if (!r->site_pc || !r->site_obj || !r->site_py || !r->site_nvtx) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+    }
+    for (uint32_t i = 0; i < st->n_native; i++) r->site_pc[i] = c64(c);
+    for (uint32_t i = 0; i < st->n_native; i++) r->site_obj[i] = c32(c);
+    for (uint32_t i = 0; i < st->n_python; i++) {
+        r->site_py[i].line = c32(c);
+        r->site_py[i].file = cstr(c, s);
+        r->site_py[i].function = cstr(c, s);
+    }
+    for (uint32_t i = 0; i < st->n_nvtx; i++) r->site_nvtx[i] = cstr(c, s);
+    st->pc = r->site_pc;
+    st->object = r->site_obj;
+    st->py = r->site_py;
+    st->nvtx = r->site_nvtx;
+    return MH_OK;
+}
+
 static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, size_t len, mh_record *rec,
                         mh_err *err) {
     cursor c = {p, p + len, 0};
@@ -438,6 +476,39 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         if (!c.bad && k->space >= MH_SPACE_COUNT) return fail(r, MH_ERR_FORMAT, err, "kernel argument in an unknown address space");
         break;
     }
+    case MH_REC_SITE_OBJECT: {
+        mh_site_object *o = &rec->u.site_object;
+        o->id = c32(&c);
+        cskip(&c, 4);
+        o->start = c64(&c);
+        o->end = c64(&c);
+        o->bias = c64(&c);
+        o->path = cstr(&c, &s);
+        o->build_id = cstr(&c, &s);
+        if (!c.bad && o->end < o->start) return fail(r, MH_ERR_FORMAT, err, "site object ends before it starts");
+        break;
+    }
+    case MH_REC_SITE: {
+        int rc = parse_site(r, &c, &s, &rec->u.site, err);
+        if (rc != MH_OK) return rc;
+        break;
+    }
+    case MH_REC_LAUNCH_SITE:
+        rec->u.launch_site.launch = c32(&c);
+        rec->u.launch_site.site = c32(&c);
+        break;
+    case MH_REC_SITE_STATS: {
+        mh_site_stats *st = &rec->u.site_stats;
+        uint32_t f[8];
+        for (int i = 0; i < 8; i++) f[i] = c32(&c);
+        st->site = f[0];
+        st->grid = (mh_dim3){f[1], f[2], f[3]};
+        st->block = (mh_dim3){f[4], f[5], f[6]};
+        st->dyn_smem = f[7];
+        st->launches = c64(&c);
+        st->name = cstr(&c, &s);
+        break;
+    }
     default:
         return fail(r, MH_ERR_FORMAT, err, "unknown record type");
     }
@@ -485,6 +556,10 @@ void mh_trace_close_reader(mh_trace_reader *r) {
     free(r->strs);
     free(r->sampled);
     free(r->devs);
+    free(r->site_pc);
+    free(r->site_obj);
+    free(r->site_py);
+    free(r->site_nvtx);
     free(r->hdr_strs);
     free(r);
 }

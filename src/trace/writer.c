@@ -1,4 +1,4 @@
-/* writer.c -- streaming writer of trace format v4.
+/* writer.c -- streaming writer of trace format v5.
  *
  * Records are appended to an uncompressed chunk buffer; when it passes the
  * chunk size (or on flush/close) the buffer is coded (the access entries as
@@ -326,6 +326,81 @@ int mh_trace_write_karg(mh_trace_writer *w, const mh_karg *k, mh_err *err) {
     p[24] = k->space;
     p = put_str(p + 28, k->type);
     put_str(p, k->name);
+    return after_record(w, err);
+}
+
+/* ---- call sites (version 5) ---- */
+
+#define MAX_SITE_STR 4096u /* a site's file, function and range names are cut here */
+
+static size_t site_str_len(const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    return n > MAX_SITE_STR ? MAX_SITE_STR : n;
+}
+
+static unsigned char *put_site_str(unsigned char *p, const char *s) {
+    size_t n = site_str_len(s);
+    mh_put32(p, (uint32_t)n);
+    if (n) memcpy(p + 4, s, n);
+    return p + 4 + n;
+}
+
+int mh_trace_write_site_object(mh_trace_writer *w, const mh_site_object *o, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_SITE_OBJECT, 32 + str_bytes(o->path) + str_bytes(o->build_id), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, o->id);
+    mh_put64(p + 8, o->start);
+    mh_put64(p + 16, o->end);
+    mh_put64(p + 24, o->bias);
+    p = put_str(p + 32, o->path);
+    put_str(p, o->build_id);
+    return after_record(w, err);
+}
+
+int mh_trace_write_site(mh_trace_writer *w, const mh_site *s, mh_err *err) {
+    uint32_t flags = s->flags, nn = s->n_native, np = s->n_python, nv = s->n_nvtx;
+    if (nn > MH_SITE_MAX_FRAMES) nn = MH_SITE_MAX_FRAMES, flags |= MH_SITE_NATIVE_CUT;
+    if (np > MH_SITE_MAX_FRAMES) np = MH_SITE_MAX_FRAMES, flags |= MH_SITE_PY_CUT;
+    if (nv > MH_SITE_MAX_NVTX) nv = MH_SITE_MAX_NVTX;
+    uint32_t user = s->user;
+    if (user != MH_SITE_NONE) {
+        if (user < s->n_native) user = user < nn ? user : MH_SITE_NONE;
+        else user = user - s->n_native < np ? nn + (user - s->n_native) : MH_SITE_NONE;
+    }
+    size_t plen = 24 + 12 * (size_t)nn;
+    for (uint32_t i = 0; i < np; i++) plen += 12 + site_str_len(s->py[i].file) + site_str_len(s->py[i].function);
+    for (uint32_t i = 0; i < nv; i++) plen += 4 + site_str_len(s->nvtx[i]);
+    unsigned char *p = rec_begin(w, MH_REC_SITE, plen, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    uint32_t f[6] = {s->id, flags, user, nn, np, nv};
+    for (int i = 0; i < 6; i++) mh_put32(p + 4 * i, f[i]);
+    p += 24;
+    for (uint32_t i = 0; i < nn; i++, p += 8) mh_put64(p, s->pc[i]);
+    for (uint32_t i = 0; i < nn; i++, p += 4) mh_put32(p, s->object ? s->object[i] : MH_SITE_NONE);
+    for (uint32_t i = 0; i < np; i++) {
+        mh_put32(p, s->py[i].line);
+        p = put_site_str(p + 4, s->py[i].file);
+        p = put_site_str(p, s->py[i].function);
+    }
+    for (uint32_t i = 0; i < nv; i++) p = put_site_str(p, s->nvtx[i]);
+    return after_record(w, err);
+}
+
+int mh_trace_write_launch_site(mh_trace_writer *w, const mh_launch_site *ls, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_LAUNCH_SITE, 8, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, ls->launch);
+    mh_put32(p + 4, ls->site);
+    return after_record(w, err);
+}
+
+int mh_trace_write_site_stats(mh_trace_writer *w, const mh_site_stats *st, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_SITE_STATS, 40 + str_bytes(st->name), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    uint32_t f[8] = {st->site, st->grid.x, st->grid.y, st->grid.z, st->block.x, st->block.y, st->block.z, st->dyn_smem};
+    for (int i = 0; i < 8; i++) mh_put32(p + 4 * i, f[i]);
+    mh_put64(p + 32, st->launches);
+    put_str(p + 40, st->name);
     return after_record(w, err);
 }
 

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/site/site.h"
 #include "collectors/timing_hook.h"
 #include "cuda_dev.h"
 #include "util/cubin.h"
@@ -152,6 +153,7 @@ typedef struct mh_cuda {
     mh_cuda_buf *free_bufs;
     mh_cuda_flight *flights;
     mh_timing_hook timing;      /* one run: the timing collector's entry points (all NULL without it) */
+    mh_site_state *sites;       /* call sites (collectors/site/site.h); NULL: not captured */
 } mh_cuda;
 
 

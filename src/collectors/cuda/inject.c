@@ -212,6 +212,10 @@ static void mh_cuda_at_exit(void) {
         pthread_mutex_unlock(&mh->mod_mu);
     }
     pthread_mutex_lock(&mh->mu);
+    if (mh->w) {
+        mh_err err;
+        if (mh_site_write_stats(mh->sites, mh->w, &err) != MH_OK) mh_cuda_writer_failed(mh, &err);
+    }
     if (mh->w && mh->graph_kernels)
         mh_cuda_write_dropped(mh, MH_TRACE_NO_LAUNCH, mh->graph_kernels,
                               "kernel launches from CUDA graphs: counted, not traced or timed in one run "
@@ -324,6 +328,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
      * Sanitizer's callbacks silent (measured on an H100, CUDA 13.0) */
     mh_cuda_load_timing();
     mh_cuda_copies_enable(mh); /* only with the timing collector hosted */
+    mh_err serr;
+    if (mh_site_open(&mh->sites, &serr) != MH_OK) mh->sites = NULL; /* launches without call sites */
     atexit(mh_cuda_at_exit);
     mh->active = 1;
     pthread_mutex_unlock(&mh->mu);

@@ -27,6 +27,9 @@ static _Thread_local int tl_have_begin;
  * `extra` array), valid until the call returns; read only for a traced launch. */
 static _Thread_local void **tl_kparams;
 static _Thread_local void **tl_kextra;
+/* The call site of this thread's launch in progress (collectors/site/site.h),
+ * captured at the driver call's entry, MH_SITE_NONE without one. */
+static _Thread_local uint32_t tl_site = MH_SITE_NONE;
 
 /* ---- allocations ---- */
 
@@ -374,6 +377,9 @@ void mh_cuda_launch_begin(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
     pthread_mutex_lock(&mh->mu);
     uint32_t id = mh->next_launch++;
     pthread_mutex_unlock(&mh->mu);
+    uint32_t site = tl_site; /* call sites: every launch counted at its site */
+    tl_site = MH_SITE_NONE;
+    mh_site_count(mh->sites, site, &key);
     int want;
     CUcontext acq_ctx = ld->context;
     CUmodule acq_mod = ld->module;
@@ -476,6 +482,14 @@ void mh_cuda_launch_begin(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
     if (ok && mh_trace_write_launch(mh->w, &l, &err) != MH_OK) {
         mh_cuda_writer_failed(mh, &err);
         ok = 0;
+    }
+    if (ok && site != MH_SITE_NONE) { /* call sites: the site's records, then the launch's */
+        mh_launch_site ls = {.launch = id, .site = site};
+        if (mh_site_write_new(mh->sites, mh->w, &err) != MH_OK ||
+            mh_trace_write_launch_site(mh->w, &ls, &err) != MH_OK) {
+            mh_cuda_writer_failed(mh, &err);
+            ok = 0;
+        }
     }
     for (uint32_t i = 0; ok && i < nargs; i++)
         if (mh_trace_write_karg(mh->w, &args[i], &err) != MH_OK) {
@@ -662,6 +676,9 @@ void mh_cuda_on_driver_api(mh_cuda *mh, Sanitizer_CallbackId cbid, const Sanitiz
     tl_traced = 0;
     tl_have_begin = 0;
     tl_hook_params = NULL;
+    /* ---- call sites (collectors/site/site.h): the host stack of every launch
+     * call, deduplicated; the launch callbacks count and record it ---- */
+    if (mh_cuda_hook_api(cbid) != MH_HOOK_NONE) tl_site = mh_site_capture(mh->sites, 1);
     CUfunction f = NULL;
     mh_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
     switch (cbid) {

@@ -86,6 +86,22 @@ void mh_ocl_group_end(mh_ocl *o, const void *key);
 void mh_ocl_access(mh_ocl *o, mh_ocl_group *g, uint32_t item, unsigned space, unsigned kind,
                    uint64_t bufidx, uint64_t addr, uint32_t size, uint64_t pc);
 
+/* Call sites (ocl_enqueue.c, collectors/site/site.h). mh_ocl_enqueued is
+ * called on the host thread inside the program's clEnqueueNDRangeKernel: it
+ * captures the site and queues it under the kernel's name; the launch that
+ * Oclgrind later begins for that kernel takes the oldest queued site of its
+ * name (a LAUNCH_SITE record after its LAUNCH record; every launch counted
+ * per site at close). */
+void mh_ocl_enqueued(mh_ocl *o, const char *kernel_name);
+/* The current launch's site (MH_SITE_NONE: none was queued for it; 0 when
+ * call sites are off). */
+uint32_t mh_ocl_kernel_site(mh_ocl *o);
+/* Routes the program's clEnqueueNDRangeKernel through the hook (GOT
+ * slots); 1 when Oclgrind's function was found. */
+int mh_ocl_hook_install(mh_ocl *o);
+void mh_ocl_hook_rescan(void);
+void mh_ocl_hook_detach(void);
+
 /* Accesses the collector saw / lost since open (for tests and the summary). */
 uint64_t mh_ocl_recorded(const mh_ocl *o);
 uint64_t mh_ocl_dropped(const mh_ocl *o);

@@ -78,6 +78,8 @@ public:
         k.local = mh_dim3{(uint32_t)l.x, (uint32_t)l.y, (uint32_t)l.z};
         k.local_bytes = (uint32_t)kernel_->getLocalMemorySize();
         traced_ = mh_ocl_kernel_begin(o_, &k) != 0;
+        // no site queued: the enqueue came from an object loaded after the hook went in
+        if (mh_ocl_kernel_site(o_) == MH_SITE_NONE) mh_ocl_hook_rescan();
         if (!traced_) return;
         label_buffers();
         describe_pcs();
@@ -256,6 +258,7 @@ extern "C" void initializePlugins(oclgrind::Context *context) {
     }
     g_memheat.plugin = new MemheatPlugin(context, g_memheat.sink);
     context->registerPlugin(g_memheat.plugin);
+    mh_ocl_hook_install(g_memheat.sink); // call sites at clEnqueueNDRangeKernel (ocl_enqueue.c)
 }
 
 extern "C" void releasePlugins(oclgrind::Context *context) {
@@ -265,6 +268,7 @@ extern "C" void releasePlugins(oclgrind::Context *context) {
         g_memheat.plugin = nullptr;
     }
     if (g_memheat.sink) {
+        mh_ocl_hook_detach();
         mh_err err = {};
         if (mh_ocl_close(g_memheat.sink, &err) != MH_OK)
             std::fprintf(stderr, "memheat: oclgrind collector: %s (the trace keeps what was written before)\n", err.msg);
