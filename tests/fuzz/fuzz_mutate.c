@@ -100,6 +100,20 @@ static void insert_chunk(fz_trace *t, size_t at, fz_chunk c) {
     t->n++;
 }
 
+void fz_chunk_remove(fz_trace *t, size_t i) {
+    chunk_free(&t->c[i]);
+    memmove(&t->c[i], &t->c[i + 1], (t->n - i - 1) * sizeof *t->c);
+    t->n--;
+}
+
+void fz_chunk_dup(fz_trace *t, size_t i, size_t at) { insert_chunk(t, at, chunk_copy(&t->c[i])); }
+
+void fz_chunk_swap(fz_trace *t, size_t i, size_t j) {
+    fz_chunk c = t->c[i];
+    t->c[i] = t->c[j];
+    t->c[j] = c;
+}
+
 /* The prefix names a version whose chunks are coded (trace/chunk_code.h):
  * parse decodes them, encode codes them again. */
 static int coded(const uint8_t prefix[16]) { return get32(prefix + 8) >= MH_TF_CODED_VERSION; }
@@ -133,6 +147,61 @@ int fz_trace_parse(const fz_buf *b, fz_trace *t) {
         off += 24 + comp;
     }
     return 0;
+}
+
+/* c's zstd frame (coded first when the prefix says so), cached in c. */
+static void chunk_pack(const uint8_t prefix[16], fz_chunk *c) {
+    if (c->comp) return;
+    size_t extra = coded(prefix) ? MH_TF_CODE_EXTRA : 0;
+    size_t cap = ZSTD_compressBound(c->nraw + extra);
+    c->comp = malloc(cap);
+    if (!extra) {
+        c->ncomp = ZSTD_compress(c->comp, cap, c->raw, c->nraw, 1);
+    } else {
+        uint8_t *cd = malloc(c->nraw + extra);
+        mh_tf_code(c->raw, c->nraw, cd);
+        c->ncomp = ZSTD_compress(c->comp, cap, cd, c->nraw + extra, 1);
+        free(cd);
+    }
+}
+
+int fz_seal(fz_trace *t) {
+    for (size_t ci = t->n; ci-- > 0;) {
+        fz_chunk *c = &t->c[ci];
+        long end = -1;
+        for (size_t off = 0; off + 8 <= c->nraw; off = fz_rec_next(c, off))
+            if (c->raw[off] == REC_END) end = (long)off;
+        if (end < 0) continue;
+        if (get32(c->raw + end + 4) < 24) return -1; /* an older writer's END: nothing to state */
+        uint32_t chain = 0;
+        uint64_t records = 0, accesses = 0;
+        for (size_t i = 0; i <= ci; i++) {
+            const fz_chunk *k = &t->c[i];
+            size_t lim = i < ci ? k->nraw : (size_t)end;
+            for (size_t off = 0; off + 8 <= lim; off = fz_rec_next(k, off)) {
+                if (k->raw[off] == REC_END) continue; /* the reader counts no END */
+                records++;
+                uint32_t plen = get32(k->raw + off + 4);
+                if (k->raw[off] == REC_ACCESSES && plen >= 8 && fz_rec_next(k, off) - off >= 16) {
+                    uint32_t n = get32(k->raw + off + 8);
+                    if ((plen - 8) / 32 >= n) accesses += n;
+                }
+            }
+            if (i < ci) {
+                chunk_pack(t->prefix, &t->c[i]);
+                uint8_t crc[4];
+                put32(crc, mh_crc32c(0, t->c[i].comp, t->c[i].ncomp));
+                chain = mh_crc32c(chain, crc, 4);
+            }
+        }
+        uint8_t *p = c->raw + end + 8;
+        put32(p, (uint32_t)ci);
+        put32(p + 4, chain);
+        for (int b = 0; b < 8; b++) p[8 + b] = (uint8_t)(records >> (8 * b)), p[16 + b] = (uint8_t)(accesses >> (8 * b));
+        fz_chunk_touch(c);
+        return 0;
+    }
+    return -1;
 }
 
 fz_buf fz_trace_encode(const fz_trace *t, size_t *off) {
@@ -183,6 +252,41 @@ fz_trace fz_trace_copy(const fz_trace *t) {
 
 static size_t rec_size(const fz_chunk *c, size_t off) { return 8 + ((get32(c->raw + off + 4) + 7) & ~(size_t)7); }
 
+size_t fz_rec_next(const fz_chunk *c, size_t off) {
+    if (off + 8 > c->nraw) return c->nraw;
+    size_t n = rec_size(c, off);
+    return n > c->nraw - off ? c->nraw : off + n;
+}
+
+long fz_rec_find(const fz_chunk *c, unsigned type, size_t from) {
+    for (size_t off = from; off + 8 <= c->nraw; off = fz_rec_next(c, off))
+        if (c->raw[off] == type) return (long)off;
+    return -1;
+}
+
+void fz_chunk_touch(fz_chunk *c) {
+    free(c->comp);
+    c->comp = NULL;
+    c->ncomp = 0;
+}
+
+void fz_rec_remove(fz_chunk *c, size_t off) {
+    size_t end = fz_rec_next(c, off);
+    memmove(c->raw + off, c->raw + end, c->nraw - end);
+    c->nraw -= end - off;
+    fz_chunk_touch(c);
+}
+
+void fz_rec_insert(fz_chunk *c, size_t at, const uint8_t *rec, size_t n) {
+    uint8_t *p = realloc(c->raw, c->nraw + n + 1);
+    if (!p) abort();
+    c->raw = p;
+    memmove(p + at + n, p + at, c->nraw - at);
+    memcpy(p + at, rec, n);
+    c->nraw += n;
+    fz_chunk_touch(c);
+}
+
 /* First record of `type` in c at or after from (its offset), or -1. */
 static long find_rec(const fz_chunk *c, unsigned type, size_t from) {
     for (size_t off = from; off + 8 <= c->nraw; off += rec_size(c, off))
@@ -217,6 +321,7 @@ void fz_rechunk(fz_trace *t) {
     }
     fz_trace_free(t);
     *t = o;
+    fz_seal(t); /* what a collector flushing at every kernel end writes */
 }
 
 const char *const fz_bad_names[FZ_BAD_KINDS] = {"unknown-launch", "dup-launch", "ended-launch", "dup-end", "no-end"};

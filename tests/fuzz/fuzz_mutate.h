@@ -56,8 +56,27 @@ int fz_trace_parse(const fz_buf *b, fz_trace *t); /* -1: not a whole trace */
 fz_buf fz_trace_encode(const fz_trace *t, size_t *off);
 void fz_trace_free(fz_trace *t);
 fz_trace fz_trace_copy(const fz_trace *t);
-/* Splits chunks after every kernel end (and the header). */
+/* Splits chunks after every kernel end (and the header), then seals. */
 void fz_rechunk(fz_trace *t);
+/* Rewrites the last END record's statement (chunks before its own, the
+ * chain of their payload CRCs, records and accesses before it) to what t
+ * holds, as a writer would have: a trace edited and sealed is one a writer
+ * could have written. -1: no END record with a statement (an older writer's). */
+int fz_seal(fz_trace *t);
+
+/* ---- editing the structure (checksums are recomputed by fz_trace_encode) ----
+ * A chunk's records are walked by offset: fz_rec_next gives the offset after
+ * the record at off (its 8-byte header and padded payload), c->nraw at the end
+ * or past a record that does not fit. Every edit drops the chunk's cached
+ * zstd frame. */
+size_t fz_rec_next(const fz_chunk *c, size_t off);
+long fz_rec_find(const fz_chunk *c, unsigned type, size_t from); /* first of type at or after from; -1 = none */
+void fz_rec_remove(fz_chunk *c, size_t off);
+void fz_rec_insert(fz_chunk *c, size_t at, const uint8_t *rec, size_t n);
+void fz_chunk_touch(fz_chunk *c); /* raw changed: drop the cached frame */
+void fz_chunk_remove(fz_trace *t, size_t i);
+void fz_chunk_dup(fz_trace *t, size_t i, size_t at); /* a copy of chunk i inserted before position at */
+void fz_chunk_swap(fz_trace *t, size_t i, size_t j);
 
 /* Bad records with valid checksums, in a new chunk before the end record's. */
 enum { FZ_BAD_UNKNOWN, FZ_BAD_DUP_LAUNCH, FZ_BAD_ENDED, FZ_BAD_DUP_END, FZ_BAD_NO_END, FZ_BAD_KINDS };
