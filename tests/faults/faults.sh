@@ -175,12 +175,12 @@ sqlite3 -version >/dev/null 2>&1 && {
 # ---- 6. a signal during an import removes its temporary file ----
 "$M" synth -o huge.mht --shape all --warps 32 --blocks 16 --iters 32 || bad "6: synth huge"
 tmps() { ls -A "$1" | grep '^\.' ; }
-for sig in 15 1 2; do # SIGTERM, SIGHUP, SIGINT
+for sig in 15 1 2 3; do # SIGTERM, SIGHUP, SIGINT, SIGQUIT
     rm -rf sig6 && mkdir sig6
-    if [ $sig = 2 ]; then # a script's background job ignores SIGINT: give it back its default
-        command -v python3 >/dev/null || { echo "skip - 6: SIGINT (no python3)"; continue; }
-        python3 -c 'import os,signal,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-            "$M" import -q huge.mht -o sig6/p.mhdb &
+    if [ $sig = 2 ] || [ $sig = 3 ]; then # a script's background job ignores SIGINT and SIGQUIT: give it back its default
+        command -v python3 >/dev/null || { echo "skip - 6: signal $sig (no python3)"; continue; }
+        python3 -c 'import os,signal,sys; signal.signal(int(sys.argv[1]), signal.SIG_DFL); os.execv(sys.argv[2], sys.argv[2:])' \
+            $sig "$M" import -q huge.mht -o sig6/p.mhdb &
     else
         "$M" import -q huge.mht -o sig6/p.mhdb &
     fi
