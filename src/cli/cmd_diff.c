@@ -73,8 +73,8 @@ int mh_cmd_diff(int argc, char **argv) {
     }
     mh_err err = {0};
     mh_db *a = NULL, *b = NULL;
-    if (mh_db_open(&a, argv[optind], MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("diff", &err);
-    if (mh_db_open(&b, argv[optind + 1], MH_DB_CHECK, &err) != MH_OK) {
+    if (mh_db_open(&a, argv[optind], 0, &err) != MH_OK) return mh_cli_fail_err("diff", &err);
+    if (mh_db_open(&b, argv[optind + 1], 0, &err) != MH_OK) {
         mh_db_close(a);
         return mh_cli_fail_err("diff", &err);
     }

@@ -55,7 +55,7 @@ int mh_cmd_merge(int argc, char **argv) {
         if (!strcmp(argv[i], out) || same_file(argv[i], out))
             return mh_cli_fail("merge", MH_EXIT_USAGE, "the output %s is also an input", out);
         mh_db *db;
-        if (mh_db_open(&db, argv[i], MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("merge", &err);
+        if (mh_db_open(&db, argv[i], 0, &err) != MH_OK) return mh_cli_fail_err("merge", &err);
         mh_db_close(db);
     }
     mh_db *db;

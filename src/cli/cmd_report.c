@@ -80,7 +80,7 @@ int mh_cmd_report(int argc, char **argv) {
     mh_err err = {0};
     if (!to_stdout && mh_outfile_not_input(outp, prof, &err) != MH_OK) return mh_cli_fail_err("report", &err);
     mh_db *db;
-    if (mh_db_open(&db, prof, MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("report", &err);
+    if (mh_db_open(&db, prof, 0, &err) != MH_OK) return mh_cli_fail_err("report", &err);
     /* write beside the target, rename when complete: no half-written report */
     mh_outfile of = {0};
     FILE *f = stdout;

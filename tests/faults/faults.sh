@@ -89,7 +89,8 @@ if mount -t tmpfs -o size=${room}k tmpfs full 2>/dev/null; then
     check "3: import on a full disk exits 1" 1 $rc
     cmp -s full/p.mhdb p.keep && ok "3: full disk: the previous profile is kept" || bad "3: full disk destroyed the profile"
     check "3: full disk: no temporary left" 1 "$(ls -A full | wc -l)"
-    grep -q "full/p.mhdb" err3 && ok "3: full disk: the error names the profile" || bad "3: full-disk message: $(cat err3)"
+    grep -q "write error on full/p.mhdb: No space left on device" err3 && ok "3: full disk: the error names the profile and the cause" \
+        || bad "3: full-disk message: $(cat err3)"
     rm -f full/p.mhdb
     "$M" import big.mht -o full/q.mhdb -q 2>/dev/null
     [ -e full/q.mhdb ] && bad "3: a failed profile creation left a file" || ok "3: a failed creation leaves no file"
@@ -172,6 +173,29 @@ sqlite3 -version >/dev/null 2>&1 && {
     check "5: diff of an interrupted profile exits 4" 4 $rc
     grep -q "int.mhdb is incomplete" err5 && ok "5: ... and says so" || bad "5: message: $(cat err5)"
 }
+# ---- 5b. every reader checks a profile the same way, in memheat's words (issue 42) ----
+if sqlite3 -version >/dev/null 2>&1; then
+    cp p.keep np.mhdb && sqlite3 np.mhdb "DROP TABLE process"
+    # a damaged page of heat rows: only report and heatmap read those rows
+    cp p.keep dp.mhdb
+    pg=$(sqlite3 dp.mhdb "SELECT pageno FROM dbstat WHERE name = 'heat_row' AND pagetype = 'leaf' LIMIT 1" 2>/dev/null)
+    psz=$(sqlite3 dp.mhdb "PRAGMA page_size")
+    [ -n "$pg" ] && printf '\377\377\377\377' | dd of=dp.mhdb bs=1 seek=$(( (pg - 1) * psz )) conv=notrunc 2>/dev/null
+    for f in np dp; do
+        case $f in np) want="np.mhdb: not a memheat profile (missing table process)";;
+                   dp) want="dp.mhdb is damaged (SQLite: database disk image is malformed)";; esac
+        [ $f = dp ] && [ -z "$pg" ] && { echo "skip - 5b: no dbstat in this sqlite3"; continue; }
+        for cmd in info report analyze heatmap diff band; do
+            case $cmd in report) args="-q -o $f.html -f $f.mhdb";; diff) args="p.keep $f.mhdb";;
+                         band) args="$f.mhdb --no-store";; *) args="$f.mhdb";; esac
+            "$M" $cmd $args >/dev/null 2>err5; rc=$?
+            check "5b: $cmd of $f.mhdb exits 1" 1 $rc
+            [ "$(lines err5)" = 1 ] && grep -qF "$want" err5 && ok "5b: $cmd: one line, the file and the cause" \
+                || bad "5b: $cmd of $f.mhdb: $(cat err5)"
+        done
+    done
+fi
+
 # ---- 6. a signal during an import removes its temporary file ----
 "$M" synth -o huge.mht --shape all --warps 32 --blocks 16 --iters 32 || bad "6: synth huge"
 tmps() { ls -A "$1" | grep '^\.' ; }

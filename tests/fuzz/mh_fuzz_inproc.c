@@ -326,7 +326,7 @@ static void fuzz_profile(tally *t, const cfg *c, mh_db *seed, const prof_sum *se
     mh_err err = {0};
     mh_db *db = NULL;
     char note[600] = "";
-    int rc = mh_db_open(&db, c->in_p, MH_DB_CHECK, &err);
+    int rc = mh_db_open(&db, c->in_p, 0, &err);
     if (rc == MH_OK) {
         mh_report_opts ro = {0};
         rc = mh_report_html(db, c->devnull, &ro, &err);
@@ -345,7 +345,7 @@ static void fuzz_profile(tally *t, const cfg *c, mh_db *seed, const prof_sum *se
     /* `memheat diff SEED INPUT` */
     mh_err derr = {0};
     char dnote[600] = "";
-    int drc = mh_db_open(&db, c->in_p, MH_DB_CHECK, &derr);
+    int drc = mh_db_open(&db, c->in_p, 0, &derr);
     if (drc == MH_OK) {
         drc = mh_report_diff(seed, db, c->devnull, 0, c->devnull, &derr);
         mh_db_notice(db, dnote, sizeof dnote);
@@ -474,7 +474,7 @@ int main(int argc, char **argv) {
     mh_db *seed_db;
     prof_sum seed_sum;
     mh_err err = {0};
-    if (mh_db_open(&seed_db, c.seed_p, MH_DB_CHECK, &err) != MH_OK || profile_sum(seed_db, &seed_sum, &err) != MH_OK) {
+    if (mh_db_open(&seed_db, c.seed_p, 0, &err) != MH_OK || profile_sum(seed_db, &seed_sum, &err) != MH_OK) {
         fprintf(stderr, "mh_fuzz_inproc: seed profile: %s\n", err.msg);
         return 1;
     }
