@@ -144,7 +144,7 @@ int mh_cmd_heatmap(int argc, char **argv) {
         size_t nl = 0;
         uint64_t dropped = 0;
         if (mh_cli_profile_heat(argv[optind], space_mask, emit, &c, &nl, &dropped, &err) != MH_OK)
-            code = mh_cli_fail_err("heatmap", &err);
+            code = mh_cli_fail_err("heatmap", &err); /* an incomplete profile: exit 4 after its maps */
         else if (c.maps == 0)
             fprintf(stderr, "memheat heatmap: no accesses matched (launches: %zu)\n", nl);
         if (code == MH_EXIT_OK && dropped)

@@ -92,7 +92,9 @@ static int info_profile(const char *path) {
     mh_db *db;
     if (mh_db_open(&db, path, 0, &err) != MH_OK) return mh_cli_fail_err("info", &err);
     json_t *sum = NULL;
+    char notice[600];
     int rc = mh_db_read_summary(db, &sum, &err);
+    mh_db_notice(db, notice, sizeof notice);
     mh_db_close(db);
     if (rc != MH_OK) return mh_cli_fail_err("info", &err);
     json_t *run = json_object_get(sum, "run");
@@ -128,7 +130,7 @@ static int info_profile(const char *path) {
         putchar('\n');
     }
     json_decref(sum);
-    return MH_EXIT_OK;
+    return notice[0] ? mh_cli_fail("info", MH_EXIT_PARTIAL, "%s", notice) : MH_EXIT_OK; /* as report and diff */
 }
 
 int mh_cmd_info(int argc, char **argv) {

@@ -172,6 +172,13 @@ sqlite3 -version >/dev/null 2>&1 && {
     "$M" diff p.keep int.mhdb >/dev/null 2>err5; rc=$?
     check "5: diff of an interrupted profile exits 4" 4 $rc
     grep -q "int.mhdb is incomplete" err5 && ok "5: ... and says so" || bad "5: message: $(cat err5)"
+    for cmd in info report analyze heatmap; do # every reader, the same way (issue 42)
+        case $cmd in report) args="-q -o int.html -f int.mhdb";; *) args="int.mhdb";; esac
+        "$M" $cmd $args >out5 2>err5; rc=$?
+        check "5: $cmd of an interrupted profile exits 4" 4 $rc
+        [ "$(lines err5)" = 1 ] && grep -q "int.mhdb is incomplete" err5 && [ -s out5 -o $cmd = report ] \
+            && ok "5: ... after its output, one line" || bad "5: $cmd message: $(cat err5)"
+    done
 }
 # ---- 5b. every reader checks a profile the same way, in memheat's words (issue 42) ----
 if sqlite3 -version >/dev/null 2>&1; then

@@ -41,6 +41,8 @@ typedef struct fz_chunk {
     size_t nraw;
     uint8_t *comp; /* its zstd frame, NULL = to compress */
     size_t ncomp;
+    uint8_t *coded; /* set: the bytes to compress instead of raw coded (a damaged coding), else NULL */
+    size_t ncoded;
 } fz_chunk;
 
 typedef struct fz_trace {
@@ -58,6 +60,15 @@ void fz_trace_free(fz_trace *t);
 fz_trace fz_trace_copy(const fz_trace *t);
 /* Splits chunks after every kernel end (and the header), then seals. */
 void fz_rechunk(fz_trace *t);
+/* What a writer's END record of a seed states, and where it is. */
+typedef struct fz_seed_end {
+    size_t chunk;               /* the chunk holding it */
+    uint64_t records, accesses; /* records and entries before it in that chunk */
+    uint8_t end[40];            /* the record, header included */
+    size_t nend;
+} fz_seed_end;
+int fz_seed_end_of(const fz_trace *seed, fz_seed_end *s); /* -1: no END */
+
 /* Rewrites the last END record's statement (chunks before its own, the
  * chain of their payload CRCs, records and accesses before it) to what t
  * holds, as a writer would have: a trace edited and sealed is one a writer
@@ -93,6 +104,19 @@ typedef struct fz_expect {
     int clean;          /* the input is the seed itself: exit 0 and everything kept */
     size_t keep_chunks; /* seed chunks before the damage; FZ_KEEP_ALL = every one */
 } fz_expect;
+
+/* What a reader must do with `in`, found by comparing it with the seed it
+ * was made from (seed: its encoding, soff its sn chunks' offsets, se its END)
+ * whatever the mutations were: the seed itself exits 0; a prefix, chunk
+ * header, checksum, zstd frame or coding that does not hold, or a cut
+ * inside a chunk, is an error; otherwise any change before the end record,
+ * of what the end record states or of the records it counts in its own
+ * chunk, and anything after it, must not pass as clean (the end record's
+ * check), unless the input was sealed (it states what it holds again) or
+ * its END is an older writer's, empty. keep_chunks: the leading chunks
+ * identical to the seed's. */
+void fz_expect_compare(const fz_buf *seed, const size_t *soff, size_t sn, const fz_seed_end *se, const fz_buf *in,
+                       int sealed, fz_expect *e);
 
 /* A damaged copy of seed (parsed, rechunked; seed_enc its encoding, off its
  * chunk offsets) in *out (malloc'ed). Mutators: cut; byte flips anywhere;
