@@ -495,6 +495,7 @@ int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err) {
         uint32_t plen = mh_get32(p + 4);
         size_t padded = ((size_t)plen + 7u) & ~(size_t)7u;
         if (padded > r->rlen - r->rpos - MH_TF_REC_HDR_BYTES) return fail(r, MH_ERR_FORMAT, err, "record past chunk end");
+        if (p[1] | p[2] | p[3]) return fail(r, MH_ERR_FORMAT, err, "record header with non-zero reserved bytes");
         r->rpos += MH_TF_REC_HDR_BYTES + padded;
         int type = p[0];
         if (r->ended && !r->damage[0]) /* read too, and said: a writer writes nothing after END */

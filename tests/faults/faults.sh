@@ -203,6 +203,27 @@ if sqlite3 -version >/dev/null 2>&1; then
     done
 fi
 
+# text that is not UTF-8 (a program's arguments in another encoding) is shown, never an error
+if sqlite3 -version >/dev/null 2>&1; then
+    cp p.keep l1.mhdb && sqlite3 l1.mhdb "UPDATE run SET command = 'caf' || X'E9' || ' x'"
+    for cmd in report analyze info; do
+        case $cmd in report) args="-q -o l1.html -f l1.mhdb";; *) args="l1.mhdb";; esac
+        "$M" $cmd $args >/dev/null 2>err5; rc=$?
+        check "5b: $cmd of a profile whose command is not UTF-8 exits 0" 0 $rc
+    done
+fi
+printf '#!/bin/sh\ncp "%s/raw.mht" "$MEMHEAT_TRACE"\n' "$W" >prog5.sh && chmod +x prog5.sh
+MEMHEAT_LIB_DIR=$W/lib "$M" run -q --backend cuda --no-timing -o l1run -- ./prog5.sh "$(printf 'caf\351')" 2>err5; rc=$?
+check "5b: run with an argument that is not UTF-8 exits 0" 0 $rc
+"$M" report -q -o l1run.html -f l1run.mhdb 2>err5; rc=$?
+check "5b: ... and its profile reports" 0 $rc
+# a trace cut inside its header chunk: the profile says it holds no trace
+head -c 20 raw.mht >cut0.mht
+"$M" import cut0.mht -o cut0.mhdb -q 2>/dev/null; rc=$?
+check "5b: import of a trace cut inside its header exits 4" 4 $rc
+"$M" info cut0.mhdb >/dev/null 2>err5; rc=$?
+check "5b: ... and its profile says it is incomplete" 4 $rc
+
 # ---- 6. a signal during an import removes its temporary file ----
 "$M" synth -o huge.mht --shape all --warps 32 --blocks 16 --iters 32 || bad "6: synth huge"
 tmps() { ls -A "$1" | grep '^\.' ; }
