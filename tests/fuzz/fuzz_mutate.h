@@ -106,7 +106,8 @@ typedef struct fz_expect {
 } fz_expect;
 
 /* What a reader must do with `in`, found by comparing it with the seed it
- * was made from (seed: its encoding, soff its sn chunks' offsets, se its END)
+ * was made from (seed: its encoding, soff its chunks' offsets, st its
+ * chunks, se its END)
  * whatever the mutations were: the seed itself exits 0; a prefix, chunk
  * header, checksum, zstd frame or coding that does not hold, or a cut
  * inside a chunk, is an error; otherwise any change before the end record,
@@ -115,8 +116,11 @@ typedef struct fz_expect {
  * check), unless the input was sealed (it states what it holds again) or
  * its END is an older writer's, empty. keep_chunks: the leading chunks
  * identical to the seed's. */
-void fz_expect_compare(const fz_buf *seed, const size_t *soff, size_t sn, const fz_seed_end *se, const fz_buf *in,
-                       int sealed, fz_expect *e);
+void fz_expect_compare(const fz_buf *seed, const size_t *soff, const fz_trace *st, const fz_seed_end *se,
+                       const fz_buf *in, int sealed, fz_expect *e);
+
+/* e (a mutator's) joined with c (fz_expect_compare's): both obligations. */
+void fz_expect_merge(fz_expect *e, const fz_expect *c);
 
 /* A damaged copy of seed (parsed, rechunked; seed_enc its encoding, off its
  * chunk offsets) in *out (malloc'ed). Mutators: cut; byte flips anywhere;

@@ -338,7 +338,7 @@ static const char *mut_block(fz_trace *t, const facts *f, fz_rng *r) {
  * values the trace holds (a KARG of a launch there, pointing into an
  * allocation there), its strings short, inserted at a record boundary. */
 static const char *mut_invent(fz_trace *t, const facts *f, fz_rng *r) {
-    if (f->raw_bytes > (4u << 20)) return NULL;
+    if (f->raw_bytes > (4u << 20) || !t->n) return NULL;
     const fz_kind *k = &fz_kinds[fz_rndn(r, fz_nkinds)];
     size_t nacc = k->type == REC_ACCESSES ? 1 + fz_rndn(r, 8) : 0;
     size_t plen = k->fixed + 8 * (size_t)k->nstrings + 32 * nacc;
