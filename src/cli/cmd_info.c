@@ -137,18 +137,15 @@ int mh_cmd_info(int argc, char **argv) {
     static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            help(stdout);
-            return MH_EXIT_OK;
-        }
-        help(stderr);
-        return MH_EXIT_USAGE;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c != 'h') return mh_cli_bad_option("info", argv, c);
+        help(stdout);
+        return MH_EXIT_OK;
     }
-    if (optind != argc - 1) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc - 1)
+        return optind >= argc ? mh_cli_usage("info", "no trace or profile given")
+                              : mh_cli_usage("info", "one trace or profile at a time, not also '%s'", argv[optind + 1]);
     mh_err err = {0};
     if (is_profile(argv[optind])) return info_profile(argv[optind]);
     mh_model m;
