@@ -231,6 +231,16 @@ static void keep_parsed(fz_trace *t, const fz_buf *out) {
     g_last.valid = 1;
 }
 
+/* The file's bytes by libFuzzer's own mutations (checksums broken, a cut). */
+static fz_buf mutate_bytes(const box *b, size_t max) {
+    fz_buf out;
+    size_t cap = b->n + 256 < max ? b->n + 256 : max;
+    out.p = malloc(cap ? cap : 1);
+    memcpy(out.p, b->p, b->n < cap ? b->n : cap);
+    out.n = LLVMFuzzerMutate(out.p, b->n < cap ? b->n : cap, cap);
+    return out;
+}
+
 static fz_buf mutate_trace(const box *b, fz_rng *r, unsigned *flags, size_t max) {
     const fz_trace_seed *s = trace_seed(b->seed);
     fz_buf in = {(uint8_t *)b->p, b->n}, out = {0};
@@ -272,12 +282,7 @@ static fz_buf mutate_trace(const box *b, fz_rng *r, unsigned *flags, size_t max)
         keep_parsed(&t, &out);
         return out;
     }
-    /* the file's bytes: checksums broken, or a cut */
-    size_t cap = b->n + 256 < max ? b->n + 256 : max;
-    out.p = malloc(cap ? cap : 1);
-    memcpy(out.p, b->p, b->n < cap ? b->n : cap);
-    out.n = LLVMFuzzerMutate(out.p, b->n < cap ? b->n : cap, cap);
-    return out;
+    return mutate_bytes(b, max);
 }
 
 static fz_buf mutate_profile(const box *b, fz_rng *r, unsigned *flags, size_t max) {
@@ -296,12 +301,8 @@ static fz_buf mutate_profile(const box *b, fz_rng *r, unsigned *flags, size_t ma
                      : 0;
         return out;
     }
-    size_t cap = b->n + 256 < max ? b->n + 256 : max;
-    out.p = malloc(cap ? cap : 1);
-    memcpy(out.p, b->p, b->n < cap ? b->n : cap);
-    out.n = LLVMFuzzerMutate(out.p, b->n < cap ? b->n : cap, cap);
     *flags = 0;
-    return out;
+    return mutate_bytes(b, max);
 }
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
