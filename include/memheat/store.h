@@ -38,8 +38,9 @@ struct json_t;
 typedef void (*mh_db_progress_fn)(void *ctx, const char *line, int done);
 
 /* mh_db_open flags */
-#define MH_DB_CHECK 1u     /* run PRAGMA quick_check: damaged pages -> MH_ERR_CORRUPT */
 #define MH_DB_WRITABLE 2u  /* open for writing (import of more results) */
+#define MH_DB_OWN 4u       /* a profile this process has just written or checked (the parts of a
+                            * run's import, the inputs of `memheat merge`): no page check */
 
 /* Creates a new profile at path (an existing file is replaced only when
  * overwrite is set; otherwise MH_ERR_ARG). Writes the schema and the meta rows
@@ -48,9 +49,12 @@ int mh_db_create(mh_db **db, const char *path, int overwrite, mh_err *err);
 /* The same at path, with errors naming `name` (a profile written to a
  * temporary file and renamed to name when complete, util/outfile.h). */
 int mh_db_create_named(mh_db **db, const char *path, const char *name, int overwrite, mh_err *err);
-/* Opens an existing profile and checks that it is one: zero-length file ->
- * MH_ERR_EMPTY; not SQLite, or SQLite of another application -> MH_ERR_DB;
- * written by a newer schema -> MH_ERR_VERSION; damaged -> MH_ERR_CORRUPT. */
+/* Opens an existing profile and checks that it is one, the same way for
+ * every reader (one line naming the file and the problem): zero-length file
+ * -> MH_ERR_EMPTY; not SQLite, or SQLite of another application, or a table
+ * or column of its schema version missing -> MH_ERR_DB ("not a memheat
+ * profile (missing table T)"); written by a newer schema -> MH_ERR_VERSION;
+ * damaged pages (PRAGMA quick_check, unless MH_DB_OWN) -> MH_ERR_CORRUPT. */
 int mh_db_open(mh_db **db, const char *path, unsigned flags, mh_err *err);
 void mh_db_close(mh_db *db);
 const char *mh_db_path(const mh_db *db);

@@ -328,8 +328,15 @@ const mh_trace_header *mh_trace_header_get(const mh_trace_reader *r);
  * clean or cut-short file. A file that ends inside a chunk returns
  * MH_ERR_TRUNCATED once every whole chunk before the cut has been delivered. */
 int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err);
-/* 1 once the END record was read (the writer closed the file cleanly). */
+/* 1 once the END record was read (the writer closed the file cleanly) and
+ * what it states about the file (its chunks in order, its records and
+ * accesses) is what was read, with nothing after it. */
 int mh_trace_complete(const mh_trace_reader *r);
+/* What the trace states about itself that does not add up, as one phrase
+ * ("its end record counts 15 chunks, ..."), or "" when nothing (or no END
+ * record yet): chunks or records lost, repeated or reordered with valid
+ * checksums. Every record is still delivered. */
+const char *mh_trace_inconsistency(const mh_trace_reader *r);
 uint64_t mh_trace_chunks_read(const mh_trace_reader *r);
 /* Keeping a chunk past the reader, to read its accesses in place. The
  * access array of the last ACCESSES record points into its chunk when

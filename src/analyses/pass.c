@@ -152,6 +152,7 @@ void mh_pass_close(mh_pass *p) {
     mh_lanes_free(p->lanes);
     free(p->own);
     free(p->ep_of);
+    free(p->read_of);
     mh_heat_run_free(p->hr);
     for (int i = 0; i < MH_HEAT_PARTS - 1; i++) mh_heat_run_free(p->hrp[i]);
     mh_loc_run_free(p->lr);
@@ -181,21 +182,32 @@ static void note_skip(mh_pass *p, int why, uint32_t launch, uint64_t n) {
     p->st.skipped_total += n;
 }
 
+static size_t launch_index(const mh_pass *p, uint32_t id) {
+    const mh_model_launch *ml = mh_model_launch_get(p->m, id);
+    assert(ml);
+    return (size_t)(ml - p->m->launches);
+}
+
 static int access_bad(mh_pass *p, uint32_t launch) {
     if (p->chk_valid && launch == p->chk_id) return p->chk_why;
     p->chk_id = launch;
     p->chk_why = mh_model_check_access(p->m, launch);
+    if (!p->chk_why) p->chk_idx = launch_index(p, launch);
     p->chk_valid = 1;
     return p->chk_why;
 }
 
 /* Drops the accesses naming an unknown or ended launch from rec (pointing
- * it at a filtered copy when there are any). */
+ * it at a filtered copy when there are any) and counts the others per
+ * launch (read_of). */
 static int filter_accesses(mh_pass *p, mh_record *rec, mh_err *err) {
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n, i = 0;
-    if (rec->u.accesses.one_launch && !access_bad(p, v[0].launch)) return MH_OK; /* no access to look at */
-    while (i < n && !access_bad(p, v[i].launch)) i++;
+    if (rec->u.accesses.one_launch && !access_bad(p, v[0].launch)) { /* no access to look at */
+        p->read_of[p->chk_idx] += n;
+        return MH_OK;
+    }
+    for (; i < n && !access_bad(p, v[i].launch); i++) p->read_of[p->chk_idx]++;
     if (i == n) return MH_OK;
     rec->u.accesses.one_launch = 0;
     if (n > p->capkeep) {
@@ -208,12 +220,40 @@ static int filter_accesses(mh_pass *p, mh_record *rec, mh_err *err) {
     size_t k = i;
     for (; i < n; i++) {
         int why = access_bad(p, v[i].launch);
-        if (why) note_skip(p, why, v[i].launch, 1);
-        else p->keep[k++] = v[i];
+        if (why) {
+            note_skip(p, why, v[i].launch, 1);
+        } else {
+            p->read_of[p->chk_idx]++;
+            p->keep[k++] = v[i];
+        }
     }
     rec->u.accesses.v = p->keep;
     rec->u.accesses.n = k;
     return MH_OK;
+}
+
+/* An accepted LAUNCH record, before the model takes it: its count of
+ * accesses read starts at 0. */
+static int count_launch(mh_pass *p, mh_err *err) {
+    size_t i = p->m->nlaunches;
+    uint64_t *r = mh_grow(p->read_of, &p->capread, i + 1, sizeof *r, 256);
+    if (!r) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    p->read_of = r;
+    r[i] = 0;
+    return MH_OK;
+}
+
+/* An accepted KERNEL_END record: the accesses its collector wrote for the
+ * launch against those read (a block lost or repeated with valid checksums). */
+static void count_check(mh_pass *p, const mh_kernel_end *e) {
+    uint64_t got = p->read_of[launch_index(p, e->launch)];
+    if (got == e->recorded) return;
+    if (!p->st.miscounted) {
+        p->st.miscounted_launch = e->launch;
+        p->st.miscounted_stated = e->recorded;
+        p->st.miscounted_read = got;
+    }
+    p->st.miscounted++;
 }
 
 int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t cap) {
@@ -238,9 +278,24 @@ int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t 
         }
         ADD("; every other record was used");
     }
-    if (!st->complete && !st->partial)
-        ADD("%s%s ends without its end record (the run stopped early): results cover what it holds",
-            len ? "; " : "", st->skipped_total ? "it" : path);
+    int cover = 0; /* said once, after what does not add up */
+    if (st->miscounted) {
+        ADD("%s%slaunch %u's kernel end counts %llu accesses, %llu were read", len ? "; " : path, len ? "" : ": ",
+            st->miscounted_launch, (unsigned long long)st->miscounted_stated,
+            (unsigned long long)st->miscounted_read);
+        ADD(" (accesses lost or repeated");
+        if (st->miscounted > 1) ADD("; %llu launches so", (unsigned long long)st->miscounted);
+        ADD(")");
+        cover = 1;
+    }
+    if (st->inconsistency[0]) {
+        ADD("%s%s%s", len ? "; " : path, len ? "" : ": ", st->inconsistency);
+        cover = 1;
+    } else if (!st->complete && !st->partial) {
+        ADD("%s%s ends without its end record (the run stopped early)", len ? "; " : "", len ? "it" : path);
+        cover = 1;
+    }
+    if (cover) ADD(": results cover what it holds");
 #undef ADD
     return buf[0] != '\0';
 }
@@ -311,12 +366,6 @@ static int end_split(mh_pass *p, const mh_record *rec, mh_err *err) {
 /* ---- launch lanes ---- */
 
 static int lane_loc_in(void *ctx, const mh_loc_result *r, mh_err *err) { return loc_emit(ctx, r, err); }
-
-static size_t launch_index(const mh_pass *p, uint32_t id) {
-    const mh_model_launch *ml = mh_model_launch_get(p->m, id);
-    assert(ml);
-    return (size_t)(ml - p->m->launches);
-}
 
 static int owner_of(mh_pass *p, uint32_t id) {
     if (!p->own_valid || p->own_id != id) {
@@ -484,6 +533,8 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
                 note_skip(p, why, rec.type == MH_REC_LAUNCH ? rec.u.launch.id : rec.u.kernel_end.launch, 1);
                 continue;
             }
+            if (rec.type == MH_REC_LAUNCH && (rc = count_launch(p, err)) != MH_OK) break;
+            if (rec.type == MH_REC_KERNEL_END) count_check(p, &rec.u.kernel_end);
         }
         if (!p->pool_ok) {
             rc = feed_here(p, &rec, err);
@@ -539,6 +590,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     if (p->lanes) mh_lanes_stop(p->lanes); /* after an error, threads may still be in batches */
     if (rc == MH_OK && p->lanes && p->pat) rc = mh_lanes_merge_patterns(p->lanes, p->pat, episode_rank, p, err);
     p->st.complete = mh_trace_complete(p->r);
+    snprintf(p->st.inconsistency, sizeof p->st.inconsistency, "%s", mh_trace_inconsistency(p->r));
     p->st.chunks = mh_trace_chunks_read(p->r);
     if (p->hr) p->st.peak_heat = mh_heat_run_peak_bytes(p->hr);
     if (p->lr) p->st.peak_loc = mh_loc_run_peak_bytes(p->lr);

@@ -81,6 +81,9 @@ struct mh_pass {
      * valid until the model changes (a non-access record) */
     int chk_valid, chk_why;
     uint32_t chk_id;
+    size_t chk_idx;    /* model index of launch chk_id when it may take accesses */
+    uint64_t *read_of; /* per model launch index: accesses taken for it, checked at its kernel end */
+    size_t capread;
     mh_access *keep; /* the good accesses of a record that had bad ones */
     size_t capkeep;
     /* a kernel end split over threads (end_split): locality results held

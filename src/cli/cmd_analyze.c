@@ -91,7 +91,8 @@ int mh_cmd_analyze(int argc, char **argv) {
     uint64_t max = 50, v;
     mh_analyze_opts ao = {0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': out = optarg; break;
         case O_JSON: json = 1; break;
@@ -118,13 +119,12 @@ int mh_cmd_analyze(int argc, char **argv) {
             break;
         case 'q': quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("analyze", argv, opt);
         }
     }
-    if (optind != argc - 1) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc - 1)
+        return optind >= argc ? mh_cli_usage("analyze", "no trace or profile given")
+                              : mh_cli_usage("analyze", "one trace or profile at a time, not also '%s'", argv[optind + 1]);
     mh_err err = {0};
     if (out && strcmp(out, "-") != 0 && mh_outfile_not_input(out, argv[optind], &err) != MH_OK)
         return mh_cli_fail_err("analyze", &err);

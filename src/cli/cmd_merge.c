@@ -39,23 +39,24 @@ int mh_cmd_merge(int argc, char **argv) {
     const char *out = NULL;
     int c, quiet = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("merge", argv, c);
         }
     }
-    if (!out) return mh_cli_fail("merge", MH_EXIT_USAGE, "no output given (-o OUT.mhdb)");
-    if (optind >= argc) return mh_cli_fail("merge", MH_EXIT_USAGE, "no profiles to merge");
+    if (!out) return mh_cli_usage("merge", "no output given (-o OUT.mhdb)");
+    if (optind >= argc) return mh_cli_usage("merge", "no profiles to merge");
     mh_err err = {0};
     /* check every input before the output is touched */
     for (int i = optind; i < argc; i++) {
         if (!strcmp(argv[i], out) || same_file(argv[i], out))
             return mh_cli_fail("merge", MH_EXIT_USAGE, "the output %s is also an input", out);
         mh_db *db;
-        if (mh_db_open(&db, argv[i], MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("merge", &err);
+        if (mh_db_open(&db, argv[i], 0, &err) != MH_OK) return mh_cli_fail_err("merge", &err);
         mh_db_close(db);
     }
     mh_db *db;

@@ -105,7 +105,8 @@ int mh_cmd_run(int argc, char **argv) {
     mh_err err = {0};
     optind = 1;
     /* '+': stop at the first non-option, so the program's own flags are left alone. */
-    while ((opt = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': name = optarg; break;
         case O_KEEP: o.keep_trace = 1; break;
@@ -153,10 +154,11 @@ int mh_cmd_run(int argc, char **argv) {
         case O_FILTER: setenv("MEMHEAT_FRAME_FILTER", optarg, 1); break; /* the collector's and the import's */
         case 'q': o.quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("run", argv, opt);
         }
     }
-    if (optind >= argc) return mh_cli_fail("run", MH_EXIT_USAGE, "no program given (memheat run [options] -- PROGRAM)");
+    if (optind >= argc) return mh_cli_usage("run", "no program given (memheat run [options] -- PROGRAM)");
+    if (name && !*name) return mh_cli_usage("run", "-o needs a profile name, not ''");
     if (!o.trace && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--no-trace and --no-timing leave nothing to do");
     if (o.counters > 0 && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--counters needs the timing (drop --no-timing)");
     if (mh_collect_cfg_finish(&o.collect, &err) != MH_OK) return mh_cli_fail_err("run", &err);

@@ -74,15 +74,25 @@ static uint64_t dropped_total(const json_t *root) {
     return s ? strtoull(s, NULL, 10) : 0;
 }
 
-static int open_summary(const char *path, mh_db **db, json_t **root, mh_err *err) {
+/* The profile, checked as every reader checks it (mh_db_open), its summary
+ * and, in notice, why it does not cover the whole run ("" when it does:
+ * mh_db_notice, what report and diff say too). */
+static int open_summary(const char *path, mh_db **db, json_t **root, char *notice, size_t cap, mh_err *err) {
     int rc = mh_db_open(db, path, 0, err);
     if (rc) return rc;
     rc = mh_db_read_summary(*db, root, err);
     if (rc) {
         mh_db_close(*db);
         *db = NULL;
+        return rc;
     }
+    mh_db_notice(*db, notice, cap);
     return rc;
+}
+
+/* After the output: an incomplete profile exits 4 with its notice, as report and diff do. */
+static int incomplete(int rc, const char *notice, mh_err *err) {
+    return rc == MH_OK && notice[0] ? mh_err_set(err, MH_ERR_TRUNCATED, "%s", notice) : rc;
 }
 
 /* ---- heatmap ---- */
@@ -116,7 +126,8 @@ int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn
                         uint64_t *dropped, mh_err *err) {
     mh_db *db;
     json_t *root;
-    int rc = open_summary(path, &db, &root, err);
+    char notice[600];
+    int rc = open_summary(path, &db, &root, notice, sizeof notice, err);
     if (rc) return rc;
     if (nlaunches) *nlaunches = json_array_size(json_object_get(root, "launches"));
     if (dropped) *dropped = dropped_total(root);
@@ -176,7 +187,7 @@ int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn
     free(reg);
     json_decref(root);
     mh_db_close(db);
-    return rc;
+    return incomplete(rc, notice, err);
 }
 
 /* ---- analyze ---- */
@@ -410,7 +421,7 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
 
 /* JSON in the shape of mh_analyze_write_json (docs/metrics.md), with what the
  * profile holds. */
-static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o) {
+static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o, int noted) {
     json_t *d = json_object(), *fa = json_array(), *ba = json_array(), *la = json_array();
     const json_t *meta = json_object_get(root, "meta");
     uint64_t accesses = 0;
@@ -423,7 +434,7 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
     json_object_set_new(d, "not_stored", json_string(NOT_STORED));
     json_object_set_new(d, "accesses", json_integer((json_int_t)accesses));
     json_object_set_new(d, "launches", json_integer((json_int_t)json_array_size(json_object_get(root, "launches"))));
-    json_object_set_new(d, "complete", json_boolean(!cut));
+    json_object_set_new(d, "complete", json_boolean(!cut && !noted)); /* exit 0: as from a trace */
     json_object_set_new(d, "truncated", json_boolean(cut));
     json_object_set_new(d, "partial", json_boolean(cut));
     if (!o->no_patterns) {
@@ -610,7 +621,8 @@ static mh_groups *profile_groups(const json_t *root, int by) {
 int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *o, mh_err *err) {
     mh_db *db;
     json_t *root;
-    int rc = open_summary(path, &db, &root, err);
+    char notice[600];
+    int rc = open_summary(path, &db, &root, notice, sizeof notice, err);
     if (rc) return rc;
     mh_db_close(db);
     mh_groups *groups = o->group_by != MH_GROUP_NONE ? profile_groups(root, o->group_by) : NULL;
@@ -618,7 +630,7 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
         json_decref(root);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
-    json_t *d = (o->json || o->out) ? to_json(root, o) : NULL;
+    json_t *d = (o->json || o->out) ? to_json(root, o, notice[0] != 0) : NULL;
     if (d && groups) {
         json_object_set_new(d, "group_by", json_string(mh_group_name(o->group_by)));
         json_object_set_new(d, "groups", mh_groups_json(groups));
@@ -640,5 +652,5 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
     }
     json_decref(d);
     json_decref(root);
-    return rc;
+    return incomplete(rc, notice, err);
 }

@@ -76,7 +76,11 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     mh_model m;
     mh_pass *p;
     int rc = mh_pass_open(&p, o->trace_path, &m, &po, err);
-    if (rc) return rc;
+    if (rc) { /* not even its header: the profile holds no trace, and says so */
+        mh_err tmp;
+        mh_db_set_meta(db, "trace_complete", "0", &tmp);
+        return rc;
+    }
     import_ctx ctx = {db, o, 0, 0};
     mh_pass_consumer c = {.ctx = &ctx, .heat = on_heat, .loc = on_loc};
     rc = mh_db_batch_begin(db, err);
@@ -99,7 +103,7 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     /* records skipped or no end record: kept as incomplete, said in one line */
     char note[1024];
     int noted = mh_pass_notice(st, o->trace_path, note, sizeof note);
-    int complete = st->complete && !st->skipped_total;
+    int complete = st->complete && !noted;
     char skipped[32];
     snprintf(skipped, sizeof skipped, "%llu", (unsigned long long)st->skipped_total);
     mh_pass_close(p);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,9 +117,16 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
  * every back end: the program exists, the profile's folder is writable. */
 static int check_inputs(const mh_run_opts *o, mh_err *err) {
     char prog[4096];
-    if (o->argv && o->argv[0] && !mh_run_which(o->argv[0], prog, sizeof prog))
-        return mh_err_set(err, MH_ERR_ARG, "no program '%s' (%s)", o->argv[0],
-                          strchr(o->argv[0], '/') ? "no such file" : "not found on PATH");
+    const char *name = o->argv ? o->argv[0] : NULL;
+    struct stat sb;
+    if (name && strchr(name, '/') && stat(name, &sb) == 0) { /* there, but maybe not a program */
+        if (S_ISDIR(sb.st_mode)) return mh_err_set(err, MH_ERR_ARG, "'%s' is a folder, not a program", name);
+        if (!S_ISREG(sb.st_mode)) return mh_err_set(err, MH_ERR_ARG, "'%s' is not a program (not a regular file)", name);
+        if (access(name, X_OK) != 0) return mh_err_set(err, MH_ERR_ARG, "'%s' is not executable", name);
+    }
+    if (name && !mh_run_which(name, prog, sizeof prog))
+        return mh_err_set(err, MH_ERR_ARG, "no program '%s' (%s)", name,
+                          strchr(name, '/') ? "no such file" : "not found on PATH");
     char dir[4096];
     const char *slash = strrchr(o->profile_path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - o->profile_path + (slash == o->profile_path)) : 1,

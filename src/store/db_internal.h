@@ -36,6 +36,10 @@ void mh_db_bind_real(sqlite3_stmt *st, int i, double v);       /* NaN -> NULL */
 uint64_t mh_db_col_u64(sqlite3_stmt *st, int i);
 
 const char *mh_db_space_name(unsigned space);
+/* Text as a JSON string (json_t *, jansson): bytes that are not UTF-8 (a
+ * command line in another encoding, a damaged cell) become U+FFFD, so that
+ * the string can always be written out (read.c). */
+struct json_t *mh_db_json_text(const char *s, size_t n);
 /* mh_db_put_launch without its own transaction (caller holds one). */
 int mh_db_put_launch_in_tx(mh_db *db, const mh_model_launch *ml, mh_err *err);
 /* The model's call sites (resolved), in the caller's transaction (put_sites.c). */

@@ -251,7 +251,7 @@ static int merge_attached(mh_db *db, int64_t src_version, const char *src_path, 
 int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err) {
     if (info) memset(info, 0, sizeof *info);
     mh_db *src;
-    int rc = mh_db_open(&src, src_path, 0, err);
+    int rc = mh_db_open(&src, src_path, MH_DB_OWN, err); /* checked by its writer or `merge` */
     if (rc) return rc;
     int64_t v = q_int(src, "PRAGMA user_version", 0);
     int complete = q_int(src, "SELECT value = '1' FROM meta WHERE key = 'complete'", 0) != 0;

@@ -10,7 +10,42 @@
 #include "db_internal.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Bytes of one UTF-8 sequence at s (n bytes left), 0 where there is none:
+ * overlong forms, surrogates and code points past U+10FFFF are none. */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (!len || len > n) return 0;
+    unsigned cp = len == 1 ? c : c & (0x7Fu >> len);
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[k] & 0x3Fu);
+    }
+    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return len;
+}
+
+json_t *mh_db_json_text(const char *s, size_t n) {
+    json_t *v = json_stringn(s, n);
+    if (v) return v;
+    char *o = malloc(3 * n + 1);
+    if (!o) return json_null();
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_seq((const unsigned char *)s + i, n - i);
+        if (len) memcpy(o + k, s + i, len);
+        else memcpy(o + k, "\xEF\xBF\xBD", 3);
+        k += len ? len : 3;
+        i += len ? len : 1;
+    }
+    v = json_stringn(o, k);
+    free(o);
+    return v ? v : json_null();
+}
 
 static json_t *col_value(sqlite3_stmt *st, int i, int parse) {
     switch (sqlite3_column_type(st, i)) {
@@ -23,8 +58,7 @@ static json_t *col_value(sqlite3_stmt *st, int i, int parse) {
             json_t *v = json_loadb(s, (size_t)n, JSON_DECODE_ANY, NULL);
             if (v) return v;
         }
-        json_t *v = json_stringn_nocheck(s, (size_t)n);
-        return v ? v : json_null();
+        return mh_db_json_text(s, (size_t)n);
     }
     case SQLITE_BLOB: return json_null();
     default: return json_null();
@@ -85,9 +119,10 @@ static int read_meta(mh_db *db, json_t *root, mh_err *err) {
     if (rc) return rc;
     json_t *m = json_object();
     int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW)
-        json_object_set_new(m, (const char *)sqlite3_column_text(st, 0),
-                            json_string_nocheck((const char *)sqlite3_column_text(st, 1)));
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+        if (k) json_object_set_new(m, k, mh_db_json_text(v ? v : "", v ? strlen(v) : 0));
+    }
     if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading meta");
     sqlite3_finalize(st);
     json_object_set_new(root, "meta", m);

@@ -35,6 +35,8 @@ struct mh_trace_writer {
     size_t comp_cap;
     ZSTD_CCtx *cctx;
     uint32_t chunk_index;
+    uint32_t chain;     /* CRC-32C over the payload CRCs of the chunks written (END states it) */
+    uint64_t records;   /* records begun, the header included */
     uint64_t accesses;
     char path[1024];
 };
@@ -92,6 +94,7 @@ int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
     int rc = write_all(w, hdr, sizeof hdr, err);
     if (rc == MH_OK) rc = write_all(w, w->comp, clen, err);
     if (rc != MH_OK) return rc;
+    w->chain = mh_crc32c(w->chain, hdr + 16, 4);
     w->chunk_index++;
     w->len = 0;
     return MH_OK;
@@ -108,6 +111,7 @@ static unsigned char *rec_begin(mh_trace_writer *w, int type, size_t plen, mh_er
     p[0] = (unsigned char)type;
     mh_put32(p + 4, (uint32_t)plen);
     w->len += total;
+    w->records++;
     return p + MH_TF_REC_HDR_BYTES;
 }
 
@@ -417,7 +421,16 @@ void mh_trace_abandon(mh_trace_writer *w) {
 }
 
 int mh_trace_close(mh_trace_writer *w, mh_err *err) {
-    int rc = rec_begin(w, MH_REC_END, 0, err) ? MH_OK : (err ? err->code : MH_ERR_IO);
+    /* what the file holds before it, for readers to check (after rec_begin:
+     * the chunk it may have flushed is counted) */
+    unsigned char *p = rec_begin(w, MH_REC_END, MH_TF_END_BYTES, err);
+    int rc = p ? MH_OK : (err ? err->code : MH_ERR_IO);
+    if (p) {
+        mh_put32(p, w->chunk_index);
+        mh_put32(p + 4, w->chain);
+        mh_put64(p + 8, w->records - 1);
+        mh_put64(p + 16, w->accesses);
+    }
     if (rc == MH_OK) rc = mh_trace_flush(w, err);
     if (rc == MH_OK && close(w->fd) != 0)
         rc = mh_err_set(err, MH_ERR_IO, "closing trace %s: %s", w->path, strerror(errno));

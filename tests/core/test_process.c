@@ -116,7 +116,7 @@ static void test_merge(void) {
     CHECK_EQ_U(q(out, "SELECT COUNT(*) FROM launch WHERE process = 2"), q(b, "SELECT COUNT(*) FROM launch"));
     check_refs(out);
     /* the summary carries processes and a process per launch */
-    CHECK(mh_db_open(&db, out, MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&db, out, 0, &err) == MH_OK);
     json_t *s = NULL;
     CHECK(mh_db_read_summary(db, &s, &err) == MH_OK);
     mh_db_close(db);
@@ -137,7 +137,7 @@ static void test_old_and_new(void) {
                    " PRAGMA user_version = 2; UPDATE meta SET value = '2' WHERE key = 'schema_version';") == 0);
     mh_err err = {0};
     mh_db *db;
-    CHECK(mh_db_open(&db, v2, MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&db, v2, 0, &err) == MH_OK);
     json_t *s = NULL;
     CHECK(db && mh_db_read_summary(db, &s, &err) == MH_OK);
     CHECK(s && !json_object_get(s, "processes"));

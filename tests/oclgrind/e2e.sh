@@ -3,7 +3,7 @@
 # oclgrind` on examples/opencl -> trace -> checks (test_ocl_trace) and
 # `memheat heatmap`. Called by ctest (tests/oclgrind/CMakeLists.txt):
 #   e2e.sh MODE MEMHEAT OCL_EXAMPLES TEST_OCL_TRACE WORKDIR
-# MODE: count | heat | matmul | auto | policy | multiproc. Exit 0 = pass.
+# MODE: count | heat | matmul | auto | policy | norelease | multiproc. Exit 0 = pass.
 set -euo pipefail
 mode=$1 memheat=$2 host=$3 checker=$4 work=$5
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,6 +75,25 @@ policy)
     echo "a bad --launch-policy was accepted"; exit 1
   fi
   [ "$(wc -l <err.txt)" = 1 ] && grep -q "sometimes" err.txt || { echo "bad --launch-policy: not one line naming it"; cat err.txt; exit 1; }
+  ;;
+norelease)
+  # A program that ends normally without clReleaseCommandQueue/clReleaseContext
+  # (issue 39): its trace is closed at exit, complete, exit 0; a program killed
+  # mid-run still leaves a trace without its end record (exit 4).
+  "$memheat" run -q --backend oclgrind --keep-trace -o norel -- "$host" --only patHot --repeat 2 --no-release
+  "$memheat" info norel.mht | head -1 | grep -q "complete)" || { echo "no end record"; "$memheat" info norel.mht | head -1; exit 1; }
+  [ "$(sqlite3 norel.mhdb "SELECT value FROM meta WHERE key = 'trace_complete'")" = 1 ] || { echo "profile: incomplete trace"; exit 1; }
+  [ "$(sqlite3 norel.mhdb "SELECT launches || '/' || traced FROM launch_config WHERE name = 'patHot'")" = 2/1 ] ||
+    { echo "launch counts lost"; exit 1; }
+  # killed: the kernel runs long enough (all work-items of 2^20) to be killed inside it
+  MEMHEAT_TRACE=$PWD/killed.mht MEMHEAT_ALL_BLOCKS=1 oclgrind --plugins "$(dirname "$memheat")/lib/memheat/libmemheat_oclgrind.so" \
+    "$host" --only countAccesses --items 1048576 --no-release >/dev/null 2>&1 &
+  pid=$!
+  i=0; while [ ! -s killed.mht ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  sleep 1
+  kill -KILL $pid; wait $pid 2>/dev/null || true
+  rc=0; "$memheat" info killed.mht >/dev/null 2>err.txt || rc=$?
+  [ $rc = 4 ] && grep -q "without its end record" err.txt || { echo "killed run: exit $rc, $(cat err.txt)"; exit 1; }
   ;;
 multiproc)
   # Two OpenCL processes at once (issue 14): one trace each, one profile with

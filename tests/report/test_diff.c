@@ -22,8 +22,8 @@ static const char *make_profile;
 static char *diff_text_opts(const char *a, const char *b, char **html, const mh_report_diff_opts *o) {
     mh_err err = {0};
     mh_db *da, *db;
-    CHECK(mh_db_open(&da, a, MH_DB_CHECK, &err) == MH_OK);
-    CHECK(mh_db_open(&db, b, MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&da, a, 0, &err) == MH_OK);
+    CHECK(mh_db_open(&db, b, 0, &err) == MH_OK);
     char *buf = NULL, *hbuf = NULL;
     size_t n = 0, hn = 0;
     FILE *f = open_memstream(&buf, &n), *h = open_memstream(&hbuf, &hn);
@@ -149,7 +149,7 @@ static void test_ranks(void) {
     mh_err err = {0};
     mh_db *db;
     json_t *root = NULL;
-    CHECK(mh_db_open(&db, "rk_a.mhdb", MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&db, "rk_a.mhdb", 0, &err) == MH_OK);
     CHECK(mh_db_read_summary(db, &root, &err) == MH_OK);
     if (!root) return;
     mh_rank_procs p;

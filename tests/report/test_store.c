@@ -103,7 +103,7 @@ static const char *synth_db = "store_synth.mhdb";
 static json_t *summary_of(const char *path) {
     mh_err err = {0};
     mh_db *db;
-    if (mh_db_open(&db, path, MH_DB_CHECK, &err) != MH_OK) {
+    if (mh_db_open(&db, path, 0, &err) != MH_OK) {
         fprintf(stderr, "open %s: %s\n", path, err.msg);
         return NULL;
     }
@@ -278,7 +278,7 @@ static void write_bytes(const char *path, const void *b, size_t n) {
 static int open_status(const char *path, char *msg, size_t cap) {
     mh_err err = {0};
     mh_db *db;
-    int rc = mh_db_open(&db, path, MH_DB_CHECK, &err);
+    int rc = mh_db_open(&db, path, 0, &err);
     if (rc == MH_OK) {
         /* damage may only show when the data is read */
         json_t *s = NULL;
@@ -487,7 +487,7 @@ static void test_kinds_old_profile(void) {
     sqlite3_close(h);
     mh_err err = {0};
     mh_db *db;
-    CHECK(mh_db_open(&db, old, MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&db, old, 0, &err) == MH_OK);
     if (!db) return;
     s = NULL;
     CHECK(mh_db_read_summary(db, &s, &err) == MH_OK);
@@ -508,7 +508,7 @@ static void test_kinds_old_profile(void) {
     mh_db_close(db);
     unlink(old);
     /* the current profile's report says the kinds are known */
-    CHECK(mh_db_open(&db, synth_db, MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&db, synth_db, 0, &err) == MH_OK);
     html = NULL;
     f = db ? open_memstream(&html, &hlen) : NULL;
     CHECK(f && mh_report_html(db, f, NULL, &err) == MH_OK);

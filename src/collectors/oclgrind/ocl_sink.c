@@ -65,6 +65,7 @@ struct mh_ocl {
     mh_collect_state sel;
     mh_trace_writer *w;
     mh_err err; /* first error; tracing stops after it */
+    int finished; /* the trace is closed (mh_ocl_finish) */
     char command[1024];
 
     /* global-memory buffers, in allocation order */
@@ -224,11 +225,16 @@ const mh_err *mh_ocl_error(const mh_ocl *o) { return &o->err; }
 uint64_t mh_ocl_recorded(const mh_ocl *o) { return o->recorded; }
 uint64_t mh_ocl_dropped(const mh_ocl *o) { return atomic_load(&o->dropped); }
 
-int mh_ocl_close(mh_ocl *o, mh_err *err) {
+int mh_ocl_finish(mh_ocl *o, mh_err *err) {
     if (!o) return MH_OK;
     if (o->in_launch) mh_ocl_kernel_end(o);
     int rc = MH_OK;
     pthread_mutex_lock(&o->mu);
+    if (o->finished) {
+        pthread_mutex_unlock(&o->mu);
+        return MH_OK;
+    }
+    o->finished = 1;
     if (o->w && !failed(o)) {
         uint64_t d = atomic_load(&o->dropped);
         if (d) {
@@ -255,11 +261,18 @@ int mh_ocl_close(mh_ocl *o, mh_err *err) {
         o->w = NULL;
     }
     if (o->w) mh_trace_abandon(o->w);
+    o->w = NULL; /* whatever comes after is counted, not written */
     if (failed(o)) {
         if (err) *err = o->err;
         rc = o->err.code;
     }
     pthread_mutex_unlock(&o->mu);
+    return rc;
+}
+
+int mh_ocl_close(mh_ocl *o, mh_err *err) {
+    if (!o) return MH_OK;
+    int rc = mh_ocl_finish(o, err);
     for (size_t i = 0; i < MH_OCL_SLOTS; i++) {
         free(o->slots[i].seq);
         free(o->slots[i].acc);

@@ -33,7 +33,12 @@ typedef struct mh_ocl_group mh_ocl_group; /* one running work-group's slot */
 
 /* Reads the MEMHEAT_* configuration, creates the trace. command may be "". */
 int mh_ocl_open(mh_ocl **out, const char *command, mh_err *err);
-/* Ends an unfinished launch, writes the trace end and frees o. */
+/* Ends an unfinished launch and writes the trace's end (launch counts, the
+ * END record), once: later calls do nothing, and what the plugin is told
+ * after it is counted, not written. The shim calls it when the context is
+ * released or, for a program that never releases it, at exit. */
+int mh_ocl_finish(mh_ocl *o, mh_err *err);
+/* mh_ocl_finish, then frees o. */
 int mh_ocl_close(mh_ocl *o, mh_err *err);
 /* First error that stopped tracing (code MH_OK if none). */
 const mh_err *mh_ocl_error(const mh_ocl *o);

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "ocl_sink.h"
@@ -248,6 +249,16 @@ struct {
     mh_ocl *sink;
 } g_memheat;
 
+// A program that ends without clReleaseContext (much real code) never gets
+// releasePlugins: its trace is finished at exit instead, every launch in a
+// complete trace. A killed program still leaves a trace without its end.
+void finish_at_exit() {
+    if (!g_memheat.sink) return;
+    mh_err err = {};
+    if (mh_ocl_finish(g_memheat.sink, &err) != MH_OK)
+        std::fprintf(stderr, "memheat: oclgrind collector: %s (the trace keeps what was written before)\n", err.msg);
+}
+
 } // namespace
 
 extern "C" void initializePlugins(oclgrind::Context *context) {
@@ -256,6 +267,8 @@ extern "C" void initializePlugins(oclgrind::Context *context) {
         std::fprintf(stderr, "memheat: oclgrind collector disabled: %s\n", err.msg);
         return;
     }
+    static bool at_exit;
+    if (!at_exit) at_exit = std::atexit(finish_at_exit) == 0;
     g_memheat.plugin = new MemheatPlugin(context, g_memheat.sink);
     context->registerPlugin(g_memheat.plugin);
     mh_ocl_hook_install(g_memheat.sink); // call sites at clEnqueueNDRangeKernel (ocl_enqueue.c)
