@@ -35,12 +35,19 @@ cmake -S "$SRC" -B "$WORK/build" -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="
       >"$WORK/cmake.log" 2>&1 || { tail -20 "$WORK/cmake.log"; exit 1; }
 cmake --build "$WORK/build" --target mh_fuzz_lf -j "${JOBS:-2}" >"$WORK/build.log" 2>&1 \
     || { tail -30 "$WORK/build.log"; exit 1; }
-rm -rf "$WORK/corpus" "$WORK/work" && mkdir -p "$WORK/corpus" && cp "$SRC"/tests/fuzz/corpus/* "$WORK/corpus"/ || exit 1
+rm -rf "$WORK/corpus" && mkdir -p "$WORK/corpus" && cp "$SRC"/tests/fuzz/corpus/* "$WORK/corpus"/ || exit 1
+# the inputs are written and read back every run: on a tmpfs where there is
+# one (on a disk, a third of each run was the file system), removed after
+FW=${MH_FUZZ_WORK:-}
+if [ -z "$FW" ]; then
+    FW=$(mktemp -d /dev/shm/mh_fuzz_lf.XXXXXX 2>/dev/null || mktemp -d "$WORK/work.XXXXXX") || exit 1
+    trap 'rm -rf "$FW"' EXIT
+fi
 # a small quarantine and short allocation stacks: the runs allocate and free
 # whole chunks and tables, and the defaults made the kernel's page faults
 # most of each run (leaks are still looked for at the end)
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16:malloc_context_size=8} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-MH_FUZZ_WORK="$WORK/work" MH_FUZZ_SEEDS="$SRC/tests/fuzz/corpus" \
+MH_FUZZ_WORK="$FW" MH_FUZZ_SEEDS="$SRC/tests/fuzz/corpus" \
     "$WORK/build/tests/fuzz/mh_fuzz_lf" -max_total_time="$SECS" -seed=1 -max_len=1048576 -timeout=30 \
     -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$WORK/" "$@" "$WORK/corpus"
