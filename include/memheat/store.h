@@ -116,6 +116,11 @@ int mh_db_get_meta(mh_db *db, const char *key, char *out, size_t cap, mh_err *er
  * interrupted; meta.trace_complete '0': built from an incomplete trace);
  * returns 1 then (commands exit 4), else 0 with out = "". */
 int mh_db_notice(mh_db *db, char *out, size_t cap);
+/* For a profile written to a temporary file that is renamed into place only
+ * when complete (util/outfile.h), such as `memheat merge`'s: the rollback
+ * journal kept in memory and no syncs until mh_db_finish, which syncs. A
+ * crash before then leaves the temporary file unusable, never the profile. */
+int mh_db_scratch(mh_db *db, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 
@@ -131,10 +136,13 @@ typedef struct mh_db_merge_info {
     int64_t processes;     /* processes it added */
     int64_t launches;      /* launches it added */
     int complete;          /* the source said meta.complete = '1' */
+    int64_t heat_shared;   /* its heat maps that share the rows of a map of the same content */
 } mh_db_merge_info;
 /* Appends the profile at src_path to db (one transaction): launch, object,
  * heat-map, device and process ids are renumbered past db's, every row of
- * every table is kept (a schema 1 or 2 profile joins as one process). A
+ * every table is kept (a schema 1 or 2 profile joins as one process), the
+ * rows of a heat map whose content db holds already (another rank's map of
+ * the same launch) kept once: the new map shares them (heat_map.rows_of). A
  * profile of another schema (newer) is refused with MH_ERR_VERSION. */
 int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err);
 

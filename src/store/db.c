@@ -360,4 +360,17 @@ int mh_db_notice(mh_db *db, char *out, size_t cap) {
     return out[0] != '\0';
 }
 
-int mh_db_finish(mh_db *db, mh_err *err) { return mh_db_set_meta(db, "complete", "1", err); }
+int mh_db_scratch(mh_db *db, mh_err *err) {
+    int rc = mh_db_exec(db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;", err);
+    if (!rc) db->scratch = 1;
+    return rc;
+}
+
+int mh_db_finish(mh_db *db, mh_err *err) {
+    if (db->scratch) { /* durable from here: the last write syncs the file */
+        int rc = mh_db_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;", err);
+        if (rc) return rc;
+        db->scratch = 0;
+    }
+    return mh_db_set_meta(db, "complete", "1", err);
+}

@@ -6,10 +6,13 @@
  * names, SQL types kept; a column aliased "..._json" holds JSON text and is
  * parsed (the suffix dropped). Addresses and sector tags are 64-bit unsigned,
  * more than a JavaScript number holds exactly, so the queries turn them into
- * hex strings. */
+ * hex strings. A merged profile's heat map may share the rows of a map of
+ * the same content (heat_map.rows_of): mh_db_read_heat reads them with the
+ * tags moved to its own regions (heat_share.c). */
 #include "db_internal.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 static json_t *col_value(sqlite3_stmt *st, int i, int parse) {
@@ -328,7 +331,13 @@ int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_e
                                  " WHERE map = ?1 ORDER BY row",
                            err);
     if (rc) return rc;
-    sqlite3_bind_int64(st, 1, map_id);
+    int64_t owner, *shift; /* a merged profile's map may share the rows of another (heat_share.c) */
+    size_t nshift;
+    if ((rc = mh_db_heat_rows_source(db, map_id, &owner, &shift, &nshift, err))) {
+        sqlite3_finalize(st);
+        return rc;
+    }
+    sqlite3_bind_int64(st, 1, owner);
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         mh_db_heat_row r;
@@ -338,13 +347,16 @@ int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_e
         for (int k = 0; k < MH_HEAT_WORDS; k++) r.word[k] = (uint32_t)sqlite3_column_int64(st, 2 + k);
         r.sector = (uint32_t)sqlite3_column_int64(st, 10);
         r.kinds = (uint32_t)sqlite3_column_int64(st, 11) & 0xffffffu;
+        if (r.region >= 0 && (size_t)r.region < nshift) r.tag += (uint64_t)shift[r.region];
         int u = fn(ctx, &r);
         if (u) {
             sqlite3_finalize(st);
+            free(shift);
             return u;
         }
     }
     if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading heat rows");
     sqlite3_finalize(st);
+    free(shift);
     return rc;
 }
