@@ -169,4 +169,23 @@ typedef struct mh_db_heat_row {
 typedef int (*mh_db_heat_fn)(void *ctx, const mh_db_heat_row *row);
 int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_err *err);
 
+/* ---- reading a profile of many ranks (src/store/rankread.c) ---- */
+/* The narrow rows of every process, to compare ranks: "processes" (the
+ * process rows with launches_traced, accesses, launches_run, kernel_ns,
+ * counted_ns and dram_bytes: kernel time, that of the kernels with counters
+ * and their DRAM bytes), "launches" (id, process, name, display_name, grid,
+ * block, dyn_smem, recorded), "heat_maps" (id, launch, space, nrows,
+ * rows_from: the map whose rows it reads, regions: "size:label|..."; maps of
+ * equal rows_from and regions are the same heat map), "findings" (id,
+ * launch, kind, space, object_label, cost) and "kernels" (name, process,
+ * total_ns, bandwidth_Bps). A profile of schema 1 or 2: {}. *out: new reference. */
+int mh_db_read_ranks(mh_db *db, struct json_t **out, mh_err *err);
+/* Until mh_db_read_keep_end, the readers of db see only launches[0..nl)
+ * (with their heat maps, findings, locality, bank conflicts, dropped counts
+ * and the objects these name), the processes procs[0..np) and ref, and only
+ * process ref's devices, kernels, kernel and copy records and launch counts. */
+int mh_db_read_keep(mh_db *db, const int64_t *launches, size_t nl, const int64_t *procs, size_t np, int64_t ref,
+                    mh_err *err);
+void mh_db_read_keep_end(mh_db *db);
+
 #endif
