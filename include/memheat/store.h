@@ -182,8 +182,9 @@ int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_e
 int mh_db_read_ranks(mh_db *db, struct json_t **out, mh_err *err);
 /* Until mh_db_read_keep_end, the readers of db see only launches[0..nl)
  * (with their heat maps, findings, locality, bank conflicts, dropped counts
- * and the objects these name), the processes procs[0..np) and ref, and only
- * process ref's devices, kernels, kernel and copy records and launch counts. */
+ * and the objects these name), the processes procs[0..np) and ref, only
+ * process ref's devices, kernels, kernel and copy records and launch counts,
+ * and each kernel's first partition-camping band. */
 int mh_db_read_keep(mh_db *db, const int64_t *launches, size_t nl, const int64_t *procs, size_t np, int64_t ref,
                     mh_err *err);
 void mh_db_read_keep_end(mh_db *db);

@@ -11,8 +11,9 @@
  *    and kernels (time, bandwidth);
  *  - mh_db_read_keep: then the readers (mh_db_read_summary) see only the
  *    launches chosen (one per distinct content) with the objects they name,
- *    the processes named, and only the reference process's devices, kernels,
- *    kernel and copy records and launch counts: TEMP views, which SQLite
+ *    the processes named, only the reference process's devices, kernels,
+ *    kernel and copy records and launch counts, and each kernel's first
+ *    partition-camping band: TEMP views, which SQLite
  *    resolves before the tables of the same name, until mh_db_read_keep_end. */
 #include <jansson.h>
 #include <stdio.h>
@@ -141,6 +142,8 @@ static const struct {
     {"kernel_run", "process = (SELECT id FROM temp.mh_keep_ref)"},
     {"copy", "process = (SELECT id FROM temp.mh_keep_ref)"},
     {"launch_config", "process = (SELECT id FROM temp.mh_keep_ref)"},
+    /* bands carry no process: each kernel's first (the first input's, of a merge) */
+    {"camp_band", "id IN (SELECT MIN(id) FROM main.camp_band GROUP BY kernel, device)"},
 };
 
 static int fill(mh_db *db, const char *table, const int64_t *ids, size_t n, mh_err *err) {
