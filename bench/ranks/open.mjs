@@ -19,23 +19,15 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
+import { launchChromium, loadChromium } from "../../tests/report/browser/harness.mjs";
 
-const require = createRequire(import.meta.url);
-let chromium;
-try { ({ chromium } = require("playwright-core")); }
-catch { ({ chromium } = await import("playwright-core")); }
+const chromium = await loadChromium();
 
 const a = {};
 for (let i = 2; i < process.argv.length; i += 2) a[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
 if (!a.chromium || !a.html) { console.error("usage: open.mjs --chromium C --html REPORT.html [--runs R]"); process.exit(2); }
 const R = parseInt(a.runs || "3", 10), html = path.resolve(a.html);
-const userDir = fs.mkdtempSync(path.join(os.tmpdir(), "memheat-bench-ranks-"));
-const ctx = await chromium.launchPersistentContext(userDir, {
-  executablePath: a.chromium, headless: true, viewport: { width: 1400, height: 1000 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium(chromium, a.chromium), ctx = browser.ctx;
 const res = { ready: [], painted: [], load: [], switch: [], task: [] }, loads = [], errors = [];
 let info = {};
 for (let r = 0; r < R; r++) {
@@ -70,8 +62,7 @@ for (let r = 0; r < R; r++) {
   info = { rows: m.rows, launches: m.launches, groups: m.groups, variants: m.variants };
   await page.close();
 }
-await ctx.close();
-fs.rmSync(userDir, { recursive: true, force: true });
+await browser.close();
 const med = (v) => { const s = [...v].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 const out = { html: path.basename(html), bytes: fs.statSync(html).size, runs: R, loadavg: loads.map((x) => +x.toFixed(1)), ...info, errors };
 for (const k of Object.keys(res)) { out[k + "_ms"] = +med(res[k]).toFixed(0); out[k + "_runs"] = res[k].map((x) => +x.toFixed(0)); }

@@ -37,6 +37,10 @@ void mh_db_bind_real(sqlite3_stmt *st, int i, double v);       /* NaN -> NULL */
 uint64_t mh_db_col_u64(sqlite3_stmt *st, int i);
 
 const char *mh_db_space_name(unsigned space);
+/* 1 when table (of schema: "main", an attached "src"; NULL: as a query
+ * names it, TEMP views first) has column col. Columns that came within a
+ * schema version are probed so. */
+int mh_db_has_column(mh_db *db, const char *schema, const char *table, const char *col);
 /* mh_db_put_launch without its own transaction (caller holds one). */
 int mh_db_put_launch_in_tx(mh_db *db, const mh_model_launch *ml, mh_err *err);
 

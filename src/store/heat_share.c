@@ -166,19 +166,6 @@ static int64_t owner_of(mh_db *db, int64_t id) {
     return o;
 }
 
-static int has_src_column(mh_db *db, const char *table, const char *col) {
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM pragma_table_info(?1, 'src') WHERE name = ?2", -1, &st, NULL) !=
-        SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
-
 /* One source map: shared with a map of main of the same content, else its
  * rows copied and its digest noted. */
 static int merge_map(mh_db *db, int have_kinds, int64_t map, int64_t off, int64_t *shared, mh_err *err) {
@@ -228,8 +215,9 @@ int mh_db_merge_heat_rows(mh_db *db, int64_t off, int64_t *shared, mh_err *err) 
                         "CREATE INDEX IF NOT EXISTS temp.mh_heat_digest_d ON mh_heat_digest(digest);",
                         err);
     if (rc) return rc;
-    if (!has_src_column(db, "heat_map", "id")) return MH_OK; /* no heat maps in the source */
-    int have_kinds = has_src_column(db, "heat_row", "kinds"), have_rows_of = has_src_column(db, "heat_map", "rows_of");
+    if (!mh_db_has_column(db, "src", "heat_map", "id")) return MH_OK; /* no heat maps in the source */
+    int have_kinds = mh_db_has_column(db, "src", "heat_row", "kinds");
+    int have_rows_of = mh_db_has_column(db, "src", "heat_map", "rows_of");
     sqlite3_stmt *st;
     rc = mh_db_prepare(db, &st,
                        /* maps with rows of their own first: an owner comes before the maps sharing it */

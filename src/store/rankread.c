@@ -22,19 +22,6 @@
 
 #include "db_internal.h"
 
-static int has_table_column(mh_db *db, const char *table, const char *col) {
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM pragma_table_info(?1, 'main') WHERE name = ?2", -1, &st, NULL) !=
-        SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
-
 /* Rows of sql as an array of objects (column name: value); text columns
  * named "..._json" are parsed. */
 static int rows(mh_db *db, const char *sql, json_t **out, mh_err *err) {
@@ -79,11 +66,11 @@ int mh_db_read_ranks(mh_db *db, json_t **out, mh_err *err) {
     *out = NULL;
     json_t *root = json_object();
     if (!root) return mh_err_set(err, MH_ERR_NOMEM, "out of memory reading the ranks");
-    if (!has_table_column(db, "process", "id")) { /* schema 1 or 2: one process, nothing to compare */
+    if (!mh_db_has_column(db, "main", "process", "id")) { /* schema 1 or 2: one process, nothing to compare */
         *out = root;
         return MH_OK;
     }
-    int shared = has_table_column(db, "heat_map", "rows_of");
+    int shared = mh_db_has_column(db, "main", "heat_map", "rows_of");
     /* a map's content: the map whose rows it reads (equal rows were shared by
      * the merge, heat_share.c) and its regions' sizes and labels; a profile
      * merged before rows_of: the map itself (no two maps equal) */
@@ -181,7 +168,7 @@ int mh_db_read_keep(mh_db *db, const int64_t *launches, size_t nl, const int64_t
                         "INSERT OR IGNORE INTO temp.mh_keep_object SELECT id FROM main.object"
                         " WHERE launch IN (SELECT id FROM temp.mh_keep_launch);",
                         err);
-    if (!rc && has_table_column(db, "object", "parent"))
+    if (!rc && mh_db_has_column(db, "main", "object", "parent"))
         rc = mh_db_exec(db,
                         "INSERT OR IGNORE INTO temp.mh_keep_object SELECT parent FROM main.object"
                         " WHERE parent IS NOT NULL AND id IN (SELECT id FROM temp.mh_keep_object);",

@@ -202,17 +202,7 @@ static int add_processes(mh_db *db, json_t *root, mh_err *err) {
 }
 
 /* Whether a table has a column (kernel.verdict came within schema version 3). */
-static int has_column(mh_db *db, const char *table, const char *col) {
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
+static int has_column(mh_db *db, const char *table, const char *col) { return mh_db_has_column(db, NULL, table, col); }
 
 /* The kernel table for reports; VERDICT: the verdict column, or NULL in a
  * profile written before it. */

@@ -14,9 +14,8 @@
 // table is the reference rank's. Exit 0 = pass, 1 = fail, 77 = skipped.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { freshDir, loadChromium, parseArgs } from "./harness.mjs";
+import { checker, freshDir, launchChromium, loadChromium, parseArgs } from "./harness.mjs";
 
 const chromium = await loadChromium();
 const args = parseArgs(["memheat", "make-profile", "rank-synth", "chromium", "out"],
@@ -24,11 +23,7 @@ const args = parseArgs(["memheat", "make-profile", "rank-synth", "chromium", "ou
 const out = freshDir(path.resolve(args.out) + "-ranks");
 const N = 64;
 
-let failures = 0, checks = 0;
-function check(cond, what) {
-  checks++;
-  if (!cond) { failures++; console.error("FAIL: " + what); } else console.log("ok   " + what);
-}
+const { check, failed } = checker();
 function run(cmd, argv) {
   return execFileSync(cmd, argv, { cwd: out, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
 }
@@ -44,13 +39,8 @@ try {
   process.exit(1);
 }
 
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const userDir = fs.mkdtempSync(path.join(os.tmpdir(), "memheat-chromium-"));
-const ctx = await chromium.launchPersistentContext(userDir, {
-  executablePath: args.chromium, headless: true, args: FLAGS, viewport: { width: 1400, height: 1000 },
-});
-const page = await ctx.newPage();
+const browser = await launchChromium(chromium, args.chromium);
+const page = await browser.ctx.newPage();
 const errors = [];
 page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
 page.on("pageerror", (e) => errors.push(String(e)));
@@ -114,7 +104,5 @@ check(rows.filter((r) => r.cls === "mh-out1").every((r) => /^(lacks|also) /.test
   "summary: ranks with other findings say which they lack " + JSON.stringify(rows.filter((r) => r.cls !== "mh-out2" && !/^all /.test(r.findings)).map((r) => r.findings)));
 check(errors.length === 0, "no page errors: " + errors.join(" | "));
 await page.screenshot({ path: path.join(out, "report-ranks64.png"), fullPage: false });
-await ctx.close();
-fs.rmSync(userDir, { recursive: true, force: true });
-console.log(`${checks - failures} passed, ${failures} failed`);
-process.exit(failures ? 1 : 0);
+await browser.close();
+process.exit(failed() ? 1 : 0);
