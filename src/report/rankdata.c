@@ -54,17 +54,35 @@ int mh_report_rank_procs(const json_t *root, mh_rank_procs *out) {
     }
     qsort(out->v, n, sizeof *out->v, cmp_proc);
     out->n = n;
+    if (!(out->byid = malloc(n * sizeof *out->byid))) {
+        mh_report_rank_procs_free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) out->byid[i] = i;
+    /* insertion sort by id: the rank order is usually the id order already */
+    for (size_t i = 1; i < n; i++) {
+        size_t x = out->byid[i], j = i;
+        for (; j > 0 && out->v[out->byid[j - 1]].id > out->v[x].id; j--) out->byid[j] = out->byid[j - 1];
+        out->byid[j] = x;
+    }
     return 0;
 }
 
 void mh_report_rank_procs_free(mh_rank_procs *p) {
     free(p->v);
+    free(p->byid);
     memset(p, 0, sizeof *p);
 }
 
 int mh_report_rank_index(const mh_rank_procs *p, long long id) {
-    for (size_t i = 0; i < p->n; i++)
-        if (p->v[i].id == id) return (int)i;
+    size_t lo = 0, hi = p->n; /* binary search of byid */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        long long m = p->v[p->byid[mid]].id;
+        if (m == id) return (int)p->byid[mid];
+        if (m < id) lo = mid + 1;
+        else hi = mid;
+    }
     return -1;
 }
 

@@ -21,6 +21,7 @@ typedef struct mh_rank_proc {
 typedef struct mh_rank_procs {
     mh_rank_proc *v; /* sorted: ranks ascending, then processes without one by id */
     size_t n;        /* 0 for a profile of schema 1 or 2 (no process table) */
+    size_t *byid;    /* indexes into v in process id order (mh_report_rank_index) */
 } mh_rank_procs;
 
 /* The processes of root in rank order. Returns 0, -1 when out of memory. */
