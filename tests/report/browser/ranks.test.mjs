@@ -51,8 +51,8 @@ await page.waitForSelector("body[data-ready='1']", { timeout: 60000 });
 const data = await page.evaluate(() => {
   const D = window.memheatReport.data, G = D.rank_groups || [];
   return { n: D.rank_view && D.rank_view.n, launches: D.launches.map((l) => l.id).sort((a, b) => a - b),
-    variants: G.flatMap((g) => g.variants.map((v) => v.launch)).sort((a, b) => a - b), groups: G.length,
-    ranksOn: G.map((g) => g.variants.reduce((s, v) => s + v.n, 0)), processes: D.processes.length,
+    variants: G.flatMap((g) => (g.variants || []).map((v) => v.launch)).sort((a, b) => a - b), groups: G.length,
+    ranksOn: G.map((g) => (g.variants || []).reduce((s, v) => s + v.n, 0)), processes: D.processes.length,
     options: document.querySelectorAll("#launch-select option").length,
     kernelRows: document.querySelectorAll("#kernel-table tbody tr").length, kernels: D.kernels.length,
     kref: (document.getElementById("kernels-rank") || {}).textContent || "" };
@@ -67,7 +67,7 @@ check(data.kernelRows === data.kernels && /the reference rank/.test(data.kref), 
 
 // a launch that differs by rank: its contents by their ranks, each shown
 const sw = await page.evaluate(() => {
-  const R = window.memheatReport, D = R.data, g = D.rank_groups.find((x) => x.variants.length > 1);
+  const R = window.memheatReport, D = R.data, g = (D.rank_groups || []).find((x) => (x.variants || []).length > 1);
   if (!g) return null;
   R.showLaunch(g.variants[0].launch);
   const rs = document.getElementById("rank-select");
