@@ -120,6 +120,11 @@ int mh_db_get_meta(mh_db *db, const char *key, char *out, size_t cap, mh_err *er
  * interrupted; meta.trace_complete '0': built from an incomplete trace);
  * returns 1 then (commands exit 4), else 0 with out = "". */
 int mh_db_notice(mh_db *db, char *out, size_t cap);
+/* For a profile written to a temporary file that is renamed into place only
+ * when complete (util/outfile.h), such as `memheat merge`'s: the rollback
+ * journal kept in memory and no syncs until mh_db_finish, which syncs. A
+ * crash before then leaves the temporary file unusable, never the profile. */
+int mh_db_scratch(mh_db *db, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 
@@ -135,10 +140,13 @@ typedef struct mh_db_merge_info {
     int64_t processes;     /* processes it added */
     int64_t launches;      /* launches it added */
     int complete;          /* the source said meta.complete = '1' */
+    int64_t heat_shared;   /* its heat maps that share the rows of a map of the same content */
 } mh_db_merge_info;
 /* Appends the profile at src_path to db (one transaction): launch, object,
  * heat-map, device and process ids are renumbered past db's, every row of
- * every table is kept (a schema 1 or 2 profile joins as one process). A
+ * every table is kept (a schema 1 or 2 profile joins as one process), the
+ * rows of a heat map whose content db holds already (another rank's map of
+ * the same launch) kept once: the new map shares them (heat_map.rows_of). A
  * profile of another schema (newer) is refused with MH_ERR_VERSION. */
 int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err);
 
@@ -164,5 +172,25 @@ typedef struct mh_db_heat_row {
  * stop; that value is returned). */
 typedef int (*mh_db_heat_fn)(void *ctx, const mh_db_heat_row *row);
 int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_err *err);
+
+/* ---- reading a profile of many ranks (src/store/rankread.c) ---- */
+/* The narrow rows of every process, to compare ranks: "processes" (the
+ * process rows with launches_traced, accesses, launches_run, kernel_ns,
+ * counted_ns and dram_bytes: kernel time, that of the kernels with counters
+ * and their DRAM bytes), "launches" (id, process, name, display_name, grid,
+ * block, dyn_smem, recorded), "heat_maps" (id, launch, space, nrows,
+ * rows_from: the map whose rows it reads, regions: "size:label|..."; maps of
+ * equal rows_from and regions are the same heat map), "findings" (id,
+ * launch, kind, space, object_label, cost) and "kernels" (name, process,
+ * total_ns, bandwidth_Bps). A profile of schema 1 or 2: {}. *out: new reference. */
+int mh_db_read_ranks(mh_db *db, struct json_t **out, mh_err *err);
+/* Until mh_db_read_keep_end, the readers of db see only launches[0..nl)
+ * (with their heat maps, findings, locality, bank conflicts, dropped counts
+ * and the objects these name), the processes procs[0..np) and ref, only
+ * process ref's devices, kernels, kernel and copy records and launch counts,
+ * and each kernel's first partition-camping band. */
+int mh_db_read_keep(mh_db *db, const int64_t *launches, size_t nl, const int64_t *procs, size_t np, int64_t ref,
+                    mh_err *err);
+void mh_db_read_keep_end(mh_db *db);
 
 #endif

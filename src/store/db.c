@@ -455,4 +455,33 @@ int mh_db_notice(mh_db *db, char *out, size_t cap) {
     return out[0] != '\0';
 }
 
-int mh_db_finish(mh_db *db, mh_err *err) { return mh_db_set_meta(db, "complete", "1", err); }
+int mh_db_has_column(mh_db *db, const char *schema, const char *table, const char *col) {
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(db->h,
+                           schema ? "SELECT 1 FROM pragma_table_info(?1, ?3) WHERE name = ?2"
+                                  : "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+    if (schema) sqlite3_bind_text(st, 3, schema, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+int mh_db_scratch(mh_db *db, mh_err *err) {
+    int rc = mh_db_exec(db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;", err);
+    if (!rc) db->scratch = 1;
+    return rc;
+}
+
+int mh_db_finish(mh_db *db, mh_err *err) {
+    if (db->scratch) { /* durable from here: the last write syncs the file */
+        int rc = mh_db_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;", err);
+        if (rc) return rc;
+        db->scratch = 0;
+    }
+    return mh_db_set_meta(db, "complete", "1", err);
+}

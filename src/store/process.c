@@ -6,7 +6,9 @@
  *
  * Merging renumbers what would collide -- launch, object, heat map, device
  * and process ids -- by offsets past the destination's largest id, and
- * copies every table column by column, so nothing is lost. A profile of
+ * copies every table column by column, so nothing is lost; heat rows go
+ * through heat_share.c, which keeps the rows of maps of the same content
+ * once. A profile of
  * schema 1 or 2 (no process table) joins as one process. Single-row tables
  * (run, overlap) keep the destination's row; documents of later profiles are
  * kept under "<kind>@<process id>". */
@@ -131,7 +133,8 @@ static char offset_kind(const char *table, const char *col) {
         {"heat_region", "map", 'H'}, {"heat_region", "object", 'O'}, {"heat_row", "map", 'H'},
         {"locality", "launch", 'L'}, {"locality_curve", "launch", 'L'}, {"finding", "launch", 'L'},
         {"finding", "object", 'O'}, {"bank_conflict", "launch", 'L'}, {"device", "id", 'D'},
-        {"object", "parent", 'O'}, {"site", "id", 'S'}, {"launch", "site", 'S'}, {"site_config", "site", 'S'},
+        {"object", "parent", 'O'}, {"heat_map", "rows_of", 'H'}, {"site", "id", 'S'}, {"launch", "site", 'S'},
+        {"site_config", "site", 'S'},
         {"process", "id", 'P'}};
     for (size_t i = 0; i < sizeof m / sizeof *m; i++)
         if (!strcmp(m[i].t, table) && !strcmp(m[i].c, col)) return m[i].k;
@@ -230,8 +233,10 @@ static int merge_attached(mh_db *db, int64_t src_version, const char *src_path, 
     off.P = q_int(db, "SELECT MAX(id) FROM main.process", 0);
     off.S = q_int(db, "SELECT MAX(id) + 1 FROM main.site", 0);
     int rc = MH_OK;
+    int64_t shared = 0;
     for (size_t i = 0; i < sizeof merge_tables / sizeof *merge_tables && !rc; i++)
-        rc = copy_table(db, merge_tables[i].table, &off, merge_tables[i].verb, err);
+        rc = !strcmp(merge_tables[i].table, "heat_row") ? mh_db_merge_heat_rows(db, off.H, &shared, err)
+                                                        : copy_table(db, merge_tables[i].table, &off, merge_tables[i].verb, err);
     /* a profile of schema 1 or 2, or one with no process row: one process */
     if (!rc && q_int(db, "SELECT COALESCE(MAX(id), 0) FROM main.process", 0) == off.P) {
         char *q = sqlite3_mprintf("INSERT INTO main.process(id, command, source, trace_file) VALUES(%lld,"
@@ -244,6 +249,7 @@ static int merge_attached(mh_db *db, int64_t src_version, const char *src_path, 
         info->processes = q_int(db, "SELECT COUNT(*) FROM main.process", 0) - off.P;
         info->launches = q_int(db, "SELECT COUNT(*) FROM src.launch", 0);
         info->first_process = off.P + 1;
+        info->heat_shared = shared;
     }
     return rc;
 }

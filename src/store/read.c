@@ -6,7 +6,9 @@
  * names, SQL types kept; a column aliased "..._json" holds JSON text and is
  * parsed (the suffix dropped). Addresses and sector tags are 64-bit unsigned,
  * more than a JavaScript number holds exactly, so the queries turn them into
- * hex strings. */
+ * hex strings. A merged profile's heat map may share the rows of a map of
+ * the same content (heat_map.rows_of): mh_db_read_heat reads them with the
+ * tags moved to its own regions (heat_share.c). */
 #include "db_internal.h"
 
 #include <jansson.h>
@@ -234,17 +236,7 @@ static int add_processes(mh_db *db, json_t *root, mh_err *err) {
 }
 
 /* Whether a table has a column (kernel.verdict came within schema version 3). */
-static int has_column(mh_db *db, const char *table, const char *col) {
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
+static int has_column(mh_db *db, const char *table, const char *col) { return mh_db_has_column(db, NULL, table, col); }
 
 /* The kernel table for reports; VERDICT: the verdict column, or NULL in a
  * profile written before it. */
@@ -381,7 +373,13 @@ int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_e
                                  " WHERE map = ?1 ORDER BY row",
                            err);
     if (rc) return rc;
-    sqlite3_bind_int64(st, 1, map_id);
+    int64_t owner, *shift; /* a merged profile's map may share the rows of another (heat_share.c) */
+    size_t nshift;
+    if ((rc = mh_db_heat_rows_source(db, map_id, &owner, &shift, &nshift, err))) {
+        sqlite3_finalize(st);
+        return rc;
+    }
+    sqlite3_bind_int64(st, 1, owner);
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         mh_db_heat_row r;
@@ -391,13 +389,16 @@ int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_e
         for (int k = 0; k < MH_HEAT_WORDS; k++) r.word[k] = (uint32_t)sqlite3_column_int64(st, 2 + k);
         r.sector = (uint32_t)sqlite3_column_int64(st, 10);
         r.kinds = (uint32_t)sqlite3_column_int64(st, 11) & 0xffffffu;
+        if (r.region >= 0 && (size_t)r.region < nshift) r.tag += (uint64_t)shift[r.region];
         int u = fn(ctx, &r);
         if (u) {
             sqlite3_finalize(st);
+            free(shift);
             return u;
         }
     }
     if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading heat rows");
     sqlite3_finalize(st);
+    free(shift);
     return rc;
 }

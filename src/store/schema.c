@@ -19,6 +19,8 @@
  * version 3: heat_row.kinds (the access kinds per word, packed) and
  * bank_conflict.banks (the worst request's distinct words per bank); a
  * profile without them reads as "kinds unknown" and "no per-bank figures".
+ * Also within version 3: heat_map.rows_of (a merge keeps a map's rows once
+ * and the other maps of the same content share them, heat_share.c).
  * Version 4 adds the call sites: tables site and site_config and the
  * launch's `site` column; a version-3 profile reads with no sites. */
 #include "db_internal.h"
@@ -57,7 +59,9 @@ const char mh_db_schema_sql[] =
     "  dyn_smem INTEGER, launches INTEGER, traced INTEGER, process INTEGER);\n"
     "CREATE TABLE pcinfo(pc INTEGER PRIMARY KEY, function TEXT, file TEXT, line INTEGER);\n"
     "CREATE TABLE heat_map(id INTEGER PRIMARY KEY, launch INTEGER NOT NULL REFERENCES launch(id),\n"
-    "  space TEXT NOT NULL, sector_size INTEGER, accesses INTEGER, nrows INTEGER, max_temp INTEGER);\n"
+    "  space TEXT NOT NULL, sector_size INTEGER, accesses INTEGER, nrows INTEGER, max_temp INTEGER,\n"
+    /* merged profiles: the map whose rows it shares (no version bump: readers probe; heat_share.c) */
+    "  rows_of INTEGER);\n"
     "CREATE INDEX heat_map_launch ON heat_map(launch);\n"
     "CREATE TABLE heat_region(map INTEGER NOT NULL REFERENCES heat_map(id), idx INTEGER NOT NULL,\n"
     "  object INTEGER, label TEXT, start INTEGER, end INTEGER, first_tag INTEGER, last_tag INTEGER,\n"

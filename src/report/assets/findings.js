@@ -88,11 +88,26 @@ function findingShare(f) { var w = LAUNCH_WORK[f.launch]; return w > 0 && isNum(
 function rankLabel(pid) { var ps = D.processes || []; for (var i = 0; i < ps.length; i++) if (ps[i].id === pid) return ps[i].label || ("process " + pid); return "process " + pid; }
 function rankListText(labels) {
   var nums = labels.map(function (t) { var m = /^rank (\d+)$/.exec(t); return m ? +m[1] : null; });
-  if (nums.every(function (n) { return n != null; })) return (nums.length === 1 ? "rank " : "ranks ") + nums.sort(function (a, b) { return a - b; }).join(", ");
-  return labels.join(", ");
+  if (!nums.every(function (n) { return n != null; })) return labels.join(", ");
+  nums.sort(function (a, b) { return a - b; });
+  var runs = []; /* consecutive ranks as "0-3" */
+  for (var i = 0; i < nums.length;) { var j = i; while (j + 1 < nums.length && nums[j + 1] === nums[j] + 1) j++; runs.push(j > i ? nums[i] + "-" + nums[j] : String(nums[i])); i = j + 1; }
+  return (nums.length === 1 ? "rank " : "ranks ") + runs.join(", ");
+}
+function multiRank() { return D.rank_view ? D.rank_view.n > 1 : (D.processes || []).length > 1; }
+/* A rank view (rankview.c) holds one launch per distinct content: each
+ * finding says which ranks have it (ranks_on, a bit per rank in rank order). */
+function rankBits(f, into) {
+  var b = f.ranks_on ? b64bytes(f.ranks_on) : null;
+  if (b) for (var i = 0; i < b.length; i++) into[i] = (into[i] || 0) | b[i];
+}
+function bitLabels(bits) {
+  var out = [], R = D.rank_view.ranks;
+  for (var i = 0; i < R.length; i++) if ((bits[i >> 3] || 0) >> (i & 7) & 1) out.push(typeof R[i] === "number" ? "rank " + R[i] : R[i]);
+  return out;
 }
 function foldRanks(groups) {
-  if (!D.rank_groups || (D.processes || []).length < 2) return groups;
+  if (!D.rank_groups || !multiRank()) return groups;
   var byKey = {}, out = [];
   groups.forEach(function (g) {
     var l = launchById(g.launch), objs = [];
@@ -102,15 +117,27 @@ function foldRanks(groups) {
     if (!f) { f = byKey[key] = { members: [] }; out.push(f); }
     f.members.push({ g: g, process: l ? l.process : null });
   });
-  var nproc = D.processes.length;
+  var RV = D.rank_view, nproc = RV ? RV.n : D.processes.length;
   return out.map(function (f) {
-    var best = f.members[0].g, costs = [], labels = [];
+    var best = f.members[0].g, costs = [], labels = [], bits = [];
     f.members.forEach(function (m) {
       if ((m.g.savingNs || 0) > (best.savingNs || 0) || ((m.g.savingNs || 0) === (best.savingNs || 0) && m.g.cost > best.cost)) best = m.g;
+      if (RV) {
+        var lo = 0, hi = 0;
+        m.g.findings.forEach(function (x) { rankBits(x, bits); lo += isNum(x.cost_min) ? x.cost_min : x.cost || 0; hi += isNum(x.cost_max) ? x.cost_max : x.cost || 0; });
+        costs.push(lo, hi);
+        return;
+      }
       costs.push(m.g.cost);
       var lab = rankLabel(m.process); if (labels.indexOf(lab) < 0) labels.push(lab);
     });
-    best.ranks = { n: labels.length, of: nproc, labels: labels, costMin: Math.min.apply(null, costs), costMax: Math.max.apply(null, costs) };
+    var missing = null;
+    if (RV) {
+      labels = bitLabels(bits);
+      var inv = []; for (var i = 0; i * 8 < nproc; i++) inv[i] = ~(bits[i] || 0) & 255;
+      missing = bitLabels(inv);
+    }
+    best.ranks = { n: labels.length, of: nproc, labels: labels, missing: missing, costMin: Math.min.apply(null, costs), costMax: Math.max.apply(null, costs) };
     return best;
   });
 }
@@ -118,6 +145,8 @@ function ranksText(r) {
   if (!r) return "";
   var spread = r.costMin === r.costMax ? fmtInt(r.costMin) : fmtInt(r.costMin) + "\u2013" + fmtInt(r.costMax);
   if (r.n === r.of) return "on all " + r.of + " ranks (cost " + spread + " per rank)";
+  if (r.missing && 2 * r.n > r.of && rankListText(r.missing).length < rankListText(r.labels).length)
+    return "on " + r.n + " of " + r.of + " ranks, all but " + rankListText(r.missing) + " (cost " + spread + " per rank)";
   return "on " + rankListText(r.labels) + " only" + (r.n > 1 ? " (cost " + spread + " per rank)" : "");
 }
 
@@ -127,7 +156,7 @@ function findingGroups() {
   (D.findings || []).forEach(function (f) {
     if (f.kind === "coalesced" || !FAMILY[f.kind]) return;
     /* several ranks: one cause per object, so that folding across ranks compares like with like */
-    var key = f.launch + "/" + FAMILY[f.kind] + ((D.processes || []).length > 1 ? "/" + (f.object_label || "") + "/" + (f.space || "") : ""), g = byKey[key];
+    var key = f.launch + "/" + FAMILY[f.kind] + (multiRank() ? "/" + (f.object_label || "") + "/" + (f.space || "") : ""), g = byKey[key];
     if (!g) { g = byKey[key] = { launch: f.launch, family: FAMILY[f.kind], findings: [], cost: 0, share: 0 }; groups.push(g); }
     g.findings.push(f);
     g.cost += isNum(f.cost) ? f.cost : 0;

@@ -87,8 +87,9 @@ function sectionRun() {
 
 /* Kernel table: timing rows per kernel name, plus traced-only names. */
 function kernelRows() {
-  /* several processes: one row per kernel name and process, labelled with its rank */
-  var multi = (D.processes || []).length > 1, byName = {}, rows = [];
+  /* several processes: one row per kernel name and process, labelled with its
+   * rank; a rank view (rankview.c) holds the reference rank's kernels only */
+  var RV = D.rank_view || null, multi = !RV && (D.processes || []).length > 1, byName = {}, rows = [];
   function key(name, pid) { return multi ? name + "\u0000" + pid : name; }
   function tag(label, pid) { return multi && pid != null ? label + " \u00b7 " + rankLabel(pid) : label; }
   (D.kernels || []).forEach(function (k) {
@@ -96,6 +97,7 @@ function kernelRows() {
     byName[key(k.name, k.process)] = r; rows.push(r);
   });
   (D.launches || []).forEach(function (l) {
+    if (RV && l.process !== RV.ref) return;
     var r = byName[key(l.name, l.process)] || byName[key(l.display_name, l.process)];
     if (!r) { r = { name: launchName(l), label: tag(l.short_name || launchName(l), l.process), full: l.full_name || launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[key(l.name, l.process)] = r; rows.push(r); }
     r.traced++;
@@ -130,6 +132,7 @@ function sectionKernels() {
   var rows = kernelRows();
   if (!rows.length) { sec.appendChild(el("p", { cls: "muted", text: "No kernels in this profile." })); return sec; }
   if (!(D.kernels || []).length) sec.appendChild(el("p", { cls: "muted", text: "No timing pass in this profile (e.g. a simulator run): times and bandwidth are not available." }));
+  if (D.rank_view) sec.appendChild(el("p", { cls: "muted", id: "kernels-rank", text: "Kernels of " + D.rank_view.ref_label + ", the reference rank; every rank: \u201cProcesses and ranks\u201d below." }));
   var cols = [
     { k: "name", t: "Kernel", f: function (r) { return r.label || r.name; } },
     { k: "count", t: "Launches", f: function (r) { return r.count == null ? "\u2014" : String(r.count); } },
@@ -200,11 +203,12 @@ function sectionLaunches() {
   var launches = D.launches || [];
   if (!launches.length) { sec.appendChild(el("p", { cls: "muted", text: "No traced launches in this profile." })); return sec; }
   var sel = el("select", { id: "launch-select" });
-  /* Several ranks: one entry per launch across ranks (rank_groups, html.c);
-   * identical heat maps are shown once, else a rank selector picks the rank. */
-  var RG = (D.processes || []).length > 1 ? (D.rank_groups || null) : null;
+  /* Several ranks (rank_view, rankview.c): one entry per launch across
+   * ranks; the page holds one launch per distinct content (variant): the same
+   * on every rank, shown once; else a selector picks the variant of a rank. */
+  var RG = D.rank_view ? (D.rank_groups || null) : null;
   function groupOf(l) { return RG && l && l.rank_group != null ? RG[l.rank_group] : null; }
-  function firstOf(g) { var ids = g.launches.filter(function (x) { return x != null; }); return ids.length ? ids[0] : null; }
+  function firstOf(g) { return g.variants.length ? g.variants[0].launch : null; }
   launches.forEach(function (l) {
     var g = groupOf(l);
     if (g && firstOf(g) !== l.id) return;
@@ -228,12 +232,11 @@ function sectionLaunches() {
       return;
     }
     rankSel.style.display = rankLab.style.display = "";
-    g.launches.forEach(function (id, i) {
-      if (id == null) return;
-      rankSel.appendChild(el("option", { value: String(id), text: (D.processes.filter(function (p) { return p.id === (launchById(id) || {}).process; })[0] || {}).label || ("launch " + id) }));
+    g.variants.forEach(function (v) {
+      rankSel.appendChild(el("option", { value: String(v.launch), text: v.ranks + (v.n > 1 ? " (" + fmtInt(v.n) + " ranks)" : "") }));
     });
     rankSel.value = String(l.id);
-    rankNote.textContent = "Heat maps differ between ranks (" + g.ranks + ").";
+    rankNote.textContent = "Heat maps differ between ranks (" + g.ranks + "): " + g.variants.length + " distinct, each shown once.";
   }
   rankSel.addEventListener("change", function () { show(parseInt(rankSel.value, 10)); });
   var body = el("div", { id: "launch-body" }), shown = null;
@@ -250,6 +253,8 @@ function sectionLaunches() {
     function kv(k, v) { dl.appendChild(el("dt", { text: k })); dl.appendChild(el("dd", { cls: "mono", text: String(v) })); }
     kv("Kernel", launchName(l));
     if (RG && l.process != null) kv("Process", rankLabel(l.process));
+    var lg = groupOf(l);
+    if (lg && l.variant != null && lg.variants[l.variant]) kv("Same heat maps on", lg.variants[l.variant].ranks);
     if (l.display_name && l.display_name !== l.name) kv("Mangled", l.name);
     kv("Grid \u00d7 block", (l.grid || []).join("\u00d7") + "  \u00d7  " + (l.block || []).join("\u00d7"));
     kv("Blocks traced", (l.n_sampled === l.n_blocks ? "all " : "") + l.n_sampled + " of " + l.n_blocks);

@@ -24,6 +24,7 @@ function sectionTimeline() {
   if (!kr.length && !cp.length && !D.overlap) return null;
   var sec = el("section", { id: "timeline" });
   sec.appendChild(el("h2", { text: "Timeline and copy/compute overlap" }));
+  if (D.rank_view) sec.appendChild(el("p", { cls: "muted", text: "The timeline of " + D.rank_view.ref_label + ", the reference rank." }));
   var lanes = [], laneOf = {};
   function lane(key, label) { if (!(key in laneOf)) { laneOf[key] = lanes.length; lanes.push(label); } return laneOf[key]; }
   var items = [], end = 0, t0 = Infinity;
