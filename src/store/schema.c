@@ -18,7 +18,14 @@
  * (read.c probes for them), older memheat ignores them. Likewise within
  * version 3: heat_row.kinds (the access kinds per word, packed) and
  * bank_conflict.banks (the worst request's distinct words per bank); a
- * profile without them reads as "kinds unknown" and "no per-bank figures". */
+ * profile without them reads as "kinds unknown" and "no per-bank figures".
+ * Also within version 3 (issue 40, the estimated savings of src/report/
+ * fixes.c): bank_conflict.ideal/extra/kind (a pc's wavefronts without
+ * conflicts, its extra ones, load/store/atomic), the global_request table
+ * (sectors of each (launch, pc, object)'s warp requests) and
+ * kernel_run.timed (how a launch's time was taken: NULL clean,
+ * instrumented, borrowed, replayed); a profile without them has no
+ * estimate from them (fixes.c says so). */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 #include "memheat/trace_fields.h"
@@ -59,7 +66,9 @@ const char mh_db_schema_sql[] =
     "  kinds INTEGER, PRIMARY KEY(map, row)) WITHOUT ROWID;\n"
     /* kernel_run and copy: columns from the timing records' field lists */
     "CREATE TABLE kernel_run(id INTEGER PRIMARY KEY" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_COLUMN)
-    ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER);\n"
+    ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER,\n"
+    /* how the time was taken (no version bump: readers probe) */
+    "  timed TEXT);\n"
     "CREATE TABLE copy(id INTEGER PRIMARY KEY, kind TEXT" MH_TIMING_COPY_FIELDS(MH_TF_SQL_COLUMN)
     ",\n  value INTEGER, process INTEGER);\n"
     "CREATE TABLE kernel(id INTEGER PRIMARY KEY" MH_DB_KERNEL_COLUMNS(MH_DB_KCOL_SQL) ", process INTEGER,\n"
@@ -81,7 +90,13 @@ const char mh_db_schema_sql[] =
     "CREATE TABLE bank_conflict(launch INTEGER NOT NULL, pc INTEGER NOT NULL, degree REAL,\n"
     "  max_degree INTEGER, accesses INTEGER,\n"
     /* the worst request's words per bank, JSON (no version bump: readers probe) */
-    "  banks TEXT, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
+    "  banks TEXT,\n"
+    /* ideal and extra wavefronts, load/store/atomic (no version bump: readers probe) */
+    "  ideal INTEGER, extra INTEGER, kind TEXT, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
+    /* the warp requests of each (launch, pc, object) in global memory (no version bump) */
+    "CREATE TABLE global_request(launch INTEGER NOT NULL, pc INTEGER NOT NULL, object INTEGER,\n"
+    "  kind TEXT, requests INTEGER, sectors INTEGER, ideal_sectors INTEGER);\n"
+    "CREATE INDEX global_request_launch ON global_request(launch);\n"
     "CREATE TABLE camp_band(id INTEGER PRIMARY KEY, kernel TEXT NOT NULL, device TEXT, warps TEXT,\n"
     "  best_ms TEXT, worst_ms TEXT, kernel_ms TEXT, measured_warps REAL, measured_ms REAL,\n"
     "  degree REAL, band_closed INTEGER);\n"
