@@ -38,6 +38,16 @@ typedef struct hsum {
     uint32_t max_word, max_sector;
     int has_hot, has_fs, has_sparse;
     mh_heat_row ex_hot, ex_fs, ex_sparse;
+    /* sectors like false sharing's (several warps, few words each) that no
+     * warp writes: uncoalesced reads, not false sharing (issue 40) */
+    uint64_t uc;
+    double uc_cost;
+    int has_uc;
+    mh_heat_row ex_uc;
+    /* shared objects: words read (not written), written (not read) and both
+     * by the traced instructions: a read of a word no traced store wrote is
+     * shared memory filled by copies the collector does not see */
+    uint64_t w_load_only, w_store_only, w_both;
     /* sparse sectors (at most 2 of 8 words used) and the spacing of their
      * first used words: a Misra-Gries majority over consecutive deltas */
     uint64_t sparse, sparse_deltas, last_sparse_addr;
@@ -167,6 +177,11 @@ struct mh_pat_run {
 #define PAT_SMEM_WARP_DEN 2        /* "one warp" when >= 1/2 of the private-or-warp cells are warp-wide */
 #define PAT_SMEM_COST_DIV 32.0     /* cost: accesses / this (one warp request's worth) */
 #define PAT_BANK_EXTRA_DEN 2       /* bank conflict: extra wavefronts >= 1/2 of the conflict-free ones */
+#define PAT_BANK_CHAIN 3           /* a launch's conflicting pcs whose degrees double this many times in a row
+                                      (2, 4, 8 words of one bank): an unrolled tree reduction */
+#define PAT_PARTIAL_DEN 4          /* partial view: >= 1/4 of the shared words read were never written by a
+                                      traced store ... */
+#define PAT_PARTIAL_MIN_WORDS 8    /* ... and at least this many (or only stores traced, this many words) */
 
 static inline uint32_t warp_size(const mh_pat_run *pr) {
     uint32_t ws = pr->model->hdr.device.warp_size;
