@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config file
-  libzstd-dev libsqlite3-dev sqlite3 libjansson-dev libgsl-dev
+  libzstd-dev libsqlite3-dev sqlite3 libjansson-dev libgsl-dev libiberty-dev
   oclgrind liboclgrind-dev llvm-14-dev ocl-icd-opencl-dev opencl-headers
   chromium
 )

@@ -104,6 +104,8 @@ typedef struct mh_pat_req {
     uint64_t requests;      /* warp-level requests */
     uint64_t sectors;       /* sectors they touched (by raw address) */
     uint64_t ideal_sectors; /* sectors their bytes need when packed and aligned */
+    uint64_t lines;         /* 128-byte lines they touched: L1 wavefronts, and L2 requests of a store */
+    uint64_t ideal_lines;   /* lines their bytes need when packed and aligned */
 } mh_pat_req;
 
 typedef struct mh_pat_opts {

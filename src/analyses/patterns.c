@@ -365,7 +365,8 @@ static int keep_requests(mh_pat_run *pr, const pstate *s) {
         mh_pat_req *v = mh_grow(pr->req, &pr->capreq, pr->nreq + 1, sizeof *v, 64);
         if (!v) return MH_ERR_NOMEM;
         pr->req = v;
-        v[pr->nreq++] = (mh_pat_req){s->launch, p->pc, p->obj, p->kind, p->requests, p->sectors, p->ideal};
+        v[pr->nreq++] = (mh_pat_req){s->launch, p->pc, p->obj, p->kind, p->requests, p->sectors, p->ideal,
+                                     p->lines, p->ideal_lines};
     }
     return MH_OK;
 }

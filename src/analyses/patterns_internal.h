@@ -18,6 +18,7 @@ typedef struct pcstat {
     int64_t obj;
     uint64_t pc;
     uint64_t requests, lanes, sectors, ideal;
+    uint64_t lines, ideal_lines; /* 128-byte lines touched and needed: L1 wavefronts (issue 40) */
     uint64_t broadcast, contig, strided, irregular, misaligned;
     uint64_t contig_small; /* contiguous requests covering less than a sector */
     uint64_t excess_strided, excess_mis, excess_irreg;
@@ -149,6 +150,8 @@ struct mh_pat_run {
     mh_stage *defer;
     mh_stage_seen seen;
 };
+
+#define MH_PAT_LINE_SECTORS 4 /* sectors per 128-byte cache line: a global request costs one L1 wavefront per line */
 
 /* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----
  * Shares are written as integer ratios: "x * DEN >= n" reads "x is at least

@@ -9,6 +9,7 @@
  * and handed to the same renderers (mh_heat_render, mh_heat_write_csv,
  * mh_analyze_print_locality) or printed in the same shape. The store never
  * runs an analysis, and nothing here does either. */
+#include "fixes_print.h"
 #include "cli/profile_in.h"
 
 #include <errno.h>
@@ -351,7 +352,7 @@ static const char NOT_STORED[] =
     "a profile does not store per-finding request counts, hottest temperatures or the bank table's extra "
     "wavefronts: analyze the trace (memheat run --keep-trace) for them";
 
-static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_opts *o) {
+static int print_text(FILE *f, const json_t *root, const mh_fixes *fx, const mh_cli_profile_analyze_opts *o) {
     const json_t *meta = json_object_get(root, "meta");
     uint64_t accesses = 0;
     size_t i;
@@ -362,6 +363,10 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
             json_array_size(json_object_get(root, "launches")), accesses,
             cut ? " (trace cut short: whole chunks only)" : "");
     fprintf(f, "note: %s\n\n", NOT_STORED);
+    if (!o->no_patterns && fx && fx->n) { /* every cause, folded and ranked by its estimated saving (fixes.c) */
+        mh_cli_fixes_print(f, fx, o->max_findings, 0);
+        fputc('\n', f);
+    }
     if (!o->no_patterns) {
         size_t shown = 0, coalesced = 0;
         const json_t *fa = json_object_get(root, "findings");
@@ -408,7 +413,7 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
 
 /* JSON in the shape of mh_analyze_write_json (docs/metrics.md), with what the
  * profile holds. */
-static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o) {
+static json_t *to_json(const json_t *root, const mh_fixes *fx, const mh_cli_profile_analyze_opts *o) {
     json_t *d = json_object(), *fa = json_array(), *ba = json_array(), *la = json_array();
     const json_t *meta = json_object_get(root, "meta");
     uint64_t accesses = 0;
@@ -506,6 +511,7 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
         }
     }
     json_object_set_new(d, "findings", fa);
+    if (!o->no_patterns && fx) json_object_set_new(d, "fixes", mh_fixes_json(fx));
     json_t *rg = o->no_patterns ? NULL : rank_groups_json(root, o);
     if (rg) json_object_set_new(d, "rank_groups", rg);
     json_object_set_new(d, "bank_conflicts", ba);
@@ -529,10 +535,21 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
     json_t *root;
     int rc = open_summary(path, &db, &root, err);
     if (rc) return rc;
+    mh_fixes fx;
+    int have_fx = 0;
+    if (!o->no_patterns) {
+        if ((rc = mh_fixes_compute(db, root, &fx, err)) != MH_OK) {
+            mh_db_close(db);
+            json_decref(root);
+            return rc;
+        }
+        have_fx = 1;
+    }
     mh_db_close(db);
-    json_t *d = (o->json || o->out) ? to_json(root, o) : NULL;
+    json_t *d = (o->json || o->out) ? to_json(root, have_fx ? &fx : NULL, o) : NULL;
     if (o->json) rc = dump(d, "-", err);
-    else if ((rc = print_text(stdout, root, o)) != MH_OK) rc = mh_err_set(err, MH_ERR_IO, "writing to stdout failed");
+    else if ((rc = print_text(stdout, root, have_fx ? &fx : NULL, o)) != MH_OK)
+        rc = mh_err_set(err, MH_ERR_IO, "writing to stdout failed");
     if (rc == MH_OK && o->out) rc = dump(d, o->out, err);
     if (rc == MH_OK) {
         uint64_t dropped = dropped_total(root);
@@ -542,5 +559,6 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
     }
     json_decref(d);
     json_decref(root);
+    if (have_fx) mh_fixes_free(&fx);
     return rc;
 }

@@ -131,7 +131,7 @@ static char offset_kind(const char *table, const char *col) {
         {"heat_region", "map", 'H'}, {"heat_region", "object", 'O'}, {"heat_row", "map", 'H'},
         {"locality", "launch", 'L'}, {"locality_curve", "launch", 'L'}, {"finding", "launch", 'L'},
         {"finding", "object", 'O'}, {"bank_conflict", "launch", 'L'}, {"device", "id", 'D'},
-        {"global_request", "launch", 'L'}, {"global_request", "object", 'O'},
+        {"global_request", "launch", 'L'}, {"global_request", "object", 'O'}, {"bank_conflict", "object", 'O'},
         {"object", "parent", 'O'},
         {"process", "id", 'P'}};
     for (size_t i = 0; i < sizeof m / sizeof *m; i++)

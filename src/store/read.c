@@ -229,29 +229,37 @@ static int has_column(mh_db *db, const char *table, const char *col) {
     " " IDEAL ", p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"                             \
     " ORDER BY b.launch, b.degree DESC"
 /* its ideal and extra wavefronts and kind (within schema 3; NULL before) */
-#define BANKS_IDEAL "b.ideal, b.extra, b.kind"
-#define BANKS_NO_IDEAL "NULL AS ideal, NULL AS extra, NULL AS kind"
+#define BANKS_IDEAL "b.ideal, b.extra, b.kind, b.object"
+#define BANKS_NO_IDEAL "NULL AS ideal, NULL AS extra, NULL AS kind, NULL AS object"
 
 /* Per kernel configuration (name, device, grid, block, dynamic shared
  * memory, process), what the estimated savings (src/report/fixes.c) need:
- * launches, those timed clean (untraced, borrowed from untraced ones or
- * replayed: not `instrumented`) and their time, DRAM bytes of the launches
- * with counters. TIMED: the kernel_run.timed column or NULL (a profile
- * before it: every time taken as clean). */
+ * launches, those timed clean and their time, DRAM bytes of the launches
+ * with counters. Clean: untraced (NULL), borrowed from untraced launches or
+ * replayed; any other mark (instrumented: timed while traced) is left out.
+ * TIMED: the kernel_run.timed column or NULL (a profile before it: every
+ * time taken as clean). */
+#define CLEAN(TIMED) "(" TIMED " IS NULL OR " TIMED " IN ('borrowed', 'replayed'))"
 #define CONFIGS_SQL(TIMED)                                                                                           \
     "SELECT name, device, json_array(grid_x, grid_y, grid_z) AS grid_json,"                                         \
     " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs, process,"                  \
     " count(*) AS launches,"                                                                                        \
-    " sum(" TIMED " IS NULL OR " TIMED " <> 'instrumented') AS clean,"                                             \
-    " sum(CASE WHEN " TIMED " IS NULL OR " TIMED " <> 'instrumented' THEN end_ns - start_ns END) AS clean_ns,"     \
+    " sum(" CLEAN(TIMED) ") AS clean,"                                                                              \
+    " sum(CASE WHEN " CLEAN(TIMED) " THEN end_ns - start_ns END) AS clean_ns,"                                     \
     " sum(" TIMED " = 'replayed') AS replayed, sum(" TIMED " = 'borrowed') AS borrowed,"                          \
     " sum(has_counters) AS with_counters,"                                                                          \
     " sum(CASE WHEN has_counters THEN dram_read_bytes + dram_write_bytes END) AS dram_bytes,"                      \
-    " sum(CASE WHEN has_counters AND (" TIMED " IS NULL OR " TIMED " <> 'instrumented')"                           \
-    "     THEN end_ns - start_ns END) AS counted_ns,"                                                               \
+    " sum(CASE WHEN has_counters AND " CLEAN(TIMED) " THEN end_ns - start_ns END) AS counted_ns,"                 \
     " min(start_ns) AS first_ns"                                                                                    \
     " FROM kernel_run GROUP BY name, device, grid_x, grid_y, grid_z, block_x, block_y, block_z, dyn_smem, process" \
     " ORDER BY first_ns"
+
+/* Per (traced launch, object, kind) in global memory: warp requests, sectors
+ * and 128-byte lines touched against those their bytes need (fixes.c). */
+#define OBJECT_WORK_SQL                                                                                              \
+    "SELECT launch, object, kind, sum(requests) AS requests, sum(sectors) AS sectors,"                               \
+    " sum(ideal_sectors) AS ideal_sectors, sum(lines) AS lines, sum(ideal_lines) AS ideal_lines"                   \
+    " FROM global_request GROUP BY launch, object, kind ORDER BY launch, object, kind"
 
 /* Per traced launch, the work the estimated savings weigh a finding against:
  * warp requests and sectors in global memory (with their ideal sectors),
@@ -335,6 +343,8 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
         (rc = has_column(db, "global_request", "sectors") && bank_ideal
                   ? add_array(db, root, "launch_work", WORK_SQL, err)
                   : MH_OK) ||
+        (rc = has_column(db, "global_request", "lines") ? add_array(db, root, "object_work", OBJECT_WORK_SQL, err)
+                                                        : MH_OK) ||
         (rc = add_array(db, root, "camp",
                         "SELECT kernel, device, warps AS warps_json, best_ms AS best_ms_json,"
                         " worst_ms AS worst_ms_json, kernel_ms AS kernel_ms_json, measured_warps,"

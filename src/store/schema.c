@@ -92,10 +92,11 @@ const char mh_db_schema_sql[] =
     /* the worst request's words per bank, JSON (no version bump: readers probe) */
     "  banks TEXT,\n"
     /* ideal and extra wavefronts, load/store/atomic (no version bump: readers probe) */
-    "  ideal INTEGER, extra INTEGER, kind TEXT, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
+    "  ideal INTEGER, extra INTEGER, kind TEXT, object INTEGER, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
     /* the warp requests of each (launch, pc, object) in global memory (no version bump) */
     "CREATE TABLE global_request(launch INTEGER NOT NULL, pc INTEGER NOT NULL, object INTEGER,\n"
-    "  kind TEXT, requests INTEGER, sectors INTEGER, ideal_sectors INTEGER);\n"
+    "  kind TEXT, requests INTEGER, sectors INTEGER, ideal_sectors INTEGER, lines INTEGER,\n"
+    "  ideal_lines INTEGER);\n"
     "CREATE INDEX global_request_launch ON global_request(launch);\n"
     "CREATE TABLE camp_band(id INTEGER PRIMARY KEY, kernel TEXT NOT NULL, device TEXT, warps TEXT,\n"
     "  best_ms TEXT, worst_ms TEXT, kernel_ms TEXT, measured_warps REAL, measured_ms REAL,\n"
