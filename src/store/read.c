@@ -224,13 +224,13 @@ static int has_column(mh_db *db, const char *table, const char *col) {
 
 /* The bank table for reports; BANKS: the per-bank column, or NULL in a
  * profile written before it. */
-#define BANKS_SQL(BANKS, IDEAL)                                                                                     \
+#define BANKS_SQL(BANKS, IDEAL, OBJ)                                                                                     \
     "SELECT b.launch, printf('0x%x', b.pc) AS pc, b.degree, b.max_degree, b.accesses, " BANKS " AS banks_json,"     \
-    " " IDEAL ", p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"                             \
+    " " IDEAL ", " OBJ " AS object, p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"           \
     " ORDER BY b.launch, b.degree DESC"
 /* its ideal and extra wavefronts and kind (within schema 3; NULL before) */
-#define BANKS_IDEAL "b.ideal, b.extra, b.kind, b.object"
-#define BANKS_NO_IDEAL "NULL AS ideal, NULL AS extra, NULL AS kind, NULL AS object"
+#define BANKS_IDEAL "b.ideal, b.extra, b.kind"
+#define BANKS_NO_IDEAL "NULL AS ideal, NULL AS extra, NULL AS kind"
 
 /* Per kernel configuration (name, device, grid, block, dynamic shared
  * memory, process), what the estimated savings (src/report/fixes.c) need:
@@ -296,6 +296,7 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
     json_object_set_new(root, "schema_version", json_integer(MH_DB_SCHEMA_VERSION));
     int timed = has_column(db, "kernel_run", "timed");
     int bank_banks = has_column(db, "bank_conflict", "banks"), bank_ideal = has_column(db, "bank_conflict", "ideal");
+    int bank_obj = bank_banks && bank_ideal && has_column(db, "bank_conflict", "object"); /* the three came in turn */
     if ((rc = read_meta(db, root, err)) ||
         (rc = add_first(db, root, "run",
                         "SELECT command, argv AS argv_json, backend, producer, note, memheat_version,"
@@ -336,9 +337,11 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         err)) ||
         (rc = read_locality(db, root, err)) ||
         (rc = add_array(db, root, "bank_conflicts",
-                        bank_banks   ? (bank_ideal ? BANKS_SQL("b.banks", BANKS_IDEAL) : BANKS_SQL("b.banks", BANKS_NO_IDEAL))
-                        : bank_ideal ? BANKS_SQL("NULL", BANKS_IDEAL)
-                                     : BANKS_SQL("NULL", BANKS_NO_IDEAL),
+                        bank_obj ? BANKS_SQL("b.banks", BANKS_IDEAL, "b.object")
+                        : bank_banks ? (bank_ideal ? BANKS_SQL("b.banks", BANKS_IDEAL, "NULL")
+                                                   : BANKS_SQL("b.banks", BANKS_NO_IDEAL, "NULL"))
+                        : bank_ideal ? BANKS_SQL("NULL", BANKS_IDEAL, "NULL")
+                                     : BANKS_SQL("NULL", BANKS_NO_IDEAL, "NULL"),
                         err)) ||
         (rc = has_column(db, "global_request", "sectors") && bank_ideal
                   ? add_array(db, root, "launch_work", WORK_SQL, err)

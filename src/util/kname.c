@@ -97,8 +97,8 @@ size_t mh_kname(const char *name, int level, size_t width, char *out, size_t cap
     const char *nm = s + a;
     size_t nn = p - a;
     buf b = {out, 0, cap};
-    if (level >= MH_KNAME_WHOLE || !d) {
-        put(&b, nm, n - a); /* a plain C or OpenCL name, or the whole name asked for */
+    if (level >= MH_KNAME_WHOLE) {
+        put(&b, nm, n - a); /* the whole name asked for */
     } else {
         /* the name's own template arguments: its last top-level <...> */
         size_t lt = nn;
