@@ -28,6 +28,7 @@
 #include "memheat/timing.h"
 #include "memheat/verdict.h"
 #include "util/grow.h"
+#include "util/kname.h"
 
 /* ---- JSON helpers ---- */
 
@@ -137,7 +138,12 @@ static const cfg *cfg_of_launch(const ctx *x, const json_t *l) {
     long long dyn = jint(l, "dyn_smem", 0), proc = jint(l, "process", -1);
     for (size_t i = 0; i < x->nc; i++)
         if (same_cfg(&x->c[i], name, g, b, dyn, proc)) return &x->c[i];
-    return NULL;
+    /* the trace and the timing saw the launch differently (a timing without its grid, a trace
+     * without its dynamic shared memory): the name's configuration of the most launches */
+    const cfg *best = NULL;
+    for (size_t i = 0; i < x->nc; i++)
+        if (!strcmp(x->c[i].name, name) && (!best || x->c[i].launches > best->launches)) best = &x->c[i];
+    return best;
 }
 
 static const json_t *launch_by_id(const json_t *root, long long id) {
@@ -165,7 +171,7 @@ typedef struct work {
     size_t no, capo;
     double l1, st, dram; /* of the traced blocks, in pipe units */
     double P[3];         /* pipe times, ns */
-    int have;            /* requests were stored (a profile before them: no estimate) */
+    int have;            /* the profile stores requests (one before them: no estimate) */
 } work;
 
 static objw *obj_of(work *w, long long obj) {
@@ -233,11 +239,11 @@ static int work_of(ctx *x, long long lid, work *w) {
     w->s = nb > 0 && ns > 0 ? nb / ns : 1;
     const json_t *o;
     size_t i;
+    w->have = json_object_get(x->root, "object_work") != NULL;
     json_array_foreach(json_object_get(x->root, "object_work"), i, o) {
         if (jint(o, "launch", -1) != lid) continue;
         objw *ob = obj_of(w, jint(o, "object", -1));
         if (!ob) return MH_ERR_NOMEM;
-        w->have = 1;
         double ln = jnum(o, "lines"), il = jnum(o, "ideal_lines");
         if (!isfinite(ln)) continue;
         ob->lines += ln, ob->ideal_lines += il;
@@ -366,7 +372,9 @@ static const terms OPENCL = {"get_local_id(0)", "work-items", "sub-group", "work
 static void fix_text(const ctx *x, const char *cause, const char *kind, const char *obj, const char *advice, char *buf,
                      size_t cap) {
     const terms *t = x->opencl ? &OPENCL : &CUDA;
-    const char *o = obj && *obj ? obj : "the object";
+    char ol[256]; /* a by-value struct field's label shortened, as everywhere it is shown */
+    mh_kname_label(obj ? obj : "", 72, ol, sizeof ol);
+    const char *o = *ol ? ol : "the object";
     if (!strcmp(cause, "uncoalesced"))
         snprintf(buf, cap,
                  "Swap the thread-to-index mapping so that consecutive %s (%s) walk the contiguous dimension of %s and "
@@ -1049,6 +1057,12 @@ json_t *mh_fixes_json(const mh_fixes *f) {
         json_object_set_new(o, "title", json_string(r->title));
         json_object_set_new(o, "kinds", json_string(r->kinds));
         json_object_set_new(o, "kernel", json_string(r->kernel ? r->kernel : ""));
+        char sk[256], so[256];
+        if (r->kernel && r->kernel[0] == '(') snprintf(sk, sizeof sk, "%s", r->kernel); /* copies */
+        else mh_kname(r->kernel ? r->kernel : "", MH_KNAME_SHORT, 72, sk, sizeof sk);
+        mh_kname_label(r->object ? r->object : "", 72, so, sizeof so);
+        json_object_set_new(o, "kernel_short", json_string(sk));
+        json_object_set_new(o, "object_short", json_string(so));
         if (r->kernels) json_object_set_new(o, "kernels", json_string(r->kernels));
         json_object_set_new(o, "object", json_string(r->object ? r->object : ""));
         json_object_set_new(o, "space", json_string(r->space));

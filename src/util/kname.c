@@ -5,6 +5,7 @@
  * only top-level brackets are cut at. */
 #include "util/kname.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,5 +152,46 @@ size_t mh_kname(const char *name, int level, size_t width, char *out, size_t cap
     }
     free(d);
     cut(out, width);
+    return strlen(out);
+}
+
+size_t mh_kname_label(const char *label, size_t width, char *out, size_t cap) {
+    if (!cap) return 0;
+    out[0] = 0;
+    if (!label) return 0;
+    /* "arg N: TYPE" with an optional " (...)" tail of the collector's: the type shortened */
+    const char *colon = strncmp(label, "arg ", 4) == 0 ? strstr(label, ": ") : NULL;
+    size_t n = strlen(label), tail = n;
+    if (colon && n > 1 && label[n - 1] == ')') { /* the last top-level " (...)" is the field or the name */
+        int depth = 0;
+        for (size_t i = n; i-- > (size_t)(colon - label);) {
+            if (label[i] == ')') depth++;
+            else if (label[i] == '(' && --depth == 0) {
+                if (i > 0 && label[i - 1] == ' ') tail = i - 1;
+                break;
+            }
+        }
+    }
+    if (!colon || mh_kname_cols(label) <= width) {
+        snprintf(out, cap, "%s", label);
+        cut(out, width);
+        return strlen(out);
+    }
+    size_t head = (size_t)(colon - label) + 2;
+    char *type = malloc(tail - head + 1);
+    if (!type) {
+        snprintf(out, cap, "%s", label);
+        cut(out, width);
+        return strlen(out);
+    }
+    memcpy(type, label + head, tail - head);
+    type[tail - head] = 0;
+    /* a type, not a function: every bracket group inside it elided, then cut */
+    char st[256];
+    buf b = {st, 0, sizeof st};
+    put_collapsed(&b, type, strlen(type));
+    cut(st, 48);
+    free(type);
+    snprintf(out, cap, "%.*s%s%s", (int)head, label, st, label + tail);
     return strlen(out);
 }

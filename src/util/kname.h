@@ -20,6 +20,11 @@ enum { MH_KNAME_SHORT = 0, MH_KNAME_ARGS = 1, MH_KNAME_WHOLE = 2 };
  * limit; a name still longer is cut with an ellipsis), into out. Returns
  * strlen(out). */
 size_t mh_kname(const char *name, int level, size_t width, char *out, size_t cap);
+/* An object label for people: a kernel argument's by-value struct field,
+ * `arg 1: at::native::gpu_kernel_impl_nocast<...{lambda(float)#1}>(...) (field +112)`,
+ * with its type shortened as a kernel name (`arg 1: at::native::gpu_kernel_impl_nocast<…> (field +112)`);
+ * any other label as it is, cut to `width` columns. Returns strlen(out). */
+size_t mh_kname_label(const char *label, size_t width, char *out, size_t cap);
 /* Columns the UTF-8 text s takes (code points). */
 size_t mh_kname_cols(const char *s);
 
