@@ -38,8 +38,10 @@ void mh_cli_fixes_print(FILE *f, const mh_fixes *fx, size_t max, int brief) {
         put_clean(f, kn);
         if (r->kernels) fprintf(f, " and the kernels after it (%zu in the chain)", r->configs);
         if (r->object && *r->object) {
+            char ol[256]; /* a by-value struct field's type shortened */
+            mh_kname_label(r->object, 72, ol, sizeof ol);
             fprintf(f, " - ");
-            put_clean(f, r->object);
+            put_clean(f, ol);
         }
         if (*r->where) {
             fprintf(f, " - ");
