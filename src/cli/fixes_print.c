@@ -6,14 +6,6 @@
 
 #include "util/kname.h"
 
-static void fmt_ns(double ns, char *b, size_t cap) {
-    if (!isfinite(ns)) snprintf(b, cap, "-");
-    else if (ns >= 1e9) snprintf(b, cap, "%.2f s", ns / 1e9);
-    else if (ns >= 1e6) snprintf(b, cap, "%.2f ms", ns / 1e6);
-    else if (ns >= 1e3) snprintf(b, cap, "%.1f us", ns / 1e3);
-    else snprintf(b, cap, "%.0f ns", ns);
-}
-
 /* Control characters of names from the profiled program written as '?'. */
 static void put_clean(FILE *f, const char *s) {
     for (; *s; s++) fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
@@ -26,8 +18,8 @@ void mh_cli_fixes_print(FILE *f, const mh_fixes *fx, size_t max, int brief) {
     for (size_t i = 0; i < n; i++) {
         const mh_fix *r = &fx->v[i];
         char sv[32], base[32], kn[160];
-        fmt_ns(r->saving_ns, sv, sizeof sv);
-        fmt_ns(r->base_ns, base, sizeof base);
+        mh_fix_fmt_ns(r->saving_ns, sv, sizeof sv);
+        mh_fix_fmt_ns(r->base_ns, base, sizeof base);
         if (r->kernel && r->kernel[0] == '(') snprintf(kn, sizeof kn, "%s", r->kernel); /* copies */
         else mh_kname(r->kernel, MH_KNAME_SHORT, 64, kn, sizeof kn);
         if (isfinite(r->saving_ns))

@@ -282,6 +282,27 @@ static void fix_key(const kset *k, const mh_fix *f, int side, char *buf, size_t 
     snprintf(buf, cap, "%s|%s|%s|%s", kn, f->cause, f->space, f->object ? f->object : "");
 }
 
+/* The fixes of x (side xs: 0 = A, 1 = B) the other side y lacks: counted
+ * with their savings into *n and *ns; returns how many y has too. */
+static size_t missing(const kset *k, const mh_fixes *x, int xs, const mh_fixes *y, size_t *n, double *ns) {
+    char kx[2048], ky[2048];
+    size_t both = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        fix_key(k, &x->v[i], xs, kx, sizeof kx);
+        int found = 0;
+        for (size_t j = 0; j < y->n && !found; j++) {
+            fix_key(k, &y->v[j], !xs, ky, sizeof ky);
+            found = !strcmp(kx, ky);
+        }
+        if (found) both++;
+        else {
+            (*n)++;
+            if (!isnan(x->v[i].saving_ns)) *ns += x->v[i].saving_ns;
+        }
+    }
+    return both;
+}
+
 static int fixes_diff(mh_db *a, mh_db *b, json_t *ra, json_t *rb, const kset *k, totals *t, mh_err *err) {
     mh_fixes fa, fb;
     int rc = mh_fixes_compute(a, ra, &fa, err);
@@ -291,32 +312,9 @@ static int fixes_diff(mh_db *a, mh_db *b, json_t *ra, json_t *rb, const kset *k,
         return rc;
     }
     t->have_fixes = 1;
-    char ka[2048], kb[2048];
-    for (size_t i = 0; i < fa.n; i++) {
-        fix_key(k, &fa.v[i], 0, ka, sizeof ka);
-        int found = 0;
-        for (size_t j = 0; j < fb.n && !found; j++) {
-            fix_key(k, &fb.v[j], 1, kb, sizeof kb);
-            found = !strcmp(ka, kb);
-        }
-        if (found) t->kept++;
-        else {
-            t->resolved++;
-            if (!isnan(fa.v[i].saving_ns)) t->resolved_ns += fa.v[i].saving_ns;
-        }
-    }
-    for (size_t j = 0; j < fb.n; j++) {
-        fix_key(k, &fb.v[j], 1, kb, sizeof kb);
-        int found = 0;
-        for (size_t i = 0; i < fa.n && !found; i++) {
-            fix_key(k, &fa.v[i], 0, ka, sizeof ka);
-            found = !strcmp(ka, kb);
-        }
-        if (!found) {
-            t->added++;
-            if (!isnan(fb.v[j].saving_ns)) t->added_ns += fb.v[j].saving_ns;
-        }
-    }
+    size_t in_both = missing(k, &fa, 0, &fb, &t->resolved, &t->resolved_ns);
+    missing(k, &fb, 1, &fa, &t->added, &t->added_ns);
+    t->kept = in_both;
     mh_fixes_free(&fa);
     mh_fixes_free(&fb);
     return MH_OK;

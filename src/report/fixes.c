@@ -492,7 +492,7 @@ static void add_kind(mh_fix *f, const char *kind) {
     snprintf(f->kinds + n, sizeof f->kinds - n, "%s%s", n ? "+" : "", kind);
 }
 
-static void fmt_ns(double ns, char *b, size_t cap) {
+void mh_fix_fmt_ns(double ns, char *b, size_t cap) {
     if (!isfinite(ns)) snprintf(b, cap, "-");
     else if (ns >= 1e9) snprintf(b, cap, "%.2f s", ns / 1e9);
     else if (ns >= 1e6) snprintf(b, cap, "%.2f ms", ns / 1e6);
@@ -604,8 +604,8 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
     }
     if (best) { /* the model in words, from the launch that speaks for the fix */
         char a1[24], a2[24], a3[24], b1[24], tt[24];
-        fmt_ns(w->P[0], a1, sizeof a1), fmt_ns(w->P[1], a2, sizeof a2), fmt_ns(w->P[2], a3, sizeof a3);
-        fmt_ns(pmax(Pf), b1, sizeof b1), fmt_ns(t, tt, sizeof tt);
+        mh_fix_fmt_ns(w->P[0], a1, sizeof a1), mh_fix_fmt_ns(w->P[1], a2, sizeof a2), mh_fix_fmt_ns(w->P[2], a3, sizeof a3);
+        mh_fix_fmt_ns(pmax(Pf), b1, sizeof b1), mh_fix_fmt_ns(t, tt, sizeof tt);
         snprintf(r->model, sizeof r->model,
                  "pipes of the launch (%.0f x its traced blocks): L1 %s, stores to L2 %s, DRAM %s; fixed, the "
                  "busiest takes %s; %s of the %s it runs untraced: %s",
@@ -696,7 +696,7 @@ static int config_fixes(ctx *x) {
         }
         int small = blocks > 0 && blocks < MH_VERDICT_SMALL_GRID_FRAC * x->d.sms;
         char tt[24], pp[24];
-        fmt_ns(t, tt, sizeof tt), fmt_ns(P, pp, sizeof pp);
+        mh_fix_fmt_ns(t, tt, sizeof tt), mh_fix_fmt_ns(P, pp, sizeof pp);
         if (small) {
             double tf = t * blocks / x->d.sms;
             if (isfinite(P) && P > tf) tf = P;

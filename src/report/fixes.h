@@ -69,6 +69,8 @@ typedef struct mh_fixes {
  * read error. */
 int mh_fixes_compute(mh_db *db, const json_t *root, mh_fixes *out, mh_err *err);
 void mh_fixes_free(mh_fixes *f);
+/* A time for people: "1.05 ms", "88.2 us", "-" for NAN. */
+void mh_fix_fmt_ns(double ns, char *b, size_t cap);
 /* Every fix as a JSON array (new reference), the shape of docs/report.md. */
 json_t *mh_fixes_json(const mh_fixes *f);
 
