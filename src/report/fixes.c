@@ -94,6 +94,7 @@ typedef struct ctx {
     size_t nc, capc;
     mh_fixes *out;
     size_t capf;
+    mh_err *err; /* a read error's message (a damaged profile) */
 } ctx;
 
 static int same_cfg(const cfg *c, const char *name, const long long g[3], const long long b[3], long long dyn,
@@ -259,8 +260,7 @@ static int work_of(ctx *x, long long lid, work *w) {
     json_array_foreach(json_object_get(x->root, "heat_maps"), i, o) {
         if (jint(o, "launch", -1) != lid || strcmp(jstr(o, "space"), "global")) continue;
         heatctx h = {w, json_object_get(o, "regions"), 0};
-        mh_err e = {0};
-        int rc = mh_db_read_heat(x->db, jint(o, "id", -1), on_row, &h, &e);
+        int rc = mh_db_read_heat(x->db, jint(o, "id", -1), on_row, &h, x->err);
         if (h.fail) return MH_ERR_NOMEM;
         if (rc) return rc;
     }
@@ -1013,7 +1013,8 @@ static int cmp_fix(const void *a, const void *b) {
 
 int mh_fixes_compute(mh_db *db, const json_t *root, mh_fixes *out, mh_err *err) {
     memset(out, 0, sizeof *out);
-    ctx x = {.db = db, .root = root, .out = out};
+    mh_err local = {0};
+    ctx x = {.db = db, .root = root, .out = out, .err = err ? err : &local};
     dev_of(root, &x.d);
     const json_t *run = json_object_get(root, "run");
     x.opencl = out->opencl = !strcmp(jstr(run, "backend"), "oclgrind");
