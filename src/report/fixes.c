@@ -482,6 +482,8 @@ typedef struct fold {
     char key[1024];
     acc *a;
     size_t na, capa;
+    char cfgs[8][96];   /* the launch configurations seen (grid, block), counted without a timing too */
+    size_t ncfgs;
     double best_cost;
     int have_best;
 } fold;
@@ -563,6 +565,18 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
         if (cost > r->cost_max) r->cost_max = cost;
     }
     r->launches++;
+    if (l) {
+        long long gr[3], bl[3];
+        dim3_of(l, "grid", gr);
+        dim3_of(l, "block", bl);
+        char ck[96];
+        snprintf(ck, sizeof ck, "%lld,%lld,%lld/%lld,%lld,%lld/%lld", gr[0], gr[1], gr[2], bl[0], bl[1], bl[2],
+                 jint(l, "dyn_smem", 0));
+        int seen = 0;
+        for (size_t k = 0; k < g->ncfgs && !seen; k++) seen = !strcmp(g->cfgs[k], ck);
+        if (!seen && g->ncfgs < sizeof g->cfgs / sizeof *g->cfgs) snprintf(g->cfgs[g->ncfgs++], sizeof *g->cfgs, "%s", ck);
+        else if (!seen) g->ncfgs++; /* past the list: counted, not kept */
+    }
     int best = !g->have_best || cost > g->best_cost; /* the costliest finding speaks for the fix */
     if (best) {
         g->have_best = 1;
@@ -639,7 +653,7 @@ static int pattern_fixes(ctx *x) {
         if (!isfinite(r->cost_min)) r->cost_min = r->cost_max = r->cost;
         double save = 0, base = 0;
         int any = 0;
-        r->configs = g->na;
+        r->configs = g->ncfgs;
         for (size_t j = 0; j < g->na; j++) {
             const acc *a = &g->a[j];
             double tot = cfg_total(a->c);
@@ -654,6 +668,8 @@ static int pattern_fixes(ctx *x) {
         if (any) {
             r->saving_ns = save > base ? base : save;
             r->base_ns = base;
+        } else if (!json_array_size(json_object_get(x->root, "kernel_configs"))) {
+            snprintf(r->note, sizeof r->note, "no estimate: the run was not timed (a simulator has no GPU clock)");
         } else if (!x->d.known) {
             snprintf(r->note, sizeof r->note, "no estimate: the device's SMs, clock or bandwidth are unknown");
         } else {
