@@ -4,7 +4,8 @@ brings (slow minus fixed, medians of the program's CUDA-event times) beside
 memheat's estimated saving on the slow kernel, from `memheat analyze --json`
 of the profile of the program holding every slow kernel.
 
-    table.py --plain plain.txt --profile slow.profile.json [--ncu ncu.csv] --out DIR
+    table.py --plain plain.txt --profile slow.profile.json [--under under-memheat.txt]
+             [--ncu ncu.csv] --out DIR
 
 The estimate is the `saving_ns` of the profile's ranked causes (`fixes`) on
 the pair's slow kernel(s) whose cause is the pair's (CAUSES below), divided by
@@ -13,8 +14,11 @@ kernel of a pair runs once per run, the chain's 200 times), so that it reads
 per run like the realised saving. `within`: |estimate - realised| <= 35% of
 the realised saving, or <= 5% of the slow time when the saving is that small
 (misaligned: 3%). `rank`: memheat's rank of the pair's first fix in the
-profile. Writes DIR/table.tsv (the recorded form judge.py reads) and
-DIR/table.md. Python standard library only.
+profile. `under_realised_us`: the same program's own times of both variants
+while it ran under `memheat run` (--under: the `time` lines of its output),
+slow minus fixed, the saving on the timeline memheat saw; `under_ratio`: the
+estimate against it. Writes DIR/table.tsv (the recorded form judge.py reads)
+and DIR/table.md. Python standard library only.
 """
 import argparse
 import csv
@@ -127,6 +131,7 @@ def main():
     ap.add_argument("--plain", required=True)
     ap.add_argument("--profile", required=True)
     ap.add_argument("--ncu")
+    ap.add_argument("--under", help="the program's own times while under memheat run (time lines)")
     ap.add_argument("--runs", type=int, default=7, help="runs of each pair in the profiled program (1 + MH_REPS)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -138,6 +143,7 @@ def main():
         print(f"table.py: {a.profile}: {e}", file=sys.stderr)
         prof = {}
     est = estimates(prof, a.runs)
+    under = read_plain(a.under)[0] if a.under else {}
     ncu = read_ncu(a.ncu)
     rows = []
     tol, floor = 0.35, 0.05
@@ -147,19 +153,22 @@ def main():
         real = slow - fixed if slow is not None and fixed is not None else None
         e, seen, rank = est.get(pair, [None, [], None])
         ratio = e / real if e is not None and real and real > 0 else None
+        u = under.get(pair, {})
+        ureal = u["slow"] - u["fixed"] if "slow" in u and "fixed" in u else None
+        uratio = e / ureal if e is not None and ureal and ureal > 0 else None
         within = None
         if e is not None and real is not None and slow:
             within = "yes" if abs(e - real) <= max(tol * abs(real), floor * slow) else "no"
         rows.append({
             "pair": pair, "slow_us": slow, "fixed_us": fixed, "realised_us": real, "estimate_us": e,
-            "ratio": ratio, "within": within, "rank": rank,
+            "ratio": ratio, "within": within, "rank": rank, "under_realised_us": ureal, "under_ratio": uratio,
             "causes_seen": ",".join(dict.fromkeys(c for c in seen if c)) or "-",
             "check": checks.get(pair, "-"),
             "ncu_slow_us": (ncu.get(CAUSES[pair][1][0], {}).get("gpu__time_duration.sum") or 0) / 1000 or None,
         })
     os.makedirs(a.out, exist_ok=True)
-    cols = ["pair", "slow_us", "fixed_us", "realised_us", "estimate_us", "ratio", "within", "rank", "causes_seen",
-            "check", "ncu_slow_us"]
+    cols = ["pair", "slow_us", "fixed_us", "realised_us", "estimate_us", "ratio", "within", "rank",
+            "under_realised_us", "under_ratio", "causes_seen", "check", "ncu_slow_us"]
     fmt = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
     with open(os.path.join(a.out, "table.tsv"), "w") as f:
         f.write("\t".join(cols) + "\n")

@@ -798,7 +798,9 @@ typedef struct chainsig {
     char names[1024];
     const char *first;
     size_t period, instances;
+    size_t parts;          /* runs of a part of the chain folded in (a run cut by a longer launch) */
     double saving, base;
+    struct chainsig *into; /* a part of this longer chain: folded into it */
 } chainsig;
 
 /* The period of the run v[i, j): the fewest names that repeat through it (one
@@ -827,6 +829,40 @@ static size_t rotation_of(const run1 *v, size_t i, size_t p) {
             }
         }
     return rot;
+}
+
+/* 1 when the chain `part` (names joined by " + ", in its canonical rotation)
+ * is a run of consecutive kernels of the loop `whole`: some rotation of it
+ * found in `whole` read cyclically, on name boundaries. */
+static int chain_part_of(const char *part, const char *whole) {
+    const char *tok[16];
+    size_t len[16], q = 0;
+    for (const char *p = part; *p && q < 16;) {
+        const char *e = strstr(p, " + ");
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        tok[q] = p, len[q++] = l;
+        p = e ? e + 3 : p + l;
+    }
+    size_t lw = strlen(whole), lp = strlen(part);
+    char *twice = malloc(2 * lw + 4), *rot = malloc(lp + 1);
+    int found = 0;
+    if (twice && rot) {
+        snprintf(twice, 2 * lw + 4, "%s + %s", whole, whole);
+        for (size_t r = 0; r < q && !found; r++) {
+            size_t n = 0;
+            for (size_t k = 0; k < q; k++) {
+                const size_t t = (r + k) % q;
+                if (k) memcpy(rot + n, " + ", 3), n += 3;
+                memcpy(rot + n, tok[t], len[t]), n += len[t];
+            }
+            rot[n] = 0;
+            for (const char *h = twice; !found && (h = strstr(h, rot)) != NULL; h++)
+                found = (h == twice || !strncmp(h - 3, " + ", 3)) && (h[n] == 0 || !strncmp(h + n, " + ", 3));
+        }
+    }
+    free(twice);
+    free(rot);
+    return found;
 }
 
 static int chain_fixes(ctx *x) {
@@ -897,7 +933,10 @@ static int chain_fixes(ctx *x) {
         qsort(gaps, ng, sizeof *gaps, cmp_dbl);
         double interval = ng ? gaps[ng / 2] : 0;
         for (size_t a = a0; a + p <= j; a += p) { /* whole loop trips only */
-            double span = v[a + p - 1].start + v[a + p - 1].dur - v[a].start, longest = 0;
+            /* a trip lasts from its first launch to its last, then its last kernel or one launch
+             * interval, whichever is longer: the next launch cannot start sooner */
+            const run1 *last = &v[a + p - 1];
+            double span = last->start - v[a].start + fmax(last->dur, interval), longest = 0;
             for (size_t k = a; k < a + p; k++) longest = fmax(longest, v[k].dur);
             double keep = fmax(longest, interval);
             s->saving += span > keep ? span - keep : 0;
@@ -906,8 +945,25 @@ static int chain_fixes(ctx *x) {
         }
         i = j;
     }
+    /* a run cut short (a longer launch, a gap) shows a part of its loop as a chain of its own:
+     * folded into the longest chain it is a part of */
+    for (size_t k = 0; k < nsig; k++) {
+        chainsig *into = NULL;
+        for (size_t m = 0; m < nsig; m++)
+            if (m != k && sig[m].period > sig[k].period && (!into || sig[m].period > into->period) &&
+                chain_part_of(sig[k].names, sig[m].names))
+                into = &sig[m];
+        sig[k].into = into;
+    }
+    for (size_t k = 0; k < nsig; k++) {
+        chainsig *to = sig[k].into;
+        if (!to) continue;
+        while (to->into) to = to->into;
+        to->saving += sig[k].saving, to->base += sig[k].base;
+        to->parts += sig[k].instances;
+    }
     for (size_t k = 0; k < nsig && !rc; k++) {
-        if (!sig[k].instances) continue; /* runs shorter than a loop trip */
+        if (!sig[k].instances || sig[k].into) continue; /* runs shorter than a loop trip; a part folded */
         mh_fix *r = new_fix(x);
         if (!r) {
             rc = MH_ERR_NOMEM;
@@ -928,10 +984,13 @@ static int chain_fixes(ctx *x) {
         r->base_ns = sig[k].base;
         r->share_min = r->share_max = div0(sig[k].saving, sig[k].base);
         r->cost = r->cost_min = r->cost_max = (double)sig[k].period;
+        char parts[64] = "";
+        if (sig[k].parts) snprintf(parts, sizeof parts, " (and %zu runs of a part of it)", sig[k].parts);
         snprintf(r->model, sizeof r->model,
-                 "%zu runs of %zu short kernels (< %.0f us each, on one stream): one fused kernel takes its longest "
-                 "kernel or one launch interval, whichever is longer; saving = span of each run - that",
-                 sig[k].instances, sig[k].period, short_ns / 1e3);
+                 "%zu runs of %zu short kernels%s (< %.0f us each, on one stream): a run takes its launch intervals "
+                 "(the last: its kernel or one interval, whichever is longer), one fused kernel its longest kernel or "
+                 "one interval; saving = the difference",
+                 sig[k].instances, sig[k].period, parts, short_ns / 1e3);
         fix_text(x, r->cause, "", "", NULL, r->fix, sizeof r->fix);
     }
     free(sig);
