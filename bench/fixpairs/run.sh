@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # bench/fixpairs/run.sh -- ON THE GPU MACHINE (issue 40): memheat's estimated
 # saving on each slow kernel of fixpairs.cu against the saving its fix brings.
-# One call, about 3 minutes (build included):
+# One call, about 2.5 minutes (build included; 2026-11-28 on an H200: 152 s
+# with a --counters step since dropped, which took its 90 s limit):
 #   1. builds memheat, its collectors and fixpairs (BUILD_DIR, sm_90)
 #   2. plain: `fixpairs --variant both --reps REPS` (CUDA events, medians)
 #   3. `memheat run --keep-trace` of the program holding every slow kernel
 #      (`--variant slow`): its terminal output (the top findings), the
 #      profile's `analyze --json` (findings with their estimated savings) and
 #      the trace's (requests, wavefronts)
-#   4. the same with --counters (DRAM bytes of each configuration's first launch)
-#   5. `memheat run` of the fixed kernels (what is left on them)
+#   4. `memheat run` of the fixed kernels (what is left on them)
 #   6. ncu on both variants, one launch each (time, DRAM bytes, L2 sectors,
 #      L1 and shared wavefronts, throughputs), when ncu is found
 #   7. table.py: the table (pair, cause, realised saving, estimate, ratio) and
@@ -79,12 +79,6 @@ if [ -f "$W/slow.mht" ]; then
   timeout -k 5 "$STEP_S" "$M" analyze -q --max 0 -o "$W/slow.trace.json" "$W/slow.mht" >/dev/null 2>"$W/slow.trace.err" ||
     say "analyze (trace) exit $?"
 fi
-
-say "memheat run --counters: the slow kernels"
-timeout -k 5 "$STEP_S" "$M" run --counters -o "$W/slowc" -- "$P" --variant slow --reps "$MH_REPS" \
-  >"$W/slowc.out" 2>"$W/slowc.err"
-say "memheat run --counters exit $?"
-[ -f "$W/slowc.mhdb" ] && "$M" analyze --json "$W/slowc.mhdb" >"$W/slowc.profile.json" 2>/dev/null
 
 say "memheat run: the fixed kernels"
 timeout -k 5 "$STEP_S" "$M" run -o "$W/fixed" -- "$P" --variant fixed --reps "$MH_REPS" >"$W/fixed.out" 2>"$W/fixed.err"

@@ -84,6 +84,10 @@ int mh_db_put_locality(mh_db *db, const mh_loc_result *r, mh_err *err);
 /* Findings (in the given order) and the bank-conflict table (may be NULL),
  * one transaction. */
 int mh_db_put_findings(mh_db *db, const mh_pat_finding *f, size_t n, const mh_bank_table *bt, mh_err *err);
+/* The warp requests in global memory of every (launch, pc, object)
+ * (mh_pat_requests), one transaction: what the estimated savings
+ * (src/report/fixes.c) weigh a finding's excess sectors against. */
+int mh_db_put_requests(mh_db *db, const mh_pat_req *r, size_t n, mh_err *err);
 /* A timing JSON file (docs/timing.md): devices, kernel runs, copies, per-name
  * statistics with bandwidth and bound verdicts, overlap; the file itself is
  * kept in the document table under "timing". */

@@ -42,7 +42,7 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     po.progress_ctx = opts.progress_ctx;
     if (!opts.no_patterns) {
         po.analyses |= MH_PASS_PATTERNS;
-        po.heat_spaces = 1u << MH_SPACE_GLOBAL;
+        po.heat_spaces = 1u << MH_SPACE_GLOBAL | 1u << MH_SPACE_SHARED; /* what the patterns read */
     }
     if (!opts.no_locality) po.analyses |= MH_PASS_LOCALITY;
     mh_pass *p;

@@ -190,6 +190,8 @@ static json_t *request_json(const mh_pat_req *r) {
     json_object_set_new(o, "requests", json_integer((json_int_t)r->requests));
     json_object_set_new(o, "sectors", json_integer((json_int_t)r->sectors));
     json_object_set_new(o, "ideal_sectors", json_integer((json_int_t)r->ideal_sectors));
+    json_object_set_new(o, "lines", json_integer((json_int_t)r->lines));
+    json_object_set_new(o, "ideal_lines", json_integer((json_int_t)r->ideal_lines));
     return o;
 }
 

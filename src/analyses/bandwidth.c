@@ -3,6 +3,7 @@
  * include/memheat/bandwidth.h and docs/timing.md). Pure C; no device access,
  * so every formula is unit-tested on hand-computable timelines. */
 #include "memheat/bandwidth.h"
+#include "util/kname.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -392,6 +393,8 @@ static void fmt_pct(char *b, size_t n, double f) {
     else snprintf(b, n, "%.0f%%", f * 100);
 }
 
+#define MH_BW_NAME_COLS 48 /* the kernel column of the table */
+
 void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
     for (size_t i = 0; i < rep->ndevices; i++) {
         const mh_bw_device *d = &rep->devices[i];
@@ -408,8 +411,9 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
     if (rep->counters.requested && strcmp(rep->counters.status, "ok") != 0)
         fprintf(f, "counters: %s%s%s\n", rep->counters.status[0] ? rep->counters.status : "not collected",
                 rep->counters.message[0] ? ": " : "", rep->counters.message);
-    fprintf(f, "%-40s %6s %11s %11s %11s %8s %6s %6s %6s %5s %s\n", "kernel", "count", "total", "median", "min",
-            "GB/s", "%peak", "sec/ld", "sec/st", "occ", "verdict");
+    /* names as Nsight Compute shows them (util/kname.h): demangled, short */
+    fprintf(f, "%-*s %6s %11s %11s %11s %8s %6s %6s %6s %5s %s\n", MH_BW_NAME_COLS, "kernel", "count", "total",
+            "median", "min", "GB/s", "%peak", "sec/ld", "sec/st", "occ", "verdict");
     size_t unmeasured = 0;
     for (size_t i = 0; i < rep->nrows && i < max_rows; i++) {
         const mh_bw_row *r = &rep->rows[i];
@@ -426,9 +430,11 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
         else snprintf(ss, sizeof ss, "-");
         if (isfinite(r->s.occupancy_pct)) snprintf(oc, sizeof oc, "%.0f%%", r->s.occupancy_pct);
         else snprintf(oc, sizeof oc, "-");
-        fprintf(f, "%-40.40s %6llu %11s %11s %11s %8s %6s %6s %6s %5s %s%s\n", r->s.name,
-                (unsigned long long)r->s.count, tot, med, mn, bw, pk, sl, ss, oc, mh_bw_verdict_name(r->verdict),
-                r->s.unmeasured ? " *" : "");
+        char nm[512];
+        mh_kname(r->s.name, MH_KNAME_SHORT, MH_BW_NAME_COLS, nm, sizeof nm);
+        fprintf(f, "%s%*s %6llu %11s %11s %11s %8s %6s %6s %6s %5s %s%s\n", nm,
+                (int)(MH_BW_NAME_COLS - mh_kname_cols(nm)), "", (unsigned long long)r->s.count, tot, med, mn, bw, pk,
+                sl, ss, oc, mh_bw_verdict_name(r->verdict), r->s.unmeasured ? " *" : "");
         if (r->s.unmeasured) unmeasured++;
         if (r->verdict != MH_BW_UNKNOWN) {
             char note[768];

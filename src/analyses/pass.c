@@ -97,7 +97,8 @@ int mh_pass_open(mh_pass **out, const char *path, mh_model *model, const mh_pass
     if (o) p->o = *o;
     if (p->o.analyses & MH_PASS_PATTERNS) {
         p->o.analyses |= MH_PASS_HEAT;
-        if (p->o.heat_spaces) p->o.heat_spaces |= 1u << MH_SPACE_GLOBAL; /* patterns read global maps */
+        /* patterns read global maps, and shared ones (the words a launch reads but never writes) */
+        if (p->o.heat_spaces) p->o.heat_spaces |= 1u << MH_SPACE_GLOBAL | 1u << MH_SPACE_SHARED;
     }
     p->m = model ? model : &p->own_model;
     int rc = mh_trace_open(&p->r, path, err);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixes_print.h"
 #include "cli/cli.h"
 #include "memheat/run.h"
 #include "util/outname.h"
@@ -185,6 +186,14 @@ int mh_cmd_run(int argc, char **argv) {
     if (rc != MH_OK) {
         int code = mh_cli_fail_err("run", &err);
         return mh_run_interrupted() ? 128 + mh_run_interrupted() : code; /* as a shell reports a signal */
+    }
+    if (!o.quiet) { /* the top five fixes close the output (issue 40); -q silences them */
+        fflush(stderr);
+        mh_err ferr = {0};
+        putchar('\n');
+        if (mh_cli_fixes_of_profile(o.profile_path, stdout, 5, 1, &ferr) != MH_OK)
+            fprintf(stderr, "memheat: warning: ranking the fixes: %s\n", ferr.msg);
+        fflush(stdout);
     }
     return MH_EXIT_OK;
 }

@@ -9,6 +9,7 @@
  * and handed to the same renderers (mh_heat_render, mh_heat_write_csv,
  * mh_analyze_print_locality) or printed in the same shape. The store never
  * runs an analysis, and nothing here does either. */
+#include "fixes_print.h"
 #include "cli/profile_in.h"
 
 #include <errno.h>
@@ -364,7 +365,7 @@ static const char NOT_STORED[] =
     "a profile does not store per-finding request counts, hottest temperatures or the bank table's extra "
     "wavefronts: analyze the trace (memheat run --keep-trace) for them";
 
-static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_opts *o) {
+static int print_text(FILE *f, const json_t *root, const mh_fixes *fx, const mh_cli_profile_analyze_opts *o) {
     const json_t *meta = json_object_get(root, "meta");
     uint64_t accesses = 0;
     size_t i;
@@ -375,6 +376,10 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
             json_array_size(json_object_get(root, "launches")), accesses,
             cut ? " (trace cut short: whole chunks only)" : "");
     fprintf(f, "note: %s\n\n", NOT_STORED);
+    if (!o->no_patterns && fx && fx->n) { /* every cause, folded and ranked by its estimated saving (fixes.c) */
+        mh_cli_fixes_print(f, fx, o->max_findings, 0);
+        fputc('\n', f);
+    }
     if (!o->no_patterns) {
         size_t shown = 0, coalesced = 0;
         const json_t *fa = json_object_get(root, "findings");
@@ -421,7 +426,7 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
 
 /* JSON in the shape of mh_analyze_write_json (docs/metrics.md), with what the
  * profile holds. */
-static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o, int noted) {
+static json_t *to_json(const json_t *root, const mh_fixes *fx, const mh_cli_profile_analyze_opts *o, int noted) {
     json_t *d = json_object(), *fa = json_array(), *ba = json_array(), *la = json_array();
     const json_t *meta = json_object_get(root, "meta");
     uint64_t accesses = 0;
@@ -519,6 +524,7 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o,
         }
     }
     json_object_set_new(d, "findings", fa);
+    if (!o->no_patterns && fx) json_object_set_new(d, "fixes", mh_fixes_json(fx));
     json_t *rg = o->no_patterns ? NULL : rank_groups_json(root, o);
     if (rg) json_object_set_new(d, "rank_groups", rg);
     json_object_set_new(d, "bank_conflicts", ba);
@@ -624,13 +630,24 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
     char notice[600];
     int rc = open_summary(path, &db, &root, notice, sizeof notice, err);
     if (rc) return rc;
+    mh_fixes fx;
+    int have_fx = 0;
+    if (!o->no_patterns) {
+        if ((rc = mh_fixes_compute(db, root, &fx, err)) != MH_OK) {
+            mh_db_close(db);
+            json_decref(root);
+            return rc;
+        }
+        have_fx = 1;
+    }
     mh_db_close(db);
     mh_groups *groups = o->group_by != MH_GROUP_NONE ? profile_groups(root, o->group_by) : NULL;
     if (o->group_by != MH_GROUP_NONE && !groups) {
         json_decref(root);
+        if (have_fx) mh_fixes_free(&fx);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
-    json_t *d = (o->json || o->out) ? to_json(root, o, notice[0] != 0) : NULL;
+    json_t *d = (o->json || o->out) ? to_json(root, have_fx ? &fx : NULL, o, notice[0] != 0) : NULL;
     if (d && groups) {
         json_object_set_new(d, "group_by", json_string(mh_group_name(o->group_by)));
         json_object_set_new(d, "groups", mh_groups_json(groups));
@@ -642,7 +659,8 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
     }
     mh_groups_free(groups);
     if (o->json) rc = dump(d, "-", err);
-    else if ((rc = print_text(stdout, root, o)) != MH_OK) rc = mh_err_set(err, MH_ERR_IO, "writing to stdout failed");
+    else if ((rc = print_text(stdout, root, have_fx ? &fx : NULL, o)) != MH_OK)
+        rc = mh_err_set(err, MH_ERR_IO, "writing to stdout failed");
     if (rc == MH_OK && o->out) rc = dump(d, o->out, err);
     if (rc == MH_OK) {
         uint64_t dropped = dropped_total(root);
@@ -652,5 +670,6 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
     }
     json_decref(d);
     json_decref(root);
+    if (have_fx) mh_fixes_free(&fx);
     return incomplete(rc, notice, err);
 }

@@ -97,6 +97,9 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
         size_t nf = 0;
         const mh_pat_finding *f = pr ? mh_pat_findings(pr, &nf) : NULL;
         int frc = pr ? mh_db_put_findings(db, f, nf, mh_pat_banks(pr), rc ? &tmp : err) : MH_OK;
+        size_t nq = 0;
+        const mh_pat_req *q = pr ? mh_pat_requests(pr, &nq) : NULL;
+        if (!frc && nq) frc = mh_db_put_requests(db, q, nq, rc ? &tmp : err);
         if (!rc) rc = frc;
     }
     uint64_t chunks = st->chunks, maps = st->maps, sectors = st->sectors;

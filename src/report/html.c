@@ -19,6 +19,9 @@
  * findings across ranks, and the static section on ranks (ranks.c), so it
  * grows by a summary row per rank. Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
+#include "report/fixes.h"
+#include "util/demangle.h"
+#include "util/kname.h"
 #include "report/names.h"
 #include "report/rankview.h"
 #include "report/source.h"
@@ -123,6 +126,48 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
     return rc;
 }
 
+/* What the page shows the way the terminal does (issue 40): the ranked fixes
+ * (fixes.c: the first screen, its savings computed once, in C), object labels
+ * and kernel names shortened (util/kname.h; the whole ones kept beside). */
+static void short_labels(json_t *arr, const char *key, const char *out_key) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        const char *l = json_string_value(json_object_get(o, key));
+        if (!l) continue;
+        char s[256];
+        mh_kname_label(l, 72, s, sizeof s);
+        if (strcmp(s, l)) json_object_set_new(o, out_key, json_string(s));
+    }
+}
+
+static void name_of(json_t *names, const char *name) {
+    if (!name || json_object_get(names, name)) return;
+    char s[256];
+    char *full = mh_demangle(name);
+    mh_kname(name, MH_KNAME_SHORT, 72, s, sizeof s);
+    json_object_set_new(names, name, json_pack("{s:s,s:s}", "short", s, "full", full ? full : name));
+    free(full);
+}
+
+static int annotate_fixes(mh_db *db, json_t *root, mh_err *err) {
+    mh_fixes fx;
+    int rc = mh_fixes_compute(db, root, &fx, err);
+    if (rc) return rc;
+    json_object_set_new(root, "fixes", mh_fixes_json(&fx));
+    mh_fixes_free(&fx);
+    short_labels(json_object_get(root, "findings"), "object_label", "object_short");
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(root, "heat_maps"), i, m) short_labels(json_object_get(m, "regions"), "label", "label_short");
+    json_t *names = json_object(), *o;
+    static const char *const arrays[] = {"kernels", "launches", "kernel_runs"};
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+        json_array_foreach(json_object_get(root, arrays[a]), i, o) name_of(names, json_string_value(json_object_get(o, "name")));
+    json_object_set_new(root, "kernel_names", names);
+    return MH_OK;
+}
+
 int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     /* several processes: the ranks compared first (rankview.c), then the
      * profile read through one launch per distinct content */
@@ -171,6 +216,7 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     if (!rc) mh_report_source_annotate(root, o ? o->source_dirs : NULL, o ? o->nsource_dirs : 0); /* source.c */
     if (!rc && rv && mh_report_rank_view_annotate(rv, root))
         rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory grouping ranks");
+    if (!rc) rc = annotate_fixes(db, root, err);
     if (!rc) {
         char *text = json_dumps(root, JSON_COMPACT);
         char *safe = text ? mh_report_json_for_script(text) : NULL;

@@ -182,8 +182,10 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
     int have_trace = traces.n > 0;
     if (traces.empty && !o->quiet)
         fprintf(stderr, "memheat: warning: %zu process(es) began a trace and wrote nothing\n", traces.empty);
-    if (tm.analyzed && !o->quiet) /* the first answer a user wants: time and bandwidth per kernel */
+    if (tm.analyzed && !o->quiet) { /* the first answer a user wants: time and bandwidth per kernel */
         mh_bw_report_print(stdout, &tm.rep, 20);
+        fflush(stdout); /* whole before any line on stderr: a terminal shows both, neither splits the other */
+    }
     if (!have_trace && !tm.loaded) {
         mh_run_timed_free(&tm);
         mh_run_outputs_free(&traces);

@@ -133,6 +133,7 @@ static char offset_kind(const char *table, const char *col) {
         {"heat_region", "map", 'H'}, {"heat_region", "object", 'O'}, {"heat_row", "map", 'H'},
         {"locality", "launch", 'L'}, {"locality_curve", "launch", 'L'}, {"finding", "launch", 'L'},
         {"finding", "object", 'O'}, {"bank_conflict", "launch", 'L'}, {"device", "id", 'D'},
+        {"global_request", "launch", 'L'}, {"global_request", "object", 'O'}, {"bank_conflict", "object", 'O'},
         {"object", "parent", 'O'}, {"heat_map", "rows_of", 'H'}, {"site", "id", 'S'}, {"launch", "site", 'S'},
         {"site_config", "site", 'S'},
         {"process", "id", 'P'}};
@@ -220,6 +221,7 @@ static const struct {
     {"heat_row", "INSERT"},             {"kernel_run", "INSERT"},      {"copy", "INSERT"},
     {"kernel", "INSERT"},               {"overlap", "INSERT OR IGNORE"}, {"locality", "INSERT"},
     {"locality_curve", "INSERT"},       {"finding", "INSERT"},         {"bank_conflict", "INSERT"},
+    {"global_request", "INSERT"},
     {"camp_band", "INSERT"},            {"document", "INSERT OR IGNORE"}, {"process", "INSERT"},
 };
 

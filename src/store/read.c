@@ -251,10 +251,56 @@ static int has_column(mh_db *db, const char *table, const char *col) { return mh
 
 /* The bank table for reports; BANKS: the per-bank column, or NULL in a
  * profile written before it. */
-#define BANKS_SQL(BANKS)                                                                                            \
+#define BANKS_SQL(BANKS, IDEAL, OBJ)                                                                                     \
     "SELECT b.launch, printf('0x%x', b.pc) AS pc, b.degree, b.max_degree, b.accesses, " BANKS " AS banks_json,"     \
-    " p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"                                        \
+    " " IDEAL ", " OBJ " AS object, p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"           \
     " ORDER BY b.launch, b.degree DESC"
+/* its ideal and extra wavefronts and kind (within schema 3; NULL before) */
+#define BANKS_IDEAL "b.ideal, b.extra, b.kind"
+#define BANKS_NO_IDEAL "NULL AS ideal, NULL AS extra, NULL AS kind"
+
+/* Per kernel configuration (name, device, grid, block, dynamic shared
+ * memory, process), what the estimated savings (src/report/fixes.c) need:
+ * launches, those timed clean and their time, DRAM bytes of the launches
+ * with counters. Clean: untraced (NULL), borrowed from untraced launches or
+ * replayed; any other mark (instrumented: timed while traced) is left out.
+ * TIMED: the kernel_run.timed column or NULL (a profile before it: every
+ * time taken as clean). */
+#define CLEAN(TIMED) "(" TIMED " IS NULL OR " TIMED " IN ('borrowed', 'replayed'))"
+#define CONFIGS_SQL(TIMED)                                                                                           \
+    "SELECT name, device, json_array(grid_x, grid_y, grid_z) AS grid_json,"                                         \
+    " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs, process,"                  \
+    " count(*) AS launches,"                                                                                        \
+    " sum(" CLEAN(TIMED) ") AS clean,"                                                                              \
+    " sum(CASE WHEN " CLEAN(TIMED) " THEN end_ns - start_ns END) AS clean_ns,"                                     \
+    " sum(" TIMED " = 'replayed') AS replayed, sum(" TIMED " = 'borrowed') AS borrowed,"                          \
+    " sum(has_counters) AS with_counters,"                                                                          \
+    " sum(CASE WHEN has_counters THEN dram_read_bytes + dram_write_bytes END) AS dram_bytes,"                      \
+    " sum(CASE WHEN has_counters AND " CLEAN(TIMED) " THEN end_ns - start_ns END) AS counted_ns,"                 \
+    " min(start_ns) AS first_ns"                                                                                    \
+    " FROM kernel_run GROUP BY name, device, grid_x, grid_y, grid_z, block_x, block_y, block_z, dyn_smem, process" \
+    " ORDER BY first_ns"
+
+/* Per (traced launch, object, kind) in global memory: warp requests, sectors
+ * and 128-byte lines touched against those their bytes need (fixes.c). */
+#define OBJECT_WORK_SQL                                                                                              \
+    "SELECT launch, object, kind, sum(requests) AS requests, sum(sectors) AS sectors,"                               \
+    " sum(ideal_sectors) AS ideal_sectors, sum(lines) AS lines, sum(ideal_lines) AS ideal_lines"                   \
+    " FROM global_request GROUP BY launch, object, kind ORDER BY launch, object, kind"
+
+/* Per traced launch, the work the estimated savings weigh a finding against:
+ * warp requests and sectors in global memory (with their ideal sectors),
+ * warp requests and wavefronts in shared memory (with their ideal ones). */
+#define WORK_SQL                                                                                                     \
+    "SELECT l.id AS launch,"                                                                                        \
+    " (SELECT sum(requests) FROM global_request g WHERE g.launch = l.id) AS g_requests,"                            \
+    " (SELECT sum(sectors) FROM global_request g WHERE g.launch = l.id) AS g_sectors,"                              \
+    " (SELECT sum(ideal_sectors) FROM global_request g WHERE g.launch = l.id) AS g_ideal,"                          \
+    " (SELECT sum(sectors) FROM global_request g WHERE g.launch = l.id AND g.kind = 'store') AS g_store_sectors,"   \
+    " (SELECT sum(accesses) FROM bank_conflict b WHERE b.launch = l.id) AS s_requests,"                             \
+    " (SELECT sum(degree * accesses) FROM bank_conflict b WHERE b.launch = l.id) AS s_wavefronts,"                  \
+    " (SELECT sum(ideal) FROM bank_conflict b WHERE b.launch = l.id) AS s_ideal"                                    \
+    " FROM launch l ORDER BY l.id"
 
 /* 1 when the object table has the kernel-argument columns (schema.c). */
 static int have_arg_columns(mh_db *db) {
@@ -284,6 +330,9 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
              " FROM launch ORDER BY id",
              has_column(db, "launch", "site") ? "site" : "NULL");
     json_object_set_new(root, "schema_version", json_integer(MH_DB_SCHEMA_VERSION));
+    int timed = has_column(db, "kernel_run", "timed");
+    int bank_banks = has_column(db, "bank_conflict", "banks"), bank_ideal = has_column(db, "bank_conflict", "ideal");
+    int bank_obj = bank_banks && bank_ideal && has_column(db, "bank_conflict", "object"); /* the three came in turn */
     if ((rc = read_meta(db, root, err)) ||
         (rc = add_first(db, root, "run",
                         "SELECT command, argv AS argv_json, backend, producer, note, memheat_version,"
@@ -296,10 +345,14 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
         (rc = add_array(db, root, "kernels",
                         has_column(db, "kernel", "verdict") ? KERNELS_SQL("verdict") : KERNELS_SQL("NULL"), err)) ||
         (rc = add_array(db, root, "kernel_runs",
-                        "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
-                        " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
-                        " end_ns - start_ns AS dur_ns FROM kernel_run ORDER BY start_ns",
+                        timed ? "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
+                                " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
+                                " end_ns - start_ns AS dur_ns, timed FROM kernel_run ORDER BY start_ns"
+                              : "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
+                                " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
+                                " end_ns - start_ns AS dur_ns, NULL AS timed FROM kernel_run ORDER BY start_ns",
                         err)) ||
+        (rc = add_array(db, root, "kernel_configs", timed ? CONFIGS_SQL("timed") : CONFIGS_SQL("NULL"), err)) ||
         (rc = add_array(db, root, "copies",
                         "SELECT kind, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
                         " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
@@ -314,8 +367,17 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         err)) ||
         (rc = read_locality(db, root, err)) ||
         (rc = add_array(db, root, "bank_conflicts",
-                        has_column(db, "bank_conflict", "banks") ? BANKS_SQL("b.banks") : BANKS_SQL("NULL"),
+                        bank_obj ? BANKS_SQL("b.banks", BANKS_IDEAL, "b.object")
+                        : bank_banks ? (bank_ideal ? BANKS_SQL("b.banks", BANKS_IDEAL, "NULL")
+                                                   : BANKS_SQL("b.banks", BANKS_NO_IDEAL, "NULL"))
+                        : bank_ideal ? BANKS_SQL("NULL", BANKS_IDEAL, "NULL")
+                                     : BANKS_SQL("NULL", BANKS_NO_IDEAL, "NULL"),
                         err)) ||
+        (rc = has_column(db, "global_request", "sectors") && bank_ideal
+                  ? add_array(db, root, "launch_work", WORK_SQL, err)
+                  : MH_OK) ||
+        (rc = has_column(db, "global_request", "lines") ? add_array(db, root, "object_work", OBJECT_WORK_SQL, err)
+                                                        : MH_OK) ||
         (rc = add_array(db, root, "camp",
                         "SELECT kernel, device, warps AS warps_json, best_ms AS best_ms_json,"
                         " worst_ms AS worst_ms_json, kernel_ms AS kernel_ms_json, measured_warps,"

@@ -73,6 +73,21 @@ static inline void tb_acc(tb *t, uint32_t launch, uint32_t block, uint16_t threa
     if (n) (*n)++;
 }
 
+/* Stores words [0, words) of a block's shared memory, conflict free (thread
+ * t the words t, t + nthreads, ...) at pc 0x8, as a kernel fills a tile
+ * before reading it: a shared word read that no traced store wrote is
+ * memory the collector did not see filled (the partial view). Returns the
+ * seq numbers each thread used (the thread's next access takes it). */
+static inline uint32_t tb_fill_shared(tb *t, uint32_t launch, uint32_t block, uint32_t nthreads, uint32_t words) {
+    uint32_t per = (words + nthreads - 1) / nthreads;
+    for (uint32_t th = 0; th < nthreads; th++)
+        for (uint32_t j = 0; j < per; j++)
+            if (th + j * nthreads < words)
+                tb_acc(t, launch, block, (uint16_t)th, j, 4ull * (th + j * nthreads), 4, MH_KIND_STORE,
+                       MH_SPACE_SHARED, 0x8);
+    return per;
+}
+
 static inline void tb_pcinfo(tb *t, uint64_t pc, const char *fn, const char *file, uint32_t line) {
     mh_pcinfo p = {pc, fn, file, line};
     if (t->ok) t->ok = mh_trace_write_pcinfo(t->w, &p, &t->err) == MH_OK;

@@ -26,6 +26,14 @@ heat)
   "$memheat" heatmap pat.mht -o maps
   n=$(ls maps/*.csv | wc -l)
   [ "$n" -ge 6 ] || { echo "memheat heatmap wrote $n CSV files, expected >= 6"; exit 1; }
+  # issue 40: memheat run ends with the top five fixes (cause, kernel, object, saving, fix); -q prints none
+  "$memheat" run --backend oclgrind -o pat2 -- "$host" --only pat --n 16 >run.out 2>run.err
+  grep -q "^What to fix first (5 of " run.out || { echo "memheat run printed no top five fixes"; tail -5 run.out; exit 1; }
+  [ "$(grep -c '^    fix: ' run.out)" -eq 5 ] || { echo "memheat run: not five fixes"; exit 1; }
+  grep -q "patFalseSharing - arg 1: float\* (out)" run.out || { echo "memheat run: no kernel and object"; exit 1; }
+  tail -1 run.out | grep -q "^    fix: " || { echo "memheat run: the fixes do not end its output"; exit 1; }
+  "$memheat" run -q --backend oclgrind -o pat3 -- "$host" --only pat --n 16 >runq.out 2>&1
+  if grep -q "What to fix first" runq.out; then echo "memheat run -q printed the fixes"; exit 1; fi
   ;;
 matmul)
   # The five matrix multiplies, every block, under the plugin: the host

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyses/tbuild.h"
+
 #include "memheat/heat.h"
 #include "memheat/import.h"
 #include "memheat/model.h"
@@ -518,12 +520,51 @@ static void test_kinds_old_profile(void) {
     if (db) mh_db_close(db);
 }
 
+/* issue 40: a 16-byte access needs 4 wavefronts without any conflict (the
+ * bank view once called CUTLASS's 128-bit loads "4-way" with "extra
+ * wavefronts"): the profile keeps each pc's ideal and extra wavefronts, and
+ * its global requests' lines, for the report and the estimated savings. */
+static void test_ideal_wavefronts(void) {
+    tb t;
+    CHECK(tb_open(&t, "store_ideal"));
+    tb_alloc(&t, 0, 0, 0, 65536, MH_SPACE_SHARED, "s");
+    tb_alloc(&t, 1, MH_TRACE_NO_LAUNCH, 0x100000, 65536, MH_SPACE_GLOBAL, "g");
+    tb_launch(&t, 0, "vec", 1, 256);
+    for (uint16_t th = 0; th < 256; th++) {
+        tb_acc(&t, 0, 0, th, 0, 16u * th, 16, MH_KIND_STORE, MH_SPACE_SHARED, 0x8);                 /* float4 s[t] */
+        tb_acc(&t, 0, 0, th, 1, 16u * ((th + 1u) % 256u), 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x10); /* float4 s[t+1] */
+        tb_acc(&t, 0, 0, th, 2, 4u * 32u * (th % 32u), 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);     /* s[32 lane] */
+        tb_acc(&t, 0, 0, th, 3, 0x100000 + 128u * th, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x30);       /* a line a lane */
+    }
+    tb_end(&t, 0);
+    CHECK(tb_close(&t));
+    mh_db_import_opts io;
+    memset(&io, 0, sizeof io);
+    io.trace_path = t.path;
+    io.run.backend = "synthetic";
+    const char *db = "store_ideal.mhdb";
+    unlink(db);
+    mh_err err = {0};
+    CHECK(mh_db_import_trace(db, 0, &io, &err) == MH_OK);
+    sqlite3 *h;
+    CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+    CHECK_EQ_U(q1(h, "SELECT ideal FROM bank_conflict WHERE pc = 16"), 8 * 4); /* 8 warps x 4 quarter-warp phases */
+    CHECK_EQ_U(q1(h, "SELECT extra FROM bank_conflict WHERE pc = 16"), 0);
+    CHECK_EQ_U(q1(h, "SELECT extra FROM bank_conflict WHERE pc = 32"), 8 * 31);
+    CHECK_EQ_U(q1(h, "SELECT count(*) FROM bank_conflict WHERE pc = 32 AND kind = 'load' AND object IS NOT NULL"), 1);
+    CHECK_EQ_U(q1(h, "SELECT lines FROM global_request WHERE pc = 48"), 8 * 32); /* 32 lines a request */
+    CHECK_EQ_U(q1(h, "SELECT ideal_lines FROM global_request WHERE pc = 48"), 8 * 1);
+    sqlite3_close(h);
+    unlink(t.path);
+}
+
 int main(void) {
     static const mh_test_case cases[] = {{"roundtrip", test_roundtrip},
                                          {"timing", test_timing},
                                          {"bad_files", test_bad_files},
                                          {"interrupted", test_interrupted},
                                          {"cut_trace", test_cut_trace},
-                                         {"kinds_old_profile", test_kinds_old_profile}};
+                                         {"kinds_old_profile", test_kinds_old_profile},
+                                         {"ideal_wavefronts", test_ideal_wavefronts}};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }
