@@ -65,8 +65,9 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
         if (rc == MH_OK) rc = mh_run_cmd_args(cmd, o->argv, err);
         /* counters for the first launch of each configuration, given to its
          * other launches (mh_timing_merge_counters): replaying every launch of
-         * a training job took minutes */
-        if (rc == MH_OK && pass == MH_RUN_COUNTERS)
+         * a training job took minutes; MEMHEAT_COUNTERS_SAMPLE=all in the
+         * environment profiles every launch */
+        if (rc == MH_OK && pass == MH_RUN_COUNTERS && !getenv("MEMHEAT_COUNTERS_SAMPLE"))
             rc = mh_run_cmd_env(cmd, "MEMHEAT_COUNTERS_SAMPLE", "config", err);
     } else {
         return mh_err_set(err, MH_ERR_INTERNAL, "the timing collector has no pass %d", pass);
