@@ -6,6 +6,8 @@
  * over time a spacing that most sparse sectors share exactly. */
 #include "analyses/patterns_internal.h"
 
+#include "analyses/finding.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include "util/grow.h"
@@ -34,22 +36,7 @@ static mh_pat_finding *new_finding(mh_pat_run *pr, int kind, const mh_model_laun
         pr->f = v;
     }
     mh_pat_finding *f = &pr->f[pr->nf++];
-    memset(f, 0, sizeof *f);
-    f->kind = kind;
-    f->launch = ml ? ml->l.id : 0;
-    f->kernel = ml ? ml->l.display_name : "";
-    f->space = space;
-    f->obj = obj;
-    f->label = (obj >= 0 && (size_t)obj < pr->model->nobjs) ? pr->model->objs[obj].a.label : "";
-    if (!f->label) f->label = "";
-    mh_model_obj_text(pr->model, obj, f->name, sizeof f->name);
-    f->pc = pc;
-    const mh_pcinfo *pi = pc ? mh_model_pcinfo(pr->model, pc) : NULL;
-    if (pi) {
-        f->file = pi->file;
-        f->line = pi->line;
-        f->function = pi->function;
-    }
+    mh_finding_fill(f, pr->model, kind, ml, space, obj, pc);
     return f;
 }
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/patterns.h"
 #include "memheat/store.h"
 #include "report/rankdata.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../mh_test.h"
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/import.h"
 #include "memheat/store.h"
 #include "tbuild.h"

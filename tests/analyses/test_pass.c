@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/import.h"
 #include "memheat/pass.h"
 #include "memheat/store.h"

@@ -44,7 +44,7 @@
 
 #include <jansson.h>
 
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/import.h"
 #include "memheat/pass.h"
 #include "memheat/store.h"

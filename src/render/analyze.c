@@ -1,7 +1,7 @@
 /* analyze.c -- `memheat analyze`: runs mh_pass (pass.h) with the pattern
  * detector (global heat maps) and the locality metrics, collects their
  * results, and renders them as text or JSON (memheat/analyze.h). */
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +10,7 @@
 
 #include "memheat/heat.h"
 #include "memheat/pass.h"
+#include "pass/table.h"
 #include "util/grow.h"
 #include "util/outfile.h"
 
@@ -61,13 +62,20 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     res->times = st->times;
     res->split_pat = st->split_pat;
     mh_pass_notice(st, path, res->notice, sizeof res->notice);
-    res->pat = mh_pass_take_patterns(p);
+    res->results = mh_pass_take_results(p);
+    if (!res->results && rc == MH_OK) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (res->results) res->pat = mh_pass_results_run(res->results, MH_PASS_ROW(MH_PASS_PATTERNS));
     mh_pass_close(p);
     return rc;
 }
 
+const mh_pat_finding *const *mh_analyze_findings(const mh_analyze_result *res, size_t *n) {
+    *n = 0;
+    return res->results ? mh_pass_results_findings(res->results, n) : NULL;
+}
+
 void mh_analyze_free(mh_analyze_result *res) {
-    mh_pat_run_free(res->pat);
+    mh_pass_results_free(res->results);
     free(res->loc);
     if (res->model_ok) mh_model_free(&res->model);
     memset(res, 0, sizeof *res);
@@ -138,37 +146,34 @@ int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings,
     if (res->split_pat)
         fprintf(f, "note: up to %" PRIu64 " warp requests were split by the memory budget; raise --group-mem\n\n",
                 res->split_pat);
-    if (res->pat) {
+    int findings = 0; /* an analysis that finds ran */
+    for (unsigned i = 0; i < mh_nanalyses && res->results; i++)
+        findings |= mh_analyses[i]->findings && mh_pass_results_run(res->results, i);
+    if (findings) {
         size_t n = 0, shown = 0, coalesced = 0;
-        const mh_pat_finding *v = mh_pat_findings(res->pat, &n);
+        const mh_pat_finding *const *v = mh_analyze_findings(res, &n);
         fprintf(f, "Findings, most costly first (cost = estimated avoidable sector transactions or wavefronts):\n");
         for (size_t i = 0; i < n; i++) {
-            if (v[i].kind == MH_PAT_COALESCED) {
+            if (v[i]->kind == MH_PAT_COALESCED) {
                 coalesced++;
                 if (!show_coalesced) continue;
             }
             if (max_findings && shown >= max_findings) continue;
-            print_finding(f, shown++, &v[i]);
+            print_finding(f, shown++, v[i]);
         }
         if (!shown) fprintf(f, "  (none)\n");
         if (coalesced && !show_coalesced) {
             fprintf(f, "Well coalesced:");
             for (size_t i = 0; i < n; i++)
-                if (v[i].kind == MH_PAT_COALESCED)
-                    fprintf(f, " launch %u '%s';", v[i].launch, v[i].label && *v[i].label ? v[i].label : "?");
+                if (v[i]->kind == MH_PAT_COALESCED)
+                    fprintf(f, " launch %u '%s';", v[i]->launch, v[i]->label && *v[i]->label ? v[i]->label : "?");
             fputc('\n', f);
         }
-        const mh_bank_table *bt = mh_pat_banks(res->pat);
-        if (bt->n) {
-            fprintf(f, "\nShared-memory bank conflicts per pc (degree = wavefronts per warp access; extra = bank conflicts):\n");
-            fprintf(f, "  %-6s %-18s %10s %8s %5s %12s\n", "launch", "pc", "requests", "avg", "max", "extra");
-            for (size_t i = 0; i < bt->n; i++) {
-                const mh_bank_pc *b = &bt->v[i];
-                fprintf(f, "  %-6u 0x%-16" PRIx64 " %10" PRIu64 " %8.2f %5u %12" PRIu64 "\n", b->launch, b->pc,
-                        b->requests, b->requests ? (double)b->sum_degree / (double)b->requests : 0.0, b->max_degree,
-                        b->extra);
-            }
-        }
+    }
+    /* the tables each analysis keeps, in table order */
+    for (unsigned i = 0; i < mh_nanalyses && res->results; i++) {
+        const void *run = mh_pass_results_run(res->results, i);
+        if (run && mh_analyses[i]->text) mh_analyses[i]->text(f, run, &res->model);
     }
     for (size_t i = 0; i < res->nloc; i++)
         mh_analyze_print_locality(f, res->loc[i].launch, kernel_name(res, res->loc[i].launch), &res->loc[i].r);

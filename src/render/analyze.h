@@ -1,13 +1,15 @@
 /* analyze.h -- one pass over a trace that produces everything `memheat
- * analyze` reports: pattern findings (patterns.h), bank-conflict statistics
- * (banks.h) and locality metrics (locality.h), plus text and JSON renderings.
+ * analyze` reports: the findings of every analysis (most costly first), the
+ * tables the analyses keep (bank conflicts, global requests, ...: each
+ * analysis's row renders its own) and the locality metrics, plus text and
+ * JSON renderings.
  *
  * The work is one mh_pass (pass.h): model, heat maps (global space),
  * locality and patterns are fed record by record; nothing re-reads the
  * trace. A trace cut short is analysed up to its last whole chunk and the
  * result says so. */
-#ifndef MEMHEAT_ANALYZE_H
-#define MEMHEAT_ANALYZE_H
+#ifndef MH_RENDER_ANALYZE_H
+#define MH_RENDER_ANALYZE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,7 +38,8 @@ typedef struct mh_analyze_loc {
 typedef struct mh_analyze_result {
     int model_ok;
     mh_model model;
-    mh_pat_run *pat;
+    mh_pass_results *results; /* the analyses' runs and findings */
+    const mh_pat_run *pat;    /* the pattern analysis's run in results, NULL if it did not run */
     mh_analyze_loc *loc;
     size_t nloc, caploc;
     uint64_t accesses;
@@ -56,7 +59,9 @@ typedef struct mh_analyze_result {
 int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_result *res, mh_err *err);
 void mh_analyze_free(mh_analyze_result *res);
 
-/* Findings (most costly first), bank table and locality tables as text. */
+/* The findings of every analysis, most costly first (n of them). */
+const mh_pat_finding *const *mh_analyze_findings(const mh_analyze_result *res, size_t *n);
+/* Findings (most costly first), the analyses' tables and locality tables as text. */
 int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced);
 /* One launch's locality table, as mh_analyze_print prints it (also used for
  * the locality read back from a profile). */

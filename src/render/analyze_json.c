@@ -1,7 +1,7 @@
 /* analyze_json.c -- the JSON document of `memheat analyze` (schema in
- * docs/metrics.md): the header's scalars, then five arrays (kernels,
- * findings, bank conflicts, global requests, locality), one element per
- * launch, finding or pc.
+ * docs/metrics.md): the header's scalars, then the arrays: kernels,
+ * findings, each analysis's tables (its row's arrays: bank conflicts,
+ * global requests, ...), locality; one element per launch, finding or pc.
  *
  * jansson builds and prints every element. A many-launch document is mostly
  * those arrays (8,000 launches: 34 MB, a second of one core on the 16-core
@@ -12,7 +12,7 @@
  * depth 0 is the same text as inside the document with 4 more spaces after
  * each line break (at depth 2), so the bytes are what one json_dumpf of the
  * whole tree prints (bench/analyses/same_output.sh compares them). */
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "memheat/heat.h"
+#include "pass/table.h"
 #include "util/outfile.h"
 
 #define FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
@@ -159,64 +160,52 @@ static json_t *kernel_json(const mh_model_launch *ml) {
     return o;
 }
 
-/* Per (launch, pc) of shared memory: wavefronts, their conflict-free ideal and
- * the extra (bank conflicts), as Nsight Compute counts them per instruction. */
-static json_t *bank_json(const mh_bank_pc *b) {
-    json_t *o = json_object();
-    json_object_set_new(o, "launch", json_integer(b->launch));
-    json_object_set_new(o, "pc", json_integer((json_int_t)b->pc));
-    json_object_set_new(o, "object", json_integer(b->obj));
-    json_object_set_new(o, "kind", jstr(mh_kind_name(b->kind)));
-    json_object_set_new(o, "requests", json_integer((json_int_t)b->requests));
-    json_object_set_new(o, "wavefronts", json_integer((json_int_t)b->sum_degree));
-    json_object_set_new(o, "ideal_wavefronts", json_integer((json_int_t)b->ideal));
-    double avg = b->requests ? (double)b->sum_degree / (double)b->requests : 0.0;
-    json_object_set_new(o, "degree_avg", json_real(avg));
-    json_object_set_new(o, "degree_max", json_integer(b->max_degree));
-    json_object_set_new(o, "extra_wavefronts", json_integer((json_int_t)b->extra));
-    json_t *pb = json_array(); /* the worst request's distinct words per bank */
-    for (unsigned k = 0; k < MH_BANK_COUNT; k++) json_array_append_new(pb, json_integer(b->ex_banks[k]));
-    json_object_set_new(o, "banks", pb);
-    return o;
-}
-
-/* Per (launch, pc, object) of global memory: warp requests and sectors. */
-static json_t *request_json(const mh_pat_req *r) {
-    json_t *o = json_object();
-    json_object_set_new(o, "launch", json_integer(r->launch));
-    json_object_set_new(o, "pc", json_integer((json_int_t)r->pc));
-    json_object_set_new(o, "object", json_integer(r->obj));
-    json_object_set_new(o, "kind", jstr(mh_kind_name(r->kind)));
-    json_object_set_new(o, "requests", json_integer((json_int_t)r->requests));
-    json_object_set_new(o, "sectors", json_integer((json_int_t)r->sectors));
-    json_object_set_new(o, "ideal_sectors", json_integer((json_int_t)r->ideal_sectors));
-    return o;
-}
-
 /* ---- the arrays, printed in slices ---- */
 
-enum { A_KERNELS, A_FINDINGS, A_BANKS, A_REQUESTS, A_LOCALITY, N_ARRAYS };
-static const char *const array_key[N_ARRAYS] = {"kernels", "findings", "bank_conflicts", "global_requests",
-                                                "locality"};
+/* The document's arrays: kernels, findings, the analyses' tables, locality. */
+enum { A_KERNELS, A_FINDINGS, A_ROW, A_LOCALITY };
+#define MAX_ARRAYS (3 + 4 * MH_ANALYSES_MAX)
 
-static size_t array_len(const mh_analyze_result *res, int a) {
+typedef struct array {
+    const char *key;
+    int kind;
+    const mh_analysis_array *ra; /* A_ROW: the row's array, of run (NULL: did not run) */
+    const void *run;
+} array;
+
+/* The arrays in document order; their number. */
+static size_t arrays_of(const mh_analyze_result *res, array *v) {
     size_t n = 0;
-    switch (a) {
+    v[n++] = (array){"kernels", A_KERNELS, NULL, NULL};
+    v[n++] = (array){"findings", A_FINDINGS, NULL, NULL};
+    for (unsigned i = 0; i < mh_nanalyses; i++) {
+        const void *run = res->results ? mh_pass_results_run(res->results, i) : NULL;
+        for (unsigned k = 0; k < mh_analyses[i]->narrays; k++) {
+            const mh_analysis_array *ra = &mh_analyses[i]->arrays[k];
+            if (ra->omit_empty && (!run || ra->count(run) == 0)) continue;
+            v[n++] = (array){ra->key, A_ROW, ra, run};
+        }
+    }
+    v[n++] = (array){"locality", A_LOCALITY, NULL, NULL};
+    return n;
+}
+
+static size_t array_len(const mh_analyze_result *res, const array *a) {
+    size_t n = 0;
+    switch (a->kind) {
     case A_KERNELS: return res->model.nlaunches;
-    case A_FINDINGS: if (res->pat) mh_pat_findings(res->pat, &n); return n;
-    case A_BANKS: return res->pat ? mh_pat_banks(res->pat)->n : 0;
-    case A_REQUESTS: if (res->pat) mh_pat_requests(res->pat, &n); return n;
+    case A_FINDINGS: mh_analyze_findings(res, &n); return n;
+    case A_ROW: return a->run ? a->ra->count(a->run) : 0;
     default: return res->nloc;
     }
 }
 
-static json_t *element(const mh_analyze_result *res, int a, size_t i) {
+static json_t *element(const mh_analyze_result *res, const array *a, size_t i) {
     size_t n;
-    switch (a) {
+    switch (a->kind) {
     case A_KERNELS: return kernel_json(&res->model.launches[i]);
-    case A_FINDINGS: return finding_json(&res->model, &mh_pat_findings(res->pat, &n)[i]);
-    case A_BANKS: return bank_json(&mh_pat_banks(res->pat)->v[i]);
-    case A_REQUESTS: return request_json(&mh_pat_requests(res->pat, &n)[i]);
+    case A_FINDINGS: return finding_json(&res->model, mh_analyze_findings(res, &n)[i]);
+    case A_ROW: return a->ra->element(a->run, &res->model, i);
     default: return loc_json(res, &res->loc[i]);
     }
 }
@@ -225,7 +214,7 @@ static json_t *element(const mh_analyze_result *res, int a, size_t i) {
  * separated by ",\n". */
 typedef struct slice {
     const mh_analyze_result *res;
-    int array;
+    const array *array;
     size_t a, b;
     char *text;
     size_t len, cap;
@@ -266,7 +255,7 @@ static void *print_slice(void *arg) {
     return NULL;
 }
 
-/* The slices of the five arrays, taken in turn by up to MAX_THREADS
+/* The slices of the arrays, taken in turn by up to MAX_THREADS
  * threads (this one included). */
 typedef struct printing {
     slice *sl;
@@ -280,24 +269,25 @@ static void *print_some(void *arg) {
     return NULL;
 }
 
-/* Prints the five arrays as slices of SLICE elements, in array order
- * (*sl, *nsl; first[a]: array a's first slice). One thread per CPU takes
+/* Prints the arrays (na of them) as slices of SLICE elements, in array
+ * order (*sl, *nsl; first[a]: array a's first slice). One thread per CPU takes
  * the next slice until none is left: a few threads (a fresh thread's first
  * allocations make the allocator an arena of its own, and 80 of them at once
  * did not scale on 16 cores), kept busy to the end by slices of even size. */
-static int print_arrays(const mh_analyze_result *res, slice **sl, size_t *nsl, size_t first[N_ARRAYS + 1]) {
+static int print_arrays(const mh_analyze_result *res, const array *arr, size_t na, slice **sl, size_t *nsl,
+                        size_t *first) {
     size_t k = 0;
-    for (int a = 0; a < N_ARRAYS; a++) k += (array_len(res, a) + SLICE - 1) / SLICE;
+    for (size_t a = 0; a < na; a++) k += (array_len(res, &arr[a]) + SLICE - 1) / SLICE;
     *sl = calloc(k ? k : 1, sizeof **sl);
     if (!*sl) return 0;
     k = 0;
-    for (int a = 0; a < N_ARRAYS; a++) {
+    for (size_t a = 0; a < na; a++) {
         first[a] = k;
-        size_t n = array_len(res, a);
+        size_t n = array_len(res, &arr[a]);
         for (size_t i = 0; i < n; i += SLICE)
-            (*sl)[k++] = (slice){.res = res, .array = a, .a = i, .b = n - i < SLICE ? n : i + SLICE};
+            (*sl)[k++] = (slice){.res = res, .array = &arr[a], .a = i, .b = n - i < SLICE ? n : i + SLICE};
     }
-    first[N_ARRAYS] = *nsl = k;
+    first[na] = *nsl = k;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t t = cpus > 1 ? (size_t)cpus : 1;
     if (t > MAX_THREADS) t = MAX_THREADS;
@@ -316,13 +306,14 @@ static int print_arrays(const mh_analyze_result *res, slice **sl, size_t *nsl, s
 
 static int write_doc(FILE *f, const mh_analyze_result *res, json_t *root) {
     slice *sl = NULL;
-    size_t nsl = 0, first[N_ARRAYS + 1];
-    int ok = print_arrays(res, &sl, &nsl, first);
+    array arr[MAX_ARRAYS];
+    size_t na = arrays_of(res, arr), nsl = 0, first[MAX_ARRAYS + 1];
+    int ok = print_arrays(res, arr, na, &sl, &nsl, first);
     char *head = ok ? json_dumps(root, FLAGS) : NULL; /* "{\n  ...\n}": the scalars */
     size_t hl = head ? strlen(head) : 0;
     ok = head && hl >= 2 && fwrite(head, 1, hl - 2, f) == hl - 2;
-    for (int a = 0; a < N_ARRAYS && ok; a++) {
-        ok = fprintf(f, ",\n  \"%s\": %s", array_key[a], first[a] == first[a + 1] ? "[]" : "[\n") > 0;
+    for (size_t a = 0; a < na && ok; a++) {
+        ok = fprintf(f, ",\n  \"%s\": %s", arr[a].key, first[a] == first[a + 1] ? "[]" : "[\n") > 0;
         for (size_t i = first[a]; i < first[a + 1] && ok; i++)
             ok = (i == first[a] || fputs(",\n", f) != EOF) && fwrite(sl[i].text, 1, sl[i].len, f) == sl[i].len;
         if (ok && first[a] < first[a + 1]) ok = fputs("\n  ]", f) != EOF;

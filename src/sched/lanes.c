@@ -1,5 +1,5 @@
-/* lanes.c -- mh_pass's launch lanes (lanes.h): launches analysed side by
- * side, results handed on in the serial pass's order.
+/* lanes.c -- the launch lanes' reading side (lanes.h): launches analysed
+ * side by side, results handed on in the serial pass's order.
  *
  * The reading thread fills one input batch per lane: the records the model
  * takes, each copied once for all lanes into a shared block that every batch
@@ -12,26 +12,26 @@
  * that a launch of a few thousand accesses does not wake its lane alone (on
  * 2 cores the wake-ups cost more than such a launch's analysis; on 16, where
  * lanes wait for work, it gained nothing: bench/analyses/README.md); a lane
- * holds at most MAX_QUEUED batches, then the reader waits. The lanes'
- * threads (lanes_thread.c) analyse each lane's two halves, heat maps and
- * patterns, and locality, each with its own model and its own place in the
- * lane's queue; a batch goes back when both halves are through it. The
- * reader keeps the owned kernel ends in trace order and hands a lane's
- * results on when that lane's marks for the oldest one are there: the first
- * half's results, then the second's (the serial pass's order: heat maps,
- * then locality). An error of a lane is queued in its place too, so the
+ * holds at most MAX_QUEUED batches, then the reader waits (lanes_batch.c
+ * builds the batches). The lanes' threads (lanes_work.c) run each lane's
+ * halves, each with its own executor and its own place in the lane's queue;
+ * a batch goes back when every half is through it. The reader keeps the
+ * owned kernel ends in trace order and hands a lane's results on when that
+ * lane's marks for the oldest one are there: the first half's results, then
+ * the second's. An error of a lane is queued in its place too, so the
  * first error in trace order is the one returned (within one kernel end,
  * the first half's before the second's). One mutex guards every queue;
  * lanes and reader touch it once per batch or result. */
-#include "analyses/lanes.h"
+#include "sched/lanes.h"
 
 #include <assert.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/lanes_internal.h"
+#include "sched/lanes_batch.h"
+#include "sched/lanes_state.h"
+#include "sched/lanes_work.h"
 #include "util/clock.h"
 #include "util/grow.h"
 
@@ -41,141 +41,18 @@
 #define QUEUED_BUDGET (1u << 22)  /* accesses queued over all lanes past which it does wait (128 MiB of chunks) */
 #define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end (few lanes) */
 #define MARK_SEND_LANES 4         /* lanes up to which MARK_SEND applies */
-#define SHARED_BLOCK ((size_t)64 << 10)
 
-/* pthread_cond_wait, its time added to *ns (mh_lanes_times). */
+/* pthread_cond_wait, its time added to *ns (mh_lanes_times_get). */
 static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t *ns) {
     uint64_t t0 = mh_clock_ns();
     pthread_cond_wait(cv, mu);
     *ns += mh_clock_ns() - t0;
 }
 
-/* ---- batches ---- */
-
-static void sblock_release(sblock *b) {
-    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
-}
-
-#define ROUND8(n) (((n) + 7) & ~(size_t)7)
-
-/* Room for n bytes in the reader's shared block (a new block when it is
- * full): all of a record's copies are made in one block, the one its
- * batches hold. 0 without memory. */
-static int shared_room(mh_lanes *L, size_t n) {
-    if (!L->sb || L->sb->cap - L->sb->used < n) {
-        size_t cap = n > SHARED_BLOCK ? n : SHARED_BLOCK;
-        sblock *b = malloc(sizeof *b + cap);
-        if (!b) return 0;
-        atomic_init(&b->refs, 1);
-        b->used = 0;
-        b->cap = cap;
-        sblock_release(L->sb);
-        L->sb = b;
-    }
-    return 1;
-}
-
-/* n bytes of the room shared_room made. */
-static void *shared_alloc(mh_lanes *L, size_t n) {
-    n = ROUND8(n);
-    assert(L->sb && L->sb->cap - L->sb->used >= n);
-    void *p = L->sb->data + L->sb->used;
-    L->sb->used += n;
-    return p;
-}
-
-static size_t str_bytes(const char *s) { return s ? ROUND8(strlen(s) + 1) : 0; }
-
-static void shared_str(mh_lanes *L, const char **s) {
-    if (!*s) return;
-    size_t n = strlen(*s) + 1;
-    char *d = shared_alloc(L, n);
-    memcpy(d, *s, n);
-    *s = d;
-}
-
-/* b holds the reader's current shared block (once). */
-static int batch_hold_shared(mh_lanes *L, lbatch *b) {
-    if (!L->sb || (b->nsbs && b->sbs[b->nsbs - 1] == L->sb)) return 1;
-    if (b->nsbs == b->capsbs) {
-        sblock **v = mh_grow(b->sbs, &b->capsbs, b->nsbs + 1, sizeof *v, 8);
-        if (!v) return 0;
-        b->sbs = v;
-    }
-    atomic_fetch_add_explicit(&L->sb->refs, 1, memory_order_relaxed);
-    b->sbs[b->nsbs++] = L->sb;
-    return 1;
-}
-
-void mh_lanes_batch_reset(lbatch *b) {
-    mh_trace_holds_clear(&b->holds);
-    b->n = b->nacc = b->total = 0;
-    for (size_t i = 0; i < b->nsbs; i++) sblock_release(b->sbs[i]);
-    b->nsbs = 0;
-}
-
-static void batch_free(lbatch *b) {
-    if (!b) return;
-    mh_lanes_batch_reset(b);
-    free(b->sbs);
-    mh_trace_holds_free(&b->holds);
-    free(b->it);
-    free(b->acc);
-    free(b);
-}
-
-static item *batch_item(lbatch *b) {
-    if (b->n == b->cap) {
-        item *v = mh_grow(b->it, &b->cap, b->n + 1, sizeof *v, 256);
-        if (!v) return NULL;
-        b->it = v;
-    }
-    item *it = &b->it[b->n++];
-    memset(it, 0, sizeof *it);
-    return it;
-}
-
-/* A deep copy of rec (a record the model takes) into *out, its strings and
- * lists in the reader's shared block. 0 without memory. */
-static int copy_record(mh_lanes *L, mh_record *out, const mh_record *rec) {
-    *out = *rec;
-    mh_record *r = out;
-    const mh_launch *l = &rec->u.launch;
-    uint32_t ns = rec->type == MH_REC_LAUNCH && l->n_sampled != MH_TRACE_ALL_BLOCKS && l->sampled ? l->n_sampled : 0;
-    size_t need = 0;
-    switch (rec->type) {
-    case MH_REC_LAUNCH: need = str_bytes(l->name) + str_bytes(l->display_name) + ROUND8(ns * sizeof(uint32_t)); break;
-    case MH_REC_ALLOC: need = str_bytes(rec->u.alloc.label); break;
-    case MH_REC_DROPPED: need = str_bytes(rec->u.dropped.reason); break;
-    case MH_REC_PCINFO: need = str_bytes(rec->u.pcinfo.function) + str_bytes(rec->u.pcinfo.file); break;
-    case MH_REC_LAUNCH_STATS: need = str_bytes(rec->u.launch_stats.name); break;
-    case MH_REC_KARG: need = str_bytes(rec->u.karg.type) + str_bytes(rec->u.karg.name); break;
-    default: return 1; /* FREE, KERNEL_END: no pointers */
-    }
-    if (!shared_room(L, need)) return 0;
-    switch (rec->type) {
-    case MH_REC_LAUNCH:
-        shared_str(L, &r->u.launch.name);
-        shared_str(L, &r->u.launch.display_name);
-        if (ns) {
-            uint32_t *s = shared_alloc(L, ns * sizeof *s);
-            memcpy(s, l->sampled, ns * sizeof *s);
-            r->u.launch.sampled = s;
-        }
-        break;
-    case MH_REC_ALLOC: shared_str(L, &r->u.alloc.label); break;
-    case MH_REC_DROPPED: shared_str(L, &r->u.dropped.reason); break;
-    case MH_REC_PCINFO: shared_str(L, &r->u.pcinfo.function); shared_str(L, &r->u.pcinfo.file); break;
-    case MH_REC_LAUNCH_STATS: shared_str(L, &r->u.launch_stats.name); break;
-    default: shared_str(L, &r->u.karg.type); shared_str(L, &r->u.karg.name); break;
-    }
-    return 1;
-}
-
 /* ---- the reader's side ---- */
 
-int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_trace_header *hdr, const mh_model *m,
-                 const mh_lanes_sink *sink, mh_err *err) {
+int mh_lanes_new(mh_lanes **out, unsigned n, const mh_lanes_work *work, mh_err *err) {
+    assert(work->halves == 1 || work->halves == 2);
     *out = NULL;
     mh_lanes *L = calloc(1, sizeof *L);
     if (!L) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
@@ -184,15 +61,13 @@ int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_tra
         free(L);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
-    L->main = m;
-    L->sink = *sink;
+    L->work = *work;
     L->mark_send = n <= MARK_SEND_LANES ? MARK_SEND : 0;
     pthread_mutex_init(&L->mu, NULL);
     pthread_cond_init(&L->rcv, NULL);
     int rc = MH_OK;
     L->n = n;
-    int heat = (o->analyses & (MH_PASS_HEAT | MH_PASS_PATTERNS)) != 0, loc = (o->analyses & MH_PASS_LOCALITY) != 0;
-    unsigned nh = heat && loc ? 2 : 1;
+    unsigned nh = work->halves;
     for (unsigned i = 0; i < n; i++) {
         L->v[i].nh = nh;
         pthread_cond_init(&L->v[i].cv, NULL);
@@ -205,21 +80,7 @@ int mh_lanes_new(mh_lanes **out, unsigned n, const mh_pass_opts *o, const mh_tra
         for (unsigned k = 0; k < nh && rc == MH_OK; k++) {
             half *h = &ln->h[k];
             h->ln = ln;
-            rc = mh_model_init(&h->m, hdr, err);
-            if (rc) break;
-            h->model_ok = 1;
-            if (k == 0 && (o->analyses & MH_PASS_PATTERNS)) {
-                mh_pat_opts po = {o->group_budget};
-                rc = mh_pat_run_new(&h->pat, &h->m, &po, err);
-            }
-            if (rc == MH_OK && k == 0 && (o->analyses & MH_PASS_HEAT)) {
-                mh_heat_run_opts ho = {.space_mask = o->heat_spaces, .emit = mh_lanes_heat_out, .ctx = h};
-                rc = mh_heat_run_new(&h->hr, &h->m, &ho, err);
-            }
-            if (rc == MH_OK && k == nh - 1 && loc) {
-                mh_loc_opts lo = {o->group_budget, mh_lanes_loc_out, h};
-                rc = mh_loc_run_new(&h->lr, &h->m, &lo, err);
-            }
+            rc = work->open(work->ctx, i, k, h, &h->exec, err);
         }
     }
     /* the threads once every lane is whole: a thread may take another lane's batches */
@@ -247,29 +108,9 @@ static onode *pop_out(half *h) {
     return o;
 }
 
-static void onode_free(onode *o) {
-    if (o->kind == O_HEAT) {
-        free((void *)o->h.rows);
-        free((void *)o->h.regions);
-    }
+static void onode_free(mh_lanes *L, onode *o) {
+    if (o->kind == O_RESULT && o->res) L->work.drop(o->res);
     free(o);
-}
-
-/* Hands one result to the sink, pointing at the main model. */
-static int hand_on(mh_lanes *L, onode *o, mh_err *err) {
-    const mh_model *m = L->main;
-    const mh_model_launch *ml = mh_model_launch_get(m, o->launch);
-    if (o->kind == O_HEAT) {
-        o->h.model = m;
-        o->h.launch = ml;
-        mh_heat_region *reg = (mh_heat_region *)o->h.regions;
-        for (size_t i = 0; i < o->h.nregions; i++)
-            if (reg[i].obj >= 0 && (size_t)reg[i].obj < m->nobjs) reg[i].label = m->objs[reg[i].obj].a.label;
-        return L->sink.heat ? L->sink.heat(L->sink.ctx, &o->h, err) : MH_OK;
-    }
-    o->l.model = m;
-    o->l.launch = o->launch == UINT32_MAX ? NULL : ml;
-    return L->sink.loc ? L->sink.loc(L->sink.ctx, &o->l, err) : MH_OK;
 }
 
 /* Hands on half h's results up to its next mark (under the lock, released
@@ -280,18 +121,18 @@ static int take_half(mh_lanes *L, half *h, int *rc, mh_err *err) {
         onode *o = pop_out(h);
         if (!o) return 0;
         if (o->kind == O_MARK) {
-            onode_free(o);
+            onode_free(L, o);
             return 1;
         }
         if (o->kind == O_ERR) {
             *rc = o->rc;
             if (err) *err = o->err;
-            onode_free(o);
+            onode_free(L, o);
             return -1;
         }
         pthread_mutex_unlock(&L->mu);
-        *rc = hand_on(L, o, err);
-        onode_free(o);
+        *rc = L->work.deliver(L->work.ctx, o->res, err);
+        onode_free(L, o);
         pthread_mutex_lock(&L->mu);
         if (*rc) return -1;
     }
@@ -402,11 +243,11 @@ int mh_lanes_record(mh_lanes *L, const mh_record *rec, int owner, mh_err *err) {
         L->pending[(L->phead + L->pn++) % L->pcap] = owner;
     }
     mh_record copy;
-    if (!copy_record(L, &copy, rec)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (!mh_lbatch_copy_record(L, &copy, rec)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     for (unsigned i = 0; i < L->n; i++) {
         lane *ln = &L->v[i];
-        item *it = batch_item(ln->cur);
-        if (!it || !batch_hold_shared(L, ln->cur)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        item *it = mh_lbatch_item(ln->cur);
+        if (!it || !mh_lbatch_hold_shared(L, ln->cur)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         it->rec = copy;
         it->mark = (int)i == owner;
         if ((it->mark && ln->cur->total >= L->mark_send) || ln->cur->n >= BATCH_RECORDS) {
@@ -422,7 +263,7 @@ int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, m
     lbatch *b = ln->cur;
     if (hold) {
         if (mh_trace_holds_add(&b->holds, hold) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        item *it = batch_item(b);
+        item *it = mh_lbatch_item(b);
         if (!it) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         it->rec.type = MH_REC_ACCESSES;
         it->rec.u.accesses.n = n;
@@ -436,7 +277,7 @@ int mh_lanes_accesses(mh_lanes *L, unsigned idx, const mh_access *v, size_t n, m
         if (!a) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         b->acc = a;
     }
-    item *it = batch_item(b);
+    item *it = mh_lbatch_item(b);
     if (!it) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     it->rec.type = MH_REC_ACCESSES;
     it->rec.u.accesses.n = n;
@@ -516,43 +357,27 @@ int mh_lanes_finish(mh_lanes *L, mh_err *err) {
     return rc;
 }
 
-int mh_lanes_merge_patterns(mh_lanes *L, mh_pat_run *dst, uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx,
-                            mh_err *err) {
-    mh_pat_run **src = calloc(L->n ? L->n : 1, sizeof *src);
-    if (!src) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    size_t n = 0;
-    for (unsigned i = 0; i < L->n; i++)
-        if (L->v[i].h[0].pat) src[n++] = L->v[i].h[0].pat;
-    int rc = mh_pat_run_merge(dst, src, n, rank, ctx, err);
-    free(src);
-    return rc;
+unsigned mh_lanes_count(const mh_lanes *L) { return L->n; }
+unsigned mh_lanes_halves(const mh_lanes *L) { return L->work.halves; }
+void *mh_lanes_exec(const mh_lanes *L, unsigned lane, unsigned half) {
+    assert(lane < L->n && half < L->v[lane].nh);
+    return L->v[lane].h[half].exec;
 }
 
-void mh_lanes_times(mh_lanes *L, mh_pass_times *t) {
+void mh_lanes_times_get(mh_lanes *L, mh_lanes_times *t) {
     pthread_mutex_lock(&L->mu);
-    t->lanes_idle = (double)L->idle_ns * 1e-9;
-    t->wait_room = (double)L->room_ns * 1e-9;
-    t->wait_results = (double)L->results_ns * 1e-9;
-    t->lanes_moved = (double)L->moved;
-    t->lanes_cpu = t->lanes_cpu_max = 0;
+    t->idle = (double)L->idle_ns * 1e-9;
+    t->room = (double)L->room_ns * 1e-9;
+    t->results = (double)L->results_ns * 1e-9;
+    t->moved = (double)L->moved;
+    t->cpu = t->cpu_max = 0;
     for (unsigned i = 0; i < L->n; i++)
         for (unsigned k = 0; k < L->v[i].nh; k++) {
             double c = L->v[i].h[k].cpu;
-            t->lanes_cpu += c;
-            if (c > t->lanes_cpu_max) t->lanes_cpu_max = c;
+            t->cpu += c;
+            if (c > t->cpu_max) t->cpu_max = c;
         }
     pthread_mutex_unlock(&L->mu);
-}
-
-void mh_lanes_peaks(const mh_lanes *L, size_t *heat, size_t *loc) {
-    for (unsigned i = 0; i < L->n; i++) {
-        const lane *ln = &L->v[i];
-        const mh_heat_run *hr = ln->h[0].hr;
-        const mh_loc_run *lr = ln->h[ln->nh ? ln->nh - 1 : 0].lr;
-        size_t h = hr ? mh_heat_run_peak_bytes(hr) : 0, l = lr ? mh_loc_run_peak_bytes(lr) : 0;
-        if (h > *heat) *heat = h;
-        if (l > *loc) *loc = l;
-    }
 }
 
 void mh_lanes_stop(mh_lanes *L) {
@@ -567,29 +392,26 @@ void mh_lanes_stop(mh_lanes *L) {
         }
 }
 
-/* One lane's queued batches, unsent results, analyses and models. */
+/* One lane's queued batches, unsent results and executors. */
 static void *lane_free(void *arg) {
     lane *ln = arg;
     while (ln->qhead) {
         lbatch *b = ln->qhead;
         ln->qhead = b->next;
-        batch_free(b);
+        mh_lbatch_free(b);
     }
-    batch_free(ln->cur);
+    mh_lbatch_free(ln->cur);
     for (unsigned k = 0; k < ln->nh; k++) {
         half *h = &ln->h[k];
         for (onode *o = h->ohead, *nx; o; o = nx) {
             nx = o->next;
-            onode_free(o);
+            onode_free(ln->L, o);
         }
         for (onode *o = h->mine, *nx; o; o = nx) {
             nx = o->next;
-            onode_free(o);
+            onode_free(ln->L, o);
         }
-        mh_heat_run_free(h->hr);
-        mh_pat_run_free(h->pat);
-        mh_loc_run_free(h->lr);
-        if (h->model_ok) mh_model_free(&h->m);
+        if (h->exec) ln->L->work.close(h->exec);
     }
     return NULL;
 }
@@ -598,8 +420,8 @@ void mh_lanes_free(mh_lanes *L) {
     if (!L) return;
     mh_lanes_stop(L);
     /* a thread per lane: every lane's models hold every launch, and its
-     * patterns every launch's statistics (y's 8,000 launches on 16 lanes:
-     * 32 ms on one thread of the 16-core machine, a tenth of the run) */
+     * analyses every launch's statistics (8,000 launches on 16 lanes: 32 ms
+     * on one thread of a 16-core machine, a tenth of the run) */
     for (unsigned i = 1; i < L->n; i++)
         L->v[i].started = pthread_create(&L->v[i].tid, NULL, lane_free, &L->v[i]) == 0;
     for (unsigned i = 0; i < L->n; i++) {
@@ -612,9 +434,9 @@ void mh_lanes_free(mh_lanes *L) {
     while (L->freeb) {
         lbatch *b = L->freeb;
         L->freeb = b->next;
-        batch_free(b);
+        mh_lbatch_free(b);
     }
-    sblock_release(L->sb);
+    mh_lbatch_shared_release(L->sb);
     free(L->pending);
     free(L->v);
     pthread_cond_destroy(&L->rcv);

@@ -6,7 +6,7 @@
 #ifdef __linux__
 #define _GNU_SOURCE /* pthread_setname_np: worker w shows as memheat-w<w> in top and perf */
 #endif
-#include "analyses/ring.h"
+#include "sched/ring.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -43,6 +43,7 @@ struct mh_ring {
     uint64_t fail_seq[MH_RING_MAX_UNITS];
     int fail_rc[MH_RING_MAX_UNITS];
     int follows[MH_RING_MAX_UNITS]; /* the unit each one follows, or -1 (mh_ring_follow) */
+    unsigned worker[MH_RING_MAX_UNITS]; /* the worker each unit runs on (mh_ring_place) */
     mh_err fail_err[MH_RING_MAX_UNITS];
     int reported; /* the error was returned by a drain */
     double cpu;   /* CPU seconds the workers spent on jobs */
@@ -51,9 +52,7 @@ struct mh_ring {
     int stop;
 };
 
-static unsigned unit_worker(const mh_ring *r, unsigned u) {
-    return (unsigned)((uint64_t)u * r->nworkers / r->nunits);
-}
+static unsigned unit_worker(const mh_ring *r, unsigned u) { return r->worker[u]; }
 
 static uint64_t min_cursor(const mh_ring *r) {
     uint64_t m = UINT64_MAX;
@@ -168,6 +167,7 @@ int mh_ring_new(mh_ring **out, unsigned nunits, unsigned nworkers, unsigned slot
     for (unsigned u = 0; u < MH_RING_MAX_UNITS; u++) {
         r->fail_seq[u] = UINT64_MAX;
         r->follows[u] = -1;
+        r->worker[u] = u < nunits ? (unsigned)((uint64_t)u * nworkers / nunits) : 0;
     }
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->go, NULL);
@@ -192,6 +192,13 @@ void mh_ring_follow(mh_ring *r, unsigned u, unsigned first) {
     assert(first < u && u < r->nunits && r->head == 0);
     pthread_mutex_lock(&r->mu);
     r->follows[u] = (int)first;
+    pthread_mutex_unlock(&r->mu);
+}
+
+void mh_ring_place(mh_ring *r, unsigned u, unsigned worker) {
+    assert(u < r->nunits && worker < r->nworkers && r->head == 0);
+    pthread_mutex_lock(&r->mu);
+    r->worker[u] = worker;
     pthread_mutex_unlock(&r->mu);
 }
 

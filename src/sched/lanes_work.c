@@ -1,9 +1,9 @@
-/* lanes_thread.c -- the lanes' threads (lanes_internal.h): each analyses
- * its lane's two halves (heat maps and patterns; locality) batch by batch
- * in order, and, while the reader waits for the lanes, another lane's
- * waiting half (pick, stealable): one launch of 10^6 accesses, the last of
- * a trace, gets two threads. What a half emits is copied into its output
- * queue for the reader (lanes.c), a mark after each owned kernel end. */
+/* lanes_work.c -- the lanes' threads (lanes_work.h): each runs its lane's
+ * halves batch by batch in order, and, while the reader waits for the
+ * lanes, another lane's waiting half (pick, stealable): one launch of 10^6
+ * accesses, the last of a trace, gets two threads. What a half's executor
+ * puts goes into its output queue for the reader (lanes.c), a mark after
+ * each owned kernel end. */
 #ifdef __linux__
 #define _GNU_SOURCE /* pthread_setname_np: the lanes show as memheat-lane in top and perf */
 #endif
@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/lanes_internal.h"
+#include "sched/lanes_batch.h"
+#include "sched/lanes_state.h"
+#include "sched/lanes_work.h"
 #include "util/clock.h"
 
 #define STEAL_MIN (1u << 13) /* accesses of a batch another lane's thread may take */
@@ -27,69 +29,30 @@ static onode *onode_new(half *h, int kind) {
     return o;
 }
 
-void mh_lanes_note_used(mh_model *m, const mh_heat_result *r) {
-    for (size_t i = 0; i < r->nregions; i++) {
-        const mh_heat_region *g = &r->regions[i];
-        if (g->obj < 0 || (size_t)g->obj >= m->nobjs || m->objs[g->obj].arg < 0 || g->used_hi <= g->used_lo)
-            continue;
-        uint64_t base = m->objs[g->obj].a.base, size = m->objs[g->obj].a.size;
-        uint64_t lo = g->used_lo > base ? g->used_lo - base : 0, hi = g->used_hi - base;
-        if (g->used_hi <= base) continue;
-        if (hi > size) hi = size;
-        mh_model_note_used(m, g->obj, lo, hi);
+int mh_lanes_put(mh_lanes_half *h, void *result, mh_err *err) {
+    onode *o = onode_new(h, O_RESULT);
+    if (!o) {
+        h->ln->L->work.drop(result);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
-}
-
-int mh_lanes_heat_out(void *ctx, const mh_heat_result *r, mh_err *err) {
-    half *h = ctx;
-    mh_lanes_note_used(&h->m, r);
-    int rc = h->pat ? mh_pat_run_heat(h->pat, r, err) : MH_OK;
-    if (rc) return rc;
-    onode *o = onode_new(h, O_HEAT);
-    if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    o->launch = r->launch->l.id;
-    o->h = *r;
-    mh_heat_row *rows = malloc((r->nrows ? r->nrows : 1) * sizeof *rows);
-    mh_heat_region *reg = malloc((r->nregions ? r->nregions : 1) * sizeof *reg);
-    o->h.rows = rows;
-    o->h.regions = reg;
-    if (!rows || !reg) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    memcpy(rows, r->rows, r->nrows * sizeof *rows);
-    memcpy(reg, r->regions, r->nregions * sizeof *reg);
+    o->res = result;
     return MH_OK;
 }
 
-int mh_lanes_loc_out(void *ctx, const mh_loc_result *r, mh_err *err) {
-    half *h = ctx;
-    onode *o = onode_new(h, O_LOC);
-    if (!o) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    o->launch = r->launch ? r->launch->l.id : UINT32_MAX;
-    o->l = *r;
-    return MH_OK;
-}
-
-static int lane_feed(half *h, const mh_record *rec, mh_err *err) {
-    int rc = MH_OK;
-    if (rec->type != MH_REC_ACCESSES) rc = mh_model_feed(&h->m, rec, err);
-    if (rc == MH_OK && h->hr) rc = mh_heat_run_feed(h->hr, rec, err);
-    if (rc == MH_OK && h->pat) rc = mh_pat_run_feed(h->pat, rec, err);
-    if (rc == MH_OK && h->lr) rc = mh_loc_run_feed(h->lr, rec, err);
-    return rc;
-}
-
-/* The batch's records through h's analyses; the batch is only read (the
+/* The batch's records through h's executor; the batch is only read (the
  * other half reads it at the same time: send pointed its accesses). */
 static int lane_batch(half *h, const lbatch *b, mh_err *err) {
+    const mh_lanes_work *w = &h->ln->L->work;
     for (size_t i = 0; i < b->n; i++) {
         const item *it = &b->it[i];
-        int rc = lane_feed(h, &it->rec, err);
+        int rc = w->feed(h->exec, &it->rec, err);
         if (rc) return rc;
         if (it->mark && !onode_new(h, O_MARK)) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
     return MH_OK;
 }
 
-static int lane_finish(half *h, mh_err *err) { return mh_pass_units_finish(h->hr, h->pat, h->lr, err); }
+static int lane_finish(half *h, mh_err *err) { return h->ln->L->work.finish(h->exec, err); }
 
 /* Moves what the half emitted to its output queue (under the lock). */
 static void publish_mine(half *h) {
@@ -117,7 +80,7 @@ static void batch_done(mh_lanes *L, lane *ln, lbatch *b) {
     ln->nq--;
     ln->backlog -= b->total;
     L->backlog -= b->total;
-    mh_lanes_batch_reset(b);
+    mh_lbatch_reset(b);
     b->next = L->freeb;
     L->freeb = b;
 }

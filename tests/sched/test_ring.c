@@ -1,4 +1,4 @@
-/* test_ring.c -- mh_ring (src/analyses/ring.h), the pass's workers: every
+/* test_ring.c -- mh_ring (src/sched/ring.h), the scheduler's workers: every
  * unit gets the jobs of its mask in order, a slot is never rebuilt while a
  * worker reads it, and with failing units the error returned is the first
  * by job, then by unit, whatever the timing (workers are jittered); a unit
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analyses/ring.h"
+#include "sched/ring.h"
 #include "../mh_test.h"
 
 enum { SLOTS = 4, UNITS = 3, JOBS = 200 };

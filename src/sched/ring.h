@@ -1,11 +1,11 @@
-/* ring.h -- mh_pass's worker threads (internal to the pass, src/analyses):
- * a ring of jobs (batches of accesses, or one record) that the pass's units
- * (its built-in analyses) consume each at its own pace.
+/* ring.h -- the scheduler's worker threads: a ring of jobs (batches of
+ * accesses, or one record: pool.h) that its units (the analyses' stages)
+ * consume each at its own pace.
  *
- * Unit u (0 .. nunits-1, in the pass's unit order) always runs on worker
- * u * nworkers / nunits, so an analysis's memory stays in one thread's
- * malloc arena and cache; a worker hosting several units feeds them a job
- * in unit order. A job's slot (0 .. slots-1, the caller's buffer) is given
+ * Unit u (0 .. nunits-1) always runs on one worker, u * nworkers / nunits
+ * unless placed elsewhere (mh_ring_place), so an analysis's memory stays in
+ * one thread's malloc arena and cache; a worker hosting several units feeds
+ * them a job in unit order. A job's slot (0 .. slots-1, the caller's buffer) is given
  * back only when every worker is done with it; the submitting thread blocks
  * only when all slots are in the workers.
  *
@@ -17,14 +17,14 @@
  * none from the failed job on); the others go on up to the
  * failed job, so the error returned is the first by job, then by unit order,
  * whatever the timing. Jobs submitted after a failure are dropped. */
-#ifndef MEMHEAT_ANALYSES_RING_H
-#define MEMHEAT_ANALYSES_RING_H
+#ifndef MH_SCHED_RING_H
+#define MH_SCHED_RING_H
 
 #include <stddef.h>
 
 #include "memheat/err.h"
 
-#define MH_RING_MAX_UNITS 16
+#define MH_RING_MAX_UNITS 32
 
 /* Feeds job to unit; runs on the unit's worker. */
 typedef int (*mh_ring_fn)(void *ctx, unsigned unit, const void *job, mh_err *err);
@@ -38,6 +38,8 @@ int mh_ring_new(mh_ring **out, unsigned nunits, unsigned nworkers, unsigned slot
 /* Unit u takes each job after unit first is done with it (first < u; set
  * before the first submit). */
 void mh_ring_follow(mh_ring *r, unsigned u, unsigned first);
+/* Unit u runs on worker worker instead (set before the first submit). */
+void mh_ring_place(mh_ring *r, unsigned u, unsigned worker);
 /* The slot the next job is to be built in: no worker reads it. */
 unsigned mh_ring_slot(const mh_ring *r);
 /* Hands job (built in mh_ring_slot's slot) to the units in mask (bit per

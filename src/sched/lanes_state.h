@@ -1,14 +1,18 @@
-/* lanes_internal.h -- what lanes.c (the reader's side: batches, queues,
- * results in trace order) and lanes_thread.c (the lanes' threads and the
- * halves they analyse) share. Every field a thread and the reader both
- * touch is under mh_lanes.mu. */
-#ifndef MH_ANALYSES_LANES_INTERNAL_H
-#define MH_ANALYSES_LANES_INTERNAL_H
+/* lanes_state.h -- the launch lanes' state, shared by lanes.c (the
+ * reader's side: queues, results in trace order), lanes_batch.c (the
+ * batches: records and accesses, copied or held) and lanes_work.c (the
+ * lanes' threads and the halves they run). Every field a thread and the
+ * reader both touch is under mh_lanes.mu. */
+#ifndef MH_SCHED_LANES_STATE_H
+#define MH_SCHED_LANES_STATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
-#include "analyses/lanes.h"
+#include "memheat/err.h"
+#include "memheat/trace.h"
+#include "sched/lanes.h"
 
 typedef struct item {
     mh_record rec;
@@ -40,28 +44,23 @@ typedef struct lbatch {
     size_t nsbs, capsbs;
 } lbatch;
 
-enum { O_HEAT, O_LOC, O_MARK, O_ERR };
+enum { O_RESULT, O_MARK, O_ERR };
 
 typedef struct onode {
     struct onode *next;
     int kind;
-    uint32_t launch;
-    mh_heat_result h;   /* rows and regions owned */
-    mh_loc_result l;
+    void *res;          /* O_RESULT: the executor's result (mh_lanes_work.drop frees it) */
     int rc;
     mh_err err;
 } onode;
 
-/* A lane's half: analyses on a model of their own, the batches they have
- * not analysed yet, what they emitted for the reader. Any lane's thread may
- * run a half's next batch (busy: one does), so its batches go in order. */
-typedef struct half {
+/* A lane's half: an executor of the caller's (its own model and runs), the
+ * batches it has not run yet, what it emitted for the reader. Any lane's
+ * thread may run a half's next batch (busy: one does), so its batches go in
+ * order. */
+typedef struct mh_lanes_half {
     struct lane *ln;
-    mh_model m;
-    int model_ok;
-    mh_heat_run *hr;
-    mh_pat_run *pat;
-    mh_loc_run *lr;
+    void *exec;                /* mh_lanes_work.open's */
     lbatch *next;              /* the next batch in the lane's queue to analyse, NULL: none yet */
     int busy;                  /* a thread analyses a batch for it */
     onode *ohead, *otail;      /* results for the reader */
@@ -91,8 +90,7 @@ typedef struct lane {
 struct mh_lanes {
     unsigned n;
     lane *v;
-    const mh_model *main;
-    mh_lanes_sink sink;
+    mh_lanes_work work;
     pthread_mutex_t mu;
     pthread_cond_t rcv;        /* the reader waits for room or results */
     int finishing, stopping;
@@ -106,19 +104,5 @@ struct mh_lanes {
     uint64_t moved;            /* batches analysed for another lane's half (under mu) */
     int draining;              /* the reader waits for the lanes: spare threads may take others' halves */
 };
-
-/* lanes.c */
-void mh_lanes_batch_reset(lbatch *b);
-
-/* lanes_thread.c */
-void *mh_lanes_thread(void *lane);                                    /* a lane's thread (pthread_create) */
-int mh_lanes_heat_out(void *half, const mh_heat_result *r, mh_err *err); /* a half's heat maps (emit callback) */
-int mh_lanes_loc_out(void *half, const mh_loc_result *r, mh_err *err);   /* a half's locality results */
-/* Lane ln has a ready half: wakes its thread where it waits, else (a
- * stealable one) another thread that waits (under the lock). */
-void mh_lanes_offer(mh_lanes *L, lane *ln);
-/* The reader starts or stops waiting for the lanes (under the lock). */
-void mh_lanes_drain_begin(mh_lanes *L);
-void mh_lanes_drain_end(mh_lanes *L);
 
 #endif
