@@ -4,7 +4,7 @@
  * launch's long end on its worker, each launch's metrics emitted for the
  * consumers. */
 #include "analyses/analysis.h"
-#include "memheat/locality.h"
+#include "analyses/locality_state.h"
 
 static int row_emit(void *ctx, const mh_loc_result *r, mh_err *err) {
     const mh_emit *e = ctx;
@@ -24,27 +24,27 @@ static void row_release(void *hand) { mh_stage_free(hand); }
 
 static int st_counts(void *run, const mh_stage_in *in, mh_err *err) {
     const uint64_t *given = in->lent ? ((const mh_stage *)in->lent)->key : NULL;
-    return mh_loc_run_stage1(run, in->v, in->n, in->hand, in->off, in->rec, given, err);
+    return mh_loc_run_count(run, in->v, in->n, in->hand, in->off, in->rec, given, err);
 }
 static int st_counts_second(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_loc_run_stage1b(run, in->v, in->n, in->hand, in->off, in->rec, err);
+    return mh_loc_run_count_second(run, in->v, in->n, in->hand, in->off, in->rec, err);
 }
 static int st_counts_first(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_loc_run_stage1c(run, in->v, in->n, in->hand, in->off, in->rec, err);
+    return mh_loc_run_count_first(run, in->v, in->n, in->hand, in->off, in->rec, err);
 }
 static int st_steps(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_loc_run_stage2(run, in->v, in->n, in->hand, in->off, in->rec, err);
+    return mh_loc_run_steps(run, in->v, in->n, in->hand, in->off, in->rec, err);
 }
 static int st_help(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_loc_run_stage3b(run, in->hand, in->rec, err);
+    return mh_loc_run_help(run, in->hand, in->rec, err);
 }
 static int st_eval(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_loc_run_stage3(run, in->hand, in->rec, err);
+    return mh_loc_run_eval(run, in->hand, in->rec, err);
 }
 
-static void apart_three(void *run) { mh_loc_run_three(run); }
-static void apart_part0(void *run) { mh_loc_run_part0(run); }
-static void apart_evalb(void *run) { mh_loc_run_evalb(run); }
+static void apart_three(void *run) { mh_loc_run_eval_apart(run); }
+static void apart_part0(void *run) { mh_loc_run_first_apart(run); }
+static void apart_evalb(void *run) { mh_loc_run_helpers(run); }
 
 static const mh_analysis_stage stages[] = {
     {"address counts", {MH_RUNG_BASE, MH_STAGE_BORROWS}, st_counts, NULL},

@@ -1,10 +1,10 @@
 /* patterns_classify.c -- the classifier of the pattern analysis: which
- * pattern the evidence of an object shows (patterns_internal.h, gathered by
+ * pattern the evidence of an object shows (patterns_state.h, gathered by
  * patterns.c), with the figures and the fix of each finding. A pattern is
  * named only where its own evidence holds (docs/metrics.md, "Classifier
  * thresholds"): a lane stride needs a constant lane-to-lane stride, a stride
  * over time a spacing that most sparse sectors share exactly. */
-#include "analyses/patterns_internal.h"
+#include "analyses/patterns_state.h"
 
 #include "analyses/finding.h"
 

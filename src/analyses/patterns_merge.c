@@ -10,7 +10,7 @@
  * order), so they are merged by the rank the caller gives each launch.
  * Findings point into their run's model: the strings are re-pointed to the
  * same entries (same index) of dst's model, which was fed the same records. */
-#include "analyses/patterns_internal.h"
+#include "analyses/patterns_state.h"
 
 #include "analyses/finding.h"
 

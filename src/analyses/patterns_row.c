@@ -5,7 +5,7 @@
 #include <inttypes.h>
 
 #include "analyses/analysis.h"
-#include "memheat/patterns.h"
+#include "analyses/patterns_state.h"
 
 static int row_open(void **run, const mh_analysis_env *env, mh_err *err) {
     mh_pat_opts po = {env->group_budget};
@@ -33,27 +33,27 @@ static void row_release(void *hand) { mh_stage_free(hand); }
 /* ---- stages ---- */
 
 static int st_keys(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_pat_run_stage1(run, in->v, in->n, in->hand, in->off, in->rec, err);
+    return mh_pat_run_keys(run, in->v, in->n, in->hand, in->off, in->rec, err);
 }
 static int st_counts(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_pat_run_stage1b(run, in->v, in->n, in->hand, in->off, in->rec, err);
+    return mh_pat_run_counts(run, in->v, in->n, in->hand, in->off, in->rec, err);
 }
 static int st_owners(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_pat_run_stage1c(run, in->v, in->n, in->hand, in->off, in->rec, err);
+    return mh_pat_run_owners(run, in->v, in->n, in->hand, in->off, in->rec, err);
 }
 static int st_group(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_pat_run_stage2(run, in->v, in->n, in->hand, in->off, in->rec, err);
+    return mh_pat_run_group(run, in->v, in->n, in->hand, in->off, in->rec, err);
 }
 static int st_help(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_pat_run_stage3b(run, in->hand, in->rec, err);
+    return mh_pat_run_help(run, in->hand, in->rec, err);
 }
 static int st_eval(void *run, const mh_stage_in *in, mh_err *err) {
-    return mh_pat_run_stage3(run, in->hand, in->rec, err);
+    return mh_pat_run_eval(run, in->hand, in->rec, err);
 }
 
-static void apart_three(void *run) { mh_pat_run_three(run); }
+static void apart_three(void *run) { mh_pat_run_eval_apart(run); }
 static void apart_owners(void *run) { mh_pat_run_owners_apart(run); }
-static void apart_evalb(void *run) { mh_pat_run_evalb(run); }
+static void apart_evalb(void *run) { mh_pat_run_helpers(run); }
 static void lend_keys(void *run) { mh_pat_run_keys_all(run); }
 
 static const mh_analysis_stage stages[] = {

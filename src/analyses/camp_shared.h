@@ -1,9 +1,9 @@
-/* camp_internal.h -- what the partition-camping model's files share: the
+/* camp_shared.h -- what the partition-camping model's files share: the
  * names of words, forms, operations and layouts as the CSV and the model
  * file spell them, and the regression forms' coefficient layout. Private to
  * src/analyses/camp*.c. */
-#ifndef MEMHEAT_CAMP_INTERNAL_H
-#define MEMHEAT_CAMP_INTERNAL_H
+#ifndef MH_ANALYSES_CAMP_SHARED_H
+#define MH_ANALYSES_CAMP_SHARED_H
 
 #include <math.h>
 

@@ -1,32 +1,33 @@
-/* stage.h -- a batch's hand-over between the stages of one analysis.
+/* stage.h -- a batch's hand-over between the stages of one analysis
+ * (the patterns and the locality metrics: their rows, patterns_row.c and
+ * locality_row.c, and the scheduler's batches, src/sched/pool.h).
  *
- * An analysis fed in two stages (the patterns and the locality metrics on
- * mh_pass's workers, memheat/patterns.h and memheat/locality.h) computes
- * per access, in its first stage, what its second needs (the canonical key;
- * for the patterns, the thread's execution count of the pc), and records
- * its own memory after each record, so that the second stage, on another
- * thread and a batch behind, reproduces the one-stage run's results and
- * memory peak. One hand-over per batch slot: the first stage writes it, the
- * second reads it, never at once (mh_pass's ring orders them).
+ * An analysis fed in stages computes per access, in its first stage (keys,
+ * counts), what the later ones need (the canonical key; for the patterns,
+ * the thread's execution count of the pc), and records its own memory
+ * after each record, so that the later stages, on other threads and a
+ * batch behind, reproduce the one-stage run's results and memory peak. One
+ * hand-over per batch slot: each stage writes it before the next reads it,
+ * never at once (the scheduler orders them).
  *
- * With a third stage (mh_pass on many cores), the second only gathers
- * accesses into their groups (warp requests, time steps) and puts every
- * group it finishes, in order, into the hand-over (mh_stage_group_put); the
- * third takes them record by record (mh_stage_record_groups) and evaluates
- * them, in the order the two-stage run does, so the results are that run's;
- * rbytes says what the first two stages held at each record's end, for the
- * peak. A stage 1b between the first and the second (execution counts; half
- * of a big launch's address counts, handed over as seeds when they split)
- * adds its memory to the first stage's per record, and so does a stage 1c
- * after it (the other half of those counts, with more threads: the first
- * stage then lists each half's keys for them; or the patterns' word
- * owners). With more threads still,
- * a stage 3b between the second and the third evaluates every other group
+ * With the evaluation apart (a thread for each stage), the grouping stage
+ * only gathers accesses into their groups (warp requests, time steps) and
+ * puts every group it finishes, in order, into the hand-over
+ * (mh_stage_group_put); the evaluation stage takes them record by record
+ * (mh_stage_record_groups) and evaluates them in the order the one-stage
+ * run does, so the results are that run's; rbytes says what the stages
+ * before held at each record's end, for the peak. A counting stage between
+ * the first and the grouping one (the patterns' execution counts; half of
+ * a big launch's address counts, handed over as seeds when they split)
+ * adds its memory to the first stage's per record, and so does a stage
+ * after it (the other half of those counts, the first stage then listing
+ * each half's keys for them; or the patterns' word owners). A helper stage
+ * between the grouping and the evaluation evaluates every other group
  * (MH_STAGE_HELPED) into the hand-over, in the analysis's own layout, and
- * the third adds those evaluations up with its own in group order: the
- * evaluation is pure, the adding is where order counts. */
-#ifndef MEMHEAT_STAGE_H
-#define MEMHEAT_STAGE_H
+ * the evaluation stage adds those evaluations up with its own in group
+ * order: the evaluation is pure, the adding is where order counts. */
+#ifndef MH_ANALYSES_STAGE_H
+#define MH_ANALYSES_STAGE_H
 
 #include <assert.h>
 #include <stddef.h>
@@ -39,8 +40,8 @@ struct mh_grp_entry;
 
 /* Counts that leave the first stage at the end of record rec (the
  * locality's address counts of a launch split in two parts), for the stage
- * that counts that part from then on: part 1, for stage 1b: kc holds n keys,
- * then their n counts; part 0, for stage 1c: kc is the part's hash table
+ * that counts that part from then on: part 1, for the second-half stage: kc
+ * holds n keys, then their n counts; part 0, for the first-half stage: kc is the part's hash table
  * itself, n slots of a key and a count each, moved whole. kc is malloc'd
  * memory, NULL once taken. */
 typedef struct mh_stage_seed {
@@ -53,7 +54,7 @@ typedef struct mh_stage_seed {
 
 typedef struct mh_stage {
     uint64_t *key;  /* per access: canonical key */
-    const uint64_t *keys; /* the keys later stages read: key, or another analysis's (mh_loc_run_stage1's given) */
+    const uint64_t *keys; /* the keys later stages read: key, or another analysis's (mh_loc_run_count's given) */
     uint32_t *occ;  /* per access: the thread's execution count of its pc (patterns) */
     size_t cap;
     size_t *bytes;  /* per record: the first stage's memory after it */
@@ -70,9 +71,9 @@ typedef struct mh_stage {
     size_t *rgroups; /* per record: groups finished by its end */
     size_t *rbytes;  /* per record: the first two stages' memory at its end */
     size_t caprg;
-    mh_stage_seed *seed; /* first stage to 1b and 1c, in record order */
+    mh_stage_seed *seed; /* first stage to the half stages, in record order */
     size_t nseed, capseed;
-    /* first stage to 1b and 1c, where it makes them (plists): per part, the
+    /* first stage to the half stages, where it makes them (plists): per part, the
      * keys of the split launches' accesses in order, and their launches;
      * part p's entries by record rec's end: pend[p][rec] */
     uint64_t *pkey[2];
@@ -81,11 +82,11 @@ typedef struct mh_stage {
     size_t *pend[2];
     size_t cappe;
     int plists;
-    void *geval;     /* stage 3b to 3: per group, its evaluation (mh_stage_eval) */
+    void *geval;     /* helper to evaluation stage: per group, its evaluation (mh_stage_eval) */
     size_t capeval;  /* bytes */
 } mh_stage;
 
-/* The groups stage 3b evaluates: the odd ones of the batch. */
+/* The groups the helper stage evaluates: the odd ones of the batch. */
 #define MH_STAGE_HELPED(g) (((g) & 1u) != 0)
 
 /* The groups record rec's end counted (after the previous record's):

@@ -1,13 +1,14 @@
-/* camp.c -- partition-camping model: the shared name tables, and placing a
- * profiled kernel in the best/worst band with a camping degree.
+/* camp_band.c -- partition-camping model: placing a profiled kernel in the
+ * best/worst band with a camping degree.
  *
- * Owns the CPU side of CampProf (seed 000) for memheat, in four files:
+ * Owns the CPU side of CampProf (seed 000) for memheat, in five files:
  * camp_data.c reads the micro-benchmark timings written by
  * bench/camping/camp_bench (CSV); camp_fit.c fits one multiple-linear-
  * regression equation per (read|write) x (spread|camped) with GSL (the
  * paper's equation (1) and three better-behaved forms, chosen by held-out
  * error); this file turns the equations into per-request costs and a kernel
- * into its band; camp_model.c stores the model per device as JSON (jansson)
+ * into its band; camp_names.c spells the words, forms, operations and
+ * layouts as the CSV and the model file do; camp_model.c stores the model per device as JSON (jansson)
  * and runs the calibration. See docs/camping.md. */
 #include "memheat/camp.h"
 
@@ -17,20 +18,9 @@
 
 #include <jansson.h>
 
-#include "analyses/camp_internal.h"
-
-const int mh_camp_word_sizes[MH_CAMP_NWORD] = {2, 4, 8, 16};
-const char *const mh_camp_form_names[MH_CAMP_NFORM] = {"paper", "linear", "hinge", "recip"};
-const char *const mh_camp_op_names[2] = {"read", "write"};
-const char *const mh_camp_layout_names[2] = {"spread", "camped"};
+#include "analyses/camp_shared.h"
 
 #define MIN_REQ_MS 1e-12
-
-int mh_camp_word_index(int word_bytes) {
-    for (int i = 0; i < MH_CAMP_NWORD; i++)
-        if (mh_camp_word_sizes[i] == word_bytes) return i;
-    return -1;
-}
 
 /* ---- kernels and the band ------------------------------------------------ */
 

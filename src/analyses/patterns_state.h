@@ -1,4 +1,4 @@
-/* patterns_internal.h -- what the pattern analysis's files share: the
+/* patterns_state.h -- what the pattern analysis's files share: the
  * per-launch evidence (patterns.c gathers it from warp-level requests, heat
  * rows and shared-memory word owners), the classifier thresholds, and the
  * classifier's entry (patterns_classify.c turns evidence into findings). */
@@ -8,6 +8,7 @@
 #include "memheat/patterns.h"
 
 #include "analyses/canon.h"
+#include "analyses/stage.h"
 #include "analyses/groupbuf.h"
 #include "analyses/occur.h"
 
@@ -101,16 +102,16 @@ typedef struct pstate {
     size_t pchcap;
     hsum *hs;
     size_t nhs, caphs;
-    pacc sh; /* stage 1's shared-memory evidence, moved in when the launch ends */
+    pacc sh; /* the keys stage's shared-memory evidence, moved in when the launch ends */
     size_t bank0; /* bank-table entries before the launch's first */
 } pstate;
 
-/* Stages per batch of accesses (memheat/patterns.h, mh_pat_run_stage1):
- * stage 1 owns canon, pa and bytes1 (pa and bytes1 stage 1c's where it
- * runs); 1b occ; stage 2 owns grp, ps (request
+/* Stages per batch of accesses (memheat/patterns.h, mh_pat_run_keys):
+ * the keys stage owns canon, pa and bytes1 (pa and bytes1 the owners stage's where it
+ * runs); the counting stage owns occ; the grouping stage owns grp, ps (request
  * statistics), banks, bytes and peak; the rest is touched only between
- * batches. With three (mh_pat_run_three), stage 2 keeps grp, defer and
- * seen, and stage 3 takes ps, banks, bytes and peak. */
+ * batches. With the evaluation apart (mh_pat_run_eval_apart), the grouping stage keeps grp, defer and
+ * seen, and the evaluation stage takes ps, banks, bytes and peak. */
 struct mh_pat_run {
     const mh_model *model;
     mh_pat_opts o;
@@ -119,9 +120,9 @@ struct mh_pat_run {
     mh_occ *occ; /* per-thread per-pc execution counts: the step of a warp request */
     pstate *ps;
     size_t nps, capps;
-    pacc *pa;    /* stage 1's per-launch evidence, until the launch ends */
+    pacc *pa;    /* the keys stage's per-launch evidence, until the launch ends */
     size_t npa, cappa;
-    size_t bytes1; /* stage 1's tables (pa) */
+    size_t bytes1; /* the keys stage's tables (pa) */
     mh_stage own; /* the hand-over of mh_pat_run_feed */
     mh_pat_finding *f;
     size_t nf, capf;
@@ -130,12 +131,12 @@ struct mh_pat_run {
     size_t nreq, capreq;
     size_t bytes, peak;
     uint64_t merged_split; /* mh_pat_run_split of runs merged in (patterns_merge.c) */
-    /* three stages: stage 2's target for finished requests while it runs,
+    /* the evaluation apart: the grouping stage's target for finished requests while it runs,
      * and the launches it has seen (their mark sent) */
-    int three;
-    int evalb; /* stage 3b evaluates every other request (mh_pat_run_evalb) */
-    int keys_all; /* stage 1 keys every access, local ones too (mh_pat_run_keys_all) */
-    int owners_apart; /* the shared-memory word owners are stage 1c's (mh_pat_run_owners_apart) */
+    int eval_apart;
+    int helpers; /* the helper stage evaluates every other request (mh_pat_run_helpers) */
+    int keys_all; /* the keys stage keys every access, local ones too (mh_pat_run_keys_all) */
+    int owners_apart; /* the shared-memory word owners are the owners stage's (mh_pat_run_owners_apart) */
     mh_stage *defer;
     mh_stage_seen seen;
 };
@@ -191,9 +192,9 @@ static inline uint32_t hot_threshold(const mh_model_launch *ml) {
 }
 
 /* Shared-array evidence of object obj in the array *v (n used, cap
- * allocated; growth added to *bytes); NULL without memory (patterns.c). */
+ * allocated; growth added to *bytes); NULL without memory (patterns_state.c). */
 sobj *mh_pat_sobj(sobj **v, size_t *n, size_t *cap, size_t *bytes, int64_t obj);
-/* Stage 1's evidence of launch s's launch (if any) moved into s (patterns_access.c). */
+/* The keys stage's evidence of launch s's launch (if any) moved into s (patterns_access.c). */
 void mh_pat_access_take(mh_pat_run *pr, pstate *s);
 /* Bytes a's tables hold; their release, leaving a zeroed (patterns_access.c). */
 size_t mh_pat_pacc_bytes(const pacc *a);
@@ -202,7 +203,7 @@ void mh_pat_pacc_free(pacc *a);
  * (cells, priv, warp, cross; growth of a->so added to *bytes); MH_OK or
  * MH_ERR_NOMEM (patterns_access.c). */
 int mh_pat_pacc_count(pacc *a, size_t *bytes);
-/* Frees stage 1's evidence of every launch (patterns_access.c). */
+/* Frees the keys stage's evidence of every launch (patterns_access.c). */
 void mh_pat_access_free(mh_pat_run *pr);
 /* x / d and x % d for a warp or sector size d (never 0), nearly always a
  * power of two: a shift or a mask instead of a division, several of which
@@ -223,14 +224,14 @@ static inline uint64_t mh_pat_div(uint64_t x, uint32_t d) { return (d & (d - 1))
 static inline uint32_t mh_pat_mod(uint32_t x, uint32_t d) { return (d & (d - 1)) ? x % d : x & (d - 1); }
 /* Appends the findings of one ended launch to pr->f (patterns_classify.c);
  * MH_ERR_NOMEM on failure. */
-/* patterns.c: a launch's state (NULL: none; mh_pat_get_ps makes it) and a
- * pc's statistics in it (NULL without memory). */
+/* patterns_state.c: a launch's state (NULL: none; mh_pat_get_ps makes it)
+ * and a pc's statistics in it (NULL without memory). */
 pstate *mh_pat_find_ps(mh_pat_run *pr, uint32_t launch);
 pstate *mh_pat_get_ps(mh_pat_run *pr, uint32_t launch);
 pcstat *mh_pat_get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, uint64_t pc);
 /* patterns_request.c: the group buffer's hand-over of a finished warp
- * request (mh_grp_done_fn): evaluated and added, or (stage 2 of three) put
- * into the batch's hand-over for stage 3. */
+ * request (mh_grp_done_fn): evaluated and added, or (the grouping stage, the evaluation apart) put
+ * into the batch's hand-over for the evaluation stage. */
 int mh_pat_request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err);
 int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);
 /* qsort orders of mh_pat_run_finish: findings most costly first, then
@@ -239,5 +240,46 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);
  * and shared memory differ), so the order never depends on the input's. */
 int mh_pat_cmp_finding(const void *a, const void *b);
 int mh_pat_cmp_req(const void *a, const void *b);
+
+/* ---- the feed of ACCESSES records in stages (the row's, patterns_row.c) ----
+ * mh_pat_run_feed of an ACCESSES record in stages, which may run on threads
+ * of their own, each a batch behind the one before (the scheduler): the
+ * keys stage takes each access's canonical key and execution count and the
+ * shared-memory word owners; the grouping stage, after the keys stage is
+ * done with the same record, groups warp requests and gathers their
+ * statistics. Record rec of a batch (accesses from off on in the batch's
+ * hand-over st, analyses/stage.h) goes through the stages in order, records
+ * in trace order in each; nothing else may be fed to pr while a stage runs.
+ * The results and the peak equal mh_pat_run_feed's whichever stages are
+ * apart (each call below is made before the first record):
+ *  - mh_pat_run_eval_apart: the execution counts are the counting stage's
+ *    (after the keys stage), and the grouping stage only groups, putting
+ *    each request it finishes into the hand-over for the evaluation stage,
+ *    which gathers their statistics after it;
+ *  - mh_pat_run_keys_all: the keys stage keys every access, local ones too:
+ *    the locality's counting stage reads them in place (its given);
+ *  - mh_pat_run_owners_apart (with the evaluation apart): the shared-memory
+ *    word owners are the owners stage's, from the keys stage's keys, after
+ *    the counting stage and before the grouping stage;
+ *  - mh_pat_run_helpers (with the evaluation apart): the helper stage,
+ *    after the grouping stage and before the evaluation stage, evaluates
+ *    every other request of record rec (MH_STAGE_HELPED: sectors, bytes,
+ *    lane stride, bank cost) into the hand-over, and the evaluation stage
+ *    adds those up with its own in order; it touches nothing of pr's but
+ *    its constants, so it runs beside the evaluation stage. */
+int mh_pat_run_keys(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                    mh_err *err);
+int mh_pat_run_counts(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                      mh_err *err);
+int mh_pat_run_owners(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                      mh_err *err);
+int mh_pat_run_group(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+                     mh_err *err);
+int mh_pat_run_help(const mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
+int mh_pat_run_eval(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
+void mh_pat_run_eval_apart(mh_pat_run *pr);
+void mh_pat_run_keys_all(mh_pat_run *pr);
+void mh_pat_run_owners_apart(mh_pat_run *pr);
+void mh_pat_run_helpers(mh_pat_run *pr);
 
 #endif
