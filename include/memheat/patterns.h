@@ -38,6 +38,7 @@ enum mh_pat_kind {
     MH_PAT_BANK_CONFLICT,
     MH_PAT_COALESCED,     /* well-coalesced: informational, cost 0 */
     MH_PAT_IRREGULAR,     /* lanes at no common stride: an indexed gather/scatter touching many sectors */
+    MH_PAT_ATOMIC,        /* atomic contention: atomics serialised on few addresses (src/analyses/atomics.c) */
     MH_PAT_KIND_COUNT
 };
 

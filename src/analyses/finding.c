@@ -4,6 +4,14 @@
 
 #include <string.h>
 
+int mh_pat_cmp_finding(const void *a, const void *b) {
+    const mh_pat_finding *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+    if (x->obj != y->obj) return x->obj < y->obj ? -1 : 1;
+    return x->kind - y->kind;
+}
+
 void mh_finding_fill(mh_pat_finding *f, const mh_model *m, int kind, const mh_model_launch *ml, unsigned space,
                      int64_t obj, uint64_t pc) {
     memset(f, 0, sizeof *f);

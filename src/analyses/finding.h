@@ -8,6 +8,10 @@
 #include "memheat/model.h"
 #include "memheat/patterns.h"
 
+/* qsort's order of findings: most costly first, then (launch, object,
+ * kind); total on one analysis's output (one finding per launch, object
+ * and kind: the kinds of global and shared memory differ). */
+int mh_pat_cmp_finding(const void *a, const void *b);
 /* f zeroed, then its kind, launch (ml, may be NULL), kernel, space, object,
  * label, name (mh_model_obj_text), pc and the pc's source filled from m. */
 void mh_finding_fill(mh_pat_finding *f, const mh_model *m, int kind, const mh_model_launch *ml, unsigned space,

@@ -115,6 +115,9 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
         }
         if (wmax >= T) {
             h->hot++;
+            int atomic = 1;
+            for (int w = 0; w < MH_HEAT_WORDS && atomic; w++) atomic = !row->word[w] || row->kinds[w] == MH_HEAT_ATOMIC;
+            if (atomic && h->hot_atomic < UINT32_MAX) h->hot_atomic++;
             int uniform = wmin * 2 >= wmax && ts <= 2 * wmax;
             if (!uniform) h->hot_random++;
             h->hot_cost += 0.25 * (double)(ts - 1);
@@ -377,14 +380,6 @@ int mh_pat_run_group(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st,
 void mh_pat_run_eval_apart(mh_pat_run *pr) { pr->eval_apart = 1; }
 void mh_pat_run_keys_all(mh_pat_run *pr) { pr->keys_all = 1; }
 void mh_pat_run_owners_apart(mh_pat_run *pr) { pr->owners_apart = 1; }
-
-int mh_pat_cmp_finding(const void *a, const void *b) {
-    const mh_pat_finding *x = a, *y = b;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
-    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
-    if (x->obj != y->obj) return x->obj < y->obj ? -1 : 1;
-    return x->kind - y->kind;
-}
 
 int mh_pat_cmp_req(const void *a, const void *b) {
     const mh_pat_req *x = a, *y = b;

@@ -18,7 +18,7 @@
 const char *mh_pat_kind_name(int kind) {
     static const char *const names[MH_PAT_KIND_COUNT] = {
         "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
-        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced", "irregular"};
+        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced", "irregular", "atomic_contention"};
     return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -195,7 +195,9 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                  "together are adjacent, or stage the needed part through shared memory",
                  obj_name(f), (long long)h->delta_cand);
     }
-    if (hot) {
+    /* hot sectors whose words only atomics touched: their cause is the
+     * atomics' serialisation, the atomic-contention analysis's finding */
+    if (hot && h->hot_atomic < h->hot) {
         int random = h->hot_random * PAT_RANDOM_DEN > h->hot || (req && irr * PAT_RANDOM_DEN > req);
         mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
@@ -240,7 +242,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                  "the contiguous dimension); the words of a sector are then fetched by one request",
                  obj_name(f));
     }
-    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs) {
+    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs && !(hot && h->hot_atomic == h->hot)) {
         mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);

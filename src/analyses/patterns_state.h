@@ -8,6 +8,7 @@
 #include "memheat/patterns.h"
 
 #include "analyses/canon.h"
+#include "analyses/finding.h"
 #include "analyses/stage.h"
 #include "analyses/groupbuf.h"
 #include "analyses/occur.h"
@@ -38,6 +39,7 @@ typedef struct hsum {
     double hot_cost, fs_cost;
     uint32_t max_word, max_sector;
     int has_hot, has_fs, has_sparse;
+    uint32_t hot_atomic; /* hot sectors whose words saw atomics alone (left to atomics.c), saturating */
     mh_heat_row ex_hot, ex_fs, ex_sparse;
     /* sparse sectors (at most 2 of 8 words used) and the spacing of their
      * first used words: a Misra-Gries majority over consecutive deltas */
@@ -234,11 +236,9 @@ pcstat *mh_pat_get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, ui
  * into the batch's hand-over for the evaluation stage. */
 int mh_pat_request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err);
 int mh_pat_classify_launch(mh_pat_run *pr, pstate *s);
-/* qsort orders of mh_pat_run_finish: findings most costly first, then
- * (launch, object, kind); requests by (launch, pc, object). Both total on a
- * run's output (one finding per launch, object and kind: the kinds of global
- * and shared memory differ), so the order never depends on the input's. */
-int mh_pat_cmp_finding(const void *a, const void *b);
+/* qsort orders of mh_pat_run_finish: findings as analyses/finding.h's
+ * mh_pat_cmp_finding; requests by (launch, pc, object), total on a run's
+ * output, so the order never depends on the input's. */
 int mh_pat_cmp_req(const void *a, const void *b);
 
 /* ---- the feed of ACCESSES records in stages (the row's, patterns_row.c) ----

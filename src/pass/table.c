@@ -7,7 +7,8 @@
 #define MH_ANALYSIS_ROWS(X) \
     X(heat)                 \
     X(patterns)             \
-    X(locality)
+    X(locality)             \
+    X(atomics)
 
 #define DECLARE(name) extern const mh_analysis mh_analysis_##name;
 #define ROW(name) &mh_analysis_##name,

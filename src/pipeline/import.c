@@ -89,10 +89,19 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     mh_err tmp = {0};
     /* after damage the pass still finished the analyses: store the findings */
     if (!rc || st->partial) {
+        /* every analysis's findings, most costly first (mh_pass_results),
+         * copied into one array for the store; the banks are the patterns' */
         const mh_pat_run *pr = mh_pass_patterns(p);
+        mh_pass_results *res = pr ? mh_pass_take_results(p) : NULL;
         size_t nf = 0;
-        const mh_pat_finding *f = pr ? mh_pat_findings(pr, &nf) : NULL;
-        int frc = pr ? mh_db_put_findings(db, f, nf, mh_pat_banks(pr), rc ? &tmp : err) : MH_OK;
+        const mh_pat_finding *const *fp = res ? mh_pass_results_findings(res, &nf) : NULL;
+        mh_pat_finding *f = res ? malloc((nf ? nf : 1) * sizeof *f) : NULL;
+        for (size_t i = 0; f && i < nf; i++) f[i] = *fp[i];
+        int frc = MH_OK;
+        if (pr && !f) frc = mh_err_set(rc ? &tmp : err, MH_ERR_NOMEM, "out of memory");
+        else if (pr) frc = mh_db_put_findings(db, f, nf, mh_pat_banks(mh_pass_results_run(res, MH_PASS_ROW(MH_PASS_PATTERNS))), rc ? &tmp : err);
+        free(f);
+        mh_pass_results_free(res);
         if (!rc) rc = frc;
     }
     uint64_t chunks = st->chunks, maps = st->maps, sectors = st->sectors;

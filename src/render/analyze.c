@@ -11,6 +11,7 @@
 #include "memheat/heat.h"
 #include "memheat/pass.h"
 #include "pass/table.h"
+#include "render/finding_view.h"
 #include "util/grow.h"
 #include "util/outfile.h"
 
@@ -59,6 +60,7 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     res->peak_heat = st->peak_heat;
     res->peak_loc = st->peak_loc;
     res->peak_pat = st->peak_pat;
+    for (unsigned i = 0; i < MH_PASS_MAX_ANALYSES; i++) res->peak_total += st->peak[i];
     res->times = st->times;
     res->split_pat = st->split_pat;
     mh_pass_notice(st, path, res->notice, sizeof res->notice);
@@ -86,30 +88,6 @@ void mh_analyze_free(mh_analyze_result *res) {
 static const char *kernel_name(const mh_analyze_result *res, uint32_t launch) {
     const mh_model_launch *ml = mh_model_launch_get(&res->model, launch);
     return ml && ml->l.display_name ? ml->l.display_name : "?";
-}
-
-static void print_finding(FILE *f, size_t i, const mh_pat_finding *x) {
-    fprintf(f, "#%-3zu %-17s cost %-10.0f launch %u %s  %s", i + 1, mh_pat_kind_name(x->kind), x->cost, x->launch,
-            x->kernel ? x->kernel : "?", mh_space_name(x->space));
-    if (x->obj >= 0) fprintf(f, " '%s' (object %" PRId64 ")", x->label && *x->label ? x->label : "?", x->obj);
-    else fprintf(f, " (outside known objects)");
-    if (x->pc) fprintf(f, "  pc 0x%" PRIx64, x->pc);
-    if (x->file) fprintf(f, " %s:%u", x->file, x->line);
-    fputc('\n', f);
-    fprintf(f, "     %s\n", x->summary);
-    char pcs[1024];
-    if (mh_pat_pcs_text(x, pcs, sizeof pcs))
-        fprintf(f, "     %s; figures above: pc 0x%" PRIx64 ", the costliest\n", pcs, x->pc);
-    if (x->sectors && x->space == MH_SPACE_GLOBAL)
-        fprintf(f, "     heat: %" PRIu64 " sectors, hottest word %u warps, hottest sector %u warps\n", x->sectors,
-                x->max_word_temp, x->max_sector_temp);
-    if (x->has_example) {
-        fprintf(f, "     example sector at offset %" PRIu64 " (tag 0x%" PRIx64 "): words", x->example_off,
-                x->example.tag);
-        for (int w = 0; w < MH_HEAT_WORDS; w++) fprintf(f, " %u", x->example.word[w]);
-        fprintf(f, " | sector %u\n", x->example.sector);
-    }
-    fprintf(f, "     fix: %s\n", x->suggestion);
 }
 
 void mh_analyze_print_locality(FILE *f, uint32_t launch, const char *kernel, const mh_loc_result *r) {
@@ -159,7 +137,10 @@ int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings,
                 if (!show_coalesced) continue;
             }
             if (max_findings && shown >= max_findings) continue;
-            print_finding(f, shown++, v[i]);
+            mh_fview fv;
+            mh_fview_from_trace(&fv, &res->model, v[i]);
+            mh_fview_text(f, shown++, &fv);
+            mh_fview_free(&fv);
         }
         if (!shown) fprintf(f, "  (none)\n");
         if (coalesced && !show_coalesced) {

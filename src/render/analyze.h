@@ -47,6 +47,7 @@ typedef struct mh_analyze_result {
     int partial;          /* reading stopped early (cut or damage): results cover what came before */
     int complete;         /* END record seen */
     size_t peak_heat, peak_loc, peak_pat;
+    size_t peak_total;    /* every analysis's peak, summed */
     mh_pass_times times;  /* mh_pass_stats */
     uint64_t split_loc, split_pat;
     char notice[1024];    /* mh_pass_notice: why results miss part of the trace; "" = they do not */

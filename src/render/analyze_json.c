@@ -24,6 +24,7 @@
 
 #include "memheat/heat.h"
 #include "pass/table.h"
+#include "render/finding_view.h"
 #include "util/outfile.h"
 
 #define FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
@@ -31,90 +32,6 @@
 #define MAX_THREADS 16
 
 static json_t *jstr(const char *s) { return json_string(s ? s : ""); }
-
-/* A kernel-argument view: {"index", "type", "name", "allocation", "offset",
- * "range": [first byte, last byte] used}; NULL for any other object. */
-static json_t *arg_json(const mh_model *m, int64_t obj) {
-    if (obj < 0 || (size_t)obj >= m->nobjs || m->objs[obj].arg < 0) return NULL;
-    const mh_model_obj *o = &m->objs[obj];
-    json_t *a = json_object();
-    json_object_set_new(a, "index", json_integer(o->arg));
-    json_object_set_new(a, "type", jstr(o->arg_type));
-    if (o->arg_name && *o->arg_name) json_object_set_new(a, "name", jstr(o->arg_name));
-    if (o->parent >= 0 && (size_t)o->parent < m->nobjs) {
-        const mh_alloc *p = &m->objs[o->parent].a;
-        json_object_set_new(a, "allocation", json_integer(o->parent));
-        json_object_set_new(a, "allocation_label", jstr(p->label));
-        json_object_set_new(a, "offset", json_integer((json_int_t)(o->a.base - p->base)));
-    }
-    if (o->used_hi > o->used_lo)
-        json_object_set_new(a, "range", json_pack("[I, I]", (json_int_t)o->used_lo, (json_int_t)(o->used_hi - 1)));
-    return a;
-}
-
-static json_t *finding_json(const mh_model *m, const mh_pat_finding *x) {
-    json_t *o = json_object();
-    json_object_set_new(o, "kind", jstr(mh_pat_kind_name(x->kind)));
-    json_object_set_new(o, "cost", json_real(x->cost));
-    json_object_set_new(o, "launch", json_integer(x->launch));
-    json_object_set_new(o, "kernel", jstr(x->kernel));
-    json_object_set_new(o, "space", jstr(mh_space_name(x->space)));
-    json_object_set_new(o, "object", json_integer(x->obj));
-    json_object_set_new(o, "label", jstr(x->label));
-    json_t *arg = arg_json(m, x->obj);
-    if (arg) json_object_set_new(o, "arg", arg);
-    json_object_set_new(o, "pc", json_integer((json_int_t)x->pc));
-    json_t *pa = json_array();
-    for (size_t i = 0; i < x->npcs; i++) {
-        json_t *p = json_object();
-        json_object_set_new(p, "pc", json_integer((json_int_t)x->pcs[i].pc));
-        json_object_set_new(p, "cost", json_real(x->pcs[i].cost));
-        if (x->pcs[i].file) {
-            json_object_set_new(p, "file", jstr(x->pcs[i].file));
-            json_object_set_new(p, "line", json_integer(x->pcs[i].line));
-        }
-        json_array_append_new(pa, p);
-    }
-    json_object_set_new(o, "pcs", pa);
-    if (x->file) {
-        json_t *s = json_object();
-        json_object_set_new(s, "file", jstr(x->file));
-        json_object_set_new(s, "line", json_integer(x->line));
-        json_object_set_new(s, "function", jstr(x->function));
-        json_object_set_new(o, "source", s);
-    } else {
-        json_object_set_new(o, "source", json_null());
-    }
-    json_t *e = json_object();
-    json_object_set_new(e, "sectors", json_integer((json_int_t)x->sectors));
-    json_object_set_new(e, "flagged", json_integer((json_int_t)x->flagged));
-    json_object_set_new(e, "requests", json_integer((json_int_t)x->requests));
-    json_object_set_new(e, "request_sectors", json_integer((json_int_t)x->req_sectors));
-    json_object_set_new(e, "ideal_sectors", json_integer((json_int_t)x->ideal_sectors));
-    json_object_set_new(e, "stride_bytes", json_integer(x->stride));
-    json_object_set_new(e, "elem_size", json_integer(x->elem_size));
-    json_object_set_new(e, "max_word_temp", json_integer(x->max_word_temp));
-    json_object_set_new(e, "max_sector_temp", json_integer(x->max_sector_temp));
-    if (x->kind == MH_PAT_BANK_CONFLICT) {
-        json_object_set_new(e, "degree_avg", json_real(x->degree_avg));
-        json_object_set_new(e, "degree_max", json_integer(x->degree_max));
-    }
-    if (x->has_example) {
-        json_t *ex = json_object(), *w = json_array();
-        for (int i = 0; i < MH_HEAT_WORDS; i++) json_array_append_new(w, json_integer(x->example.word[i]));
-        json_object_set_new(ex, "offset", json_integer((json_int_t)x->example_off));
-        json_object_set_new(ex, "tag", json_integer((json_int_t)x->example.tag));
-        json_object_set_new(ex, "words", w);
-        json_object_set_new(ex, "sector", json_integer(x->example.sector));
-        char kt[MH_HEAT_WORDS + 1]; /* per word: L, S, A, M (several), . (untouched) */
-        json_object_set_new(ex, "kinds", json_string(mh_heat_kinds_text(mh_heat_kinds_pack(&x->example), x->example.word, kt)));
-        json_object_set_new(e, "example", ex);
-    }
-    json_object_set_new(o, "evidence", e);
-    json_object_set_new(o, "summary", jstr(x->summary));
-    json_object_set_new(o, "suggestion", jstr(x->suggestion));
-    return o;
-}
 
 static json_t *metrics_json(const mh_loc_metrics *m) {
     json_t *o = json_object(), *en = json_array(), *ps = json_array();
@@ -204,7 +121,13 @@ static json_t *element(const mh_analyze_result *res, const array *a, size_t i) {
     size_t n;
     switch (a->kind) {
     case A_KERNELS: return kernel_json(&res->model.launches[i]);
-    case A_FINDINGS: return finding_json(&res->model, mh_analyze_findings(res, &n)[i]);
+    case A_FINDINGS: {
+        mh_fview fv;
+        mh_fview_from_trace(&fv, &res->model, mh_analyze_findings(res, &n)[i]);
+        json_t *o = mh_fview_json(&fv);
+        mh_fview_free(&fv);
+        return o;
+    }
     case A_ROW: return a->ra->element(a->run, &res->model, i);
     default: return loc_json(res, &res->loc[i]);
     }
@@ -335,7 +258,7 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     json_object_set_new(root, "truncated", json_boolean(res->truncated));
     json_object_set_new(root, "partial", json_boolean(res->partial));
     json_object_set_new(root, "requests_split", json_integer((json_int_t)res->split_pat));
-    json_object_set_new(root, "peak_bytes", json_integer((json_int_t)(res->peak_heat + res->peak_loc + res->peak_pat)));
+    json_object_set_new(root, "peak_bytes", json_integer((json_int_t)res->peak_total));
     int rc = MH_OK;
     if (!strcmp(path, "-")) {
         if (!write_doc(stdout, res, root)) rc = mh_err_set(err, MH_ERR_IO, "writing JSON to stdout failed");
