@@ -12,6 +12,23 @@
 #include "memheat/err.h"
 #include "memheat/store.h"
 
+/* A timing already loaded (memheat run reads the file once): report =
+ * mh_bw_analyze(timing) or NULL (then analysed on import), json = the
+ * file's text kept as the "timing" document (NULL: none kept). */
+struct mh_timing;
+struct mh_bw_report;
+typedef struct mh_db_timing_in {
+    const struct mh_timing *timing;
+    const struct mh_bw_report *report;
+    const char *json;
+} mh_db_timing_in;
+/* A timing into db: analysed (bandwidth vs peak, verdicts, overlap:
+ * mh_bw_analyze) unless in->report is given, then stored (mh_db_put_timing).
+ * The same from a timing JSON file (docs/timing.md), loaded here and kept
+ * as the "timing" document (src/pipeline/timing_in.c). */
+int mh_db_import_timing_loaded(mh_db *db, const mh_db_timing_in *in, mh_err *err);
+int mh_db_import_timing(mh_db *db, const char *timing_path, mh_err *err);
+
 typedef struct mh_db_import_opts {
     const char *trace_path;   /* traced pass output, NULL/"" = none */
     const char *timing_path;  /* timing pass output, NULL/"" = none */

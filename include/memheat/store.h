@@ -80,21 +80,15 @@ int mh_db_put_locality(mh_db *db, const mh_loc_result *r, mh_err *err);
 /* Findings (in the given order) and the bank-conflict table (may be NULL),
  * one transaction. */
 int mh_db_put_findings(mh_db *db, const mh_pat_finding *f, size_t n, const mh_bank_table *bt, mh_err *err);
-/* A timing JSON file (docs/timing.md): devices, kernel runs, copies, per-name
- * statistics with bandwidth and bound verdicts, overlap; the file itself is
- * kept in the document table under "timing". */
-int mh_db_import_timing(mh_db *db, const char *timing_path, mh_err *err);
-/* The same from a timing already loaded and analysed (memheat run reads the
- * file once): report = mh_bw_analyze(timing) or NULL (then analysed here),
- * json = the file's text kept as the "timing" document (NULL: none kept). */
+/* A timing (docs/timing.md) and its analysis (rep = mh_bw_analyze(t): the
+ * caller's, the store runs none), one transaction: devices, kernel runs,
+ * copies, per-name statistics with bandwidth and bound verdicts, overlap;
+ * json = the file's text, kept in the document table under "timing" (NULL:
+ * none kept). Loading and analysing a file: import.h's mh_db_import_timing. */
 struct mh_timing;
 struct mh_bw_report;
-typedef struct mh_db_timing_in {
-    const struct mh_timing *timing;
-    const struct mh_bw_report *report;
-    const char *json;
-} mh_db_timing_in;
-int mh_db_import_timing_loaded(mh_db *db, const mh_db_timing_in *in, mh_err *err);
+int mh_db_put_timing(mh_db *db, const struct mh_timing *t, const struct mh_bw_report *rep, const char *json,
+                     mh_err *err);
 /* A JSON document kept verbatim (kind: "timing", "findings", "locality",
  * "camp", ...). Replaces an earlier one of the same kind. */
 int mh_db_put_document(mh_db *db, const char *kind, const char *json, mh_err *err);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../mh_test.h"
+#include "memheat/import.h"
 #include "memheat/store.h"
 #include "memheat/timing.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "memheat/bandwidth.h"
+#include "memheat/import.h"
 #include "memheat/store.h"
 #include "memheat/verdict.h"
 #include "../mh_test.h"

@@ -1,7 +1,8 @@
-/* timing_import.c -- the timing results into the profile: devices,
- * every kernel and copy of the timeline, per-kernel-name statistics with
- * bandwidth and bound verdicts (mh_bw_analyze; the verdict's figures as JSON
- * in kernel.verdict) and the overlap model.
+/* timing_put.c -- the timing results into the profile: devices, every
+ * kernel and copy of the timeline, per-kernel-name statistics with the
+ * bandwidth and bound verdicts it is given (a report of mh_bw_analyze's,
+ * made by the caller: the store runs no analysis; the verdict's figures as
+ * JSON in kernel.verdict) and the overlap model.
  *
  * The JSON file itself is also kept verbatim (document "timing") so nothing
  * the timing pass wrote is lost even where the schema has no column for it.
@@ -144,37 +145,6 @@ static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh
     return rc;
 }
 
-static char *slurp(const char *path, mh_err *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        mh_err_set(err, MH_ERR_IO, "cannot open %s", path);
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t got = fread(b + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-        if (n + 1 == cap) {
-            char *nb = mh_grow(b, &cap, cap + 1, 1, 0);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-        }
-    }
-    fclose(f);
-    if (!b) {
-        mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
-        return NULL;
-    }
-    b[n] = '\0';
-    return b;
-}
-
 /* One transaction: the timeline, the statistics and the document. */
 static int put_all(mh_db *db, const mh_timing *t, const mh_bw_report *rep, const char *text, mh_err *err) {
     int rc = mh_db_begin(db, err);
@@ -194,38 +164,6 @@ static int put_all(mh_db *db, const mh_timing *t, const mh_bw_report *rep, const
     return rc;
 }
 
-int mh_db_import_timing_loaded(mh_db *db, const mh_db_timing_in *in, mh_err *err) {
-    mh_bw_report own;
-    memset(&own, 0, sizeof own);
-    const mh_bw_report *rep = in->report;
-    int rc = MH_OK;
-    if (!rep) {
-        rc = mh_bw_analyze(in->timing, 0.0, &own, err);
-        rep = &own;
-    }
-    if (!rc) rc = put_all(db, in->timing, rep, in->json, err);
-    if (!in->report) mh_bw_report_free(&own);
-    if (rc) mh_err_wrap(err, "importing timing");
-    return rc;
-}
-
-int mh_db_import_timing(mh_db *db, const char *path, mh_err *err) {
-    mh_timing t;
-    mh_timing_init(&t);
-    int rc = mh_timing_load(&t, path, err);
-    if (rc) {
-        mh_timing_free(&t);
-        return rc;
-    }
-    mh_bw_report rep;
-    memset(&rep, 0, sizeof rep);
-    rc = mh_bw_analyze(&t, 0.0, &rep, err);
-    char *text = rc ? NULL : slurp(path, err);
-    if (!rc && !text) rc = err ? err->code : MH_ERR_IO;
-    if (!rc) rc = put_all(db, &t, &rep, text, err);
-    free(text);
-    mh_bw_report_free(&rep);
-    mh_timing_free(&t);
-    if (rc) mh_err_wrap(err, "importing timing %s", path);
-    return rc;
+int mh_db_put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, const char *json, mh_err *err) {
+    return put_all(db, t, rep, json, err);
 }
