@@ -325,13 +325,13 @@ static int classify(mh_atom_run *ar, alaunch *l, unsigned space, int64_t obj) {
              degree_max);
     if (space == MH_SPACE_SHARED)
         snprintf(f->suggestion, sizeof f->suggestion,
-                 "the atomics on %s serialise on few words: give each warp its own copy (per-warp sub-histograms, "
+                 "the atomics on %.180s serialise on few words: give each warp its own copy (per-warp sub-histograms, "
                  "added up at the end), or aggregate a warp's updates first (__match_any_sync on the address, one "
                  "lane adds the group's sum)",
                  name);
     else
         snprintf(f->suggestion, sizeof f->suggestion,
-                 "the atomics on %s serialise on few addresses: privatise them per block (atomics on a __shared__ "
+                 "the atomics on %.180s serialise on few addresses: privatise them per block (atomics on a __shared__ "
                  "copy, then one global atomicAdd per address per block), or aggregate a warp's updates first "
                  "(__match_any_sync on the address, one lane adds the group's sum)",
                  name);
