@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "memheat/store.h"
+#include "store/store.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat merge A.mhdb B.mhdb ... -o OUT.mhdb\n\n"

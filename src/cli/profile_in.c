@@ -20,7 +20,7 @@
 
 #include "render/analyze.h"
 #include "memheat/patterns.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "render/finding_view.h"
 #include "render/summary.h"
 #include "report/rankdata.h"

@@ -1,5 +1,5 @@
 /* import.c -- the import `memheat run` ends with (mh_db_import, declared in
- * memheat/import.h): the trace goes through one mh_pass (pass.h) with every analysis,
+ * import.h): the trace goes through one mh_pass (pass.h) with every analysis,
  * and the profile database is a consumer of its results; then the timing
  * file. This file sits above both the analyses and the store: the store only
  * writes what it is given.
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/import.h"
+#include "import/import.h"
 #include "memheat/pass.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "util/outfile.h"
 
 /* Writes go into large transactions (mh_db_batch_begin), committed every

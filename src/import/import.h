@@ -1,16 +1,16 @@
 /* import.h -- the whole import that `memheat run` calls after its passes
- * (src/pipeline/import.c): the trace through one mh_pass (pass.h) with every
+ * (src/import/import.c): the trace through one mh_pass (pass.h) with every
  * analysis, the profile database (store.h) as one of its consumers, then the
  * timing. It sits above both the analyses and the store; the store itself
  * never runs an analysis. */
-#ifndef MEMHEAT_IMPORT_H
-#define MEMHEAT_IMPORT_H
+#ifndef MH_IMPORT_IMPORT_H
+#define MH_IMPORT_IMPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "memheat/err.h"
-#include "memheat/store.h"
+#include "store/store.h"
 
 /* A timing already loaded (memheat run reads the file once): report =
  * mh_bw_analyze(timing) or NULL (then analysed on import), json = the
@@ -25,7 +25,7 @@ typedef struct mh_db_timing_in {
 /* A timing into db: analysed (bandwidth vs peak, verdicts, overlap:
  * mh_bw_analyze) unless in->report is given, then stored (mh_db_put_timing).
  * The same from a timing JSON file (docs/timing.md), loaded here and kept
- * as the "timing" document (src/pipeline/timing_in.c). */
+ * as the "timing" document (src/import/timing_in.c). */
 int mh_db_import_timing_loaded(mh_db *db, const mh_db_timing_in *in, mh_err *err);
 int mh_db_import_timing(mh_db *db, const char *timing_path, mh_err *err);
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "memheat/bandwidth.h"
-#include "memheat/import.h"
+#include "import/import.h"
 #include "memheat/timing.h"
 #include "util/grow.h"
 

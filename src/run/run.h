@@ -10,8 +10,8 @@
  * pass must have left (check). By default a CUDA program runs ONCE, traced,
  * with the timer riding in the same process (MH_RUN_JOINED); --passes separate
  * gives each collector its own run of the program. */
-#ifndef MEMHEAT_RUN_H
-#define MEMHEAT_RUN_H
+#ifndef MH_RUN_RUN_H
+#define MH_RUN_RUN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,8 +13,8 @@
  * Readers (report, diff) get the profile as jansson objects: mh_db_read_summary()
  * for everything except heat-map rows, which are streamed per map by
  * mh_db_read_heat() because a map may hold millions of sectors. */
-#ifndef MEMHEAT_STORE_H
-#define MEMHEAT_STORE_H
+#ifndef MH_STORE_STORE_H
+#define MH_STORE_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -133,7 +133,7 @@ typedef struct mh_db_merge_info {
 int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err);
 
 /* The whole import that `memheat run` calls after its passes (mh_db_import)
- * is memheat/import.h: it runs the analyses, so it lives above the store. */
+ * is import/import.h: it runs the analyses, so it lives above the store. */
 
 /* ---- reading ---- */
 /* Everything but heat rows, as one JSON object (shape in docs/profile-schema.md,

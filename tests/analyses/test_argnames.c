@@ -13,8 +13,8 @@
 
 #include "../mh_test.h"
 #include "render/analyze.h"
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "tbuild.h"
 #include "util/sig.h"
 

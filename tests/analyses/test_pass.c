@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "render/analyze.h"
-#include "memheat/import.h"
+#include "import/import.h"
 #include "memheat/pass.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 #include "../mh_test.h"
 #include "pass_fixture.h"

@@ -45,9 +45,9 @@
 #include <jansson.h>
 
 #include "render/analyze.h"
-#include "memheat/import.h"
+#include "import/import.h"
 #include "memheat/pass.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 #include "report/report.h"
 #include "util/crc32c.h"
