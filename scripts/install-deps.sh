@@ -4,9 +4,10 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config file
-  libzstd-dev libsqlite3-dev sqlite3 libjansson-dev libgsl-dev
+  libzstd-dev libsqlite3-dev sqlite3 libjansson-dev libgsl-dev libdw-dev libiberty-dev
   oclgrind liboclgrind-dev llvm-14-dev ocl-icd-opencl-dev opencl-headers
   chromium
+  clang-14 libclang-rt-14-dev   # tests/fuzz/libfuzzer.sh: the coverage-guided fuzzer (libFuzzer)
 )
 # HTML report browser tests (tests/report): node + npm, from Debian unless a
 # node with npm is already installed (e.g. NodeSource's nodejs ships npm itself).

@@ -6,8 +6,8 @@ the same kernel, and whether ncu's figures satisfy the verdict's own rule
   memory-bound   ncu DRAM throughput >= 60% of peak
   compute-bound  ncu SM throughput >= 60% of peak
   launch-bound   ncu median duration < 2 x 4 us
-  small-grid     ncu waves per SM < 1
-  latency-bound  ncu DRAM and SM throughput < 60%, waves >= 1
+  small-grid     ncu grid size < half the SMs (issue 40: more than half of them idle)
+  latency-bound  ncu DRAM and SM throughput < 60%, grid of at least half the SMs
   first-touch    not judged by ncu (it replays each launch): the figures only
   unknown        no rule: the figures only
 Exit 1 when a judged verdict disagrees with ncu."""
@@ -22,8 +22,9 @@ def fnum(s):
     except ValueError:
         return None
 
-# ncu: kernel (mangled) -> metric -> [values per launch]
+# ncu: kernel (mangled) -> metric -> [values per launch]; its grid size (blocks) per kernel
 ncu = {}
+grid = {}
 with open(ncsv, newline="") as f:
     lines = [l for l in f if l.startswith('"')]
 for row in csv.DictReader(lines):
@@ -32,12 +33,16 @@ for row in csv.DictReader(lines):
     if k is None or v is None:
         continue
     ncu.setdefault(k, {}).setdefault(row["Metric Name"], []).append(v)
+    g = [int(x) for x in (row.get("Grid Size") or "").strip("()").split(",") if x.strip().isdigit()]
+    if len(g) == 3:
+        grid[k] = g[0] * g[1] * g[2]
 
 def med(k, m):
     v = ncu.get(k, {}).get(m)
     return statistics.median(v) if v else None
 
 con = sqlite3.connect(db)
+sms = (con.execute("SELECT max(sm_count) FROM device WHERE source = 'timing'").fetchone() or [None])[0]
 rows = con.execute("SELECT name, count, median_ns, verdict FROM kernel ORDER BY total_ns DESC").fetchall()
 bad = 0
 for name, count, median_ns, vj in rows:
@@ -64,8 +69,8 @@ for name, count, median_ns, vj in rows:
         "memory-bound": dram is not None and dram >= ROOF,
         "compute-bound": sm is not None and sm >= ROOF,
         "launch-bound": dur is not None and dur < 8000,
-        "small-grid": nw is not None and nw < 1,
-        "latency-bound": None not in (dram, sm, nw) and dram < ROOF and sm < ROOF and nw >= 1,
+        "small-grid": None not in (grid.get(k), sms) and grid[k] < 0.5 * sms,
+        "latency-bound": None not in (dram, sm, grid.get(k), sms) and dram < ROOF and sm < ROOF and grid[k] >= 0.5 * sms,
     }
     ok = judge.get(kind)
     tag = "agrees" if ok else ("DISAGREES" if ok is not None else "not judged")

@@ -55,6 +55,7 @@ static void kernel(acc_buf *b, uint32_t id, const char *mangled, const char *sho
     mh_alloc sh = {100 + id, id, 0, 65536, MH_SPACE_SHARED, "shared window"};
     if (b->rc == MH_OK) b->rc = mh_trace_write_alloc(b->w, &sh, b->err);
     if (b->rc == MH_OK) b->rc = mh_trace_write_launch(b->w, &l, b->err);
+    uint64_t before = b->rc == MH_OK ? mh_trace_written_accesses(b->w) : 0;
     const unsigned G = MH_SPACE_GLOBAL, S = MH_SPACE_SHARED, LD = MH_KIND_LOAD, ST = MH_KIND_STORE;
     for (uint32_t blk = 0; blk < TRACED; blk++) {
         for (uint16_t t = 0; t < TPB; t++) {
@@ -97,7 +98,7 @@ static void kernel(acc_buf *b, uint32_t id, const char *mangled, const char *sho
         }
     }
     flush(b);
-    mh_kernel_end e = {id, 0, 0, 0};
+    mh_kernel_end e = {id, b->rc == MH_OK ? mh_trace_written_accesses(b->w) - before : 0, 0, 0};
     if (b->rc == MH_OK) b->rc = mh_trace_write_kernel_end(b->w, &e, b->err);
 }
 

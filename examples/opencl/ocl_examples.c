@@ -260,14 +260,14 @@ static int run_count(ex_ctx *x, int m) {
 
 static int usage(void) {
     fprintf(stderr, "usage: ocl_examples [--n N] [--items M] [--only NAME]... [--kernels DIR] [--break-reference]"
-                    " [--repeat R]\n");
+                    " [--repeat R] [--no-release]\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
     ex_ctx x;
     memset(&x, 0, sizeof x);
-    int n = 64, m = 1024, repeat = 1;
+    int n = 64, m = 1024, repeat = 1, release = 1;
     const char *dir = MH_OCL_KERNEL_DIR;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -278,6 +278,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--only") && v && x.nonly < MAX_ONLY) x.only[x.nonly++] = argv[++i];
         else if (!strcmp(a, "--break-reference")) x.break_ref = 1;
         else if (!strcmp(a, "--repeat") && v) repeat = atoi(argv[++i]); /* every launch R times (launch policy tests) */
+        else if (!strcmp(a, "--no-release")) release = 0; /* ends without releasing queue and context, as much real code does */
         else return usage();
     }
     if (repeat < 1 || repeat > 1000) {
@@ -308,6 +309,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < sizeof pats / sizeof pats[0] && !bad; i++) bad = run_pattern(&x, pats[i], m);
         if (!bad) bad = run_count(&x, m);
     }
+    if (!release) return bad;
     clReleaseProgram(x.matmul);
     clReleaseProgram(x.patterns);
     clReleaseCommandQueue(x.q);

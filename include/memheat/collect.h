@@ -109,6 +109,9 @@ int mh_collect_cfg_from_env(mh_collect_cfg *cfg, mh_err *err);
 /* Counts this launch under its configuration and decides whether it is
  * traced; updates st. */
 int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, const mh_collect_launch *l);
+/* Counts a launch under its configuration without any decision: a launch
+ * the collector cannot trace (a CUDA graph's kernel node). */
+void mh_collect_count_launch(mh_collect_state *st, const mh_collect_launch *l);
 /* Undoes the "traced" count of the last selected launch of l's configuration
  * (the collector could not trace it after all); a later launch of the same
  * configuration may then be selected. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "memheat/err.h"
+#include "memheat/sites.h"
 #include "memheat/trace.h"
 
 typedef struct mh_model_launch {
@@ -66,6 +67,7 @@ typedef struct mh_model {
     size_t npcs, cappcs;
     mh_launch_stats *stats; /* launches per configuration (names owned); none in older traces */
     size_t nstats, capstats;
+    mh_sites sites;         /* call sites (version 5; empty before): resolve with mh_sites_resolve */
 } mh_model;
 
 int mh_model_init(mh_model *m, const mh_trace_header *h, mh_err *err);

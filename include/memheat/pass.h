@@ -19,7 +19,11 @@
  * launch never announced or already ended, a launch id seen twice, a kernel
  * end of an unknown or ended launch) are skipped and counted in the stats,
  * never handed to the model, the analyses or the consumers: every finished
- * launch is kept. mh_pass_notice says so in one line.
+ * launch is kept. What the trace states about itself is checked too: each
+ * kernel end's count of accesses against those read for its launch, and the
+ * end record's counts (the reader's, mh_trace_inconsistency); what does not
+ * add up is counted, the records still used. mh_pass_notice says so in one
+ * line.
  *
  * The analyses are the rows of the pass's table (src/pass/table.c), fed,
  * finished and handed on in table order; bit i of mh_pass_opts.analyses
@@ -145,6 +149,14 @@ typedef struct mh_pass_stats {
     uint64_t skipped[MH_BAD_COUNT];
     uint32_t skipped_launch[MH_BAD_COUNT]; /* launch id named by the first of each */
     uint64_t skipped_total;
+    /* what the trace states about itself and does not hold: launches whose
+     * kernel end counts other accesses than were read (the first of them,
+     * its count and what was read), and the reader's finding
+     * (mh_trace_inconsistency: the end record's counts, records after it) */
+    uint64_t miscounted;
+    uint32_t miscounted_launch;
+    uint64_t miscounted_stated, miscounted_read;
+    char inconsistency[256];
     mh_pass_times times;
 } mh_pass_stats;
 
@@ -179,7 +191,8 @@ void mh_pass_results_free(mh_pass_results *r);
 const char *mh_pass_stage_name(unsigned i, const char **analysis);
 
 /* One line (no newline) saying why results do not cover the whole trace at
- * path: records skipped, or no end record (the run stopped early). Returns 1
+ * path: records skipped, launches miscounted, an end record that does not
+ * match what was read, or no end record (the run stopped early). Returns 1
  * when there is something to say (commands then exit 4), 0 with buf = "". */
 int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t cap);
 

@@ -38,6 +38,9 @@ enum mh_pat_kind {
     MH_PAT_BANK_CONFLICT,
     MH_PAT_COALESCED,     /* well-coalesced: informational, cost 0 */
     MH_PAT_IRREGULAR,     /* lanes at no common stride: an indexed gather/scatter touching many sectors */
+    MH_PAT_UNCOALESCED,   /* read-only sectors several warps each use a little of (false sharing needs writes) */
+    MH_PAT_PARTIAL_VIEW,  /* informational (cost 0): shared memory partly moved by instructions the collector
+                             does not see (TMA, cp.async, wgmma); its shared findings are left out */
     MH_PAT_ATOMIC,        /* atomic contention: atomics serialised on few addresses (src/analyses/atomics.c) */
     MH_PAT_KIND_COUNT
 };
@@ -101,6 +104,8 @@ typedef struct mh_pat_req {
     uint64_t requests;      /* warp-level requests */
     uint64_t sectors;       /* sectors they touched (by raw address) */
     uint64_t ideal_sectors; /* sectors their bytes need when packed and aligned */
+    uint64_t lines;         /* 128-byte lines they touched: L1 wavefronts, and L2 requests of a store */
+    uint64_t ideal_lines;   /* lines their bytes need when packed and aligned */
 } mh_pat_req;
 
 typedef struct mh_pat_opts {

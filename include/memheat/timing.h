@@ -56,15 +56,25 @@ typedef struct mh_timing_kernel {
 
 /* How a kernel's time was taken. In one run of the program (trace and timing
  * in one process) a traced launch runs instrumented code and its events also
- * bracket the trace's set-up and read-back: its time is marked, then replaced
- * by the median of the untraced launches of its configuration where there are
- * some (mh_timing_borrow_times). JSON key "timed", absent when clean. */
+ * bracket the trace's set-up and read-back; and a launch queued on a stream
+ * whose earlier work had already finished has its start event fire before the
+ * kernel is queued, so its span holds the host's launch gap too. Both are
+ * marked, then given the median of the clean launches of their configuration
+ * where there are some (mh_timing_borrow_times) or a replay time
+ * (mh_timing_replay_times); what keeps a mark has no clean time: it is counted
+ * but left out of every time figure (mh_timing_measured). JSON key "timed",
+ * absent when clean. */
 enum mh_timed {
-    MH_TIMED_CLEAN = 0,        /* the launch ran as the program ran it */
+    MH_TIMED_CLEAN = 0,        /* the launch ran as the program ran it, and its span is the kernel's */
     MH_TIMED_INSTRUMENTED = 1, /* measured while traced: longer than the program's own */
-    MH_TIMED_BORROWED = 2,     /* duration: median of untraced launches of the same configuration */
-    MH_TIMED_REPLAYED = 3      /* duration: its configuration's kernel-replay time from the counters run */
+    MH_TIMED_BORROWED = 2,     /* duration: median of clean launches of the same configuration */
+    MH_TIMED_REPLAYED = 3,     /* duration: its configuration's kernel-replay time from the counters run */
+    MH_TIMED_GAP = 4           /* events around a launch on an idle stream: the span holds the launch gap */
 };
+
+/* 1 when the launch's duration counts in time figures (clean, borrowed or
+ * replayed), 0 when it has no clean time (instrumented or gap). */
+int mh_timing_measured(const mh_timing_kernel *k);
 
 /* One memcpy or memset. */
 typedef struct mh_timing_copy {
@@ -116,6 +126,9 @@ typedef struct mh_timing_stats {
     double median_ns;          /* mean of the two middle values when count is even */
     uint64_t with_counters;    /* launches that have counters */
     uint64_t instrumented;     /* launches whose time was measured while traced (MH_TIMED_INSTRUMENTED) */
+    uint64_t unmeasured;       /* launches without a clean time (!mh_timing_measured): counted in count,
+                                * left out of total/min/max/median, which are over the others; when every
+                                * launch is unmeasured, total_ns is 0 and median_ns NaN */
     double dram_bytes;         /* sum of read+write over launches with counters */
     double counted_ns;         /* sum of those launches' GPU time shares (mh_timing_shares): their
                                 * durations, less the time they ran beside other kernels */
@@ -171,20 +184,20 @@ double *mh_timing_shares(const mh_timing *t);
  * *out is malloc'd (free it); *n its length. */
 int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh_err *err);
 
-/* For each kernel timed MH_TIMED_INSTRUMENTED: where launches of the same
- * (device, name, grid, block, dynamic shared memory) were timed clean, its
- * duration becomes their median (start kept) and it is marked
- * MH_TIMED_BORROWED. Returns how many kept their instrumented time. */
+/* For each kernel timed MH_TIMED_INSTRUMENTED or MH_TIMED_GAP: where launches
+ * of the same (device, name, grid, block, dynamic shared memory) were timed
+ * clean, its duration becomes their median (start kept) and it is marked
+ * MH_TIMED_BORROWED. Returns how many kept their mark. */
 size_t mh_timing_borrow_times(mh_timing *t);
 
-/* For each kernel still MH_TIMED_INSTRUMENTED (no clean launch of its
+/* For each kernel still without a clean time (no clean launch of its
  * configuration to borrow from) that has counters with a replay duration
  * (gpu__time_duration under kernel replay: the launch run alone, untraced):
  * its duration becomes that (start kept) and it is marked
  * MH_TIMED_REPLAYED. Returns how many launches took a replayed time. */
 size_t mh_timing_replay_times(mh_timing *t);
 
-/* "instrumented", "borrowed", "replayed" ("clean" for MH_TIMED_CLEAN): the
+/* "instrumented", "borrowed", "replayed", "gap" ("clean" for MH_TIMED_CLEAN): the
  * JSON's "timed"; parse gives the enum value, -1 for an unknown name. */
 const char *mh_timing_timed_name(int timed);
 int mh_timing_timed_parse(const char *s);

@@ -21,7 +21,7 @@
 #include "memheat/err.h"
 #include "memheat/trace_fields.h"
 
-#define MH_TRACE_VERSION 4u /* 2: MH_REC_PROCESS; 3: MH_REC_KARG; 4: coded chunks; versions 1 to 3 are read too */
+#define MH_TRACE_VERSION 5u /* 2: MH_REC_PROCESS; 3: MH_REC_KARG; 4: coded chunks; 5: call sites; versions 1 to 4 are read too */
 #define MH_TRACE_ALL_BLOCKS UINT32_MAX /* mh_launch.n_sampled: every block traced */
 #define MH_TRACE_NO_LAUNCH UINT32_MAX  /* mh_alloc.launch: object outlives launches */
 
@@ -163,6 +163,64 @@ typedef struct mh_karg {
     const char *name;  /* parameter name where the collector knows it, else "" */
 } mh_karg;
 
+/* ---- call sites (version 5): where in the host program each launch was
+ * made (docs/trace-format.md, "Call sites"). A collector writes each
+ * distinct site once (SITE), after the loaded objects its native frames lie
+ * in (SITE_OBJECT); a traced launch names its site (LAUNCH_SITE); at close,
+ * every launch is counted per (site, configuration) (SITE_STATS). ---- */
+#define MH_SITE_NONE UINT32_MAX /* no site / no user frame / no object */
+#define MH_SITE_MAX_FRAMES 128  /* native and Python frames of one site, each */
+#define MH_SITE_MAX_NVTX 64     /* NVTX ranges of one site */
+
+/* A loaded object of the process (executable or shared library). */
+typedef struct mh_site_object {
+    uint32_t id;
+    uint64_t start, end;  /* lowest and highest address of its loaded segments, [start, end) */
+    uint64_t bias;        /* load bias: a run-time address minus the file's virtual address */
+    const char *path;     /* as the dynamic linker names it; the executable's absolute path */
+    const char *build_id; /* NT_GNU_BUILD_ID as lowercase hex, "" = none */
+} mh_site_object;
+
+typedef struct mh_site_pyframe {
+    uint32_t line;        /* 0 = unknown */
+    const char *file;     /* co_filename */
+    const char *function; /* co_qualname (3.11+), else co_name */
+} mh_site_pyframe;
+
+/* mh_site.flags */
+#define MH_SITE_PY_FORWARD 1u /* the Python frames are the forward call's that created this
+                               * backward launch (tied by the NVTX sequence number) */
+#define MH_SITE_NATIVE_CUT 2u /* the native stack was deeper than its frames */
+#define MH_SITE_PY_CUT 4u     /* the Python stack was deeper than its frames */
+
+typedef struct mh_site {
+    uint32_t id;
+    uint32_t flags;          /* MH_SITE_* */
+    uint32_t user;           /* the user's frame as the collector judged it (object paths and
+                              * Python files only): < n_native a native frame, else
+                              * n_native + i the Python frame i; MH_SITE_NONE = none */
+    uint32_t n_native, n_python, n_nvtx;
+    const uint64_t *pc;      /* n_native return addresses, innermost first */
+    const uint32_t *object;  /* n_native mh_site_object ids (MH_SITE_NONE = in none) */
+    const mh_site_pyframe *py; /* n_python frames, innermost first */
+    const char *const *nvtx; /* n_nvtx NVTX ranges open at the launch, outermost first */
+} mh_site;
+
+/* A traced launch's site: after its LAUNCH record. */
+typedef struct mh_launch_site {
+    uint32_t launch, site;
+} mh_launch_site;
+
+/* How many launches of one configuration came from one site (traced or
+ * not): written when the collector closes the trace. */
+typedef struct mh_site_stats {
+    uint32_t site;
+    const char *name; /* mangled */
+    mh_dim3 grid, block;
+    uint32_t dyn_smem;
+    uint64_t launches;
+} mh_site_stats;
+
 enum mh_rec_type {
     MH_REC_EOF = 0,      /* reader: no more records */
     MH_REC_HEADER = 1,   /* internal: first record of the file */
@@ -176,7 +234,11 @@ enum mh_rec_type {
     MH_REC_END = 9,      /* clean end of trace, written by mh_trace_close */
     MH_REC_LAUNCH_STATS = 10,
     MH_REC_PROCESS = 11, /* mh_process, right after the header */
-    MH_REC_KARG = 12     /* mh_karg (version 3) */
+    MH_REC_KARG = 12,    /* mh_karg (version 3) */
+    MH_REC_SITE_OBJECT = 13, /* mh_site_object (version 5) */
+    MH_REC_SITE = 14,        /* mh_site (version 5) */
+    MH_REC_LAUNCH_SITE = 15, /* mh_launch_site (version 5) */
+    MH_REC_SITE_STATS = 16   /* mh_site_stats (version 5) */
 };
 
 typedef struct mh_record {
@@ -196,6 +258,10 @@ typedef struct mh_record {
         mh_launch_stats launch_stats;
         mh_process process;
         mh_karg karg;
+        mh_site_object site_object;
+        mh_site site;
+        mh_launch_site launch_site;
+        mh_site_stats site_stats;
     } u;
 } mh_record;
 
@@ -219,6 +285,11 @@ int mh_trace_write_pcinfo(mh_trace_writer *w, const mh_pcinfo *p, mh_err *err);
 int mh_trace_write_launch_stats(mh_trace_writer *w, const mh_launch_stats *s, mh_err *err);
 int mh_trace_write_process(mh_trace_writer *w, const mh_process *p, mh_err *err);
 int mh_trace_write_karg(mh_trace_writer *w, const mh_karg *k, mh_err *err);
+int mh_trace_write_site_object(mh_trace_writer *w, const mh_site_object *o, mh_err *err);
+/* Frames and ranges past MH_SITE_MAX_FRAMES / MH_SITE_MAX_NVTX are cut (the flags say so). */
+int mh_trace_write_site(mh_trace_writer *w, const mh_site *s, mh_err *err);
+int mh_trace_write_launch_site(mh_trace_writer *w, const mh_launch_site *ls, mh_err *err);
+int mh_trace_write_site_stats(mh_trace_writer *w, const mh_site_stats *st, mh_err *err);
 /* Ends the current chunk and writes it out, so a later crash loses nothing before. */
 int mh_trace_flush(mh_trace_writer *w, mh_err *err);
 /* Writes the END record, flushes and closes; frees w in every case. */
@@ -257,8 +328,15 @@ const mh_trace_header *mh_trace_header_get(const mh_trace_reader *r);
  * clean or cut-short file. A file that ends inside a chunk returns
  * MH_ERR_TRUNCATED once every whole chunk before the cut has been delivered. */
 int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err);
-/* 1 once the END record was read (the writer closed the file cleanly). */
+/* 1 once the END record was read (the writer closed the file cleanly) and
+ * what it states about the file (its chunks in order, its records and
+ * accesses) is what was read, with nothing after it. */
 int mh_trace_complete(const mh_trace_reader *r);
+/* What the trace states about itself that does not add up, as one phrase
+ * ("its end record counts 15 chunks, ..."), or "" when nothing (or no END
+ * record yet): chunks or records lost, repeated or reordered with valid
+ * checksums. Every record is still delivered. */
+const char *mh_trace_inconsistency(const mh_trace_reader *r);
 uint64_t mh_trace_chunks_read(const mh_trace_reader *r);
 /* Keeping a chunk past the reader, to read its accesses in place. The
  * access array of the last ACCESSES record points into its chunk when

@@ -5,7 +5,7 @@
  * below both roofs (under MH_VERDICT_ROOF_FRAC of each) something else limits
  * it, and the timeline says which: the launch cost, the first launch of a
  * configuration (fresh allocations touched for the first time), a grid of
- * fewer blocks than one wave of the device, or, with enough waves, memory
+ * blocks for fewer than half of the SMs, or, with enough blocks, memory
  * latency (too few bytes in flight, Little's law). Rules, thresholds and their
  * sources: docs/timing.md, "Verdicts". Pure arithmetic over mh_timing. */
 #ifndef MEMHEAT_VERDICT_H
@@ -24,8 +24,8 @@ enum mh_verdict_kind {
     MH_VERDICT_COMPUTE = 2,     /* near the compute roof */
     MH_VERDICT_LAUNCH = 3,      /* kernel time within a small multiple of the launch overhead */
     MH_VERDICT_FIRST_TOUCH = 4, /* first launches of a configuration much slower than the later ones */
-    MH_VERDICT_SMALL_GRID = 5,  /* fewer blocks than one wave of the device */
-    MH_VERDICT_LATENCY = 6      /* enough waves, too few bytes in flight */
+    MH_VERDICT_SMALL_GRID = 5,  /* blocks for fewer than half of the SMs */
+    MH_VERDICT_LATENCY = 6      /* enough blocks, too few bytes in flight */
 };
 
 /* Thresholds (docs/timing.md, "Verdicts", says where each comes from). */
@@ -35,7 +35,14 @@ enum mh_verdict_kind {
 #define MH_VERDICT_LAUNCH_MIN 2     /* launch-bound: and launched at least this often (once is no rate) */
 #define MH_VERDICT_FIRST_RATIO 2.0  /* first launch >= RATIO x the median of the later ones */
 #define MH_VERDICT_FIRST_SHARE 0.25 /* and the excess >= this share of the kernel's total time */
-#define MH_VERDICT_MIN_WAVES 1.0    /* small grid: fewer waves than this */
+/* Small grid: fewer blocks than this share of the SMs, i.e. more than half
+ * of the SMs get no block at all. Waves (blocks / (SMs x resident blocks per
+ * SM)) do not decide it: 128 blocks of one per SM on 132 SMs are 0.97 waves
+ * with every SM but 4 busy, and what limits such a grid is what each SM does
+ * (the latency rule). Nsight Compute warns from blocks < SMs on with an
+ * estimated speedup of the idle share (1 - blocks / SMs); memheat names the
+ * verdict where that idle share is the larger part of the GPU (issue 40). */
+#define MH_VERDICT_SMALL_GRID_FRAC 0.5
 
 /* A verdict and its figures. NaN (or 0 for the counts) where not known. */
 typedef struct mh_verdict {
@@ -46,6 +53,7 @@ typedef struct mh_verdict {
     double measured_ns;         /* per launch: mean time of the launches with counters */
     double bytes;               /* DRAM bytes per launch (read + write) */
     double waves;               /* blocks / (SMs x blocks per SM), main configuration */
+    uint32_t sms;               /* SMs of the device (0 = unknown) */
     uint64_t blocks;            /* blocks per launch of the main configuration */
     uint32_t blocks_per_sm;     /* resident blocks per SM its resources allow (0 = unknown) */
     double occupancy_pct;       /* achieved occupancy (counters) */

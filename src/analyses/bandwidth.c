@@ -3,6 +3,7 @@
  * include/memheat/bandwidth.h and docs/timing.md). Pure C; no device access,
  * so every formula is unit-tested on hand-computable timelines. */
 #include "memheat/bandwidth.h"
+#include "util/kname.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -337,12 +338,14 @@ json_t *mh_bw_report_json(const mh_bw_report *rep) {
         put(o, "name", json_string(r->s.name), &bad);
         put(o, "device", json_integer(r->s.device), &bad);
         put(o, "count", json_integer((json_int_t)r->s.count), &bad);
-        put(o, "total_ns", json_integer((json_int_t)r->s.total_ns), &bad);
-        put(o, "min_ns", json_integer((json_int_t)r->s.min_ns), &bad);
+        int timed = r->s.unmeasured < r->s.count; /* some launch has a clean time */
+        put(o, "total_ns", timed ? json_integer((json_int_t)r->s.total_ns) : json_null(), &bad);
+        put(o, "min_ns", timed ? json_integer((json_int_t)r->s.min_ns) : json_null(), &bad);
         put(o, "median_ns", num(r->s.median_ns), &bad);
-        put(o, "max_ns", json_integer((json_int_t)r->s.max_ns), &bad);
+        put(o, "max_ns", timed ? json_integer((json_int_t)r->s.max_ns) : json_null(), &bad);
         put(o, "with_counters", json_integer((json_int_t)r->s.with_counters), &bad);
         if (r->s.instrumented) put(o, "instrumented", json_integer((json_int_t)r->s.instrumented), &bad);
+        if (r->s.unmeasured) put(o, "unmeasured", json_integer((json_int_t)r->s.unmeasured), &bad);
         put(o, "dram_bytes", r->s.with_counters ? num(r->s.dram_bytes) : json_null(), &bad);
         put(o, "effective_Bps", num(r->eff_Bps), &bad);
         put(o, "frac_theoretical", num(r->frac_theoretical), &bad);
@@ -390,6 +393,8 @@ static void fmt_pct(char *b, size_t n, double f) {
     else snprintf(b, n, "%.0f%%", f * 100);
 }
 
+#define MH_BW_NAME_COLS 48 /* the kernel column of the table */
+
 void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
     for (size_t i = 0; i < rep->ndevices; i++) {
         const mh_bw_device *d = &rep->devices[i];
@@ -400,21 +405,23 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
                 d->dev.name, a, b, d->peak_flops_sp / 1e12);
     }
     if (rep->dropped_records)
-        fprintf(f, "note: %llu kernel launches or records could not be timed (graph launches are not timed with "
-                "event timing; MEMHEAT_TIMING_KERNELS=activity times them)\n",
+        fprintf(f, "note: %llu kernel launches or records could not be timed (in one run, kernels of CUDA graphs "
+                "are counted but not timed; --passes separate times them)\n",
                 (unsigned long long)rep->dropped_records);
     if (rep->counters.requested && strcmp(rep->counters.status, "ok") != 0)
         fprintf(f, "counters: %s%s%s\n", rep->counters.status[0] ? rep->counters.status : "not collected",
                 rep->counters.message[0] ? ": " : "", rep->counters.message);
-    fprintf(f, "%-40s %6s %11s %11s %11s %8s %6s %6s %6s %5s %s\n", "kernel", "count", "total", "median", "min",
-            "GB/s", "%peak", "sec/ld", "sec/st", "occ", "verdict");
-    size_t instrumented = 0;
+    /* names as Nsight Compute shows them (util/kname.h): demangled, short */
+    fprintf(f, "%-*s %6s %11s %11s %11s %8s %6s %6s %6s %5s %s\n", MH_BW_NAME_COLS, "kernel", "count", "total",
+            "median", "min", "GB/s", "%peak", "sec/ld", "sec/st", "occ", "verdict");
+    size_t unmeasured = 0;
     for (size_t i = 0; i < rep->nrows && i < max_rows; i++) {
         const mh_bw_row *r = &rep->rows[i];
         char tot[32], med[32], mn[32], bw[32], pk[32], sl[32], ss[32], oc[32];
-        fmt_ns(tot, sizeof tot, (double)r->s.total_ns);
+        int timed = r->s.unmeasured < r->s.count;
+        fmt_ns(tot, sizeof tot, timed ? (double)r->s.total_ns : NAN);
         fmt_ns(med, sizeof med, r->s.median_ns);
-        fmt_ns(mn, sizeof mn, (double)r->s.min_ns);
+        fmt_ns(mn, sizeof mn, timed ? (double)r->s.min_ns : NAN);
         fmt_gbs(bw, sizeof bw, r->eff_Bps);
         fmt_pct(pk, sizeof pk, r->frac_theoretical);
         if (isfinite(r->sectors_per_ld)) snprintf(sl, sizeof sl, "%.2f", r->sectors_per_ld);
@@ -423,19 +430,24 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
         else snprintf(ss, sizeof ss, "-");
         if (isfinite(r->s.occupancy_pct)) snprintf(oc, sizeof oc, "%.0f%%", r->s.occupancy_pct);
         else snprintf(oc, sizeof oc, "-");
-        fprintf(f, "%-40.40s %6llu %11s %11s %11s %8s %6s %6s %6s %5s %s%s\n", r->s.name,
-                (unsigned long long)r->s.count, tot, med, mn, bw, pk, sl, ss, oc, mh_bw_verdict_name(r->verdict),
-                r->s.instrumented ? " *" : "");
-        if (r->s.instrumented) instrumented++;
+        char nm[512];
+        mh_kname(r->s.name, MH_KNAME_SHORT, MH_BW_NAME_COLS, nm, sizeof nm);
+        fprintf(f, "%s%*s %6llu %11s %11s %11s %8s %6s %6s %6s %5s %s%s\n", nm,
+                (int)(MH_BW_NAME_COLS - mh_kname_cols(nm)), "", (unsigned long long)r->s.count, tot, med, mn, bw, pk,
+                sl, ss, oc, mh_bw_verdict_name(r->verdict), r->s.unmeasured ? " *" : "");
+        if (r->s.unmeasured) unmeasured++;
         if (r->verdict != MH_BW_UNKNOWN) {
             char note[768];
             mh_verdict_note(&r->why, note, sizeof note);
             fprintf(f, "  %s: %s\n", mh_bw_verdict_name(r->verdict), note);
         }
     }
-    if (instrumented)
-        fprintf(f, "* %zu kernel%s timed only while traced: %s times include the tracing (--passes separate)\n",
-                instrumented, instrumented == 1 ? "" : "s", instrumented == 1 ? "its" : "their");
+    if (unmeasured)
+        fprintf(f,
+                "* %zu kernel%s with launches that have no clean time (traced, or queued on an idle stream so "
+                "that the events hold the launch gap): times are over the clean launches only, '-' where there "
+                "are none (--passes separate times every launch)\n",
+                unmeasured, unmeasured == 1 ? "" : "s");
     if (rep->nrows > max_rows) fprintf(f, "... %zu more kernels\n", rep->nrows - max_rows);
     for (size_t i = 0; i < rep->ndevices; i++) {
         const mh_bw_device *d = &rep->devices[i];

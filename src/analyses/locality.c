@@ -188,7 +188,7 @@ static int fill_statics(mh_loc_result *r, const kc_seq *q) {
         for (int p = 0; p < 2; p++) {
             size_t b = a[p];
             while (b < q->n[p] && MH_CANON_SPACE(q->k[p][b]) == sp) b++;
-            c[p] = q->c[p] + a[p];
+            c[p] = q->c[p] ? q->c[p] + a[p] : NULL; /* a half with no keys has no array (NULL + 0 is undefined) */
             n[p] = b - a[p];
             a[p] = b;
         }

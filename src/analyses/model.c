@@ -44,6 +44,7 @@ int mh_model_init(mh_model *m, const mh_trace_header *h, mh_err *err) {
 }
 
 void mh_model_free(mh_model *m) {
+    mh_sites_free(&m->sites);
     for (size_t i = 0; i < m->nlaunches; i++) {
         free((char *)m->launches[i].l.name);
         free((char *)m->launches[i].l.display_name);
@@ -137,9 +138,10 @@ static int obj_room(mh_model *m, uint32_t launch, int view) {
            grow((void **)&m->orphans, &m->caporphans, m->norphans + 1, sizeof *m->orphans);
 }
 
-/* objs[m->nobjs], filled in (obj_room made room), becomes an object: into
- * the index lists, or its launch's chain. */
-static void obj_add(mh_model *m) {
+/* objs[m->nobjs], filled in (obj_room made room for a view or not, the
+ * same `view` here), becomes an object: into the index lists, or its
+ * launch's chain. */
+static void obj_add(mh_model *m, int view) {
     size_t i = m->nobjs++;
     mh_model_obj *o = &m->objs[i];
     o->tied_prev = -1;
@@ -147,7 +149,7 @@ static void obj_add(mh_model *m) {
         m->untied[m->nuntied++] = i;
         return;
     }
-    if (o->arg < 0) m->tied_allocs[m->ntied_allocs++] = i;
+    if (!view) m->tied_allocs[m->ntied_allocs++] = i;
     mh_model_launch *ml = (mh_model_launch *)mh_model_launch_get(m, o->a.launch);
     if (!ml) {
         m->orphans[m->norphans++] = i;
@@ -183,7 +185,8 @@ static int64_t find_alloc(const mh_model *m, unsigned space, uint64_t addr) {
  * memheat knows and are ignored. */
 static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
     const mh_model_launch *ml = mh_model_launch_get(m, k->launch);
-    if (!ml || ml->ended || k->space >= MH_SPACE_COUNT || k->space == MH_SPACE_SHARED || k->space == MH_SPACE_LOCAL)
+    if (!ml || ml->ended || k->space >= MH_SPACE_COUNT || k->space == MH_SPACE_SHARED || k->space == MH_SPACE_LOCAL ||
+        k->index > INT32_MAX) /* positions are int32 here; the reader refuses far smaller ones */
         return MH_OK;
     int64_t parent = find_alloc(m, k->space, k->value);
     if (parent < 0) return MH_OK;
@@ -227,7 +230,7 @@ static int add_arg(mh_model *m, const mh_karg *k, mh_err *err) {
         free((char *)o->arg_name);
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     }
-    obj_add(m);
+    obj_add(m, 1);
     m->nviews++;
     return MH_OK;
 }
@@ -271,7 +274,7 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
         o->arg = -1;
         o->parent = -1;
         if (!o->a.label) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-        obj_add(m);
+        obj_add(m, 0);
         return MH_OK;
     }
     case MH_REC_FREE: {
@@ -323,6 +326,11 @@ int mh_model_feed(mh_model *m, const mh_record *rec, mh_err *err) {
     }
     case MH_REC_KARG:
         return add_arg(m, &rec->u.karg, err);
+    case MH_REC_SITE_OBJECT:
+    case MH_REC_SITE:
+    case MH_REC_LAUNCH_SITE:
+    case MH_REC_SITE_STATS:
+        return mh_sites_feed(&m->sites, rec, err);
     default:
         return MH_OK;
     }

@@ -65,7 +65,30 @@ static hsum *get_hsum(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj) {
     return h;
 }
 
+/* A shared map: per object, the words read only, written only and both by
+ * the traced instructions (the partial view of patterns_classify.c). */
+static int shared_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
+    pstate *s = mh_pat_get_ps(pr, r->launch->l.id);
+    if (!s) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < r->nrows; i++) {
+        const mh_heat_row *row = &r->rows[i];
+        int64_t obj = row->region >= 0 && (size_t)row->region < r->nregions ? r->regions[row->region].obj : -1;
+        hsum *h = get_hsum(pr, s, r->space, obj);
+        if (!h) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+        for (int w = 0; w < MH_HEAT_WORDS; w++) {
+            unsigned k = row->kinds[w];
+            if (!row->word[w] || !k) continue; /* untouched, or kinds unknown */
+            int rd = (k & (MH_HEAT_LOAD | MH_HEAT_ATOMIC)) != 0, wr = (k & (MH_HEAT_STORE | MH_HEAT_ATOMIC)) != 0;
+            if (rd && wr) h->w_both++;
+            else if (rd) h->w_load_only++;
+            else h->w_store_only++;
+        }
+    }
+    return MH_OK;
+}
+
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
+    if (r->space == MH_SPACE_SHARED && r->launch) return shared_heat(pr, r, err);
     if (r->space != MH_SPACE_GLOBAL || !r->launch) return MH_OK;
     assert(r->sector_size == 4u * MH_HEAT_WORDS); /* word w of a row is bytes [4w, 4w + 4) */
     pstate *s = mh_pat_get_ps(pr, r->launch->l.id);
@@ -126,11 +149,27 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
                 h->has_hot = 1;
             }
         } else if (ts >= 2 && ts >= 2 * wmax && touched >= 2) {
-            h->fs++;
-            h->fs_cost += (double)(ts - wmax);
-            if (!h->has_fs || ts > h->ex_fs.sector) {
-                h->ex_fs = *row;
-                h->has_fs = 1;
+            /* false sharing needs a write: a sector only read by several
+             * warps is an uncoalesced read (kinds unknown: counted written) */
+            int written = 0, known = 0;
+            for (int w = 0; w < MH_HEAT_WORDS; w++) {
+                known |= row->kinds[w];
+                written |= (row->kinds[w] & (MH_HEAT_STORE | MH_HEAT_ATOMIC)) != 0;
+            }
+            if (written || !known) {
+                h->fs++;
+                h->fs_cost += (double)(ts - wmax);
+                if (!h->has_fs || ts > h->ex_fs.sector) {
+                    h->ex_fs = *row;
+                    h->has_fs = 1;
+                }
+            } else {
+                h->uc++;
+                h->uc_cost += (double)(ts - wmax);
+                if (!h->has_uc || ts > h->ex_uc.sector) {
+                    h->ex_uc = *row;
+                    h->has_uc = 1;
+                }
             }
         }
     }
@@ -248,7 +287,8 @@ static int keep_requests(mh_pat_run *pr, const pstate *s) {
         mh_pat_req *v = mh_grow(pr->req, &pr->capreq, pr->nreq + 1, sizeof *v, 64);
         if (!v) return MH_ERR_NOMEM;
         pr->req = v;
-        v[pr->nreq++] = (mh_pat_req){s->launch, p->pc, p->obj, p->kind, p->requests, p->sectors, p->ideal};
+        v[pr->nreq++] = (mh_pat_req){s->launch, p->pc, p->obj, p->kind, p->requests, p->sectors, p->ideal,
+                                     p->lines, p->ideal_lines};
     }
     return MH_OK;
 }

@@ -18,7 +18,8 @@
 const char *mh_pat_kind_name(int kind) {
     static const char *const names[MH_PAT_KIND_COUNT] = {
         "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
-        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced", "irregular", "atomic_contention"};
+        "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced", "irregular", "uncoalesced",
+        "partial_view", "atomic_contention"};
     return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -93,8 +94,11 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
     /* Irregular requests (no lane stride: a gather through an index) also
      * fetch sectors for several warps that each use few words, but no
      * thread-to-index swap fixes that: they veto false sharing too. */
-    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !(multi && contig_big * PAT_FS_CONTIG_DEN >= multi) &&
-             !(multi && irr * PAT_IRR_REQ_DEN >= multi);
+    int veto = (multi && contig_big * PAT_FS_CONTIG_DEN >= multi) || (multi && irr * PAT_IRR_REQ_DEN >= multi);
+    int fs = h && h->fs && (h->fs * PAT_FS_ROWS_DEN >= h->rows) && !veto;
+    /* the same sectors only read (issue 40: false sharing needs writes; the
+     * OpenCL simpleMultiply's read-only B): uncoalesced reads, same fix */
+    int uc = !fs && h && h->uc && ((h->uc + h->fs) * PAT_FS_ROWS_DEN >= h->rows) && !veto;
     /* hot sectors: reuse by many warps explains an irregular gather (a table lookup) */
     int hot = h && h->hot && (h->hot * PAT_HOT_ROWS_DEN >= h->rows || h->hot >= PAT_HOT_MIN_ROWS);
     double util = h && h->rows ? (double)h->touched_words / (double)(h->rows * MH_HEAT_WORDS) : 0;
@@ -105,7 +109,7 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         uint64_t pm = p->broadcast + p->contig + p->strided + p->irregular;
         if (p->strided * PAT_STRIDED_REQ_DEN >= pm && p->strided &&
             p->excess_strided * PAT_STRIDED_EXCESS_DEN >= p->sectors) {
-            if (fs && util >= PAT_FS_UTIL) { /* the skipped words are used by other warps: false sharing */
+            if ((fs || uc) && util >= PAT_FS_UTIL) { /* the skipped words are used by other warps: false sharing */
                 if (!fs_stride || p->strided > fs_stride->strided) fs_stride = p;
                 continue;
             }
@@ -173,7 +177,10 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
      * stride already. */
     int have_strided = 0;
     for (size_t i = before; i < pr->nf; i++) have_strided |= pr->f[i].kind == MH_PAT_STRIDED;
-    if (!have_strided && !fs && h && h->rows >= PAT_SPARSE_MIN_ROWS && h->sparse * PAT_SPARSE_ROWS_DEN >= h->rows &&
+    /* a stride is lane-ordered: lanes in no common order (a data-dependent
+     * read of evenly spaced hot words, issue 40) are no stride over time */
+    if (!have_strided && !fs && !uc && !(multi && irr * PAT_IRR_REQ_DEN >= multi) && h &&
+        h->rows >= PAT_SPARSE_MIN_ROWS && h->sparse * PAT_SPARSE_ROWS_DEN >= h->rows &&
         h->sparse_deltas && h->delta_exact >= PAT_SPARSE_MIN_MATCH &&
         h->delta_exact * PAT_SPARSE_DELTA_DEN >= h->sparse_deltas &&
         h->delta_cand > PAT_SPARSE_MIN_STRIDE) {
@@ -220,29 +227,31 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                      "memory (or registers / constant memory when read-only and uniform) and reuse from there",
                      obj_name(f));
     }
-    if (fs) {
+    if (fs || uc) {
         const pcstat *fp = fs_stride ? fs_stride : tp;
-        mh_pat_finding *f = new_finding(pr, MH_PAT_FALSE_SHARING, ml, sp, obj, fp ? fp->pc : 0);
+        mh_pat_finding *f = new_finding(pr, fs ? MH_PAT_FALSE_SHARING : MH_PAT_UNCOALESCED, ml, sp, obj, fp ? fp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, fp);
-        set_heat_evidence(f, h, &h->ex_fs, sector_size(pr));
-        f->flagged = h->fs;
-        f->cost = h->fs_cost;
+        set_heat_evidence(f, h, fs ? &h->ex_fs : &h->ex_uc, sector_size(pr));
+        f->flagged = fs ? h->fs : h->uc;
+        f->cost = fs ? h->fs_cost : h->uc_cost;
         if (fs_stride) {
             f->stride = fs_stride->stride_cand;
             if (fs_stride->excess_strided > f->cost) f->cost = (double)fs_stride->excess_strided;
         }
         snprintf(f->summary, sizeof f->summary,
-                 "%llu of %llu sectors are fetched by several warps that each use few of its words (sector "
-                 "temperature >= 2x the hottest word)%s",
-                 (unsigned long long)h->fs, (unsigned long long)h->rows,
+                 "%llu of %llu sectors are %s by several warps that each use few of its words (sector "
+                 "temperature >= 2x the hottest word)%s%s",
+                 (unsigned long long)f->flagged, (unsigned long long)h->rows, fs ? "written" : "read",
+                 fs ? "" : "; read only, so not false sharing",
                  fs_stride ? "; within a warp, lanes are a fixed stride apart" : "");
         snprintf(f->suggestion, sizeof f->suggestion,
                  "swap the thread-to-index mapping so that one warp covers whole sectors of %s (threadIdx.x along "
                  "the contiguous dimension); the words of a sector are then fetched by one request",
                  obj_name(f));
     }
-    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs && !(hot && h->hot_atomic == h->hot)) {
+    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs && !uc &&
+        !(hot && h->hot_atomic == h->hot)) {
         mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);
@@ -256,6 +265,52 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
         snprintf(f->suggestion, sizeof f->suggestion, "none: accesses to %s are well coalesced", obj_name(f));
     }
     return MH_OK;
+}
+
+/* An unrolled tree reduction (issue 40): the compiler unrolls `for (s = 1;
+ * s < N; s *= 2) a[2*s*i] += a[2*s*i + s]`, so each step is a pc of its own,
+ * run once per thread, and mh_bank_growing_stride (which compares a pc's
+ * executions) sees no growth. Across the launch's conflicting pcs of one
+ * object, in pc order, the words one bank serves double from step to step
+ * (2, 4, 8, ...; a step's loads and store repeat a degree): PAT_BANK_CHAIN
+ * doublings in a row name the reduction. A tile read by columns has one
+ * degree at all its pcs. */
+static int bank_chain(const mh_pat_run *pr, uint32_t launch, int64_t obj) {
+    uint32_t cur = 0;
+    unsigned len = 0, best = 0;
+    for (size_t i = 0; i < pr->banks.n; i++) { /* a launch's entries are in pc order (mh_bank_sort_launch) */
+        const mh_bank_pc *b = &pr->banks.v[i];
+        if (b->launch != launch || b->obj != obj || !b->extra) continue;
+        uint32_t d = b->max_worst;
+        if (d == cur) continue;
+        if (cur >= 2 && d == 2 * cur) len++;
+        else len = d >= 2 ? 1 : 0;
+        cur = d;
+        if (len > best) best = len;
+    }
+    return best >= PAT_BANK_CHAIN;
+}
+
+/* A shared object only partly seen (issue 40, docs/metrics.md section 10):
+ * at least 1/PAT_PARTIAL_DEN of the words the traced instructions read were
+ * never written by a traced store (a tile filled by TMA or cp.async), or
+ * only stores were seen (read back by wgmma or a TMA store). Its shared
+ * findings would be drawn from a fragment. */
+static int partial_view(const hsum *h) {
+    uint64_t rd = h->w_load_only + h->w_both;
+    if (h->w_load_only >= PAT_PARTIAL_MIN_WORDS && h->w_load_only * PAT_PARTIAL_DEN >= rd) return 1;
+    return rd == 0 && h->w_store_only >= PAT_PARTIAL_MIN_WORDS;
+}
+
+static const hsum *shared_hsum(const pstate *s, int64_t obj) {
+    for (size_t i = 0; i < s->nhs; i++)
+        if (s->hs[i].space == MH_SPACE_SHARED && s->hs[i].obj == obj) return &s->hs[i];
+    return NULL;
+}
+
+static int partial_obj(const pstate *s, int64_t obj) {
+    const hsum *h = shared_hsum(s, obj);
+    return h && partial_view(h);
 }
 
 int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
@@ -272,11 +327,40 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
         for (size_t j = 0; j < i && !seen; j++) seen = s->pcs[j].space == MH_SPACE_GLOBAL && s->pcs[j].obj == p->obj;
         if (!seen && classify_global(pr, s, ml, p->obj, NULL) != MH_OK) return MH_ERR_NOMEM;
     }
+    /* shared objects seen in part: one informational finding each, and no other shared finding */
+    for (size_t i = 0; i < s->nhs; i++) {
+        const hsum *h = &s->hs[i];
+        if (h->space != MH_SPACE_SHARED || !partial_view(h)) continue;
+        mh_pat_finding *f = new_finding(pr, MH_PAT_PARTIAL_VIEW, ml, MH_SPACE_SHARED, h->obj, 0);
+        if (!f) return MH_ERR_NOMEM;
+        f->flagged = h->w_load_only ? h->w_load_only : h->w_store_only;
+        f->sectors = h->w_load_only + h->w_store_only + h->w_both;
+        f->cost = 0;
+        if (h->w_load_only)
+            snprintf(f->summary, sizeof f->summary,
+                     "%llu of the %llu words of %s this launch reads were never written by an instruction memheat "
+                     "sees: shared memory filled by copies the collector does not trace (TMA bulk copies, cp.async; "
+                     "docs/metrics.md section 10)",
+                     (unsigned long long)h->w_load_only, (unsigned long long)(h->w_load_only + h->w_both),
+                     obj_name(f));
+        else
+            snprintf(f->summary, sizeof f->summary,
+                     "the %llu words of %s this launch writes are never read by an instruction memheat sees: read "
+                     "back by instructions the collector does not trace (wgmma, TMA stores; docs/metrics.md "
+                     "section 10)",
+                     (unsigned long long)h->w_store_only, obj_name(f));
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "none from a partial view: no bank-conflict or shared-memory-abuse finding is drawn for %s; "
+                 "Nsight Compute's shared-memory counters (l1tex__data_bank_conflicts_pipe_lsu_mem_shared) see "
+                 "all of its traffic",
+                 obj_name(f));
+    }
     /* shared objects: word owners */
     if (mh_pat_pacc_count(&s->sh, &pr->bytes) != MH_OK) return MH_ERR_NOMEM;
     for (size_t i = 0; i < s->sh.nso; i++) {
         const sobj *so = &s->sh.so[i];
         if (so->cells < PAT_SMEM_MIN_CELLS || so->cross * PAT_SMEM_CROSS_DEN > so->cells) continue;
+        if (partial_obj(s, so->obj)) continue;
         int warp = so->warp * PAT_SMEM_WARP_DEN >= so->priv + so->warp;
         mh_pat_finding *f = new_finding(pr, warp ? MH_PAT_SMEM_WARP : MH_PAT_SMEM_THREAD, ml, MH_SPACE_SHARED, so->obj,
                                         0);
@@ -309,6 +393,7 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
         const mh_bank_pc *b = &pr->banks.v[i];
         if (b->launch != s->launch || !b->requests) continue;
         if (!b->extra || b->extra * PAT_BANK_EXTRA_DEN < b->ideal) continue;
+        if (partial_obj(s, b->obj)) continue;
         double avg = (double)b->sum_degree / (double)b->requests;
         mh_pat_finding *f = new_finding(pr, MH_PAT_BANK_CONFLICT, ml, MH_SPACE_SHARED, b->obj, b->pc);
         if (!f) return MH_ERR_NOMEM;
@@ -323,7 +408,7 @@ int mh_pat_classify_launch(mh_pat_run *pr, pstate *s) {
                  "wavefronts",
                  (unsigned long long)b->requests, avg, (double)b->ideal / (double)b->requests, b->max_degree,
                  b->max_worst, b->ex_block, b->ex_warp, b->ex_occ + 1, b->ex_extra, (unsigned long long)b->extra);
-        if (mh_bank_growing_stride(b))
+        if (mh_bank_growing_stride(b) || bank_chain(pr, s->launch, b->obj))
             snprintf(f->suggestion, sizeof f->suggestion,
                      "the words one bank serves in a phase change from %u to %u between executions of this "
                      "instruction in %s: a loop whose stride grows, like a tree reduction indexed a[2*s*i]; use "

@@ -48,6 +48,7 @@ typedef struct ivl {
 typedef struct req_part {
     int64_t obj;
     uint64_t sectors, ideal, excess, bytes, ex_off;
+    uint32_t lines, ideal_lines; /* 128-byte lines touched, and needed when packed (the L1 wavefronts) */
     int64_t mode;  /* dominant lane-to-lane stride, INT64_MIN: none */
     size_t modec, nd, n;
     uint32_t esz;
@@ -82,9 +83,11 @@ static void request_part_eval(const mh_pat_run *pr, const mh_grp_entry *v, size_
         iv[i].hi = iv[i].lo + sz;
     }
     MH_ISORT(uint64_t, sec, nsec, LT_NUM);
-    uint64_t sectors = 0;
-    for (size_t i = 0; i < nsec; i++)
+    uint64_t sectors = 0, lines = 0;
+    for (size_t i = 0; i < nsec; i++) {
         if (!i || sec[i] != sec[i - 1]) sectors++;
+        if (!i || sec[i] / MH_PAT_LINE_SECTORS != sec[i - 1] / MH_PAT_LINE_SECTORS) lines++;
+    }
     MH_ISORT(ivl, iv, n, LT_IVL);
     uint64_t bytes = 0, cur_lo = iv[0].lo, cur_hi = iv[0].hi;
     for (size_t i = 1; i < n; i++) {
@@ -97,8 +100,9 @@ static void request_part_eval(const mh_pat_run *pr, const mh_grp_entry *v, size_
         }
     }
     bytes += cur_hi - cur_lo;
-    uint64_t ideal = (bytes + ss - 1) / ss;
+    uint64_t ideal = (bytes + ss - 1) / ss, ideal_lines = (bytes + ss * MH_PAT_LINE_SECTORS - 1) / (ss * MH_PAT_LINE_SECTORS);
     if (ideal > sectors) ideal = sectors;
+    if (ideal_lines > lines) ideal_lines = lines;
     /* dominant lane-to-lane stride */
     int64_t d[MAXL];
     size_t nd = 0;
@@ -125,6 +129,8 @@ static void request_part_eval(const mh_pat_run *pr, const mh_grp_entry *v, size_
     q->obj = MH_CANON_OBJ(v[0].canon);
     q->sectors = sectors;
     q->ideal = ideal;
+    q->lines = (uint32_t)lines;
+    q->ideal_lines = (uint32_t)ideal_lines;
     q->excess = sectors - ideal;
     q->bytes = bytes;
     q->ex_off = MH_CANON_OFF(v[0].canon);
@@ -147,6 +153,8 @@ static int request_part_add(mh_pat_run *pr, pstate *s, const mh_grp_key *k, cons
     p->lanes += q->n;
     p->sectors += q->sectors;
     p->ideal += q->ideal;
+    p->lines += q->lines;
+    p->ideal_lines += q->ideal_lines;
     if (!p->elem_size) p->elem_size = esz;
     if (p->requests == 1) p->kind = q->kind;
     if (q->n >= 2) {

@@ -120,6 +120,8 @@ static json_t *request_json(const void *run, const mh_model *m, size_t i) {
     json_object_set_new(o, "requests", json_integer((json_int_t)r->requests));
     json_object_set_new(o, "sectors", json_integer((json_int_t)r->sectors));
     json_object_set_new(o, "ideal_sectors", json_integer((json_int_t)r->ideal_sectors));
+    json_object_set_new(o, "lines", json_integer((json_int_t)r->lines));
+    json_object_set_new(o, "ideal_lines", json_integer((json_int_t)r->ideal_lines));
     return o;
 }
 
@@ -137,7 +139,8 @@ static const mh_analysis_array arrays[] = {
 const mh_analysis mh_analysis_patterns = {
     .name = "patterns",
     .needs = "heat",
-    .maps = 1u << MH_SPACE_GLOBAL,
+    /* global maps, and shared ones (the words a launch reads but never writes) */
+    .maps = 1u << MH_SPACE_GLOBAL | 1u << MH_SPACE_SHARED,
     .half = 0,
     .stages = stages,
     .nstages = sizeof stages / sizeof stages[0],

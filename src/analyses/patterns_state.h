@@ -20,6 +20,7 @@ typedef struct pcstat {
     int64_t obj;
     uint64_t pc;
     uint64_t requests, lanes, sectors, ideal;
+    uint64_t lines, ideal_lines; /* 128-byte lines touched and needed: L1 wavefronts (issue 40) */
     uint64_t broadcast, contig, strided, irregular, misaligned;
     uint64_t contig_small; /* contiguous requests covering less than a sector */
     uint64_t excess_strided, excess_mis, excess_irreg;
@@ -41,6 +42,16 @@ typedef struct hsum {
     int has_hot, has_fs, has_sparse;
     uint32_t hot_atomic; /* hot sectors whose words saw atomics alone (left to atomics.c), saturating */
     mh_heat_row ex_hot, ex_fs, ex_sparse;
+    /* sectors like false sharing's (several warps, few words each) that no
+     * warp writes: uncoalesced reads, not false sharing (issue 40) */
+    uint64_t uc;
+    double uc_cost;
+    int has_uc;
+    mh_heat_row ex_uc;
+    /* shared objects: words read (not written), written (not read) and both
+     * by the traced instructions: a read of a word no traced store wrote is
+     * shared memory filled by copies the collector does not see */
+    uint64_t w_load_only, w_store_only, w_both;
     /* sparse sectors (at most 2 of 8 words used) and the spacing of their
      * first used words: a Misra-Gries majority over consecutive deltas */
     uint64_t sparse, sparse_deltas, last_sparse_addr;
@@ -143,6 +154,8 @@ struct mh_pat_run {
     mh_stage_seen seen;
 };
 
+#define MH_PAT_LINE_SECTORS 4 /* sectors per 128-byte cache line: a global request costs one L1 wavefront per line */
+
 /* ---- classifier thresholds (docs/metrics.md, "Classifier thresholds") ----
  * Shares are written as integer ratios: "x * DEN >= n" reads "x is at least
  * 1/DEN of n", so the tests stay exact. */
@@ -170,6 +183,11 @@ struct mh_pat_run {
 #define PAT_SMEM_WARP_DEN 2        /* "one warp" when >= 1/2 of the private-or-warp cells are warp-wide */
 #define PAT_SMEM_COST_DIV 32.0     /* cost: accesses / this (one warp request's worth) */
 #define PAT_BANK_EXTRA_DEN 2       /* bank conflict: extra wavefronts >= 1/2 of the conflict-free ones */
+#define PAT_BANK_CHAIN 3           /* a launch's conflicting pcs whose degrees double this many times in a row
+                                      (2, 4, 8 words of one bank): an unrolled tree reduction */
+#define PAT_PARTIAL_DEN 4          /* partial view: >= 1/4 of the shared words read were never written by a
+                                      traced store ... */
+#define PAT_PARTIAL_MIN_WORDS 8    /* ... and at least this many (or only stores traced, this many words) */
 
 static inline uint32_t warp_size(const mh_pat_run *pr) {
     uint32_t ws = pr->model->hdr.device.warp_size;

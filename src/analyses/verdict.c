@@ -5,8 +5,8 @@
  * roofline verdict holds. Far below both, the first rule that fits: launch
  * cost (median time within a small multiple of the launch overhead), first
  * touch (the first launch of a configuration much slower than the later
- * ones), a small grid (less than one wave of blocks), and, with enough waves,
- * latency (too few bytes in flight to cover DRAM latency). Pure arithmetic
+ * ones), a small grid (blocks for fewer than half of the SMs), and, with
+ * enough blocks, latency (too few bytes in flight to cover DRAM latency). Pure arithmetic
  * over the timing file: the occupancy limits and latencies are tables. */
 #include "memheat/verdict.h"
 
@@ -155,6 +155,7 @@ static void scan_configs(const mh_verdict_index *ix, const mh_verdict_in *in, mh
     }
     if (in->s->total_ns > 0) v->first_share = (double)excess / (double)in->s->total_ns;
     if (main_cfg && in->dev) {
+        v->sms = in->dev->sm_count;
         v->blocks = (uint64_t)main_cfg->grid[0] * main_cfg->grid[1] * main_cfg->grid[2];
         v->blocks_per_sm = mh_verdict_blocks_per_sm(in->dev, main_cfg);
         if (v->blocks && v->blocks_per_sm && in->dev->sm_count)
@@ -203,9 +204,9 @@ void mh_verdict_judge(const mh_verdict_index *ix, const mh_verdict_in *in, mh_ve
         v->kind = MH_VERDICT_LAUNCH;
     else if (v->first_share >= MH_VERDICT_FIRST_SHARE)
         v->kind = MH_VERDICT_FIRST_TOUCH;
-    else if (isfinite(v->waves) && v->waves < MH_VERDICT_MIN_WAVES)
-        v->kind = MH_VERDICT_SMALL_GRID;
-    else if (isfinite(v->frac_bw_roof) && isfinite(v->frac_compute_roof) && isfinite(v->waves))
+    else if (v->blocks && v->sms && (double)v->blocks < MH_VERDICT_SMALL_GRID_FRAC * v->sms)
+        v->kind = MH_VERDICT_SMALL_GRID; /* issue 40: idle SMs, not waves (verdict.h) */
+    else if (isfinite(v->frac_bw_roof) && isfinite(v->frac_compute_roof) && v->blocks && v->sms)
         v->kind = MH_VERDICT_LATENCY;
     else
         v->kind = MH_VERDICT_UNKNOWN;
@@ -299,7 +300,9 @@ void mh_verdict_note(const mh_verdict *v, char *buf, size_t cap) {
                  a, b, v->first_share * 100, r);
         break;
     case MH_VERDICT_SMALL_GRID:
-        snprintf(buf, cap, "%s: grid too small to fill the GPU (more blocks, or more work per SM); %s", w, r);
+        snprintf(buf, cap, "%llu blocks for %u SMs, %.0f%% of the SMs idle (%s): grid too small to fill the GPU "
+                 "(more blocks, or more work per SM); %s",
+                 (unsigned long long)v->blocks, v->sms, 100.0 * (1.0 - (double)v->blocks / (double)v->sms), w, r);
         break;
     case MH_VERDICT_LATENCY:
         if (isfinite(v->occupancy_pct)) snprintf(o, sizeof o, "achieved occupancy %.0f%%", v->occupancy_pct);
@@ -346,6 +349,7 @@ json_t *mh_verdict_json(const mh_verdict *v) {
         {"waves", num(v->waves)},
         {"blocks", v->blocks ? json_integer((json_int_t)v->blocks) : json_null()},
         {"blocks_per_sm", v->blocks_per_sm ? json_integer(v->blocks_per_sm) : json_null()},
+        {"sms", v->sms ? json_integer(v->sms) : json_null()},
         {"achieved_occupancy_pct", num(v->occupancy_pct)},
         {"median_ns", num(v->median_ns)},
         {"launch_overhead_ns", num(v->launch_ns)},

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,6 +19,25 @@ int mh_cli_fail(const char *cmd, int code, const char *fmt, ...) {
     fputc('\n', stderr);
     va_end(ap);
     return code;
+}
+
+int mh_cli_usage(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "memheat%s%s: error: ", *cmd ? " " : "", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see memheat%s%s --help)\n", *cmd ? " " : "", cmd);
+    va_end(ap);
+    return MH_EXIT_USAGE;
+}
+
+int mh_cli_bad_option(const char *cmd, char *const *argv, int c) {
+    /* optind is past the word that failed; optopt names a short option */
+    const char *word = optind > 0 ? argv[optind - 1] : "";
+    char shortopt[3] = {'-', (char)optopt, '\0'};
+    const char *name = optopt && strncmp(word, "--", 2) != 0 ? shortopt : word;
+    if (c == ':') return mh_cli_usage(cmd, "option %s needs a value", name);
+    return mh_cli_usage(cmd, "unknown option %s", name);
 }
 
 int mh_cli_exit_code(int status) {

@@ -30,6 +30,18 @@ int mh_cli_fail(const char *cmd, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* A bad command line as one line, "memheat CMD: error: WHAT (see memheat CMD
+ * --help)"; returns MH_EXIT_USAGE. cmd "" is memheat itself. */
+int mh_cli_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* What getopt_long stopped at (its return c, '?' or ':'), as mh_cli_usage:
+ * an unknown option or one without its value, named as written. Commands
+ * set opterr = 0 and start their optstring with ':' (after '+' if any), so
+ * that getopt prints nothing of its own. */
+int mh_cli_bad_option(const char *cmd, char *const *argv, int c);
 /* Prints err's message; maps its status to an exit code. */
 int mh_cli_fail_err(const char *cmd, const mh_err *err);
 /* Exit code for an mh_status. */

@@ -28,6 +28,9 @@ static void help(FILE *f) {
           "      --no-locality    skip the locality metrics\n"
           "      --no-patterns    skip pattern detection\n"
           "      --threads N      analysis threads (default: $MEMHEAT_THREADS, else all cores)\n"
+          "      --group-by G     roll findings, launches and GPU time up by G: site (the line\n"
+          "                       of your code that launched the kernel), nvtx (the NVTX\n"
+          "                       ranges open) or kernel\n"
           "  -q, --quiet          no progress line on stderr\n"
           "  -h, --help\n\n"
           "A profile (.mhdb, what memheat run writes) gives the findings and metrics it\n"
@@ -65,7 +68,7 @@ static void print_times(const mh_pass_times *t, const double *at) {
 }
 
 int mh_cmd_analyze(int argc, char **argv) {
-    enum { O_JSON = 256, O_MAX, O_ALL, O_GROUPMEM, O_NOLOC, O_NOPAT, O_THREADS };
+    enum { O_JSON = 256, O_MAX, O_ALL, O_GROUPMEM, O_NOLOC, O_NOPAT, O_THREADS, O_GROUPBY };
     int quiet = 0;
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"json", no_argument, 0, O_JSON},
@@ -75,6 +78,7 @@ int mh_cmd_analyze(int argc, char **argv) {
                                              {"no-locality", no_argument, 0, O_NOLOC},
                                              {"no-patterns", no_argument, 0, O_NOPAT},
                                              {"threads", required_argument, 0, O_THREADS},
+                                             {"group-by", required_argument, 0, O_GROUPBY},
                                              {"quiet", no_argument, 0, 'q'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
@@ -83,7 +87,8 @@ int mh_cmd_analyze(int argc, char **argv) {
     uint64_t max = 50, v;
     mh_analyze_opts ao = {0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': out = optarg; break;
         case O_JSON: json = 1; break;
@@ -103,22 +108,26 @@ int mh_cmd_analyze(int argc, char **argv) {
             if (v == 0) return mh_cli_fail("analyze", MH_EXIT_USAGE, "--threads must be at least 1");
             ao.threads = (unsigned)v;
             break;
+        case O_GROUPBY:
+            ao.group_by = mh_group_parse(optarg);
+            if (ao.group_by < 0)
+                return mh_cli_fail("analyze", MH_EXIT_USAGE, "--group-by '%s': expected site, nvtx or kernel", optarg);
+            break;
         case 'q': quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("analyze", argv, opt);
         }
     }
-    if (optind != argc - 1) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc - 1)
+        return optind >= argc ? mh_cli_usage("analyze", "no trace or profile given")
+                              : mh_cli_usage("analyze", "one trace or profile at a time, not also '%s'", argv[optind + 1]);
     mh_err err = {0};
     if (out && strcmp(out, "-") != 0 && mh_outfile_not_input(out, argv[optind], &err) != MH_OK)
         return mh_cli_fail_err("analyze", &err);
     if (mh_cli_input_kind(argv[optind]) == MH_CLI_IN_PROFILE) {
         mh_cli_profile_analyze_opts po = {.json = json, .out = out, .max_findings = (size_t)max,
                                           .show_coalesced = all, .no_locality = ao.no_locality,
-                                          .no_patterns = ao.no_patterns};
+                                          .no_patterns = ao.no_patterns, .group_by = ao.group_by};
         return mh_cli_profile_analyze(argv[optind], &po, &err) == MH_OK ? MH_EXIT_OK : mh_cli_fail_err("analyze", &err);
     }
     if (!quiet && isatty(STDERR_FILENO)) ao.progress = mh_cli_progress;

@@ -49,7 +49,8 @@ int mh_cmd_band(int argc, char **argv) {
     int word = 4, store = 1, opt, code;
     uint64_t v;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (opt) {
         case O_MODEL: model_file = optarg; break;
         case O_MODELDIR: snprintf(model_dir, sizeof model_dir, "%s", optarg); break;
@@ -61,13 +62,12 @@ int mh_cmd_band(int argc, char **argv) {
             break;
         case O_NOSTORE: store = 0; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("band", argv, opt);
         }
     }
-    if (optind != argc - 1) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc - 1)
+        return optind >= argc ? mh_cli_usage("band", "no profile given")
+                              : mh_cli_usage("band", "one profile at a time, not also '%s'", argv[optind + 1]);
     regex_t re;
     if (kernel_re && regcomp(&re, kernel_re, REG_EXTENDED | REG_NOSUB) != 0)
         return mh_cli_fail("band", MH_EXIT_USAGE, "bad --kernel regex '%s'", kernel_re);

@@ -186,7 +186,8 @@ int mh_cmd_calibrate(int argc, char **argv) {
     int want[NMODES] = {0}, any = 0, c;
     uint64_t v;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'B': want[0] = any = 1; break;
         case 'C': want[1] = any = 1; break;
@@ -212,14 +213,11 @@ int mh_cmd_calibrate(int argc, char **argv) {
             break;
         case 'q': o.quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("calibrate", argv, c);
         }
     }
-    if (optind != argc) return mh_cli_fail("calibrate", MH_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (!any) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc) return mh_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+    if (!any) return mh_cli_usage("calibrate", "nothing to measure (--bandwidth, --camping)");
     for (size_t i = 0; i < NMODES; i++) {
         if (!want[i]) continue;
         int rc = modes[i].fn(&o);

@@ -42,7 +42,8 @@ int mh_cmd_diff(int argc, char **argv) {
     const char *html = NULL;
     int c, force = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "fh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":fh", longopts, NULL)) != -1) {
         switch (c) {
         case 'H': html = optarg; break;
         case 'f': force = 1; break;
@@ -64,17 +65,14 @@ int mh_cmd_diff(int argc, char **argv) {
             dopt.match_order = !strcmp(optarg, "order");
             break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("diff", argv, c);
         }
     }
-    if (optind != argc - 2) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc - 2) return mh_cli_usage("diff", "two profiles to compare, not %d", argc - optind);
     mh_err err = {0};
     mh_db *a = NULL, *b = NULL;
-    if (mh_db_open(&a, argv[optind], MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("diff", &err);
-    if (mh_db_open(&b, argv[optind + 1], MH_DB_CHECK, &err) != MH_OK) {
+    if (mh_db_open(&a, argv[optind], 0, &err) != MH_OK) return mh_cli_fail_err("diff", &err);
+    if (mh_db_open(&b, argv[optind + 1], 0, &err) != MH_OK) {
         mh_db_close(a);
         return mh_cli_fail_err("diff", &err);
     }

@@ -93,7 +93,8 @@ int mh_cmd_heatmap(int argc, char **argv) {
     uint64_t v;
     int opt, code = MH_EXIT_OK;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': c.outdir = optarg; break;
         case O_LAUNCH:
@@ -127,12 +128,12 @@ int mh_cmd_heatmap(int argc, char **argv) {
         case O_NOCOLOR: c.color = 0; break;
         case 'q': quiet = 1; break;
         case 'h': help(stdout); goto out;
-        default: help(stderr); code = MH_EXIT_USAGE; goto out;
+        default: code = mh_cli_bad_option("heatmap", argv, opt); goto out;
         }
     }
     if (optind != argc - 1) {
-        help(stderr);
-        code = MH_EXIT_USAGE;
+        code = optind >= argc ? mh_cli_usage("heatmap", "no trace or profile given")
+                              : mh_cli_usage("heatmap", "one trace or profile at a time, not also '%s'", argv[optind + 1]);
         goto out;
     }
     if (c.outdir && mkdir(c.outdir, 0755) != 0 && errno != EEXIST) {
@@ -144,7 +145,7 @@ int mh_cmd_heatmap(int argc, char **argv) {
         size_t nl = 0;
         uint64_t dropped = 0;
         if (mh_cli_profile_heat(argv[optind], space_mask, emit, &c, &nl, &dropped, &err) != MH_OK)
-            code = mh_cli_fail_err("heatmap", &err);
+            code = mh_cli_fail_err("heatmap", &err); /* an incomplete profile: exit 4 after its maps */
         else if (c.maps == 0)
             fprintf(stderr, "memheat heatmap: no accesses matched (launches: %zu)\n", nl);
         if (code == MH_EXIT_OK && dropped)

@@ -39,22 +39,20 @@ int mh_cmd_import(int argc, char **argv) {
     const char *out = NULL, *timing = NULL;
     int force = 0, quiet = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:fqh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:fqh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case O_TIMING: timing = optarg; break;
         case 'f': force = 1; break;
         case 'q': quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("import", argv, c);
         }
     }
-    if (optind != argc - 1 || !out) {
-        if (optind < argc - 1)
-            return mh_cli_fail("import", MH_EXIT_USAGE, "one trace per profile (launch ids are per trace)");
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind < argc - 1) return mh_cli_usage("import", "one trace per profile (launch ids are per trace)");
+    if (optind >= argc) return mh_cli_usage("import", "no trace given");
+    if (!out) return mh_cli_usage("import", "no profile to write (-o NAME.mhdb)");
     const char *trace = argv[optind];
     mh_err err = {0};
     if (access(trace, R_OK) != 0) return mh_cli_fail("import", MH_EXIT_ERROR, "cannot read %s", trace);

@@ -92,7 +92,9 @@ static int info_profile(const char *path) {
     mh_db *db;
     if (mh_db_open(&db, path, 0, &err) != MH_OK) return mh_cli_fail_err("info", &err);
     json_t *sum = NULL;
+    char notice[600];
     int rc = mh_db_read_summary(db, &sum, &err);
+    mh_db_notice(db, notice, sizeof notice);
     mh_db_close(db);
     if (rc != MH_OK) return mh_cli_fail_err("info", &err);
     json_t *run = json_object_get(sum, "run");
@@ -128,25 +130,22 @@ static int info_profile(const char *path) {
         putchar('\n');
     }
     json_decref(sum);
-    return MH_EXIT_OK;
+    return notice[0] ? mh_cli_fail("info", MH_EXIT_PARTIAL, "%s", notice) : MH_EXIT_OK; /* as report and diff */
 }
 
 int mh_cmd_info(int argc, char **argv) {
     static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            help(stdout);
-            return MH_EXIT_OK;
-        }
-        help(stderr);
-        return MH_EXIT_USAGE;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c != 'h') return mh_cli_bad_option("info", argv, c);
+        help(stdout);
+        return MH_EXIT_OK;
     }
-    if (optind != argc - 1) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc - 1)
+        return optind >= argc ? mh_cli_usage("info", "no trace or profile given")
+                              : mh_cli_usage("info", "one trace or profile at a time, not also '%s'", argv[optind + 1]);
     mh_err err = {0};
     if (is_profile(argv[optind])) return info_profile(argv[optind]);
     mh_model m;

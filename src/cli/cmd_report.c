@@ -48,7 +48,8 @@ int mh_cmd_report(int argc, char **argv) {
     size_t nsrc = 0;
     struct stat st;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:fqS:h", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:fqS:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': outp = optarg; break;
         case 'f': force = 1; break;
@@ -60,13 +61,12 @@ int mh_cmd_report(int argc, char **argv) {
             srcdirs[nsrc++] = optarg;
             break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("report", argv, c);
         }
     }
-    if (optind != argc - 1) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc - 1)
+        return optind >= argc ? mh_cli_usage("report", "no profile given")
+                              : mh_cli_usage("report", "one profile at a time, not also '%s'", argv[optind + 1]);
     const char *prof = argv[optind];
     char def[4096];
     if (!outp) {
@@ -80,7 +80,7 @@ int mh_cmd_report(int argc, char **argv) {
     mh_err err = {0};
     if (!to_stdout && mh_outfile_not_input(outp, prof, &err) != MH_OK) return mh_cli_fail_err("report", &err);
     mh_db *db;
-    if (mh_db_open(&db, prof, MH_DB_CHECK, &err) != MH_OK) return mh_cli_fail_err("report", &err);
+    if (mh_db_open(&db, prof, 0, &err) != MH_OK) return mh_cli_fail_err("report", &err);
     /* write beside the target, rename when complete: no half-written report */
     mh_outfile of = {0};
     FILE *f = stdout;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/fixes_print.h"
 #include "cli/cli.h"
 #include "run/run.h"
 #include "util/outname.h"
@@ -42,16 +43,22 @@ static void help(FILE *f) {
           "                         for no limit; every launch is still counted), all, or every:N\n"
           "      --launch-count N   trace at most N matching launches (default all)\n"
           "      --warp-size N      warp size for OpenCL, which has no warps (default 32)\n"
+          "      --frame-filter S   also treat frames whose object, file or function contains one\n"
+          "                         of S (':'-separated) as library code, not yours, when naming\n"
+          "                         the line that launched a kernel (MEMHEAT_FRAME_FILTER)\n"
           "      --buffer-bytes N   collector's access buffer size\n"
           "      --trace-collectives  trace NCCL kernels too (default: counted and timed, not\n"
           "                         traced: they wait for other processes)\n"
           "passes (CUDA):\n"
-          "      --passes one       default: one run, traced and timed in the same process:\n"
-          "                         kernels and copies timed with CUDA events (a traced launch\n"
-          "                         gets the median of the untraced launches of its configuration)\n"
-          "      --passes separate  an un-instrumented timing run, then the traced run: clean\n"
-          "                         times for kernels launched only once, for a second run\n"
-          "      --counters         add a hardware-counters run (kernel replay: slow)\n"
+          "      --passes separate  default: an un-instrumented timing run (CUPTI activity\n"
+          "                         records: every launch, graph kernels too, as the GPU ran it),\n"
+          "                         then the traced run\n"
+          "      --passes one       one run, traced and timed in the same process: faster, but\n"
+          "                         kernels timed with CUDA events; launches without a clean time\n"
+          "                         (traced, or on an idle stream) take their configuration's\n"
+          "                         median or are left out\n"
+          "      --counters         add a hardware-counters run (kernel replay of the first launch\n"
+          "                         of each configuration: DRAM bytes, bandwidth)\n"
           "      --no-counters      no hardware-counters run (the default)\n"
           "      --no-trace         timing only (its own un-instrumented run)\n"
           "      --no-timing        trace only\n"
@@ -74,7 +81,7 @@ static int pick_name(const char *program, char *out, size_t cap) {
 
 int mh_cmd_run(int argc, char **argv) {
     enum { O_KEEP = 256, O_BACKEND, O_BLOCK, O_BLOCKS, O_ALL, O_KERNEL, O_SKIP, O_COUNT, O_POLICY, O_WARP, O_BUF,
-           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS, O_COUNTERS, O_PASSES, O_COLL };
+           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS, O_COUNTERS, O_PASSES, O_COLL, O_FILTER };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"keep-trace", no_argument, 0, O_KEEP},
         {"backend", required_argument, 0, O_BACKEND}, {"block", required_argument, 0, O_BLOCK},
@@ -85,21 +92,22 @@ int mh_cmd_run(int argc, char **argv) {
         {"buffer-bytes", required_argument, 0, O_BUF}, {"no-trace", no_argument, 0, O_NOTRACE},
         {"no-timing", no_argument, 0, O_NOTIMING}, {"no-counters", no_argument, 0, O_NOCOUNTERS},
         {"counters", no_argument, 0, O_COUNTERS}, {"passes", required_argument, 0, O_PASSES},
-        {"trace-collectives", no_argument, 0, O_COLL},
+        {"trace-collectives", no_argument, 0, O_COLL}, {"frame-filter", required_argument, 0, O_FILTER},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     mh_run_opts o;
     memset(&o, 0, sizeof o);
     mh_collect_cfg_init(&o.collect);
     o.trace = o.timing = 1;
     o.counters = 0;                /* hardware counters only with --counters (kernel replay) */
-    o.passes = MH_PASSES_ONE; /* separate passes: --passes separate */
+    o.passes = MH_PASSES_SEPARATE; /* one run: --passes one */
     const char *name = NULL;
     uint64_t v;
     int opt, code;
     mh_err err = {0};
     optind = 1;
     /* '+': stop at the first non-option, so the program's own flags are left alone. */
-    while ((opt = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': name = optarg; break;
         case O_KEEP: o.keep_trace = 1; break;
@@ -144,12 +152,14 @@ int mh_cmd_run(int argc, char **argv) {
         case O_NOCOUNTERS: o.counters = 0; break;
         case O_COUNTERS: o.counters = 1; break;
         case O_COLL: o.collect.trace_collectives = 1; break;
+        case O_FILTER: setenv("MEMHEAT_FRAME_FILTER", optarg, 1); break; /* the collector's and the import's */
         case 'q': o.quiet = 1; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("run", argv, opt);
         }
     }
-    if (optind >= argc) return mh_cli_fail("run", MH_EXIT_USAGE, "no program given (memheat run [options] -- PROGRAM)");
+    if (optind >= argc) return mh_cli_usage("run", "no program given (memheat run [options] -- PROGRAM)");
+    if (name && !*name) return mh_cli_usage("run", "-o needs a profile name, not ''");
     if (!o.trace && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--no-trace and --no-timing leave nothing to do");
     if (o.counters > 0 && !o.timing) return mh_cli_fail("run", MH_EXIT_USAGE, "--counters needs the timing (drop --no-timing)");
     if (mh_collect_cfg_finish(&o.collect, &err) != MH_OK) return mh_cli_fail_err("run", &err);
@@ -176,6 +186,14 @@ int mh_cmd_run(int argc, char **argv) {
     if (rc != MH_OK) {
         int code = mh_cli_fail_err("run", &err);
         return mh_run_interrupted() ? 128 + mh_run_interrupted() : code; /* as a shell reports a signal */
+    }
+    if (!o.quiet) { /* the top five fixes close the output (issue 40); -q silences them */
+        fflush(stderr);
+        mh_err ferr = {0};
+        putchar('\n');
+        if (mh_cli_fixes_of_profile(o.profile_path, stdout, 5, 1, &ferr) != MH_OK)
+            fprintf(stderr, "memheat: warning: ranking the fixes: %s\n", ferr.msg);
+        fflush(stdout);
     }
     return MH_EXIT_OK;
 }

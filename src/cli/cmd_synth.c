@@ -38,7 +38,8 @@ int mh_cmd_synth(int argc, char **argv) {
     uint64_t v;
     int opt, code;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': out = optarg; break;
         case O_SHAPE: {
@@ -64,13 +65,11 @@ int mh_cmd_synth(int argc, char **argv) {
         case O_OFFSET: if ((code = mh_cli_u64("synth", "--offset", optarg, 1u << 20, &v))) return code; o.offset = (uint32_t)v; break;
         case O_SEED: if ((code = mh_cli_u64("synth", "--seed", optarg, UINT64_MAX, &v))) return code; o.seed = v; break;
         case 'h': help(stdout); return MH_EXIT_OK;
-        default: help(stderr); return MH_EXIT_USAGE;
+        default: return mh_cli_bad_option("synth", argv, opt);
         }
     }
-    if (!out || optind != argc) {
-        help(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (optind != argc) return mh_cli_usage("synth", "unexpected argument '%s'", argv[optind]);
+    if (!out) return mh_cli_usage("synth", "no trace to write (-o TRACE)");
     /* 0 is "the default" inside mh_synth_opts: an explicit 0 is refused above;
      * the size is bounded so a typo cannot fill the disk */
     if (o.offset == 0) o.offset = 4;

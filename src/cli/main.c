@@ -23,10 +23,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        usage(stderr);
-        return MH_EXIT_USAGE;
-    }
+    if (argc < 2) return mh_cli_usage("", "no command given");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return MH_EXIT_OK;
@@ -37,6 +34,5 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "memheat: error: unknown command '%s' (try 'memheat --help')\n", argv[1]);
-    return MH_EXIT_USAGE;
+    return mh_cli_usage("", "unknown command '%s'", argv[1]);
 }

@@ -10,6 +10,7 @@
  * mh_analyze_print_locality, a finding's mh_fview) or printed in the same
  * shape. The store never
  * runs an analysis, and nothing here does either. */
+#include "cli/fixes_print.h"
 #include "cli/profile_in.h"
 
 #include <errno.h>
@@ -18,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memheat/group.h"
 #include "render/analyze.h"
 #include "memheat/patterns.h"
 #include "store/store.h"
 #include "render/finding_view.h"
 #include "render/summary.h"
 #include "report/rankdata.h"
+#include "util/demangle.h"
 #include "util/grow.h"
 
 int mh_cli_input_kind(const char *path) {
@@ -47,15 +50,25 @@ static uint64_t dropped_total(const json_t *root) {
     return s ? strtoull(s, NULL, 10) : 0;
 }
 
-static int open_summary(const char *path, mh_db **db, json_t **root, mh_err *err) {
+/* The profile, checked as every reader checks it (mh_db_open), its summary
+ * and, in notice, why it does not cover the whole run ("" when it does:
+ * mh_db_notice, what report and diff say too). */
+static int open_summary(const char *path, mh_db **db, json_t **root, char *notice, size_t cap, mh_err *err) {
     int rc = mh_db_open(db, path, 0, err);
     if (rc) return rc;
     rc = mh_db_read_summary(*db, root, err);
     if (rc) {
         mh_db_close(*db);
         *db = NULL;
+        return rc;
     }
+    mh_db_notice(*db, notice, cap);
     return rc;
+}
+
+/* After the output: an incomplete profile exits 4 with its notice, as report and diff do. */
+static int incomplete(int rc, const char *notice, mh_err *err) {
+    return rc == MH_OK && notice[0] ? mh_err_set(err, MH_ERR_TRUNCATED, "%s", notice) : rc;
 }
 
 /* ---- heatmap ---- */
@@ -89,7 +102,8 @@ int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn
                         uint64_t *dropped, mh_err *err) {
     mh_db *db;
     json_t *root;
-    int rc = open_summary(path, &db, &root, err);
+    char notice[600];
+    int rc = open_summary(path, &db, &root, notice, sizeof notice, err);
     if (rc) return rc;
     if (nlaunches) *nlaunches = json_array_size(json_object_get(root, "launches"));
     if (dropped) *dropped = dropped_total(root);
@@ -149,7 +163,7 @@ int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn
     free(reg);
     json_decref(root);
     mh_db_close(db);
-    return rc;
+    return incomplete(rc, notice, err);
 }
 
 /* ---- analyze ---- */
@@ -247,7 +261,7 @@ static const char NOT_STORED[] =
     "a profile does not store per-finding request counts, hottest temperatures or the bank table's extra "
     "wavefronts: analyze the trace (memheat run --keep-trace) for them";
 
-static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_opts *o) {
+static int print_text(FILE *f, const json_t *root, const mh_fixes *fx, const mh_cli_profile_analyze_opts *o) {
     const json_t *meta = json_object_get(root, "meta");
     uint64_t accesses = 0;
     size_t i;
@@ -258,6 +272,10 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
             json_array_size(json_object_get(root, "launches")), accesses,
             cut ? " (trace cut short: whole chunks only)" : "");
     fprintf(f, "note: %s\n\n", NOT_STORED);
+    if (!o->no_patterns && fx && fx->n) { /* every cause, folded and ranked by its estimated saving (fixes.c) */
+        mh_cli_fixes_print(f, fx, o->max_findings, 0);
+        fputc('\n', f);
+    }
     if (!o->no_patterns) {
         size_t shown = 0, coalesced = 0;
         const json_t *fa = json_object_get(root, "findings");
@@ -307,7 +325,7 @@ static int print_text(FILE *f, const json_t *root, const mh_cli_profile_analyze_
 
 /* JSON in the shape of mh_analyze_write_json (docs/metrics.md), with what the
  * profile holds. */
-static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o) {
+static json_t *to_json(const json_t *root, const mh_fixes *fx, const mh_cli_profile_analyze_opts *o, int noted) {
     json_t *d = json_object(), *fa = json_array(), *ba = json_array(), *la = json_array();
     const json_t *meta = json_object_get(root, "meta");
     uint64_t accesses = 0;
@@ -320,7 +338,7 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
     json_object_set_new(d, "not_stored", json_string(NOT_STORED));
     json_object_set_new(d, "accesses", json_integer((json_int_t)accesses));
     json_object_set_new(d, "launches", json_integer((json_int_t)json_array_size(json_object_get(root, "launches"))));
-    json_object_set_new(d, "complete", json_boolean(!cut));
+    json_object_set_new(d, "complete", json_boolean(!cut && !noted)); /* exit 0: as from a trace */
     json_object_set_new(d, "truncated", json_boolean(cut));
     json_object_set_new(d, "partial", json_boolean(cut));
     if (!o->no_patterns) {
@@ -371,6 +389,7 @@ static json_t *to_json(const json_t *root, const mh_cli_profile_analyze_opts *o)
         }
     }
     json_object_set_new(d, "findings", fa);
+    if (!o->no_patterns && fx) json_object_set_new(d, "fixes", mh_fixes_json(fx));
     json_t *rg = o->no_patterns ? NULL : rank_groups_json(root, o);
     if (rg) json_object_set_new(d, "rank_groups", rg);
     json_object_set_new(d, "bank_conflicts", ba);
@@ -389,15 +408,124 @@ static int dump(const json_t *d, const char *path, mh_err *err) {
     return MH_OK;
 }
 
+/* ---- --group-by from a profile ---- */
+
+static const json_t *site_json(const json_t *root, int64_t id) {
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(root, "sites"), i, s) if (mh_sum_int(s, "id") == id) return s;
+    return NULL;
+}
+
+/* The group of a site (NULL: none recorded), as memheat analyze TRACE names it. */
+static void site_group(const json_t *s, int by, const char **key, const char **label) {
+    if (by == MH_GROUP_SITE) {
+        *key = s ? mh_sum_str(s, "label", "") : "";
+        *label = s ? *key : "(no call site recorded)";
+    } else {
+        *key = s ? mh_sum_str(s, "nvtx", "") : "";
+        *label = **key ? *key : "(outside NVTX ranges)";
+    }
+}
+
+/* Findings, traced launches, and every launch with its GPU time: each
+ * kernel's time and DRAM bytes (kernel table) shared among its sites in
+ * proportion to their launches of it (site_config), since the timing pass
+ * does not name sites. */
+static mh_groups *profile_groups(const json_t *root, int by) {
+    mh_groups *g = mh_groups_new(by);
+    if (!g) return NULL;
+    size_t i, j;
+    json_t *x, *y;
+    const char *key, *label;
+    json_array_foreach(json_object_get(root, "findings"), i, x) {
+        if (!strcmp(mh_sum_str(x, "kind", ""), "coalesced")) continue;
+        const json_t *l = mh_sum_launch(root, mh_sum_int(x, "launch"));
+        const char *kernel = mh_sum_kernel(root, mh_sum_int(x, "launch"));
+        if (by == MH_GROUP_KERNEL) key = label = kernel;
+        else site_group(l && json_is_integer(json_object_get(l, "site")) ? site_json(root, mh_sum_int(l, "site")) : NULL, by,
+                        &key, &label);
+        mh_groups_add_finding(g, key, label, mh_sum_str(x, "kind", "?"), mh_sum_num(x, "cost"), kernel, mh_sum_str(x, "object_label", ""),
+                              mh_sum_str(x, "evidence", ""), mh_sum_str(x, "advice", ""));
+    }
+    json_array_foreach(json_object_get(root, "launches"), i, x) {
+        if (by == MH_GROUP_KERNEL) key = label = mh_sum_str(x, "display_name", mh_sum_str(x, "name", "?"));
+        else site_group(json_is_integer(json_object_get(x, "site")) ? site_json(root, mh_sum_int(x, "site")) : NULL, by, &key,
+                        &label);
+        mh_groups_add_traced(g, key, label);
+    }
+    /* every launch at its site (traced or not) */
+    if (by != MH_GROUP_KERNEL)
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) {
+            site_group(site_json(root, mh_sum_int(y, "site")), by, &key, &label);
+            mh_groups_add_time(g, key, label, (double)mh_sum_int(y, "launches"), 0, 0);
+        }
+    json_array_foreach(json_object_get(root, "kernels"), i, x) {
+        const char *name = mh_sum_str(x, "name", "");
+        double t = mh_sum_num(x, "total_ns"), bw = mh_sum_num(x, "bandwidth_Bps"), n = (double)mh_sum_int(x, "count");
+        double bytes = bw > 0 ? bw * t / 1e9 : 0;
+        if (by == MH_GROUP_KERNEL) {
+            char *dm = mh_demangle(name);
+            mh_groups_add_time(g, dm ? dm : name, dm ? dm : name, n, t, bytes);
+            free(dm);
+            continue;
+        }
+        double at_sites = 0;
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) if (!strcmp(mh_sum_str(y, "name", ""), name))
+            at_sites += (double)mh_sum_int(y, "launches");
+        if (at_sites <= 0) { /* launched from no recorded site */
+            site_group(NULL, by, &key, &label);
+            mh_groups_add_time(g, key, label, n, t, bytes);
+            continue;
+        }
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) {
+            if (strcmp(mh_sum_str(y, "name", ""), name) != 0) continue;
+            double share = (double)mh_sum_int(y, "launches") / at_sites;
+            site_group(site_json(root, mh_sum_int(y, "site")), by, &key, &label);
+            mh_groups_add_time(g, key, label, 0, share * t, share * bytes);
+        }
+    }
+    mh_groups_finish(g);
+    return g;
+}
+
 int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *o, mh_err *err) {
     mh_db *db;
     json_t *root;
-    int rc = open_summary(path, &db, &root, err);
+    char notice[600];
+    int rc = open_summary(path, &db, &root, notice, sizeof notice, err);
     if (rc) return rc;
+    mh_fixes fx;
+    int have_fx = 0;
+    if (!o->no_patterns) {
+        if ((rc = mh_fixes_compute(db, root, &fx, err)) != MH_OK) {
+            mh_db_close(db);
+            json_decref(root);
+            return rc;
+        }
+        have_fx = 1;
+    }
     mh_db_close(db);
-    json_t *d = (o->json || o->out) ? to_json(root, o) : NULL;
+    mh_groups *groups = o->group_by != MH_GROUP_NONE ? profile_groups(root, o->group_by) : NULL;
+    if (o->group_by != MH_GROUP_NONE && !groups) {
+        json_decref(root);
+        if (have_fx) mh_fixes_free(&fx);
+        return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    }
+    json_t *d = (o->json || o->out) ? to_json(root, have_fx ? &fx : NULL, o, notice[0] != 0) : NULL;
+    if (d && groups) {
+        json_object_set_new(d, "group_by", json_string(mh_group_name(o->group_by)));
+        json_object_set_new(d, "groups", mh_groups_json(groups));
+    }
+    if (d && json_object_get(root, "sites")) json_object_set(d, "sites", json_object_get(root, "sites"));
+    if (!o->json && groups) {
+        mh_groups_print(groups, stdout, o->max_findings);
+        fputc('\n', stdout);
+    }
+    mh_groups_free(groups);
     if (o->json) rc = dump(d, "-", err);
-    else if ((rc = print_text(stdout, root, o)) != MH_OK) rc = mh_err_set(err, MH_ERR_IO, "writing to stdout failed");
+    else if ((rc = print_text(stdout, root, have_fx ? &fx : NULL, o)) != MH_OK)
+        rc = mh_err_set(err, MH_ERR_IO, "writing to stdout failed");
     if (rc == MH_OK && o->out) rc = dump(d, o->out, err);
     if (rc == MH_OK) {
         uint64_t dropped = dropped_total(root);
@@ -407,5 +535,6 @@ int mh_cli_profile_analyze(const char *path, const mh_cli_profile_analyze_opts *
     }
     json_decref(d);
     json_decref(root);
-    return rc;
+    if (have_fx) mh_fixes_free(&fx);
+    return incomplete(rc, notice, err);
 }

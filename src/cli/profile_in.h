@@ -26,6 +26,10 @@ int mh_cli_input_kind(const char *path);
  * *dropped (may be NULL) receive the profile's launch count and
  * meta.dropped_total. */
 typedef int (*mh_cli_heat_fn)(void *ctx, const mh_heat_result *r, mh_err *err);
+/* Both below check the profile as every reader does (mh_db_open), and an
+ * incomplete one (mh_db_notice: interrupted, or from an incomplete trace)
+ * gives its maps or findings, then MH_ERR_TRUNCATED with the notice (exit 4,
+ * as report and diff). */
 int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn, void *ctx, size_t *nlaunches,
                         uint64_t *dropped, mh_err *err);
 
@@ -35,6 +39,7 @@ typedef struct mh_cli_profile_analyze_opts {
     size_t max_findings; /* 0 = all */
     int show_coalesced;
     int no_locality, no_patterns;
+    int group_by;        /* enum mh_group_by (memheat/group.h) */
 } mh_cli_profile_analyze_opts;
 
 /* `memheat analyze PROFILE`: the findings, bank table and locality stored in

@@ -291,6 +291,13 @@ int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, cons
     return 1;
 }
 
+void mh_collect_count_launch(mh_collect_state *st, const mh_collect_launch *l) {
+    st->launches++;
+    mh_collect_config *c = config_get(st, l);
+    if (c) c->launches++;
+    else st->oom = 1;
+}
+
 void mh_collect_unselect(const mh_collect_cfg *cfg, mh_collect_state *st, const mh_collect_launch *l) {
     (void)cfg;
     if (st->traced) st->traced--;

@@ -141,6 +141,11 @@ static int emit_shape(gen *g, unsigned shape, uint32_t id, const mh_synth_opts *
                     unsigned kind = MH_KIND_LOAD;
                     if (shape == MH_SYNTH_SHARED_WARP && ln != 0 && k == 0) continue; /* lane 0 writes first */
                     if (shared && k == 0) kind = MH_KIND_STORE;
+                    /* the tile is stored by its threads, one word each, before every warp sweeps it
+                     * (a shared word read before any store names memory filled out of sight) */
+                    if (shape == MH_SYNTH_SHARED_TILE && k == 0) e = t;
+                    /* false sharing is warps writing words of one sector (read only: uncoalesced) */
+                    if (shape == MH_SYNTH_FALSE_SHARING) kind = MH_KIND_STORE;
                     mh_access ac = {.addr = base + e * 4 + (shape == MH_SYNTH_MISALIGNED ? o->offset : 0),
                                     .pc = 0x100 + 0x10 * (uint64_t)(kind == MH_KIND_STORE),
                                     .launch = id, .block = b, .seq = seq[t]++, .thread = (uint16_t)t,

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define MH_TIMING_HOOK_VERSION 3u
+#define MH_TIMING_HOOK_VERSION 4u
 #define MH_TIMING_HOOK_SYMBOL "memheat_timing_attach"
 
 /* Which launch entry point the params belong to (cuLaunchKernel_params,
@@ -40,8 +40,13 @@ typedef struct mh_timing_hook {
     uint32_t version; /* MH_TIMING_HOOK_VERSION, filled by the timing collector */
     void (*launch_enter)(int api, const void *params);
     /* ctx: the launch's CUcontext; failed: the call returned an error;
-     * traced: the launch ran instrumented code */
-    void (*launch_exit)(int api, void *ctx, int failed, int traced, const char *symbol);
+     * traced: the launch ran instrumented code; symbol and function: the
+     * kernel's mangled name and CUfunction as the Sanitizer's LAUNCH_BEGIN
+     * gave them (version 4; NULL when no LAUNCH_BEGIN came). The launch
+     * call's own parameters may hold a context-independent CUkernel handle
+     * instead, whose name the driver does not give (cuBLAS and cuDNN launch
+     * so): a name from there lumped such kernels under one garbage name. */
+    void (*launch_exit)(int api, void *ctx, int failed, int traced, const char *symbol, void *function);
     void (*context_created)(void *ctx, int device); /* device: its ordinal */
     void (*context_ending)(void *ctx);
     /* A memcpy or memset the program issues (version 2): copy_begin when the

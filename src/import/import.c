@@ -76,7 +76,11 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     mh_model m;
     mh_pass *p;
     int rc = mh_pass_open(&p, o->trace_path, &m, &po, err);
-    if (rc) return rc;
+    if (rc) { /* not even its header: the profile holds no trace, and says so */
+        mh_err tmp;
+        mh_db_set_meta(db, "trace_complete", "0", &tmp);
+        return rc;
+    }
     import_ctx ctx = {db, o, 0, 0};
     mh_pass_consumer c = {.ctx = &ctx, .heat = on_heat, .loc = on_loc};
     rc = mh_db_batch_begin(db, err);
@@ -97,10 +101,15 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
         const mh_pat_finding *const *fp = res ? mh_pass_results_findings(res, &nf) : NULL;
         mh_pat_finding *f = res ? malloc((nf ? nf : 1) * sizeof *f) : NULL;
         for (size_t i = 0; f && i < nf; i++) f[i] = *fp[i];
+        const mh_pat_run *pres = res ? mh_pass_results_run(res, MH_PASS_ROW(MH_PASS_PATTERNS)) : NULL;
         int frc = MH_OK;
         if (pr && !f) frc = mh_err_set(rc ? &tmp : err, MH_ERR_NOMEM, "out of memory");
-        else if (pr) frc = mh_db_put_findings(db, f, nf, mh_pat_banks(mh_pass_results_run(res, MH_PASS_ROW(MH_PASS_PATTERNS))), rc ? &tmp : err);
+        else if (pr) frc = mh_db_put_findings(db, f, nf, mh_pat_banks(pres), rc ? &tmp : err);
         free(f);
+        /* the global warp requests the estimated savings weigh findings against */
+        size_t nq = 0;
+        const mh_pat_req *q = pres ? mh_pat_requests(pres, &nq) : NULL;
+        if (!frc && nq) frc = mh_db_put_requests(db, q, nq, rc ? &tmp : err);
         mh_pass_results_free(res);
         if (!rc) rc = frc;
     }
@@ -108,13 +117,15 @@ static int import_trace(mh_db *db, const mh_db_import_opts *o, mh_err *err) {
     /* records skipped or no end record: kept as incomplete, said in one line */
     char note[1024];
     int noted = mh_pass_notice(st, o->trace_path, note, sizeof note);
-    int complete = st->complete && !st->skipped_total;
+    int complete = st->complete && !noted;
     char skipped[32];
     snprintf(skipped, sizeof skipped, "%llu", (unsigned long long)st->skipped_total);
     mh_pass_close(p);
     /* launches, objects and drops are stored even after an error above, so
      * the profile holds everything that was read */
-    int rc2 = mh_db_put_model(db, &m, rc ? &tmp : err);
+    /* call sites symbolised (libdw) and judged here, once: the store writes them as they are */
+    int rc2 = mh_sites_resolve(&m.sites, NULL, rc ? &tmp : err);
+    if (!rc2) rc2 = mh_db_put_model(db, &m, rc ? &tmp : err);
     mh_model_free(&m);
     if (!rc) rc = rc2;
     if (!rc) rc = mh_db_set_meta(db, "trace_complete", complete && !truncated ? "1" : "0", err);

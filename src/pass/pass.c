@@ -58,6 +58,9 @@ struct mh_pass {
      * valid until the model changes (a non-access record) */
     int chk_valid, chk_why;
     uint32_t chk_id;
+    size_t chk_idx;    /* model index of launch chk_id when it may take accesses */
+    uint64_t *read_of; /* per model launch index: accesses taken for it, checked at its kernel end */
+    size_t capread;
     mh_access *keep; /* the good accesses of a record that had bad ones */
     size_t capkeep;
     /* a kernel end apart: the apart row's results held back until the
@@ -201,6 +204,7 @@ void mh_pass_close(mh_pass *p) {
     mh_lanes_free(p->lanes);
     free(p->own);
     free(p->ep_of);
+    free(p->read_of);
     mh_exec_close(&p->ex);
     if (p->model_ok && p->m == &p->own_model) mh_model_free(&p->own_model);
     if (p->r) mh_trace_close_reader(p->r);
@@ -219,21 +223,32 @@ static void note_skip(mh_pass *p, int why, uint32_t launch, uint64_t n) {
     p->st.skipped_total += n;
 }
 
+static size_t launch_index(const mh_pass *p, uint32_t id) {
+    const mh_model_launch *ml = mh_model_launch_get(p->m, id);
+    assert(ml);
+    return (size_t)(ml - p->m->launches);
+}
+
 static int access_bad(mh_pass *p, uint32_t launch) {
     if (p->chk_valid && launch == p->chk_id) return p->chk_why;
     p->chk_id = launch;
     p->chk_why = mh_model_check_access(p->m, launch);
+    if (!p->chk_why) p->chk_idx = launch_index(p, launch);
     p->chk_valid = 1;
     return p->chk_why;
 }
 
 /* Drops the accesses naming an unknown or ended launch from rec (pointing
- * it at a filtered copy when there are any). */
+ * it at a filtered copy when there are any) and counts the others per
+ * launch (read_of). */
 static int filter_accesses(mh_pass *p, mh_record *rec, mh_err *err) {
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n, i = 0;
-    if (rec->u.accesses.one_launch && !access_bad(p, v[0].launch)) return MH_OK; /* no access to look at */
-    while (i < n && !access_bad(p, v[i].launch)) i++;
+    if (rec->u.accesses.one_launch && !access_bad(p, v[0].launch)) { /* no access to look at */
+        p->read_of[p->chk_idx] += n;
+        return MH_OK;
+    }
+    for (; i < n && !access_bad(p, v[i].launch); i++) p->read_of[p->chk_idx]++;
     if (i == n) return MH_OK;
     rec->u.accesses.one_launch = 0;
     if (n > p->capkeep) {
@@ -246,12 +261,40 @@ static int filter_accesses(mh_pass *p, mh_record *rec, mh_err *err) {
     size_t k = i;
     for (; i < n; i++) {
         int why = access_bad(p, v[i].launch);
-        if (why) note_skip(p, why, v[i].launch, 1);
-        else p->keep[k++] = v[i];
+        if (why) {
+            note_skip(p, why, v[i].launch, 1);
+        } else {
+            p->read_of[p->chk_idx]++;
+            p->keep[k++] = v[i];
+        }
     }
     rec->u.accesses.v = p->keep;
     rec->u.accesses.n = k;
     return MH_OK;
+}
+
+/* An accepted LAUNCH record, before the model takes it: its count of
+ * accesses read starts at 0. */
+static int count_launch(mh_pass *p, mh_err *err) {
+    size_t i = p->m->nlaunches;
+    uint64_t *r = mh_grow(p->read_of, &p->capread, i + 1, sizeof *r, 256);
+    if (!r) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    p->read_of = r;
+    r[i] = 0;
+    return MH_OK;
+}
+
+/* An accepted KERNEL_END record: the accesses its collector wrote for the
+ * launch against those read (a block lost or repeated with valid checksums). */
+static void count_check(mh_pass *p, const mh_kernel_end *e) {
+    uint64_t got = p->read_of[launch_index(p, e->launch)];
+    if (got == e->recorded) return;
+    if (!p->st.miscounted) {
+        p->st.miscounted_launch = e->launch;
+        p->st.miscounted_stated = e->recorded;
+        p->st.miscounted_read = got;
+    }
+    p->st.miscounted++;
 }
 
 int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t cap) {
@@ -276,9 +319,24 @@ int mh_pass_notice(const mh_pass_stats *st, const char *path, char *buf, size_t 
         }
         ADD("; every other record was used");
     }
-    if (!st->complete && !st->partial)
-        ADD("%s%s ends without its end record (the run stopped early): results cover what it holds",
-            len ? "; " : "", st->skipped_total ? "it" : path);
+    int cover = 0; /* said once, after what does not add up */
+    if (st->miscounted) {
+        ADD("%s%slaunch %u's kernel end counts %llu accesses, %llu were read", len ? "; " : path, len ? "" : ": ",
+            st->miscounted_launch, (unsigned long long)st->miscounted_stated,
+            (unsigned long long)st->miscounted_read);
+        ADD(" (accesses lost or repeated");
+        if (st->miscounted > 1) ADD("; %llu launches so", (unsigned long long)st->miscounted);
+        ADD(")");
+        cover = 1;
+    }
+    if (st->inconsistency[0]) {
+        ADD("%s%s%s", len ? "; " : path, len ? "" : ": ", st->inconsistency);
+        cover = 1;
+    } else if (!st->complete && !st->partial) {
+        ADD("%s%s ends without its end record (the run stopped early)", len ? "; " : "", len ? "it" : path);
+        cover = 1;
+    }
+    if (cover) ADD(": results cover what it holds");
 #undef ADD
     return buf[0] != '\0';
 }
@@ -442,12 +500,6 @@ static int end_apart(mh_pass *p, const mh_record *rec, mh_err *err) {
 
 /* ---- launch lanes ---- */
 
-static size_t launch_index(const mh_pass *p, uint32_t id) {
-    const mh_model_launch *ml = mh_model_launch_get(p->m, id);
-    assert(ml);
-    return (size_t)(ml - p->m->launches);
-}
-
 static int owner_of(mh_pass *p, uint32_t id) {
     if (!p->own_valid || p->own_id != id) {
         p->own_id = id;
@@ -606,6 +658,8 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
                 note_skip(p, why, rec.type == MH_REC_LAUNCH ? rec.u.launch.id : rec.u.kernel_end.launch, 1);
                 continue;
             }
+            if (rec.type == MH_REC_LAUNCH && (rc = count_launch(p, err)) != MH_OK) break;
+            if (rec.type == MH_REC_KERNEL_END) count_check(p, &rec.u.kernel_end);
         }
         if (!p->pool) {
             rc = feed_here(p, &rec, err);
@@ -663,6 +717,7 @@ int mh_pass_run(mh_pass *p, mh_err *err) {
     if (p->lanes) mh_lanes_stop(p->lanes); /* after an error, threads may still be in batches */
     if (rc == MH_OK && p->lanes) rc = lanes_merge(p, err);
     p->st.complete = mh_trace_complete(p->r);
+    snprintf(p->st.inconsistency, sizeof p->st.inconsistency, "%s", mh_trace_inconsistency(p->r));
     p->st.chunks = mh_trace_chunks_read(p->r);
     run_stats(p);
     if (p->lanes) {

@@ -10,8 +10,10 @@
 
 #include "memheat/heat.h"
 #include "memheat/pass.h"
+#include "memheat/sites.h"
 #include "pass/table.h"
 #include "render/finding_view.h"
+#include "util/demangle.h"
 #include "util/grow.h"
 #include "util/outfile.h"
 
@@ -42,7 +44,7 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     po.progress_ctx = opts.progress_ctx;
     if (!opts.no_patterns) {
         po.analyses |= MH_PASS_PATTERNS;
-        po.heat_spaces = 1u << MH_SPACE_GLOBAL;
+        po.heat_spaces = 1u << MH_SPACE_GLOBAL | 1u << MH_SPACE_SHARED; /* what the patterns read */
     }
     if (!opts.no_locality) po.analyses |= MH_PASS_LOCALITY;
     mh_pass *p;
@@ -68,6 +70,15 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
     if (!res->results && rc == MH_OK) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     if (res->results) res->pat = mh_pass_results_run(res->results, MH_PASS_ROW(MH_PASS_PATTERNS));
     mh_pass_close(p);
+    if ((rc == MH_OK || res->partial) && res->model_ok) {
+        mh_err serr;
+        if (mh_sites_resolve(&res->model.sites, NULL, &serr) != MH_OK && rc == MH_OK) {
+            *err = serr;
+            rc = serr.code;
+        }
+        res->group_by = opts.group_by;
+        if (opts.group_by != MH_GROUP_NONE) res->groups = mh_analyze_group(res, opts.group_by);
+    }
     return rc;
 }
 
@@ -76,7 +87,65 @@ const mh_pat_finding *const *mh_analyze_findings(const mh_analyze_result *res, s
     return res->results ? mh_pass_results_findings(res->results, n) : NULL;
 }
 
+/* ---- groups ---- */
+
+/* The group a launch belongs to: key and label. */
+static void group_of(const mh_analyze_result *res, int by, uint32_t launch, const char *kernel, const char **key,
+                     const char **label) {
+    const mh_sites_site *s = mh_sites_of_launch(&res->model.sites, launch);
+    switch (by) {
+    case MH_GROUP_SITE:
+        *key = s ? s->label : "";
+        *label = s ? s->label : "(no call site recorded)";
+        break;
+    case MH_GROUP_NVTX:
+        *key = s ? s->nvtx_path : "";
+        *label = s && s->nvtx_path[0] ? s->nvtx_path : "(outside NVTX ranges)";
+        break;
+    default:
+        *key = kernel ? kernel : "?";
+        *label = *key;
+    }
+}
+
+mh_groups *mh_analyze_group(const mh_analyze_result *res, int by) {
+    mh_groups *g = mh_groups_new(by);
+    if (!g) return NULL;
+    const char *key, *label;
+    size_t n = 0;
+    const mh_pat_finding *const *v = mh_analyze_findings(res, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->kind == MH_PAT_COALESCED) continue;
+        group_of(res, by, v[i]->launch, v[i]->kernel, &key, &label);
+        mh_groups_add_finding(g, key, label, mh_pat_kind_name(v[i]->kind), v[i]->cost,
+                              v[i]->kernel ? v[i]->kernel : "?", v[i]->name[0] ? v[i]->name : v[i]->label,
+                              v[i]->summary, v[i]->suggestion);
+    }
+    for (size_t i = 0; i < res->model.nlaunches; i++) {
+        const mh_model_launch *ml = &res->model.launches[i];
+        group_of(res, by, ml->l.id, ml->l.display_name, &key, &label);
+        mh_groups_add_traced(g, key, label);
+    }
+    /* every launch, traced or not: per (site, configuration) */
+    const mh_sites *ss = &res->model.sites;
+    for (size_t i = 0; i < ss->nconfigs; i++) {
+        const mh_sites_site *s = mh_sites_get(ss, ss->configs[i].site);
+        if (by == MH_GROUP_SITE) mh_groups_add_time(g, s ? s->label : "", s ? s->label : NULL, (double)ss->configs[i].launches, 0, 0);
+        else if (by == MH_GROUP_NVTX) mh_groups_add_time(g, s ? s->nvtx_path : "", s && s->nvtx_path[0] ? s->nvtx_path : "(outside NVTX ranges)", (double)ss->configs[i].launches, 0, 0);
+    }
+    if (by == MH_GROUP_KERNEL)
+        for (size_t i = 0; i < res->model.nstats; i++) {
+            char *dm = mh_demangle(res->model.stats[i].name);
+            const char *k = dm ? dm : res->model.stats[i].name;
+            mh_groups_add_time(g, k, k, (double)res->model.stats[i].launches, 0, 0);
+            free(dm);
+        }
+    mh_groups_finish(g);
+    return g;
+}
+
 void mh_analyze_free(mh_analyze_result *res) {
+    mh_groups_free(res->groups);
     mh_pass_results_free(res->results);
     free(res->loc);
     if (res->model_ok) mh_model_free(&res->model);
@@ -124,6 +193,10 @@ int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings,
     if (res->split_pat)
         fprintf(f, "note: up to %" PRIu64 " warp requests were split by the memory budget; raise --group-mem\n\n",
                 res->split_pat);
+    if (res->groups) {
+        mh_groups_print(res->groups, f, max_findings);
+        fputc('\n', f);
+    }
     int findings = 0; /* an analysis that finds ran */
     for (unsigned i = 0; i < mh_nanalyses && res->results; i++)
         findings |= mh_analyses[i]->findings && mh_pass_results_run(res->results, i);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "memheat/err.h"
+#include "memheat/group.h"
 #include "memheat/locality.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
@@ -26,6 +27,7 @@ typedef struct mh_analyze_opts {
     int no_locality;     /* skip locality metrics */
     int no_patterns;     /* skip heat maps and pattern detection */
     unsigned threads;    /* analysis threads, 0 = default (mh_pass_default_threads) */
+    int group_by;        /* enum mh_group_by: roll findings up by call site, NVTX path or kernel */
     void (*progress)(void *ctx, const char *line, int done); /* status lines, NULL = none */
     void *progress_ctx;
 } mh_analyze_opts;
@@ -51,6 +53,8 @@ typedef struct mh_analyze_result {
     mh_pass_times times;  /* mh_pass_stats */
     uint64_t split_loc, split_pat;
     char notice[1024];    /* mh_pass_notice: why results miss part of the trace; "" = they do not */
+    int group_by;         /* opts.group_by */
+    mh_groups *groups;    /* opts.group_by: the findings by call site / NVTX path / kernel, else NULL */
 } mh_analyze_result;
 
 /* Runs the whole analysis. When reading stops early (file cut short, damaged
@@ -62,7 +66,11 @@ void mh_analyze_free(mh_analyze_result *res);
 
 /* The findings of every analysis, most costly first (n of them). */
 const mh_pat_finding *const *mh_analyze_findings(const mh_analyze_result *res, size_t *n);
-/* Findings (most costly first), the analyses' tables and locality tables as text. */
+/* The groups of opts.group_by from the model's (resolved) call sites and
+ * the findings: also what a profile's import stores per site. */
+mh_groups *mh_analyze_group(const mh_analyze_result *res, int by);
+/* Findings (most costly first), the analyses' tables and locality tables as
+ * text (the groups first, when asked for). */
 int mh_analyze_print(FILE *f, const mh_analyze_result *res, size_t max_findings, int show_coalesced);
 /* One launch's locality table, as mh_analyze_print prints it (also used for
  * the locality read back from a profile). */

@@ -259,6 +259,11 @@ int mh_analyze_write_json(const char *path, const mh_analyze_result *res, mh_err
     json_object_set_new(root, "partial", json_boolean(res->partial));
     json_object_set_new(root, "requests_split", json_integer((json_int_t)res->split_pat));
     json_object_set_new(root, "peak_bytes", json_integer((json_int_t)res->peak_total));
+    if (res->model.sites.n) json_object_set_new(root, "sites", mh_sites_json(&res->model.sites));
+    if (res->groups) {
+        json_object_set_new(root, "group_by", json_string(mh_group_name(res->group_by)));
+        json_object_set_new(root, "groups", mh_groups_json(res->groups));
+    }
     int rc = MH_OK;
     if (!strcmp(path, "-")) {
         if (!write_doc(stdout, res, root)) rc = mh_err_set(err, MH_ERR_IO, "writing JSON to stdout failed");

@@ -14,12 +14,21 @@
  * imbalance (slowest rank / median) in A and in B, from rankdata.c. Ranks
  * match by rank number, then the rest in rank order. The main table sums a
  * kernel's time over the processes (bandwidth and % of peak time-weighted;
- * median and bound of the process with the most time). */
+ * median and bound of the process with the most time).
+ *
+ * The output leads with the run's total (issue 40): kernel time, host<->
+ * device copy time, and the fixes (fixes.c) resolved, new and kept, with
+ * their estimated savings. Kernels are keyed by their full (mangled) names;
+ * the names shown are util/kname.h's short ones, made longer where two
+ * different kernels would print alike (template arguments, then the whole
+ * name). */
+#include "report/fixes.h"
 #include "report/names.h"
 #include "report/rankdata.h"
 #include "report/report.h"
 #include "util/grow.h"
 #include "util/demangle.h"
+#include "util/kname.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -40,6 +49,7 @@ typedef struct krow {
     const char *name;
     side s[2];
     const char *paired; /* NULL = by name; "--pair", "launch order": B's side is s[1].name */
+    char shown[768];    /* the name for people, unlike every other row's (unique_names) */
 } krow;
 
 typedef struct kset {
@@ -113,7 +123,7 @@ static int collect(kset *k, json_t *root, int j) {
         krow *r = NULL;
         for (size_t q = 0; q < k->n && !r; q++)
             if (strcmp(k->v[q].name, name) == 0 || (disp && strcmp(k->v[q].name, disp) == 0)) r = &k->v[q];
-        if (!r) r = kget(k, disp && disp[0] ? disp : name);
+        if (!r) r = kget(k, name); /* keyed by the full (mangled) name, as the timing names kernels */
         if (!r) return MH_ERR_NOMEM;
         side *s = &r->s[j];
         s->present = 1;
@@ -214,12 +224,134 @@ static void fmt_change(char *b, size_t n, double a, double v) {
     else snprintf(b, n, "%+.1f%%", (v - a) / a * 100.0);
 }
 
-static void term_table(FILE *f, kset *k, int color, const char *pa, const char *pb) {
+/* Every row's shown name: ncu's short form; rows that would print alike get
+ * their template arguments, then the whole name, then a number. */
+static int unique_names(kset *k) {
+    for (size_t i = 0; i < k->n; i++) mh_kname(k->v[i].name, MH_KNAME_SHORT, 72, k->v[i].shown, sizeof k->v[i].shown);
+    unsigned char *bump = calloc(k->n ? k->n : 1, 1);
+    if (!bump) return MH_ERR_NOMEM;
+    for (int level = MH_KNAME_ARGS; level <= MH_KNAME_WHOLE + 1; level++) {
+        int clash = 0;
+        for (size_t i = 0; i < k->n; i++) { /* the rows that clash, all found before any changes */
+            bump[i] = 0;
+            for (size_t j = 0; j < k->n && !bump[i]; j++)
+                bump[i] = j != i && !strcmp(k->v[i].shown, k->v[j].shown) && strcmp(k->v[i].name, k->v[j].name);
+            clash |= bump[i];
+        }
+        for (size_t i = 0; i < k->n; i++) {
+            if (!bump[i]) continue;
+            if (level <= MH_KNAME_WHOLE)
+                mh_kname(k->v[i].name, level, 0, k->v[i].shown, sizeof k->v[i].shown);
+            else { /* the same text for two names (a damaged profile): numbered */
+                size_t n = strlen(k->v[i].shown);
+                snprintf(k->v[i].shown + (n < sizeof k->v[i].shown - 12 ? n : sizeof k->v[i].shown - 12), 12, " #%zu",
+                         i + 1);
+            }
+        }
+        if (!clash) break;
+    }
+    free(bump);
+    return MH_OK;
+}
+
+/* The run as a whole, A against B. */
+typedef struct totals {
+    double kernel_ns[2], copy_ns[2];
+    size_t resolved, added, kept;
+    double resolved_ns, added_ns;
+    int have_fixes;
+} totals;
+
+static double copies_ns(const json_t *root) {
+    double t = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(root, "copies"), i, o) {
+        const char *kind = json_string_value(json_object_get(o, "kind"));
+        double d = num(o, "dur_ns");
+        if (kind && (!strcmp(kind, "HtoD") || !strcmp(kind, "DtoH")) && !isnan(d)) t += d;
+    }
+    return t;
+}
+
+/* A fix's key in A's names: B's kernel paired with an A row takes its name. */
+static void fix_key(const kset *k, const mh_fix *f, int side, char *buf, size_t cap) {
+    const char *kn = f->kernel ? f->kernel : "";
+    for (size_t i = 0; side && i < k->n; i++)
+        if (k->v[i].paired && k->v[i].s[1].name && !strcmp(k->v[i].s[1].name, kn)) kn = k->v[i].name;
+    snprintf(buf, cap, "%s|%s|%s|%s", kn, f->cause, f->space, f->object ? f->object : "");
+}
+
+/* The fixes of x (side xs: 0 = A, 1 = B) the other side y lacks: counted
+ * with their savings into *n and *ns; returns how many y has too. */
+static size_t missing(const kset *k, const mh_fixes *x, int xs, const mh_fixes *y, size_t *n, double *ns) {
+    char kx[2048], ky[2048];
+    size_t both = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        fix_key(k, &x->v[i], xs, kx, sizeof kx);
+        int found = 0;
+        for (size_t j = 0; j < y->n && !found; j++) {
+            fix_key(k, &y->v[j], !xs, ky, sizeof ky);
+            found = !strcmp(kx, ky);
+        }
+        if (found) both++;
+        else {
+            (*n)++;
+            if (!isnan(x->v[i].saving_ns)) *ns += x->v[i].saving_ns;
+        }
+    }
+    return both;
+}
+
+static int fixes_diff(mh_db *a, mh_db *b, json_t *ra, json_t *rb, const kset *k, totals *t, mh_err *err) {
+    mh_fixes fa, fb;
+    int rc = mh_fixes_compute(a, ra, &fa, err);
+    if (rc) return rc;
+    if ((rc = mh_fixes_compute(b, rb, &fb, err))) {
+        mh_fixes_free(&fa);
+        return rc;
+    }
+    t->have_fixes = 1;
+    size_t in_both = missing(k, &fa, 0, &fb, &t->resolved, &t->resolved_ns);
+    missing(k, &fb, 1, &fa, &t->added, &t->added_ns);
+    t->kept = in_both;
+    mh_fixes_free(&fa);
+    mh_fixes_free(&fb);
+    return MH_OK;
+}
+
+static void totals_of(const kset *k, json_t *ra, json_t *rb, totals *t) {
+    for (int j = 0; j < 2; j++) {
+        t->kernel_ns[j] = 0;
+        for (size_t i = 0; i < k->n; i++)
+            if (!isnan(k->v[i].s[j].total_ns)) t->kernel_ns[j] += k->v[i].s[j].total_ns;
+    }
+    t->copy_ns[0] = copies_ns(ra);
+    t->copy_ns[1] = copies_ns(rb);
+}
+
+/* "total: kernel time 2.31 ms -> 1.20 ms (-48.0%); ...", one line. */
+static void totals_text(const totals *t, char *buf, size_t cap) {
+    char a[32], b[32], c[32], d[32], e[32], g[32], ca[32], cb[32];
+    fmt_ns(a, 32, t->kernel_ns[0]), fmt_ns(b, 32, t->kernel_ns[1]), fmt_change(c, 32, t->kernel_ns[0], t->kernel_ns[1]);
+    fmt_ns(d, 32, t->copy_ns[0]), fmt_ns(e, 32, t->copy_ns[1]), fmt_change(g, 32, t->copy_ns[0], t->copy_ns[1]);
+    fmt_ns(ca, 32, t->resolved_ns), fmt_ns(cb, 32, t->added_ns);
+    size_t n = (size_t)snprintf(buf, cap, "total: kernel time %s -> %s (%s); host<->device copies %s -> %s (%s)", a, b,
+                                c, d, e, g);
+    if (t->have_fixes && n < cap)
+        snprintf(buf + n, cap - n, "; fixes: %zu resolved (est. %s in A), %zu new (est. %s in B), %zu in both",
+                 t->resolved, ca, t->added, cb, t->kept);
+}
+
+static void term_table(FILE *f, kset *k, int color, const char *pa, const char *pb, const totals *tot) {
     const char *grn = color ? "\x1b[32m" : "", *red = color ? "\x1b[31m" : "", *off = color ? "\x1b[0m" : "";
     fputs("memheat diff: A = ", f);
     mh_report_term_text(f, pa);
     fputs(", B = ", f);
     mh_report_term_text(f, pb);
+    char tl[512];
+    totals_text(tot, tl, sizeof tl);
+    fprintf(f, "\n%s", tl);
     size_t npair = 0, norder = 0;
     for (size_t i = 0; i < k->n; i++)
         if (k->v[i].paired && !strcmp(k->v[i].paired, "--pair")) npair++;
@@ -228,7 +360,12 @@ static void term_table(FILE *f, kset *k, int color, const char *pa, const char *
     if (npair) fprintf(f, "; %zu by --pair", npair);
     if (norder) fprintf(f, "; %zu by launch order (--match order)", norder);
     fputc('\n', f);
-    fprintf(f, "%-40s %12s %12s %8s %10s %10s %7s %7s  %s\n", "kernel", "time A", "time B", "change", "GB/s A",
+    size_t w = 24; /* the name column: as wide as the widest name, at most 100 */
+    for (size_t i = 0; i < k->n; i++) {
+        size_t c = mh_kname_cols(k->v[i].shown);
+        if (c > w) w = c < 100 ? c : 100;
+    }
+    fprintf(f, "%-*s %12s %12s %8s %10s %10s %7s %7s  %s\n", (int)w, "kernel", "time A", "time B", "change", "GB/s A",
             "GB/s B", "%pk A", "%pk B", "bound A -> B");
     for (size_t i = 0; i < k->n; i++) {
         krow *r = &k->v[i];
@@ -240,13 +377,8 @@ static void term_table(FILE *f, kset *k, int color, const char *pa, const char *
         fmt_num(bb, sizeof bb, r->s[1].bw_Bps / 1e9, 1);
         fmt_num(pka, sizeof pka, r->s[0].pct, 1);
         fmt_num(pkb, sizeof pkb, r->s[1].pct, 1);
-        char nm[41], shown[256];
-        mh_names_display(r->name, shown, sizeof shown);
-        size_t nl = strlen(shown) < sizeof nm - 1 ? strlen(shown) : sizeof nm - 1; /* cut to the column */
-        memcpy(nm, shown, nl);
-        nm[nl] = '\0';
-        mh_report_term_text(f, nm);
-        for (size_t p = strlen(nm); p < 40; p++) fputc(' ', f);
+        mh_report_term_text(f, r->shown); /* whole: two kernels never print alike */
+        for (size_t p = mh_kname_cols(r->shown); p < w; p++) fputc(' ', f);
         const char *cc = "";
         if (!isnan(r->s[0].total_ns) && !isnan(r->s[1].total_ns))
             cc = r->s[1].total_ns < r->s[0].total_ns ? grn : (r->s[1].total_ns > r->s[0].total_ns ? red : "");
@@ -378,10 +510,7 @@ static void term_ranks(FILE *f, kset *k, const rankdiff *d, int color) {
         krow *r = &k->v[i];
         const mh_rank_krow *xa, *xb;
         if (!rank_rows_of(d, r, &xa, &xb)) continue;
-        char shown[256];
-        mh_names_display(r->name, shown, sizeof shown);
-        if (strlen(shown) > 40) shown[40] = '\0';
-        mh_report_term_text(f, shown);
+        mh_report_term_text(f, r->shown);
         fputc('\n', f);
         for (size_t q = 0; q < d->npairs; q++) {
             const mh_rank_cell *ca = cell_of(xa, d->pairs[q].a), *cb = cell_of(xb, d->pairs[q].b);
@@ -416,8 +545,7 @@ static void html_ranks(FILE *f, kset *k, const rankdiff *d) {
         krow *r = &k->v[i];
         const mh_rank_krow *xa, *xb;
         if (!rank_rows_of(d, r, &xa, &xb)) continue;
-        char shown[256];
-        mh_names_display(r->name, shown, sizeof shown);
+        const char *shown = r->shown;
         for (size_t q = 0; q < d->npairs; q++) {
             const mh_rank_cell *ca = cell_of(xa, d->pairs[q].a), *cb = cell_of(xb, d->pairs[q].b);
             if ((!ca || !ca->set) && (!cb || !cb->set)) continue;
@@ -456,7 +584,7 @@ static void html_ranks(FILE *f, kset *k, const rankdiff *d) {
     fputs("</tbody></table></div>\n", f);
 }
 
-static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const rankdiff *d) {
+static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const rankdiff *d, const totals *tot) {
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
           "<title>memheat diff</title><style>\n",
@@ -469,8 +597,12 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const ra
     mh_report_html_text(f, pa);
     fputs("<br>B = ", f);
     mh_report_html_text(f, pb);
+    char tl[512];
+    totals_text(tot, tl, sizeof tl);
+    fputs("</div></header><main><p id=\"diff-total\"><b>", f);
+    mh_report_html_text(f, tl);
     /* tables scroll inside their box at 800 px (the page itself never sideways) */
-    fputs("</div></header><main><div class=\"table-box\"><table class=\"data\" id=\"diff-table\"><thead><tr><th>Kernel</th>"
+    fputs("</b></p><div class=\"table-box\"><table class=\"data\" id=\"diff-table\"><thead><tr><th>Kernel</th>"
           "<th>Time A</th><th>Time B</th><th>Change</th><th>GB/s A</th><th>GB/s B</th><th>% peak A</th>"
           "<th>% peak B</th><th>Bound A</th><th>Bound B</th><th>Findings appeared</th><th>Findings disappeared</th>"
           "</tr></thead><tbody>\n",
@@ -488,13 +620,11 @@ static void html_page(FILE *f, kset *k, const char *pa, const char *pb, const ra
             mh_report_html_text(f, r->paired);
             fputs("</div></td>", f);
         } else {
-            char shown[256];
             char *full = mh_demangle(r->name);
-            mh_names_display(r->name, shown, sizeof shown);
             fputs("<td class=\"mono\" title=\"", f);
             mh_report_html_text(f, full ? full : r->name);
             fputs("\">", f);
-            mh_report_html_text(f, shown);
+            mh_report_html_text(f, r->shown);
             fputs("</td>", f);
             free(full);
         }
@@ -558,10 +688,17 @@ int mh_report_diff_ex(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, con
     memset(&rd, 0, sizeof rd);
     if (!rc) rc = rankdiff_init(&rd, ra, rb);
     if (rc == MH_ERR_NOMEM) mh_err_set(err, rc, "out of memory comparing profiles");
+    totals tot;
+    memset(&tot, 0, sizeof tot);
     if (!rc) {
-        if (term) term_table(term, &k, color, mh_db_path(a), mh_db_path(b));
+        if ((rc = unique_names(&k))) mh_err_set(err, rc, "out of memory comparing profiles");
+        totals_of(&k, ra, rb, &tot);
+        if (!rc) rc = fixes_diff(a, b, ra, rb, &k, &tot, err);
+    }
+    if (!rc) {
+        if (term) term_table(term, &k, color, mh_db_path(a), mh_db_path(b), &tot);
         if (term && rd.npairs) term_ranks(term, &k, &rd, color);
-        if (html) html_page(html, &k, mh_db_path(a), mh_db_path(b), &rd);
+        if (html) html_page(html, &k, mh_db_path(a), mh_db_path(b), &rd, &tot);
     }
     rankdiff_free(&rd);
     for (size_t i = 0; i < k.n; i++) {

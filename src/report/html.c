@@ -13,12 +13,17 @@
  * everything. Findings whose source is found (source.c: where the report is
  * written, or in the --source directories) get the lines around their line as
  * "snippet". A profile of several
- * processes also gets, for the script, each map's "cells" digest and the
- * launches across ranks (rankdata.c's mh_report_rank_annotate), and the
- * static view by rank (ranks.c). Nothing is fetched: a
+ * processes is read through one launch per distinct content across ranks
+ * (rankview.c, mh_db_read_keep): the page holds those launches, the
+ * reference rank's kernels and timeline, for the script the launches and
+ * findings across ranks, and the static section on ranks (ranks.c), so it
+ * grows by a summary row per rank. Nothing is fetched: a
  * Content-Security-Policy forbids any network access from the page. */
+#include "report/fixes.h"
+#include "util/demangle.h"
+#include "util/kname.h"
 #include "report/names.h"
-#include "report/rankdata.h"
+#include "report/rankview.h"
 #include "report/source.h"
 #include "report/report.h"
 #include "util/grow.h"
@@ -75,41 +80,6 @@ static int fold_row(void *vctx, const mh_db_heat_row *r) {
     return 0;
 }
 
-/* FNV-1a 64 of the map's cells as hex ("cells"): each run's sector tag
- * relative to its region's first tag (processes place objects at different
- * addresses), run length, region, temperatures; and each region's size. Two
- * launches with the same digest show the same heat map (rankdata.c). */
-static void cells_digest(const fold *f, const json_t *map, char out[17]) {
-    uint64_t h = 1469598103934665603ull;
-#define MIX(v)                                                                                                        \
-    do {                                                                                                              \
-        uint64_t x_ = (uint64_t)(v);                                                                                  \
-        for (int b_ = 0; b_ < 8; b_++) h = (h ^ ((x_ >> (8 * b_)) & 0xff)) * 1099511628211ull;                        \
-    } while (0)
-    const json_t *regs = json_object_get(map, "regions");
-    size_t nreg = json_array_size(regs);
-    for (size_t i = 0; i < nreg; i++) {
-        const json_t *r = json_array_get(regs, i);
-        const char *s = json_string_value(json_object_get(r, "start")), *e = json_string_value(json_object_get(r, "end"));
-        MIX((e ? strtoull(e, NULL, 16) : 0) - (s ? strtoull(s, NULL, 16) : 0));
-    }
-    for (size_t i = 0; i < f->nruns; i++) {
-        const uint32_t *m = f->meta + i * 4, *t = f->temps + i * 9;
-        uint64_t tag = (uint64_t)m[0] | (uint64_t)m[1] << 32;
-        if (m[3] > 0 && m[3] - 1 < nreg) {
-            const char *ft = json_string_value(json_object_get(json_array_get(regs, m[3] - 1), "first_tag"));
-            tag -= ft ? strtoull(ft, NULL, 16) : 0;
-        }
-        MIX(tag);
-        MIX(m[2]);
-        MIX(m[3]);
-        for (int k = 0; k < 9; k++) MIX(t[k]);
-        MIX(f->kinds[i]);
-    }
-#undef MIX
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 /* little-endian bytes of v[0..n) with `width` bytes each, into a new buffer */
 static unsigned char *le_bytes(const uint32_t *v, size_t n, int width) {
     unsigned char *b = malloc(n * (size_t)width + 1), *p = b;
@@ -146,9 +116,6 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
         fputs("</script>\n", out);
         json_object_set_new(map, "runs", json_integer((json_int_t)f.nruns));
         json_object_set_new(map, "kinds", json_boolean(!f.unknown));
-        char dg[17];
-        cells_digest(&f, map, dg);
-        json_object_set_new(map, "cells", json_string(dg));
     }
     free(mb);
     free(tb);
@@ -159,11 +126,64 @@ static int write_map(mh_db *db, FILE *out, json_t *map, mh_err *err) {
     return rc;
 }
 
-int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
-    json_t *root;
-    int rc = mh_db_read_summary(db, &root, err);
-    if (rc == MH_OK) mh_names_annotate(root); /* full_name, short_name beside every kernel name (names.c) */
+/* What the page shows the way the terminal does (issue 40): the ranked fixes
+ * (fixes.c: the first screen, its savings computed once, in C), object labels
+ * and kernel names shortened (util/kname.h; the whole ones kept beside). */
+static void short_labels(json_t *arr, const char *key, const char *out_key) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        const char *l = json_string_value(json_object_get(o, key));
+        if (!l) continue;
+        char s[256];
+        mh_kname_label(l, 72, s, sizeof s);
+        if (strcmp(s, l)) json_object_set_new(o, out_key, json_string(s));
+    }
+}
+
+static void name_of(json_t *names, const char *name) {
+    if (!name || json_object_get(names, name)) return;
+    char s[256];
+    char *full = mh_demangle(name);
+    mh_kname(name, MH_KNAME_SHORT, 72, s, sizeof s);
+    json_object_set_new(names, name, json_pack("{s:s,s:s}", "short", s, "full", full ? full : name));
+    free(full);
+}
+
+static int annotate_fixes(mh_db *db, json_t *root, mh_err *err) {
+    mh_fixes fx;
+    int rc = mh_fixes_compute(db, root, &fx, err);
     if (rc) return rc;
+    json_object_set_new(root, "fixes", mh_fixes_json(&fx));
+    mh_fixes_free(&fx);
+    short_labels(json_object_get(root, "findings"), "object_label", "object_short");
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(root, "heat_maps"), i, m) short_labels(json_object_get(m, "regions"), "label", "label_short");
+    json_t *names = json_object(), *o;
+    static const char *const arrays[] = {"kernels", "launches", "kernel_runs"};
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+        json_array_foreach(json_object_get(root, arrays[a]), i, o) name_of(names, json_string_value(json_object_get(o, "name")));
+    json_object_set_new(root, "kernel_names", names);
+    return MH_OK;
+}
+
+int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
+    /* several processes: the ranks compared first (rankview.c), then the
+     * profile read through one launch per distinct content */
+    json_t *rows = NULL, *root = NULL;
+    mh_rank_view *rv = NULL;
+    int rc = mh_db_read_ranks(db, &rows, err), kept = 0;
+    if (!rc && mh_report_rank_view(rows, &rv)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory comparing the ranks");
+    if (!rc && rv)
+        kept = !(rc = mh_db_read_keep(db, rv->keep, rv->nkeep, rv->keep_procs, rv->nkp, rv->p.v[rv->ref].id, err));
+    if (!rc) rc = mh_db_read_summary(db, &root, err);
+    if (rc == MH_OK) mh_names_annotate(root); /* full_name, short_name beside every kernel name (names.c) */
+    if (rc) {
+        if (kept) mh_db_read_keep_end(db);
+        mh_report_rank_view_free(rv);
+        return rc;
+    }
     json_t *run = json_object_get(root, "run");
     const char *cmd = run ? json_string_value(json_object_get(run, "command")) : NULL;
 
@@ -179,7 +199,7 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     fputs("</title>\n<style>\n", out);
     fwrite(mh_report_asset_report_css, 1, mh_report_asset_report_css_len, out);
     fputs("</style>\n</head><body>\n<main id=\"app\"><p>This report needs JavaScript.</p></main>\n", out);
-    mh_report_ranks_html(root, out); /* several processes: view by rank (ranks.c; left out if out of memory) */
+    mh_report_ranks_html(rv, out); /* several processes: the ranks (ranks.c) */
 
     /* heat maps first: folding fills each map's "runs" count for the summary */
     json_t *maps = json_object_get(root, "heat_maps");
@@ -194,7 +214,9 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
         if ((rc = write_map(db, out, m, err))) break;
     }
     if (!rc) mh_report_source_annotate(root, o ? o->source_dirs : NULL, o ? o->nsource_dirs : 0); /* source.c */
-    if (!rc && mh_report_rank_annotate(root)) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory grouping ranks");
+    if (!rc && rv && mh_report_rank_view_annotate(rv, root))
+        rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory grouping ranks");
+    if (!rc) rc = annotate_fixes(db, root, err);
     if (!rc) {
         char *text = json_dumps(root, JSON_COMPACT);
         char *safe = text ? mh_report_json_for_script(text) : NULL;
@@ -216,6 +238,8 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     }
     if (o && o->progress) o->progress(o->progress_ctx, "report: done", 1);
     json_decref(root);
+    if (kept) mh_db_read_keep_end(db);
+    mh_report_rank_view_free(rv);
     if (!rc && ferror(out)) rc = mh_err_set(err, MH_ERR_IO, "write error");
     return rc;
 }

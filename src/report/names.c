@@ -1,69 +1,22 @@
-/* names.c -- kernel names for people (names.h): demangled (util/demangle.c,
- * libstdc++'s Itanium C++ ABI demangler), and a
- * shortening that keeps the kernel's own name readable when its template
- * arguments run to hundreds of characters. */
+/* names.c -- kernel names for people (names.h): demangled (util/demangle.c)
+ * and shortened as Nsight Compute shows them (util/kname.c): the kernel's
+ * own name with the template arguments that fit, no return type or
+ * parameters; the summary's full_name keeps everything. */
 #include "report/names.h"
 #include "util/demangle.h"
+#include "util/kname.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* s with the insides of bracket pairs (open/close) at depth >= 1 collapsed
- * to "...", into out (cap >= strlen(s) + 4). */
-static void collapse(const char *s, char open, char close, char *out, size_t cap) {
-    size_t n = 0;
-    int depth = 0;
-    for (; *s && n + 4 < cap; s++) {
-        if (*s == open) {
-            if (depth++ == 0) {
-                out[n++] = open;
-                memcpy(out + n, "...", 3);
-                n += 3;
-            }
-            continue;
-        }
-        if (*s == close && depth > 0) {
-            if (--depth == 0) out[n++] = close;
-            continue;
-        }
-        if (depth == 0) out[n++] = *s;
-    }
-    out[n] = 0;
-}
-
 size_t mh_names_short(const char *full, char *out, size_t cap) {
-    if (!cap) return 0;
-    size_t len = strlen(full);
-    if (len <= MH_NAMES_SHORT) {
-        snprintf(out, cap, "%s", full);
-        return strlen(out);
-    }
-    char *a = malloc(len + 8), *b = malloc(len + 8);
-    if (!a || !b) {
-        free(a);
-        free(b);
-        snprintf(out, cap, "%.*s...", (int)(cap > 4 ? cap - 4 : 0), full);
-        return strlen(out);
-    }
-    collapse(full, '<', '>', a, len + 8);
-    if (strlen(a) > MH_NAMES_SHORT) {
-        collapse(a, '(', ')', b, len + 8);
-        snprintf(a, len + 8, "%s", b);
-    }
-    if (strlen(a) > MH_NAMES_SHORT) snprintf(out, cap, "%.*s...", MH_NAMES_SHORT - 3, a);
-    else snprintf(out, cap, "%s", a);
-    free(a);
-    free(b);
-    return strlen(out);
+    return mh_kname(full, MH_KNAME_SHORT, MH_NAMES_SHORT, out, cap);
 }
 
 size_t mh_names_display(const char *name, char *out, size_t cap) {
-    char *d = mh_demangle(name);
-    size_t n = mh_names_short(d ? d : name ? name : "", out, cap);
-    free(d);
-    return n;
+    return mh_kname(name ? name : "", MH_KNAME_SHORT, MH_NAMES_SHORT, out, cap);
 }
 
 static void annotate_array(json_t *arr) {

@@ -12,9 +12,8 @@ struct json_t;
 
 /* Demangling itself is util/demangle.h (mh_demangle), shared with the CUDA
  * collector. */
-/* A short form of a (demangled) name into out: template arguments collapsed
- * to <...> while longer than MH_NAMES_SHORT, then the parameter list to
- * (...), then cut with "...". Returns strlen(out). */
+/* A short form of a (mangled or demangled) name into out, at most
+ * MH_NAMES_SHORT columns: util/kname.h's MH_KNAME_SHORT. Returns strlen(out). */
 size_t mh_names_short(const char *full, char *out, size_t cap);
 /* Both: the short form of the demangled name (or of name). */
 size_t mh_names_display(const char *name, char *out, size_t cap);

@@ -6,9 +6,8 @@
  * rank order with their labels; per kernel, a cell per rank and the slowest
  * rank against the median (load imbalance); the findings grouped by (kernel,
  * kind, space, object) with the ranks that have them and the spread of their
- * cost; and, for the page, which launches are "the same launch" on each rank
- * and whether their heat maps are identical. The report's rank section, the
- * diff and `memheat analyze` show these numbers; none computes them again. */
+ * cost. The report's rank section (with rankview.c), the diff and `memheat
+ * analyze` show these numbers; none computes them again. */
 #include "report/rankdata.h"
 
 #include <stdio.h>
@@ -55,17 +54,35 @@ int mh_report_rank_procs(const json_t *root, mh_rank_procs *out) {
     }
     qsort(out->v, n, sizeof *out->v, cmp_proc);
     out->n = n;
+    if (!(out->byid = malloc(n * sizeof *out->byid))) {
+        mh_report_rank_procs_free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) out->byid[i] = i;
+    /* insertion sort by id: the rank order is usually the id order already */
+    for (size_t i = 1; i < n; i++) {
+        size_t x = out->byid[i], j = i;
+        for (; j > 0 && out->v[out->byid[j - 1]].id > out->v[x].id; j--) out->byid[j] = out->byid[j - 1];
+        out->byid[j] = x;
+    }
     return 0;
 }
 
 void mh_report_rank_procs_free(mh_rank_procs *p) {
     free(p->v);
+    free(p->byid);
     memset(p, 0, sizeof *p);
 }
 
 int mh_report_rank_index(const mh_rank_procs *p, long long id) {
-    for (size_t i = 0; i < p->n; i++)
-        if (p->v[i].id == id) return (int)i;
+    size_t lo = 0, hi = p->n; /* binary search of byid */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        long long m = p->v[p->byid[mid]].id;
+        if (m == id) return (int)p->byid[mid];
+        if (m < id) lo = mid + 1;
+        else hi = mid;
+    }
     return -1;
 }
 
@@ -100,6 +117,30 @@ void mh_report_rank_list(const mh_rank_procs *p, const unsigned char *on, char *
         i = j + 1;
     }
 #undef APPEND
+}
+
+int mh_report_rank_list_short(const mh_rank_procs *p, const unsigned char *on, char *buf, size_t cap) {
+    size_t count = 0;
+    for (size_t i = 0; i < p->n; i++) count += on[i] != 0;
+    unsigned char *off = 2 * count > p->n && count < p->n ? malloc(p->n) : NULL;
+    if (!off) {
+        mh_report_rank_list(p, on, buf, cap);
+        return 0;
+    }
+    for (size_t i = 0; i < p->n; i++) off[i] = !on[i];
+    char *but = malloc(cap);
+    int shorter = 0;
+    if (but) {
+        size_t k = (size_t)snprintf(but, cap, "all but ");
+        if (k < cap) mh_report_rank_list(p, off, but + k, cap - k);
+        mh_report_rank_list(p, on, buf, cap);
+        if ((shorter = strlen(but) < strlen(buf))) memcpy(buf, but, strlen(but) + 1);
+    } else {
+        mh_report_rank_list(p, on, buf, cap);
+    }
+    free(but);
+    free(off);
+    return shorter;
 }
 
 /* ---- launch lookup by id ---- */
@@ -297,119 +338,4 @@ void mh_report_rank_findings_free(mh_rank_findings *f) {
     }
     free(f->v);
     memset(f, 0, sizeof *f);
-}
-
-/* ---- launches across ranks, for the page ---- */
-
-/* "name|grid|block|dyn_smem": one kernel configuration. */
-static void config_key(const json_t *l, char *buf, size_t cap) {
-    const json_t *g = json_object_get(l, "grid"), *b = json_object_get(l, "block");
-    snprintf(buf, cap, "%s|%lld,%lld,%lld|%lld,%lld,%lld|%lld", launch_name(l),
-             (long long)json_integer_value(json_array_get(g, 0)), (long long)json_integer_value(json_array_get(g, 1)),
-             (long long)json_integer_value(json_array_get(g, 2)), (long long)json_integer_value(json_array_get(b, 0)),
-             (long long)json_integer_value(json_array_get(b, 1)), (long long)json_integer_value(json_array_get(b, 2)),
-             jint(l, "dyn_smem"));
-}
-
-/* The heat maps of launch id as "space=cells;..." in map order (a launch's
- * maps are sorted by launch, then id). */
-static void maps_key(const json_t *root, long long id, char *buf, size_t cap) {
-    size_t i, len = 0;
-    json_t *m;
-    buf[0] = '\0';
-    json_array_foreach(json_object_get(root, "heat_maps"), i, m) {
-        if (jint(m, "launch") != id || len >= cap) continue;
-        len += (size_t)snprintf(buf + len, cap - len, "%s=%s/%lld;", jstr(m, "space"), jstr(m, "cells"),
-                                jint(m, "nrows"));
-    }
-}
-
-int mh_report_rank_annotate(json_t *root) {
-    mh_rank_procs p;
-    if (mh_report_rank_procs(root, &p)) return -1;
-    if (p.n < 2) {
-        mh_report_rank_procs_free(&p);
-        return 0;
-    }
-    for (size_t i = 0; i < p.n; i++) json_object_set_new((json_t *)p.v[i].p, "label", json_string(p.v[i].label));
-    json_t *launches = json_object_get(root, "launches"), *groups = json_array(), *l;
-    size_t nl = json_array_size(launches);
-    char **keys = calloc(nl + 1, sizeof *keys); /* group keys: configuration + "@n" */
-    typedef struct seen { char *base; int pi; long long count; } seen;
-    seen *sv = calloc(nl + 1, sizeof *sv); /* launches so far per (configuration, process) */
-    int rc = groups && keys && sv ? 0 : -1;
-    size_t nk = 0, ns = 0, i;
-    json_array_foreach(launches, i, l) {
-        if (rc) break;
-        int pi = mh_report_rank_index(&p, jint(l, "process"));
-        if (pi < 0) continue;
-        char base[700], key[760];
-        config_key(l, base, sizeof base);
-        size_t s = 0;
-        while (s < ns && (sv[s].pi != pi || strcmp(sv[s].base, base))) s++;
-        if (s == ns) {
-            if (!(sv[ns].base = strdup(base))) {
-                rc = -1;
-                break;
-            }
-            sv[ns++].pi = pi;
-        }
-        snprintf(key, sizeof key, "%s@%lld", base, sv[s].count++);
-        size_t g = 0;
-        while (g < nk && strcmp(keys[g], key)) g++;
-        if (g == nk) {
-            if (!(keys[nk] = strdup(key))) {
-                rc = -1;
-                break;
-            }
-            nk++;
-            json_t *e = json_object(), *ids = json_array();
-            for (size_t q = 0; q < p.n; q++) json_array_append_new(ids, json_null());
-            json_object_set_new(e, "id", json_integer((json_int_t)g));
-            json_object_set_new(e, "launches", ids);
-            json_array_append_new(groups, e);
-        }
-        json_t *e = json_array_get(groups, g);
-        json_array_set_new(json_object_get(e, "launches"), (size_t)pi, json_integer(jint(l, "id")));
-        json_object_set_new(l, "rank_group", json_integer((json_int_t)g));
-    }
-    json_t *e;
-    json_array_foreach(groups, i, e) {
-        if (rc) break;
-        const json_t *ids = json_object_get(e, "launches");
-        unsigned char *on = calloc(p.n, 1);
-        char first[4096], cur[4096], lab[512];
-        int identical = 1, have_first = 0;
-        for (size_t q = 0; q < p.n && on; q++) {
-            const json_t *id = json_array_get(ids, q);
-            if (!json_is_integer(id)) {
-                identical = 0;
-                continue;
-            }
-            on[q] = 1;
-            maps_key(root, json_integer_value(id), cur, sizeof cur);
-            if (!have_first) {
-                memcpy(first, cur, sizeof first);
-                have_first = 1;
-            } else if (strcmp(first, cur)) {
-                identical = 0;
-            }
-        }
-        if (!on) {
-            rc = -1;
-            break;
-        }
-        mh_report_rank_list(&p, on, lab, sizeof lab);
-        free(on);
-        json_object_set_new(e, "identical", json_boolean(identical));
-        json_object_set_new(e, "ranks", json_string(lab));
-    }
-    for (size_t k = 0; k < nk; k++) free(keys[k]);
-    for (size_t k = 0; k < ns; k++) free(sv[k].base);
-    free(keys);
-    free(sv);
-    if (!rc) json_object_set_new(root, "rank_groups", groups);
-    else json_decref(groups);
-    mh_report_rank_procs_free(&p);
-    return rc;
 }

@@ -1,7 +1,7 @@
 /* rankdata.h -- the numbers of the view by rank (rankdata.c), computed once
  * from a profile's summary JSON (mh_db_read_summary) and shown by the report's
- * rank section (ranks.c), `memheat diff` (diff.c), the report page's script
- * (html.c annotates the JSON) and `memheat analyze` on a profile. Internal to
+ * rank section (ranks.c, rankview.c), `memheat diff` (diff.c) and `memheat
+ * analyze` on a profile. Internal to
  * memheat (src/report and src/cli). */
 #ifndef MEMHEAT_REPORT_RANKDATA_H
 #define MEMHEAT_REPORT_RANKDATA_H
@@ -21,6 +21,7 @@ typedef struct mh_rank_proc {
 typedef struct mh_rank_procs {
     mh_rank_proc *v; /* sorted: ranks ascending, then processes without one by id */
     size_t n;        /* 0 for a profile of schema 1 or 2 (no process table) */
+    size_t *byid;    /* indexes into v in process id order (mh_report_rank_index) */
 } mh_rank_procs;
 
 /* The processes of root in rank order. Returns 0, -1 when out of memory. */
@@ -31,6 +32,10 @@ int mh_report_rank_index(const mh_rank_procs *p, long long id);
 /* The processes marked in on[0..p->n) for people: "ranks 0-3, 6", "rank 1",
  * "pid 12, pid 14". */
 void mh_report_rank_list(const mh_rank_procs *p, const unsigned char *on, char *buf, size_t cap);
+
+/* The same, or where more than half and not all are marked and it is
+ * shorter, as the others: "all but ranks 90, 92" (returns 1 then, else 0). */
+int mh_report_rank_list_short(const mh_rank_procs *p, const unsigned char *on, char *buf, size_t cap);
 
 /* Per kernel name, one cell per process: kernel time (ns) and bandwidth
  * (B/s) where the run was timed, else traced launches and accesses. */
@@ -80,13 +85,5 @@ typedef struct mh_rank_findings {
 /* with_coalesced = 0 leaves "coalesced" (no problem) out. */
 int mh_report_rank_findings(const json_t *root, const mh_rank_procs *p, int with_coalesced, mh_rank_findings *out);
 void mh_report_rank_findings_free(mh_rank_findings *f);
-
-/* For the report page: process "label"; launches "rank_group" (one id per
- * kernel configuration and its n-th launch in each process); root.rank_groups
- * [{id, launches: [launch id or null per process in rank order], identical,
- * ranks}] where identical = every process has the launch and its heat maps
- * have the same cells (each map's "cells" digest, set by html.c). Nothing for
- * one process. Returns 0, -1 when out of memory. */
-int mh_report_rank_annotate(json_t *root);
 
 #endif

@@ -37,12 +37,13 @@ typedef struct mh_report_diff_opts {
 int mh_report_diff_ex(mh_db *a, mh_db *b, FILE *term, int color, FILE *html, const mh_report_diff_opts *o,
                       mh_err *err);
 
-/* The view by rank of a profile of several processes (ranks.c): per-kernel
- * time/bandwidth (or accesses) per rank, slowest rank vs the median, findings
- * with "the same on every rank" folded. root = mh_db_read_summary's JSON;
- * writes nothing for one process. Returns 0, -1 when out of memory. */
-struct json_t;
-int mh_report_ranks_html(const struct json_t *root, FILE *out);
+/* The section on ranks of a profile of several processes (ranks.c): the
+ * summary per rank (time or accesses against the median, bandwidth,
+ * findings it lacks or adds; outliers first), per kernel the spread over the
+ * ranks, the findings with "the same on every rank" folded. v: rankview.h;
+ * writes nothing for NULL or one process. Returns 0. */
+struct mh_rank_view;
+int mh_report_ranks_html(const struct mh_rank_view *v, FILE *out);
 
 /* ---- escaping (escape.c) ---- */
 /* JSON text made safe inside <script>: '<', '>', '&', U+2028 and U+2029 become

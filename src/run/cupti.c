@@ -55,8 +55,10 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
     } else if (pass == MH_RUN_TIMING || pass == MH_RUN_COUNTERS) {
         rc = mh_run_cmd_env(cmd, "CUDA_INJECTION64_PATH", lib, err);
         if (rc == MH_OK) rc = mh_run_cmd_args(cmd, o->argv, err);
-        /* one run of the program: counters for the first launch of each configuration */
-        if (rc == MH_OK && pass == MH_RUN_COUNTERS && o->passes == MH_PASSES_ONE)
+        /* counters for the first launch of each configuration, given to its
+         * other launches (mh_timing_merge_counters): replaying every launch of
+         * a training job took minutes */
+        if (rc == MH_OK && pass == MH_RUN_COUNTERS)
             rc = mh_run_cmd_env(cmd, "MEMHEAT_COUNTERS_SAMPLE", "config", err);
     } else {
         return mh_err_set(err, MH_ERR_INTERNAL, "the timing collector has no pass %d", pass);

@@ -35,6 +35,10 @@ int mh_run_ocl_prepare(const mh_run_opts *o, int pass, const char *out, mh_run_c
     int rc = mh_run_outputs_reset(out, err);
     if (rc == MH_OK) rc = mh_collect_cfg_to_env(&o->collect, err);
     if (rc == MH_OK) rc = mh_run_cmd_arg(cmd, oclgrind, err);
+    /* NVTX ranges open at each launch (call sites): the collector serves NVTX's injection,
+     * unless another tool's is set already */
+    const char *nv = getenv("NVTX_INJECTION64_PATH");
+    if (rc == MH_OK && !(nv && *nv)) rc = mh_run_cmd_env(cmd, "NVTX_INJECTION64_PATH", plugin, err);
     if (rc == MH_OK) rc = mh_run_cmd_arg(cmd, "--plugins", err);
     if (rc == MH_OK) rc = mh_run_cmd_arg(cmd, plugin, err);
     if (rc == MH_OK) rc = mh_run_cmd_args(cmd, o->argv, err);

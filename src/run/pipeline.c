@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,9 +82,9 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
                 tm->t.timing_run = (mh_timing_run){.ran = 1, .exit_status = status, .wall_ns = wall};
                 size_t kept = mh_timing_borrow_times(&tm->t);
                 if (kept && !o->quiet)
-                    fprintf(stderr, "memheat: %zu traced launch%s ran in no untraced launch of %s configuration: %s "
-                            "time includes the tracing (marked \"instrumented\"; --passes separate measures it "
-                            "apart)\n", kept, kept == 1 ? "" : "es", kept == 1 ? "its" : "their",
+                    fprintf(stderr, "memheat: %zu launch%s without a clean time (traced, or queued on an idle "
+                            "stream) and no clean launch of %s configuration: left out of the time figures "
+                            "(--passes separate times every launch)\n", kept, kept == 1 ? "" : "es",
                             kept == 1 ? "its" : "their");
             }
         }
@@ -116,9 +117,16 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
  * every back end: the program exists, the profile's folder is writable. */
 static int check_inputs(const mh_run_opts *o, mh_err *err) {
     char prog[4096];
-    if (o->argv && o->argv[0] && !mh_run_which(o->argv[0], prog, sizeof prog))
-        return mh_err_set(err, MH_ERR_ARG, "no program '%s' (%s)", o->argv[0],
-                          strchr(o->argv[0], '/') ? "no such file" : "not found on PATH");
+    const char *name = o->argv ? o->argv[0] : NULL;
+    struct stat sb;
+    if (name && strchr(name, '/') && stat(name, &sb) == 0) { /* there, but maybe not a program */
+        if (S_ISDIR(sb.st_mode)) return mh_err_set(err, MH_ERR_ARG, "'%s' is a folder, not a program", name);
+        if (!S_ISREG(sb.st_mode)) return mh_err_set(err, MH_ERR_ARG, "'%s' is not a program (not a regular file)", name);
+        if (access(name, X_OK) != 0) return mh_err_set(err, MH_ERR_ARG, "'%s' is not executable", name);
+    }
+    if (name && !mh_run_which(name, prog, sizeof prog))
+        return mh_err_set(err, MH_ERR_ARG, "no program '%s' (%s)", name,
+                          strchr(name, '/') ? "no such file" : "not found on PATH");
     char dir[4096];
     const char *slash = strrchr(o->profile_path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - o->profile_path + (slash == o->profile_path)) : 1,
@@ -174,8 +182,10 @@ int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
     int have_trace = traces.n > 0;
     if (traces.empty && !o->quiet)
         fprintf(stderr, "memheat: warning: %zu process(es) began a trace and wrote nothing\n", traces.empty);
-    if (tm.analyzed && !o->quiet) /* the first answer a user wants: time and bandwidth per kernel */
+    if (tm.analyzed && !o->quiet) { /* the first answer a user wants: time and bandwidth per kernel */
         mh_bw_report_print(stdout, &tm.rep, 20);
+        fflush(stdout); /* whole before any line on stderr: a terminal shows both, neither splits the other */
+    }
     if (!have_trace && !tm.loaded) {
         mh_run_timed_free(&tm);
         mh_run_outputs_free(&traces);

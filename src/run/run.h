@@ -21,8 +21,8 @@
 
 /* How many runs of the program. */
 enum mh_run_passes {
-    MH_PASSES_ONE = 0,      /* one traced run, timing in the same process */
-    MH_PASSES_SEPARATE = 1  /* default (set by the CLI): timing run, [counters run,] traced run */
+    MH_PASSES_ONE = 0,      /* one traced run, timing in the same process (event times) */
+    MH_PASSES_SEPARATE = 1  /* the CLI's default: timing run (CUPTI activity), [counters run,] traced run */
 };
 
 typedef struct mh_run_opts {

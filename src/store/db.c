@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/grow.h"
+
 /* SQLite's text on one line: a damaged schema's message quotes its SQL,
  * newlines included; SQLite's "*** in database main ***" heading dropped. */
 static const char *one_line(char *out, size_t cap, const char *s) {
@@ -35,6 +37,7 @@ int mh_db_fail(mh_db *db, mh_err *err, const char *what) {
     char flat[400];
     const char *msg = one_line(flat, sizeof flat, db && db->h ? sqlite3_errmsg(db->h) : "no database");
     int prim = rc & 0xff;
+    int sys = db && db->h ? sqlite3_system_errno(db->h) : 0;
     const char *p = db && db->path ? db->path : "?";
     /* a schema that is not memheat's: say what is missing, not SQLite's words */
     static const char *const missing[][2] = {{"no such table: ", "table"}, {"no such column: ", "column"}};
@@ -42,16 +45,26 @@ int mh_db_fail(mh_db *db, mh_err *err, const char *what) {
         if (!strncmp(msg, missing[i][0], strlen(missing[i][0])))
             return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (missing %s %s)", p, missing[i][1],
                               msg + strlen(missing[i][0]));
-    if (prim == SQLITE_ERROR && db && db->h && !db->writable)
-        return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (its tables do not match schema %d: %s)", p,
-                          MH_DB_SCHEMA_VERSION, msg);
-    if (prim == SQLITE_CORRUPT)
-        return mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s) while %s", p, msg, what);
-    if (prim == SQLITE_NOTADB)
-        return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (not an SQLite database)", p);
-    if (prim == SQLITE_FULL || prim == SQLITE_IOERR)
-        return mh_err_set(err, MH_ERR_IO, "%s: %s while %s", p, msg, what);
-    return mh_err_set(err, MH_ERR_DB, "%s: SQLite error while %s: %s", p, what, msg);
+    switch (prim) {
+    case SQLITE_CORRUPT: return mh_err_set(err, MH_ERR_CORRUPT, "%s is damaged (SQLite: %s)", p, sqlite3_errstr(prim));
+    case SQLITE_NOTADB: return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (not an SQLite database)", p);
+    case SQLITE_FULL: return mh_err_set(err, MH_ERR_IO, "write error on %s: %s", p, strerror(ENOSPC));
+    case SQLITE_IOERR:
+        return mh_err_set(err, MH_ERR_IO, "%s error on %s: %s",
+                          rc == SQLITE_IOERR_READ || rc == SQLITE_IOERR_SHORT_READ ? "read" : "write", p,
+                          strerror(sys ? sys : EIO));
+    case SQLITE_READONLY:
+        return mh_err_set(err, MH_ERR_IO, "%s is read-only%s", p, sys == EROFS ? " (a read-only file system)" : "");
+    case SQLITE_CANTOPEN: return mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", p, strerror(sys ? sys : EIO));
+    case SQLITE_NOMEM: return mh_err_set(err, MH_ERR_NOMEM, "out of memory while %s (%s)", what, p);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return mh_err_set(err, MH_ERR_IO, "%s is locked by another process", p);
+    default: break;
+    }
+    if (db && db->h && !db->writable) /* a reader: a table or value that is not memheat's */
+        return mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (its tables do not match schema %d; SQLite: %s)",
+                          p, MH_DB_SCHEMA_VERSION, msg);
+    return mh_err_set(err, MH_ERR_DB, "%s: %s failed (SQLite: %s)", p, what, msg);
 }
 
 int mh_db_exec(mh_db *db, const char *sql, mh_err *err) {
@@ -129,6 +142,13 @@ const char *mh_db_space_name(unsigned space) {
     return space < 4 ? n[space] : "unknown";
 }
 
+/* Why sqlite3_open_v2 failed, in the system's words where it has them. */
+static const char *open_cause(sqlite3 *h) {
+    if (!h) return strerror(ENOMEM);
+    int sys = sqlite3_system_errno(h);
+    return sys ? strerror(sys) : sqlite3_errstr(sqlite3_errcode(h));
+}
+
 static int db_alloc(mh_db **out, const char *path, mh_err *err) {
     mh_db *db = calloc(1, sizeof *db);
     if (!db) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
@@ -189,8 +209,7 @@ int mh_db_create_named(mh_db **out, const char *path, const char *name, int over
      * connection mutex is pure cost (8% of bench_import) */
     if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
-        rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", name,
-                        db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        rc = mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", name, open_cause(db->h));
         mh_db_close(db);
         return rc;
     }
@@ -237,15 +256,91 @@ static int quick_check(mh_db *db, mh_err *err) {
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
         const char *r = (const char *)sqlite3_column_text(st, 0);
-        if (!r || strcmp(r, "ok") != 0) {
-            char what[256];
-            rc = mh_err_set(err, MH_ERR_CORRUPT, "%s: damaged profile database (%s)", db->path,
-                            one_line(what, sizeof what, r ? r : "?"));
-        }
+        if (!r || strcmp(r, "ok") != 0) /* its report ("Page 40: ...") is SQLite's; the cause in short */
+            rc = mh_err_set(err, MH_ERR_CORRUPT, "%s is damaged (SQLite: %s)", db->path, sqlite3_errstr(SQLITE_CORRUPT));
     } else {
         rc = mh_db_fail(db, err, "checking integrity");
     }
     sqlite3_finalize(st);
+    return rc;
+}
+
+/* Columns that came within schema version 3 without a bump (schema.c):
+ * a profile written before them lacks them and reads as before. */
+static int optional_column(const char *table, const char *col) {
+    static const char *const opt[][2] = {{"object", "arg"},     {"object", "arg_type"}, {"object", "arg_name"},
+                                         {"object", "parent"},  {"object", "used_lo"},  {"object", "used_hi"},
+                                         {"heat_row", "kinds"}, {"bank_conflict", "banks"}, {"kernel", "verdict"}};
+    for (size_t i = 0; i < sizeof opt / sizeof *opt; i++)
+        if (!strcmp(opt[i][0], table) && !strcmp(opt[i][1], col)) return 1;
+    return 0;
+}
+
+/* Every (table, column) of h's tables, "table\tcolumn" sorted, in *out
+ * (n names, one malloc'd block); SQLITE_OK or SQLite's code. */
+static int table_columns(sqlite3 *h, char ***out, size_t *n) {
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    int rc = sqlite3_prepare_v2(h,
+                                "SELECT m.name || char(9) || p.name FROM sqlite_master m, pragma_table_info(m.name) p"
+                                " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        if (*n == cap) {
+            char **v = mh_grow(*out, &cap, *n + 1, sizeof *v, 256);
+            if (!v) break;
+            *out = v;
+        }
+        (*out)[(*n)++] = strdup(t ? t : "");
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc == SQLITE_ROW ? SQLITE_NOMEM : rc;
+}
+
+static void free_names(char **v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+/* The tables and columns of schema `version` (schema.c: the current one;
+ * version 3 has no call sites (site, site_config, launch.site), version 2
+ * no process table nor process columns either, version 1 no launch_config)
+ * are all there; extra ones are allowed. */
+static int schema_check(mh_db *db, int64_t version, mh_err *err) {
+    sqlite3 *mem = NULL;
+    char **want = NULL, **have = NULL;
+    size_t nw = 0, nh = 0;
+    int rc = MH_OK;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+        sqlite3_exec(mem, mh_db_schema_sql, NULL, NULL, NULL) != SQLITE_OK || table_columns(mem, &want, &nw) != SQLITE_OK)
+        rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory checking %s", db->path);
+    else if (table_columns(db->h, &have, &nh) != SQLITE_OK)
+        rc = mh_db_fail(db, err, "reading its schema");
+    for (size_t i = 0, j = 0; i < nw && rc == MH_OK; i++) {
+        char *tab = want[i], *col = strchr(tab, '\t');
+        *col++ = '\0';
+        if ((version < 4 && (!strcmp(tab, "site") || !strcmp(tab, "site_config") ||
+                             (!strcmp(tab, "launch") && !strcmp(col, "site")))) ||
+            (version < 3 && (!strcmp(tab, "process") || !strcmp(col, "process"))) ||
+            (version < 2 && !strcmp(tab, "launch_config")) || optional_column(tab, col))
+            continue;
+        col[-1] = '\t';
+        while (j < nh && strcmp(have[j], tab) < 0) j++;
+        if (j < nh && !strcmp(have[j], tab)) continue;
+        col[-1] = '\0';
+        size_t tl = strlen(tab);
+        int table_there = 0; /* some column of it: then the column is what is missing */
+        for (size_t k = 0; k < nh && !table_there; k++) table_there = !strncmp(have[k], tab, tl) && have[k][tl] == '\t';
+        if (table_there) rc = mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (missing column %s.%s)", db->path, tab, col);
+        else rc = mh_err_set(err, MH_ERR_DB, "%s: not a memheat profile (missing table %s)", db->path, tab);
+    }
+    free_names(want, nw);
+    free_names(have, nh);
+    if (mem) sqlite3_close(mem);
     return rc;
 }
 
@@ -267,8 +362,7 @@ int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
     snprintf(journal, sizeof journal, "%s-journal", path);
     if (access(journal, F_OK) == 0 && access(path, W_OK) == 0) oflags = SQLITE_OPEN_READWRITE;
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) { /* as in mh_db_create */
-        rc = mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", path,
-                        db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        rc = mh_err_set(err, MH_ERR_IO, "cannot open %s: %s", path, open_cause(db->h));
         mh_db_close(db);
         return rc;
     }
@@ -297,7 +391,7 @@ int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
         mh_db_close(db);
         return rc;
     }
-    if ((flags & MH_DB_CHECK) && (rc = quick_check(db, err))) {
+    if (!(flags & MH_DB_OWN) && (rc = quick_check(db, err))) {
         mh_db_close(db);
         return rc;
     }
@@ -321,6 +415,7 @@ int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
         rc = mh_db_fail(db, err, "reading meta");
     }
     sqlite3_finalize(st);
+    if (!rc) rc = schema_check(db, uv, err);
     if (rc) {
         mh_db_close(db);
         return rc;
@@ -360,4 +455,33 @@ int mh_db_notice(mh_db *db, char *out, size_t cap) {
     return out[0] != '\0';
 }
 
-int mh_db_finish(mh_db *db, mh_err *err) { return mh_db_set_meta(db, "complete", "1", err); }
+int mh_db_has_column(mh_db *db, const char *schema, const char *table, const char *col) {
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(db->h,
+                           schema ? "SELECT 1 FROM pragma_table_info(?1, ?3) WHERE name = ?2"
+                                  : "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+    if (schema) sqlite3_bind_text(st, 3, schema, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+int mh_db_scratch(mh_db *db, mh_err *err) {
+    int rc = mh_db_exec(db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;", err);
+    if (!rc) db->scratch = 1;
+    return rc;
+}
+
+int mh_db_finish(mh_db *db, mh_err *err) {
+    if (db->scratch) { /* durable from here: the last write syncs the file */
+        int rc = mh_db_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;", err);
+        if (rc) return rc;
+        db->scratch = 0;
+    }
+    return mh_db_set_meta(db, "complete", "1", err);
+}

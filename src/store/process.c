@@ -6,7 +6,9 @@
  *
  * Merging renumbers what would collide -- launch, object, heat map, device
  * and process ids -- by offsets past the destination's largest id, and
- * copies every table column by column, so nothing is lost. A profile of
+ * copies every table column by column, so nothing is lost; heat rows go
+ * through heat_share.c, which keeps the rows of maps of the same content
+ * once. A profile of
  * schema 1 or 2 (no process table) joins as one process. Single-row tables
  * (run, overlap) keep the destination's row; documents of later profiles are
  * kept under "<kind>@<process id>". */
@@ -19,7 +21,7 @@
 
 /* Tables with a `process` column (schema.c). */
 static const char *const tagged[] = {"device", "launch", "object", "dropped", "launch_config",
-                                     "kernel_run", "copy", "kernel", "finding"};
+                                     "kernel_run", "copy", "kernel", "finding", "site", "site_config"};
 
 static int bind_rank(sqlite3_stmt *st, int i, int32_t v) {
     return v >= 0 ? sqlite3_bind_int(st, i, v) : sqlite3_bind_null(st, i);
@@ -120,7 +122,7 @@ static int has(char **v, const char *c) {
 }
 
 typedef struct offsets {
-    int64_t L, O, H, D, P;
+    int64_t L, O, H, D, P, S;
 } offsets;
 
 /* Which offset a column takes; 0 = none. */
@@ -131,7 +133,9 @@ static char offset_kind(const char *table, const char *col) {
         {"heat_region", "map", 'H'}, {"heat_region", "object", 'O'}, {"heat_row", "map", 'H'},
         {"locality", "launch", 'L'}, {"locality_curve", "launch", 'L'}, {"finding", "launch", 'L'},
         {"finding", "object", 'O'}, {"bank_conflict", "launch", 'L'}, {"device", "id", 'D'},
-        {"object", "parent", 'O'},
+        {"global_request", "launch", 'L'}, {"global_request", "object", 'O'}, {"bank_conflict", "object", 'O'},
+        {"object", "parent", 'O'}, {"heat_map", "rows_of", 'H'}, {"site", "id", 'S'}, {"launch", "site", 'S'},
+        {"site_config", "site", 'S'},
         {"process", "id", 'P'}};
     for (size_t i = 0; i < sizeof m / sizeof *m; i++)
         if (!strcmp(m[i].t, table) && !strcmp(m[i].c, col)) return m[i].k;
@@ -141,7 +145,7 @@ static char offset_kind(const char *table, const char *col) {
 /* Tables whose id is a plain row number: renumbered by SQLite on insert. */
 static int rowid_table(const char *t) {
     static const char *const r[] = {"dropped", "launch_config", "kernel_run", "copy", "kernel", "finding",
-                                    "camp_band"};
+                                    "camp_band", "site_config"};
     for (size_t i = 0; i < sizeof r / sizeof *r; i++)
         if (!strcmp(r[i], t)) return 1;
     return 0;
@@ -169,7 +173,7 @@ static int copy_table(mh_db *db, const char *table, const offsets *off, const ch
         char e[256];
         char k = offset_kind(table, c);
         int64_t by = k == 'L' ? off->L : k == 'O' ? off->O : k == 'H' ? off->H : k == 'D' ? off->D
-                   : k == 'P' ? off->P : 0;
+                   : k == 'P' ? off->P : k == 'S' ? off->S : 0;
         if (!strcmp(c, "process") && strcmp(table, "process") != 0) {
             if (has(src, c))
                 snprintf(e, sizeof e, "COALESCE(process, 1) + %lld", (long long)off->P);
@@ -210,12 +214,14 @@ out:
 static const struct {
     const char *table, *verb;
 } merge_tables[] = {
-    {"run", "INSERT OR IGNORE"},        {"device", "INSERT"},          {"launch", "INSERT"},
+    {"run", "INSERT OR IGNORE"},        {"device", "INSERT"},          {"site", "INSERT"},
+    {"site_config", "INSERT"},          {"launch", "INSERT"},
     {"object", "INSERT"},               {"dropped", "INSERT"},         {"launch_config", "INSERT"},
     {"pcinfo", "INSERT OR IGNORE"},     {"heat_map", "INSERT"},        {"heat_region", "INSERT"},
     {"heat_row", "INSERT"},             {"kernel_run", "INSERT"},      {"copy", "INSERT"},
     {"kernel", "INSERT"},               {"overlap", "INSERT OR IGNORE"}, {"locality", "INSERT"},
     {"locality_curve", "INSERT"},       {"finding", "INSERT"},         {"bank_conflict", "INSERT"},
+    {"global_request", "INSERT"},
     {"camp_band", "INSERT"},            {"document", "INSERT OR IGNORE"}, {"process", "INSERT"},
 };
 
@@ -227,9 +233,12 @@ static int merge_attached(mh_db *db, int64_t src_version, const char *src_path, 
     int64_t dmax = q_int(db, "SELECT MAX(id) FROM main.device", -1);
     off.D = dmax < 0 ? 0 : (dmax / 10000 + 1) * 10000; /* device ids: 0 traced, 1000 + ordinal timed */
     off.P = q_int(db, "SELECT MAX(id) FROM main.process", 0);
+    off.S = q_int(db, "SELECT MAX(id) + 1 FROM main.site", 0);
     int rc = MH_OK;
+    int64_t shared = 0;
     for (size_t i = 0; i < sizeof merge_tables / sizeof *merge_tables && !rc; i++)
-        rc = copy_table(db, merge_tables[i].table, &off, merge_tables[i].verb, err);
+        rc = !strcmp(merge_tables[i].table, "heat_row") ? mh_db_merge_heat_rows(db, off.H, &shared, err)
+                                                        : copy_table(db, merge_tables[i].table, &off, merge_tables[i].verb, err);
     /* a profile of schema 1 or 2, or one with no process row: one process */
     if (!rc && q_int(db, "SELECT COALESCE(MAX(id), 0) FROM main.process", 0) == off.P) {
         char *q = sqlite3_mprintf("INSERT INTO main.process(id, command, source, trace_file) VALUES(%lld,"
@@ -242,6 +251,7 @@ static int merge_attached(mh_db *db, int64_t src_version, const char *src_path, 
         info->processes = q_int(db, "SELECT COUNT(*) FROM main.process", 0) - off.P;
         info->launches = q_int(db, "SELECT COUNT(*) FROM src.launch", 0);
         info->first_process = off.P + 1;
+        info->heat_shared = shared;
     }
     return rc;
 }
@@ -249,12 +259,12 @@ static int merge_attached(mh_db *db, int64_t src_version, const char *src_path, 
 int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err) {
     if (info) memset(info, 0, sizeof *info);
     mh_db *src;
-    int rc = mh_db_open(&src, src_path, 0, err);
+    int rc = mh_db_open(&src, src_path, MH_DB_OWN, err); /* checked by its writer or `merge` */
     if (rc) return rc;
     int64_t v = q_int(src, "PRAGMA user_version", 0);
     int complete = q_int(src, "SELECT value = '1' FROM meta WHERE key = 'complete'", 0) != 0;
     mh_db_close(src);
-    if (v != MH_DB_SCHEMA_VERSION && v > 2)
+    if (v > MH_DB_SCHEMA_VERSION)
         return mh_err_set(err, MH_ERR_VERSION, "%s: profile schema version %lld cannot be merged into version %d",
                           src_path, (long long)v, MH_DB_SCHEMA_VERSION);
     char *q = sqlite3_mprintf("ATTACH DATABASE %Q AS src", src_path);

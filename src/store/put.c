@@ -25,7 +25,7 @@ static int put_run_tx(mh_db *db, const mh_db_run_info *ri, mh_err *err) {
     json_t *arr = json_array();
     size_t len = 1;
     for (size_t i = 0; ri->argv && ri->argv[i]; i++) {
-        json_array_append_new(arr, json_string_nocheck(ri->argv[i]));
+        json_array_append_new(arr, mh_db_json_text(ri->argv[i], strlen(ri->argv[i]))); /* any bytes */
         len += strlen(ri->argv[i]) + 1;
     }
     char *cmd = calloc(1, len);
@@ -237,6 +237,7 @@ static int put_model_tx(mh_db *db, const mh_model *m, mh_err *err) {
         rc = mh_db_step_done(db, st, err, "writing launch statistics");
     }
     sqlite3_finalize(st);
+    if (!rc) rc = mh_db_put_sites_in_tx(db, &m->sites, err);
     if (rc) return rc;
     char total[32];
     snprintf(total, sizeof total, "%llu", (unsigned long long)m->dropped_total);

@@ -113,8 +113,8 @@ static int put_findings_tx(mh_db *db, const mh_pat_finding *f, size_t n, const m
     if (rc) return rc;
     if (!bt) return MH_OK;
     rc = mh_db_prepare(db, &st,
-                       "INSERT OR REPLACE INTO bank_conflict(launch, pc, degree, max_degree, accesses, banks)"
-                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                       "INSERT OR REPLACE INTO bank_conflict(launch, pc, degree, max_degree, accesses, banks,"
+                       " ideal, extra, kind, object) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                        err);
     if (rc) return rc;
     for (size_t i = 0; i < bt->n && !rc; i++) {
@@ -130,9 +130,42 @@ static int put_findings_tx(mh_db *db, const mh_pat_finding *f, size_t n, const m
             nb += (size_t)snprintf(banks + nb, sizeof banks - nb, "%c%u", k ? ',' : '[', (unsigned)b->ex_banks[k]);
         snprintf(banks + nb, sizeof banks - nb, "]");
         mh_db_bind_text(st, 6, banks);
+        mh_db_bind_u64(st, 7, b->ideal);
+        mh_db_bind_u64(st, 8, b->extra);
+        mh_db_bind_text(st, 9, mh_kind_name(b->kind));
+        if (b->obj >= 0) sqlite3_bind_int64(st, 10, b->obj);
+        else sqlite3_bind_null(st, 10);
         rc = mh_db_step_done(db, st, err, "writing bank conflicts");
     }
     sqlite3_finalize(st);
+    return rc;
+}
+
+/* The global requests of each (launch, pc, object), one transaction. */
+int mh_db_put_requests(mh_db *db, const mh_pat_req *r, size_t n, mh_err *err) {
+    int rc = mh_db_begin(db, err);
+    if (rc) return rc;
+    sqlite3_stmt *st;
+    rc = mh_db_prepare(db, &st,
+                       "INSERT INTO global_request(launch, pc, object, kind, requests, sectors, ideal_sectors,"
+                       " lines, ideal_lines) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                       err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        sqlite3_bind_int64(st, 1, r[i].launch);
+        mh_db_bind_u64(st, 2, r[i].pc);
+        if (r[i].obj >= 0) sqlite3_bind_int64(st, 3, r[i].obj);
+        else sqlite3_bind_null(st, 3);
+        mh_db_bind_text(st, 4, mh_kind_name(r[i].kind));
+        mh_db_bind_u64(st, 5, r[i].requests);
+        mh_db_bind_u64(st, 6, r[i].sectors);
+        mh_db_bind_u64(st, 7, r[i].ideal_sectors);
+        mh_db_bind_u64(st, 8, r[i].lines);
+        mh_db_bind_u64(st, 9, r[i].ideal_lines);
+        rc = mh_db_step_done(db, st, err, "writing global requests");
+    }
+    sqlite3_finalize(st); /* NULL when the prepare failed: a no-op */
+    if (!rc) rc = mh_db_commit(db, err);
+    if (rc) mh_db_rollback(db);
     return rc;
 }
 

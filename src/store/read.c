@@ -6,11 +6,48 @@
  * names, SQL types kept; a column aliased "..._json" holds JSON text and is
  * parsed (the suffix dropped). Addresses and sector tags are 64-bit unsigned,
  * more than a JavaScript number holds exactly, so the queries turn them into
- * hex strings. */
+ * hex strings. A merged profile's heat map may share the rows of a map of
+ * the same content (heat_map.rows_of): mh_db_read_heat reads them with the
+ * tags moved to its own regions (heat_share.c). */
 #include "db_internal.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Bytes of one UTF-8 sequence at s (n bytes left), 0 where there is none:
+ * overlong forms, surrogates and code points past U+10FFFF are none. */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (!len || len > n) return 0;
+    unsigned cp = len == 1 ? c : c & (0x7Fu >> len);
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[k] & 0x3Fu);
+    }
+    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return len;
+}
+
+json_t *mh_db_json_text(const char *s, size_t n) {
+    json_t *v = json_stringn(s, n);
+    if (v) return v;
+    char *o = malloc(3 * n + 1);
+    if (!o) return json_null();
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_seq((const unsigned char *)s + i, n - i);
+        if (len) memcpy(o + k, s + i, len);
+        else memcpy(o + k, "\xEF\xBF\xBD", 3);
+        k += len ? len : 3;
+        i += len ? len : 1;
+    }
+    v = json_stringn(o, k);
+    free(o);
+    return v ? v : json_null();
+}
 
 static json_t *col_value(sqlite3_stmt *st, int i, int parse) {
     switch (sqlite3_column_type(st, i)) {
@@ -23,8 +60,7 @@ static json_t *col_value(sqlite3_stmt *st, int i, int parse) {
             json_t *v = json_loadb(s, (size_t)n, JSON_DECODE_ANY, NULL);
             if (v) return v;
         }
-        json_t *v = json_stringn_nocheck(s, (size_t)n);
-        return v ? v : json_null();
+        return mh_db_json_text(s, (size_t)n);
     }
     case SQLITE_BLOB: return json_null();
     default: return json_null();
@@ -85,9 +121,10 @@ static int read_meta(mh_db *db, json_t *root, mh_err *err) {
     if (rc) return rc;
     json_t *m = json_object();
     int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW)
-        json_object_set_new(m, (const char *)sqlite3_column_text(st, 0),
-                            json_string_nocheck((const char *)sqlite3_column_text(st, 1)));
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+        if (k) json_object_set_new(m, k, mh_db_json_text(v ? v : "", v ? strlen(v) : 0));
+    }
     if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading meta");
     sqlite3_finalize(st);
     json_object_set_new(root, "meta", m);
@@ -199,17 +236,7 @@ static int add_processes(mh_db *db, json_t *root, mh_err *err) {
 }
 
 /* Whether a table has a column (kernel.verdict came within schema version 3). */
-static int has_column(mh_db *db, const char *table, const char *col) {
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
+static int has_column(mh_db *db, const char *table, const char *col) { return mh_db_has_column(db, NULL, table, col); }
 
 /* The kernel table for reports; VERDICT: the verdict column, or NULL in a
  * profile written before it. */
@@ -224,10 +251,56 @@ static int has_column(mh_db *db, const char *table, const char *col) {
 
 /* The bank table for reports; BANKS: the per-bank column, or NULL in a
  * profile written before it. */
-#define BANKS_SQL(BANKS)                                                                                            \
+#define BANKS_SQL(BANKS, IDEAL, OBJ)                                                                                     \
     "SELECT b.launch, printf('0x%x', b.pc) AS pc, b.degree, b.max_degree, b.accesses, " BANKS " AS banks_json,"     \
-    " p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"                                        \
+    " " IDEAL ", " OBJ " AS object, p.file, p.line FROM bank_conflict b LEFT JOIN pcinfo p ON p.pc = b.pc"           \
     " ORDER BY b.launch, b.degree DESC"
+/* its ideal and extra wavefronts and kind (within schema 3; NULL before) */
+#define BANKS_IDEAL "b.ideal, b.extra, b.kind"
+#define BANKS_NO_IDEAL "NULL AS ideal, NULL AS extra, NULL AS kind"
+
+/* Per kernel configuration (name, device, grid, block, dynamic shared
+ * memory, process), what the estimated savings (src/report/fixes.c) need:
+ * launches, those timed clean and their time, DRAM bytes of the launches
+ * with counters. Clean: untraced (NULL), borrowed from untraced launches or
+ * replayed; any other mark (instrumented: timed while traced) is left out.
+ * TIMED: the kernel_run.timed column or NULL (a profile before it: every
+ * time taken as clean). */
+#define CLEAN(TIMED) "(" TIMED " IS NULL OR " TIMED " IN ('borrowed', 'replayed'))"
+#define CONFIGS_SQL(TIMED)                                                                                           \
+    "SELECT name, device, json_array(grid_x, grid_y, grid_z) AS grid_json,"                                         \
+    " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs, process,"                  \
+    " count(*) AS launches,"                                                                                        \
+    " sum(" CLEAN(TIMED) ") AS clean,"                                                                              \
+    " sum(CASE WHEN " CLEAN(TIMED) " THEN end_ns - start_ns END) AS clean_ns,"                                     \
+    " sum(" TIMED " = 'replayed') AS replayed, sum(" TIMED " = 'borrowed') AS borrowed,"                          \
+    " sum(has_counters) AS with_counters,"                                                                          \
+    " sum(CASE WHEN has_counters THEN dram_read_bytes + dram_write_bytes END) AS dram_bytes,"                      \
+    " sum(CASE WHEN has_counters AND " CLEAN(TIMED) " THEN end_ns - start_ns END) AS counted_ns,"                 \
+    " min(start_ns) AS first_ns"                                                                                    \
+    " FROM kernel_run GROUP BY name, device, grid_x, grid_y, grid_z, block_x, block_y, block_z, dyn_smem, process" \
+    " ORDER BY first_ns"
+
+/* Per (traced launch, object, kind) in global memory: warp requests, sectors
+ * and 128-byte lines touched against those their bytes need (fixes.c). */
+#define OBJECT_WORK_SQL                                                                                              \
+    "SELECT launch, object, kind, sum(requests) AS requests, sum(sectors) AS sectors,"                               \
+    " sum(ideal_sectors) AS ideal_sectors, sum(lines) AS lines, sum(ideal_lines) AS ideal_lines"                   \
+    " FROM global_request GROUP BY launch, object, kind ORDER BY launch, object, kind"
+
+/* Per traced launch, the work the estimated savings weigh a finding against:
+ * warp requests and sectors in global memory (with their ideal sectors),
+ * warp requests and wavefronts in shared memory (with their ideal ones). */
+#define WORK_SQL                                                                                                     \
+    "SELECT l.id AS launch,"                                                                                        \
+    " (SELECT sum(requests) FROM global_request g WHERE g.launch = l.id) AS g_requests,"                            \
+    " (SELECT sum(sectors) FROM global_request g WHERE g.launch = l.id) AS g_sectors,"                              \
+    " (SELECT sum(ideal_sectors) FROM global_request g WHERE g.launch = l.id) AS g_ideal,"                          \
+    " (SELECT sum(sectors) FROM global_request g WHERE g.launch = l.id AND g.kind = 'store') AS g_store_sectors,"   \
+    " (SELECT sum(accesses) FROM bank_conflict b WHERE b.launch = l.id) AS s_requests,"                             \
+    " (SELECT sum(degree * accesses) FROM bank_conflict b WHERE b.launch = l.id) AS s_wavefronts,"                  \
+    " (SELECT sum(ideal) FROM bank_conflict b WHERE b.launch = l.id) AS s_ideal"                                    \
+    " FROM launch l ORDER BY l.id"
 
 /* 1 when the object table has the kernel-argument columns (schema.c). */
 static int have_arg_columns(mh_db *db) {
@@ -247,29 +320,39 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
               " FROM object ORDER BY id"
             : "SELECT id, launch, printf('0x%x', base) AS base, size, space, label, live_at_end"
               " FROM object ORDER BY id";
+    /* schema 4: each traced launch's call site (null before) */
+    char launches_sql[1024];
+    snprintf(launches_sql, sizeof launches_sql,
+             "SELECT id, name, display_name, json_array(grid_x, grid_y, grid_z) AS grid_json,"
+             " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs,"
+             " printf('0x%%x', stream) AS stream, n_blocks, n_sampled, sampled AS sampled_json,"
+             " threads_per_block, warps_per_block, ended, recorded, dropped, gpu_ns, %s AS site"
+             " FROM launch ORDER BY id",
+             has_column(db, "launch", "site") ? "site" : "NULL");
     json_object_set_new(root, "schema_version", json_integer(MH_DB_SCHEMA_VERSION));
+    int timed = has_column(db, "kernel_run", "timed");
+    int bank_banks = has_column(db, "bank_conflict", "banks"), bank_ideal = has_column(db, "bank_conflict", "ideal");
+    int bank_obj = bank_banks && bank_ideal && has_column(db, "bank_conflict", "object"); /* the three came in turn */
     if ((rc = read_meta(db, root, err)) ||
         (rc = add_first(db, root, "run",
                         "SELECT command, argv AS argv_json, backend, producer, note, memheat_version,"
                         " start_unix_ns, end_unix_ns, exit_status, trace_path FROM run WHERE id = 1",
                         err)) ||
         (rc = add_array(db, root, "devices", "SELECT * FROM device ORDER BY id", err)) ||
-        (rc = add_array(db, root, "launches",
-                        "SELECT id, name, display_name, json_array(grid_x, grid_y, grid_z) AS grid_json,"
-                        " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, static_smem, regs,"
-                        " printf('0x%x', stream) AS stream, n_blocks, n_sampled, sampled AS sampled_json,"
-                        " threads_per_block, warps_per_block, ended, recorded, dropped, gpu_ns"
-                        " FROM launch ORDER BY id",
-                        err)) ||
+        (rc = add_array(db, root, "launches", launches_sql, err)) ||
         (rc = add_array(db, root, "objects", objects_sql, err)) ||
         (rc = read_maps(db, root, err)) ||
         (rc = add_array(db, root, "kernels",
                         has_column(db, "kernel", "verdict") ? KERNELS_SQL("verdict") : KERNELS_SQL("NULL"), err)) ||
         (rc = add_array(db, root, "kernel_runs",
-                        "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
-                        " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
-                        " end_ns - start_ns AS dur_ns FROM kernel_run ORDER BY start_ns",
+                        timed ? "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
+                                " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
+                                " end_ns - start_ns AS dur_ns, timed FROM kernel_run ORDER BY start_ns"
+                              : "SELECT name, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
+                                " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
+                                " end_ns - start_ns AS dur_ns, NULL AS timed FROM kernel_run ORDER BY start_ns",
                         err)) ||
+        (rc = add_array(db, root, "kernel_configs", timed ? CONFIGS_SQL("timed") : CONFIGS_SQL("NULL"), err)) ||
         (rc = add_array(db, root, "copies",
                         "SELECT kind, device, stream, start_ns - (SELECT min(s) FROM (SELECT min(start_ns) AS s"
                         " FROM kernel_run UNION ALL SELECT min(start_ns) FROM copy)) AS start_ns,"
@@ -284,8 +367,17 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                         err)) ||
         (rc = read_locality(db, root, err)) ||
         (rc = add_array(db, root, "bank_conflicts",
-                        has_column(db, "bank_conflict", "banks") ? BANKS_SQL("b.banks") : BANKS_SQL("NULL"),
+                        bank_obj ? BANKS_SQL("b.banks", BANKS_IDEAL, "b.object")
+                        : bank_banks ? (bank_ideal ? BANKS_SQL("b.banks", BANKS_IDEAL, "NULL")
+                                                   : BANKS_SQL("b.banks", BANKS_NO_IDEAL, "NULL"))
+                        : bank_ideal ? BANKS_SQL("NULL", BANKS_IDEAL, "NULL")
+                                     : BANKS_SQL("NULL", BANKS_NO_IDEAL, "NULL"),
                         err)) ||
+        (rc = has_column(db, "global_request", "sectors") && bank_ideal
+                  ? add_array(db, root, "launch_work", WORK_SQL, err)
+                  : MH_OK) ||
+        (rc = has_column(db, "global_request", "lines") ? add_array(db, root, "object_work", OBJECT_WORK_SQL, err)
+                                                        : MH_OK) ||
         (rc = add_array(db, root, "camp",
                         "SELECT kernel, device, warps AS warps_json, best_ms AS best_ms_json,"
                         " worst_ms AS worst_ms_json, kernel_ms AS kernel_ms_json, measured_warps,"
@@ -304,6 +396,21 @@ int mh_db_read_summary(mh_db *db, json_t **out, mh_err *err) {
                                 "SELECT name, SUM(launches) AS launches, SUM(traced) AS traced,"
                                 " COUNT(*) AS configs FROM launch_config GROUP BY name ORDER BY name",
                                 err))) {
+        json_decref(root);
+        *out = NULL;
+        return rc;
+    }
+    /* Call sites and every launch per (site, configuration) (schema 4). */
+    if (has_column(db, "site", "label") &&
+        ((rc = add_array(db, root, "sites",
+                         "SELECT id, label, file, line, function, code, scope, nvtx, kind, forward, launches,"
+                         " frames AS frames_json, process FROM site ORDER BY id",
+                         err)) ||
+         (rc = add_array(db, root, "site_configs",
+                         "SELECT site, name, json_array(grid_x, grid_y, grid_z) AS grid_json,"
+                         " json_array(block_x, block_y, block_z) AS block_json, dyn_smem, launches, process"
+                         " FROM site_config ORDER BY id",
+                         err)))) {
         json_decref(root);
         *out = NULL;
         return rc;
@@ -328,7 +435,13 @@ int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_e
                                  " WHERE map = ?1 ORDER BY row",
                            err);
     if (rc) return rc;
-    sqlite3_bind_int64(st, 1, map_id);
+    int64_t owner, *shift; /* a merged profile's map may share the rows of another (heat_share.c) */
+    size_t nshift;
+    if ((rc = mh_db_heat_rows_source(db, map_id, &owner, &shift, &nshift, err))) {
+        sqlite3_finalize(st);
+        return rc;
+    }
+    sqlite3_bind_int64(st, 1, owner);
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         mh_db_heat_row r;
@@ -338,13 +451,16 @@ int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_e
         for (int k = 0; k < MH_HEAT_WORDS; k++) r.word[k] = (uint32_t)sqlite3_column_int64(st, 2 + k);
         r.sector = (uint32_t)sqlite3_column_int64(st, 10);
         r.kinds = (uint32_t)sqlite3_column_int64(st, 11) & 0xffffffu;
+        if (r.region >= 0 && (size_t)r.region < nshift) r.tag += (uint64_t)shift[r.region];
         int u = fn(ctx, &r);
         if (u) {
             sqlite3_finalize(st);
+            free(shift);
             return u;
         }
     }
     if (s != SQLITE_DONE) rc = mh_db_fail(db, err, "reading heat rows");
     sqlite3_finalize(st);
+    free(shift);
     return rc;
 }

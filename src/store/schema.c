@@ -18,7 +18,17 @@
  * (read.c probes for them), older memheat ignores them. Likewise within
  * version 3: heat_row.kinds (the access kinds per word, packed) and
  * bank_conflict.banks (the worst request's distinct words per bank); a
- * profile without them reads as "kinds unknown" and "no per-bank figures". */
+ * profile without them reads as "kinds unknown" and "no per-bank figures".
+ * Also within version 3: heat_map.rows_of (a merge keeps a map's rows once
+ * and the other maps of the same content share them, heat_share.c); for the
+ * estimated savings of src/report/fixes.c, bank_conflict.ideal/extra/kind (a pc's wavefronts without
+ * conflicts, its extra ones, load/store/atomic), the global_request table
+ * (sectors of each (launch, pc, object)'s warp requests) and
+ * kernel_run.timed (how a launch's time was taken: NULL clean,
+ * instrumented, borrowed, replayed); a profile without them has no
+ * estimate from them (fixes.c says so).
+ * Version 4 adds the call sites: tables site and site_config and the
+ * launch's `site` column; a version-3 profile reads with no sites. */
 #include "db_internal.h"
 #include "memheat/timing_fields.h"
 #include "memheat/trace_fields.h"
@@ -36,7 +46,15 @@ const char mh_db_schema_sql[] =
     "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER,\n"
     "  block_z INTEGER, dyn_smem INTEGER, static_smem INTEGER, regs INTEGER, stream INTEGER,\n"
     "  n_blocks INTEGER, n_sampled INTEGER, sampled TEXT, threads_per_block INTEGER,\n"
-    "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER, process INTEGER);\n"
+    "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER, process INTEGER,\n"
+    "  site INTEGER);\n"
+    /* version 4: call sites (memheat/sites.h) and every launch counted per site */
+    "CREATE TABLE site(id INTEGER PRIMARY KEY, label TEXT, file TEXT, line INTEGER, function TEXT,\n"
+    "  code TEXT, scope TEXT, nvtx TEXT, kind TEXT, forward INTEGER, launches INTEGER, frames TEXT,\n"
+    "  process INTEGER);\n"
+    "CREATE TABLE site_config(id INTEGER PRIMARY KEY, site INTEGER, name TEXT, grid_x INTEGER, grid_y INTEGER,\n"
+    "  grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, dyn_smem INTEGER,\n"
+    "  launches INTEGER, process INTEGER);\n"
     "CREATE TABLE object(id INTEGER PRIMARY KEY, launch INTEGER, base INTEGER, size INTEGER,\n"
     "  space TEXT, label TEXT, live_at_end INTEGER, process INTEGER,\n"
     /* kernel-argument views (no version bump: readers probe for the columns) */
@@ -47,7 +65,9 @@ const char mh_db_schema_sql[] =
     "  dyn_smem INTEGER, launches INTEGER, traced INTEGER, process INTEGER);\n"
     "CREATE TABLE pcinfo(pc INTEGER PRIMARY KEY, function TEXT, file TEXT, line INTEGER);\n"
     "CREATE TABLE heat_map(id INTEGER PRIMARY KEY, launch INTEGER NOT NULL REFERENCES launch(id),\n"
-    "  space TEXT NOT NULL, sector_size INTEGER, accesses INTEGER, nrows INTEGER, max_temp INTEGER);\n"
+    "  space TEXT NOT NULL, sector_size INTEGER, accesses INTEGER, nrows INTEGER, max_temp INTEGER,\n"
+    /* merged profiles: the map whose rows it shares (no version bump: readers probe; heat_share.c) */
+    "  rows_of INTEGER);\n"
     "CREATE INDEX heat_map_launch ON heat_map(launch);\n"
     "CREATE TABLE heat_region(map INTEGER NOT NULL REFERENCES heat_map(id), idx INTEGER NOT NULL,\n"
     "  object INTEGER, label TEXT, start INTEGER, end INTEGER, first_tag INTEGER, last_tag INTEGER,\n"
@@ -59,7 +79,9 @@ const char mh_db_schema_sql[] =
     "  kinds INTEGER, PRIMARY KEY(map, row)) WITHOUT ROWID;\n"
     /* kernel_run and copy: columns from the timing records' field lists */
     "CREATE TABLE kernel_run(id INTEGER PRIMARY KEY" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_COLUMN)
-    ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER);\n"
+    ", has_counters INTEGER" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_COLUMN) ", process INTEGER,\n"
+    /* how the time was taken (no version bump: readers probe) */
+    "  timed TEXT);\n"
     "CREATE TABLE copy(id INTEGER PRIMARY KEY, kind TEXT" MH_TIMING_COPY_FIELDS(MH_TF_SQL_COLUMN)
     ",\n  value INTEGER, process INTEGER);\n"
     "CREATE TABLE kernel(id INTEGER PRIMARY KEY" MH_DB_KERNEL_COLUMNS(MH_DB_KCOL_SQL) ", process INTEGER,\n"
@@ -81,7 +103,14 @@ const char mh_db_schema_sql[] =
     "CREATE TABLE bank_conflict(launch INTEGER NOT NULL, pc INTEGER NOT NULL, degree REAL,\n"
     "  max_degree INTEGER, accesses INTEGER,\n"
     /* the worst request's words per bank, JSON (no version bump: readers probe) */
-    "  banks TEXT, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
+    "  banks TEXT,\n"
+    /* ideal and extra wavefronts, load/store/atomic (no version bump: readers probe) */
+    "  ideal INTEGER, extra INTEGER, kind TEXT, object INTEGER, PRIMARY KEY(launch, pc)) WITHOUT ROWID;\n"
+    /* the warp requests of each (launch, pc, object) in global memory (no version bump) */
+    "CREATE TABLE global_request(launch INTEGER NOT NULL, pc INTEGER NOT NULL, object INTEGER,\n"
+    "  kind TEXT, requests INTEGER, sectors INTEGER, ideal_sectors INTEGER, lines INTEGER,\n"
+    "  ideal_lines INTEGER);\n"
+    "CREATE INDEX global_request_launch ON global_request(launch);\n"
     "CREATE TABLE camp_band(id INTEGER PRIMARY KEY, kernel TEXT NOT NULL, device TEXT, warps TEXT,\n"
     "  best_ms TEXT, worst_ms TEXT, kernel_ms TEXT, measured_warps REAL, measured_ms REAL,\n"
     "  degree REAL, band_closed INTEGER);\n"

@@ -26,7 +26,7 @@
 #include "memheat/patterns.h"
 #include "memheat/trace.h"
 
-#define MH_DB_SCHEMA_VERSION 3 /* 2: launch_config; 3: process; older profiles are read as they are */
+#define MH_DB_SCHEMA_VERSION 4 /* 2: launch_config; 3: process; 4: call sites; older profiles are read as they are */
 #define MH_DB_APPLICATION_ID 0x4D485046 /* "MHPF": PRAGMA application_id */
 #define MH_DB_FORMAT "memheat-profile"  /* meta.format */
 
@@ -38,8 +38,9 @@ struct json_t;
 typedef void (*mh_db_progress_fn)(void *ctx, const char *line, int done);
 
 /* mh_db_open flags */
-#define MH_DB_CHECK 1u     /* run PRAGMA quick_check: damaged pages -> MH_ERR_CORRUPT */
 #define MH_DB_WRITABLE 2u  /* open for writing (import of more results) */
+#define MH_DB_OWN 4u       /* a profile this process has just written or checked (the parts of a
+                            * run's import, the inputs of `memheat merge`): no page check */
 
 /* Creates a new profile at path (an existing file is replaced only when
  * overwrite is set; otherwise MH_ERR_ARG). Writes the schema and the meta rows
@@ -48,9 +49,12 @@ int mh_db_create(mh_db **db, const char *path, int overwrite, mh_err *err);
 /* The same at path, with errors naming `name` (a profile written to a
  * temporary file and renamed to name when complete, util/outfile.h). */
 int mh_db_create_named(mh_db **db, const char *path, const char *name, int overwrite, mh_err *err);
-/* Opens an existing profile and checks that it is one: zero-length file ->
- * MH_ERR_EMPTY; not SQLite, or SQLite of another application -> MH_ERR_DB;
- * written by a newer schema -> MH_ERR_VERSION; damaged -> MH_ERR_CORRUPT. */
+/* Opens an existing profile and checks that it is one, the same way for
+ * every reader (one line naming the file and the problem): zero-length file
+ * -> MH_ERR_EMPTY; not SQLite, or SQLite of another application, or a table
+ * or column of its schema version missing -> MH_ERR_DB ("not a memheat
+ * profile (missing table T)"); written by a newer schema -> MH_ERR_VERSION;
+ * damaged pages (PRAGMA quick_check, unless MH_DB_OWN) -> MH_ERR_CORRUPT. */
 int mh_db_open(mh_db **db, const char *path, unsigned flags, mh_err *err);
 void mh_db_close(mh_db *db);
 const char *mh_db_path(const mh_db *db);
@@ -80,6 +84,10 @@ int mh_db_put_locality(mh_db *db, const mh_loc_result *r, mh_err *err);
 /* Findings (in the given order) and the bank-conflict table (may be NULL),
  * one transaction. */
 int mh_db_put_findings(mh_db *db, const mh_pat_finding *f, size_t n, const mh_bank_table *bt, mh_err *err);
+/* The warp requests in global memory of every (launch, pc, object)
+ * (mh_pat_requests), one transaction: what the estimated savings
+ * (src/report/fixes.c) weigh a finding's excess sectors against. */
+int mh_db_put_requests(mh_db *db, const mh_pat_req *r, size_t n, mh_err *err);
 /* A timing (docs/timing.md) and its analysis (rep = mh_bw_analyze(t): the
  * caller's, the store runs none), one transaction: devices, kernel runs,
  * copies, per-name statistics with bandwidth and bound verdicts, overlap;
@@ -110,6 +118,11 @@ int mh_db_get_meta(mh_db *db, const char *key, char *out, size_t cap, mh_err *er
  * interrupted; meta.trace_complete '0': built from an incomplete trace);
  * returns 1 then (commands exit 4), else 0 with out = "". */
 int mh_db_notice(mh_db *db, char *out, size_t cap);
+/* For a profile written to a temporary file that is renamed into place only
+ * when complete (util/outfile.h), such as `memheat merge`'s: the rollback
+ * journal kept in memory and no syncs until mh_db_finish, which syncs. A
+ * crash before then leaves the temporary file unusable, never the profile. */
+int mh_db_scratch(mh_db *db, mh_err *err);
 /* Marks the profile complete (meta.complete = '1'). */
 int mh_db_finish(mh_db *db, mh_err *err);
 
@@ -125,10 +138,13 @@ typedef struct mh_db_merge_info {
     int64_t processes;     /* processes it added */
     int64_t launches;      /* launches it added */
     int complete;          /* the source said meta.complete = '1' */
+    int64_t heat_shared;   /* its heat maps that share the rows of a map of the same content */
 } mh_db_merge_info;
 /* Appends the profile at src_path to db (one transaction): launch, object,
  * heat-map, device and process ids are renumbered past db's, every row of
- * every table is kept (a schema 1 or 2 profile joins as one process). A
+ * every table is kept (a schema 1 or 2 profile joins as one process), the
+ * rows of a heat map whose content db holds already (another rank's map of
+ * the same launch) kept once: the new map shares them (heat_map.rows_of). A
  * profile of another schema (newer) is refused with MH_ERR_VERSION. */
 int mh_db_merge(mh_db *db, const char *src_path, mh_db_merge_info *info, mh_err *err);
 
@@ -154,5 +170,25 @@ typedef struct mh_db_heat_row {
  * stop; that value is returned). */
 typedef int (*mh_db_heat_fn)(void *ctx, const mh_db_heat_row *row);
 int mh_db_read_heat(mh_db *db, int64_t map_id, mh_db_heat_fn fn, void *ctx, mh_err *err);
+
+/* ---- reading a profile of many ranks (src/store/rankread.c) ---- */
+/* The narrow rows of every process, to compare ranks: "processes" (the
+ * process rows with launches_traced, accesses, launches_run, kernel_ns,
+ * counted_ns and dram_bytes: kernel time, that of the kernels with counters
+ * and their DRAM bytes), "launches" (id, process, name, display_name, grid,
+ * block, dyn_smem, recorded), "heat_maps" (id, launch, space, nrows,
+ * rows_from: the map whose rows it reads, regions: "size:label|..."; maps of
+ * equal rows_from and regions are the same heat map), "findings" (id,
+ * launch, kind, space, object_label, cost) and "kernels" (name, process,
+ * total_ns, bandwidth_Bps). A profile of schema 1 or 2: {}. *out: new reference. */
+int mh_db_read_ranks(mh_db *db, struct json_t **out, mh_err *err);
+/* Until mh_db_read_keep_end, the readers of db see only launches[0..nl)
+ * (with their heat maps, findings, locality, bank conflicts, dropped counts
+ * and the objects these name), the processes procs[0..np) and ref, only
+ * process ref's devices, kernels, kernel and copy records and launch counts,
+ * and each kernel's first partition-camping band. */
+int mh_db_read_keep(mh_db *db, const int64_t *launches, size_t nl, const int64_t *procs, size_t np, int64_t ref,
+                    mh_err *err);
+void mh_db_read_keep_end(mh_db *db);
 
 #endif

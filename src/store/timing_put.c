@@ -59,8 +59,8 @@ static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh
     /* id NULL: the next rowid, as when the column is left out */
     rc = mh_db_prepare(db, &st,
                        "INSERT INTO kernel_run(id" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_NAMES) ", has_counters"
-                       MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_NAMES) ") VALUES(NULL" MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_QMARKS)
-                       ",?" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_QMARKS) ")",
+                       MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_NAMES) ", timed) VALUES(NULL"
+                       MH_TIMING_KERNEL_FIELDS(MH_TF_SQL_QMARKS) ",?" MH_TIMING_COUNTER_FIELDS(MH_TF_SQL_QMARKS) ",?)",
                        err);
     if (rc) return rc;
     for (size_t n = 0; n < t->nkernels && !rc; n++) {
@@ -70,6 +70,8 @@ static int put_timing(mh_db *db, const mh_timing *t, const mh_bw_report *rep, mh
         sqlite3_bind_int(st, i++, h);
         const mh_timing_counters *ctr = &rec->c;
         MH_TIMING_COUNTER_FIELDS(BIND_COUNTER)
+        /* NULL = clean: the launch ran as the program ran it */
+        mh_db_bind_text(st, i++, rec->timed == MH_TIMED_CLEAN ? NULL : mh_timing_timed_name(rec->timed));
         rc = mh_db_step_done(db, st, err, "writing a kernel run");
     }
     sqlite3_finalize(st);

@@ -70,18 +70,23 @@ int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh
         s->device = ix[i].k->device;
         s->min_ns = UINT64_MAX;
         double occ_w = 0, warps_w = 0, occ_t = 0, warps_t = 0;
+        size_t nd = 0; /* measured durations in dur[] */
         while (j < t->nkernels && ix[j].k->device == s->device && strcmp(ix[j].k->name, s->name) == 0) {
             const mh_timing_kernel *k = ix[j].k;
             uint64_t d = k->end_ns - k->start_ns;
-            dur[j - i] = d;
             s->count++;
-            s->total_ns += d;
             if (k->timed == MH_TIMED_INSTRUMENTED) s->instrumented++;
-            if (d < s->min_ns) s->min_ns = d;
-            if (d > s->max_ns) s->max_ns = d;
+            if (mh_timing_measured(k)) {
+                dur[i + nd++] = d;
+                s->total_ns += d;
+                if (d < s->min_ns) s->min_ns = d;
+                if (d > s->max_ns) s->max_ns = d;
+            } else {
+                s->unmeasured++;
+            }
             if (k->has_counters) {
                 s->with_counters++;
-                if (isfinite(k->c.dram_read_bytes) || isfinite(k->c.dram_write_bytes)) {
+                if (mh_timing_measured(k) && (isfinite(k->c.dram_read_bytes) || isfinite(k->c.dram_write_bytes))) {
                     s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_read_bytes);
                     s->dram_bytes = add_finite(s->dram_bytes, k->c.dram_write_bytes);
                     s->counted_ns += share[k - t->kernels]; /* its share of the GPU (concurrent kernels) */
@@ -104,7 +109,12 @@ int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh
             }
             j++;
         }
-        s->median_ns = mh_timing_median_u64(dur, j - i);
+        if (nd) {
+            s->median_ns = mh_timing_median_u64(dur + i, nd);
+        } else { /* no launch with a clean time: no time figure at all */
+            s->median_ns = NAN;
+            s->min_ns = 0;
+        }
         s->occupancy_pct = occ_t > 0 ? occ_w / occ_t : NAN;
         s->warps_per_sm = warps_t > 0 ? warps_w / warps_t : NAN;
         i = j;
@@ -204,7 +214,7 @@ size_t mh_timing_replay_times(mh_timing *t) {
     size_t n = 0;
     for (size_t i = 0; i < t->nkernels; i++) {
         mh_timing_kernel *k = &t->kernels[i];
-        if (k->timed != MH_TIMED_INSTRUMENTED || !k->has_counters || !isfinite(k->c.replay_ns) ||
+        if (mh_timing_measured(k) || !k->has_counters || !isfinite(k->c.replay_ns) ||
             k->c.replay_ns <= 0)
             continue;
         k->end_ns = k->start_ns + (uint64_t)(k->c.replay_ns + 0.5);
@@ -216,7 +226,7 @@ size_t mh_timing_replay_times(mh_timing *t) {
 
 size_t mh_timing_borrow_times(mh_timing *t) {
     size_t marked = 0;
-    for (size_t i = 0; i < t->nkernels; i++) marked += t->kernels[i].timed == MH_TIMED_INSTRUMENTED;
+    for (size_t i = 0; i < t->nkernels; i++) marked += !mh_timing_measured(&t->kernels[i]);
     if (!marked) return 0;
     mh_timing_kernel **ix = malloc(t->nkernels * sizeof *ix);
     uint64_t *dur = malloc(t->nkernels * sizeof *dur);
@@ -232,13 +242,13 @@ size_t mh_timing_borrow_times(mh_timing *t) {
         size_t j = i, nclean = 0, ninst = 0;
         while (j < t->nkernels && same_config(ix[i], ix[j])) {
             if (ix[j]->timed == MH_TIMED_CLEAN) dur[nclean++] = ix[j]->end_ns - ix[j]->start_ns;
-            else if (ix[j]->timed == MH_TIMED_INSTRUMENTED) ninst++;
+            else if (!mh_timing_measured(ix[j])) ninst++;
             j++;
         }
         if (ninst && nclean) {
             uint64_t med = (uint64_t)(mh_timing_median_u64(dur, nclean) + 0.5);
             for (size_t k = i; k < j; k++)
-                if (ix[k]->timed == MH_TIMED_INSTRUMENTED) {
+                if (!mh_timing_measured(ix[k])) {
                     ix[k]->end_ns = ix[k]->start_ns + med;
                     ix[k]->timed = MH_TIMED_BORROWED;
                 }

@@ -120,12 +120,17 @@ const char *mh_timing_timed_name(int timed) {
     case MH_TIMED_INSTRUMENTED: return "instrumented";
     case MH_TIMED_BORROWED: return "borrowed";
     case MH_TIMED_REPLAYED: return "replayed";
+    case MH_TIMED_GAP: return "gap";
     default: return "clean";
     }
 }
 
+int mh_timing_measured(const mh_timing_kernel *k) {
+    return k->timed != MH_TIMED_INSTRUMENTED && k->timed != MH_TIMED_GAP;
+}
+
 int mh_timing_timed_parse(const char *s) {
-    for (int v = MH_TIMED_CLEAN; v <= MH_TIMED_REPLAYED; v++)
+    for (int v = MH_TIMED_CLEAN; v <= MH_TIMED_GAP; v++)
         if (!strcmp(s, mh_timing_timed_name(v))) return v;
     return -1;
 }
@@ -505,7 +510,7 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
                 const char *ts = json_string_value(tm);
                 k->timed = ts ? mh_timing_timed_parse(ts) : -1;
                 if (k->timed < 0)
-                    rd_fail(&r, "kernel entry with an unknown \"timed\" (instrumented, borrowed, replayed)");
+                    rd_fail(&r, "kernel entry with an unknown \"timed\" (instrumented, borrowed, replayed, gap)");
             }
             if (r.rc == MH_OK && k->end_ns < k->start_ns) rd_fail(&r, "kernel ends before it starts");
             json_t *c = json_object_get(v, "counters");

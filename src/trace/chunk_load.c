@@ -72,6 +72,8 @@ int mh_tf_fetch(mh_tf_loader *ld, mh_tf_packed *p, mh_err *err) {
     p->coded = ld->coded;
     p->index = ld->chunks;
     p->end = ld->offset;
+    p->chain = ld->chain;
+    ld->chain = mh_crc32c(ld->chain, h + 16, 4); /* the payload CRC as the file holds it */
     ld->chunks++;
     return MH_OK;
 }
@@ -138,6 +140,7 @@ int mh_tf_inflate(mh_tf_inflater *inf, const char *path, const mh_tf_packed *p, 
     b->rlen = rlen;
     b->index = p->index;
     b->end = p->end;
+    b->chain = p->chain;
     return MH_OK;
 }
 

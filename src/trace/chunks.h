@@ -36,6 +36,7 @@ typedef struct mh_tf_loader {
     unsigned char *comp; /* compressed payload buffer */
     size_t ccap;
     int coded;           /* the file's chunks are coded (its version is 4 or more) */
+    uint32_t chain;      /* CRC-32C over the payload CRCs of the chunks fetched (the END record's `chain`) */
     mh_tf_inflater inf;
 } mh_tf_loader;
 
@@ -45,6 +46,7 @@ typedef struct mh_tf_buf {
     size_t rlen, rcap;
     uint64_t index; /* chunk number */
     uint64_t end;   /* file offset after the chunk */
+    uint32_t chain; /* mh_tf_loader.chain over the chunks before this one */
     int eof;        /* 1: no chunk, the file ended cleanly */
 } mh_tf_buf;
 
@@ -56,6 +58,7 @@ typedef struct mh_tf_packed {
     int coded;           /* decompressed, it is coded (mh_tf_decode gives its records) */
     uint64_t index;      /* chunk number */
     uint64_t end;        /* file offset after the chunk */
+    uint32_t chain;      /* mh_tf_loader.chain over the chunks before this one */
     int eof;             /* 1: no chunk, the file ended cleanly */
 } mh_tf_packed;
 

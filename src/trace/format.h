@@ -16,6 +16,8 @@
 #define MH_TF_MAX_RAW (64u << 20)     /* largest uncompressed chunk a reader accepts */
 #define MH_TF_ACCESS_BYTES 32u
 #define MH_TF_ACCESS_LAUNCH_OFF 16u /* an access entry's u32 launch */
+#define MH_TF_END_BYTES 24u         /* END: u32 chunks, u32 chain, u64 records, u64 accesses (0 from older writers) */
+#define MH_TF_MAX_KARG_INDEX 65535u /* a KARG index above it is a bad field: no kernel has that many parameters */
 
 _Static_assert(sizeof(mh_access) == MH_TF_ACCESS_BYTES, "mh_access must be 32 bytes");
 

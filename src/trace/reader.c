@@ -1,4 +1,4 @@
-/* reader.c -- streaming reader of trace formats v1 to v4.
+/* reader.c -- streaming reader of trace formats v1 to v5.
  *
  * Takes one chunk at a time from the chunk source (chunks.h: read, CRCs
  * checked, decompressed; inline or ahead on a helper thread) and walks its
@@ -39,7 +39,17 @@ struct mh_trace_reader {
     size_t sampled_cap;
     const char **devs;    /* device strings of the current PROCESS record */
     size_t devs_cap;
+    uint64_t *site_pc;    /* the current SITE record's arrays */
+    uint32_t *site_obj;
+    mh_site_pyframe *site_py;
+    const char **site_nvtx;
     int done, complete, failed;
+    /* what the END record states, checked against what was read */
+    uint32_t chain;       /* CRC-32C over the payload CRCs of the chunks before the current one */
+    uint64_t records;     /* records framed so far, the header included */
+    uint64_t accesses;    /* access entries of the ACCESSES records parsed */
+    int ended;            /* an END record was read */
+    char damage[256];     /* what does not add up, the first thing found ("" = nothing) */
     mh_trace_header hdr;
     char *hdr_strs;       /* header strings, owned for the reader's life */
 };
@@ -54,10 +64,11 @@ const char *mh_kind_name(unsigned kind) {
     return kind < 3 ? n[kind] : "unknown";
 }
 
+/* A defect of the current chunk's records (r->chunks counts it: its number is one less). */
 static int fail(mh_trace_reader *r, int code, mh_err *err, const char *what) {
     r->failed = 1;
     return mh_err_set(err, code, "%s: %s (chunk %llu, byte offset %llu)", r->path, what,
-                      (unsigned long long)r->chunks, (unsigned long long)r->offset);
+                      (unsigned long long)(r->chunks ? r->chunks - 1 : 0), (unsigned long long)r->offset);
 }
 
 /* Leaving the current chunk: a hold on it takes its buffer, and the reader's
@@ -111,6 +122,7 @@ static int load_chunk(mh_trace_reader *r, mh_err *err) {
     r->rpos = 0;
     r->chunks = b->index + 1;
     r->offset = b->end;
+    r->chain = b->chain;
     return MH_OK;
 }
 
@@ -269,6 +281,7 @@ int mh_trace_open_opts(mh_trace_reader **out, const char *path, const mh_trace_r
             uint32_t plen = mh_get32(p + 4);
             rc = parse_header(r, p + MH_TF_REC_HDR_BYTES, plen, err);
             r->rpos = MH_TF_REC_HDR_BYTES + ((plen + 7u) & ~7u);
+            r->records = 1;
             /* writers put one version in both: a flipped bit between two readable versions shows here */
             if (rc == MH_OK && r->hdr.version != mh_get32(prefix + 8))
                 rc = fail(r, MH_ERR_CORRUPT, err, "the prefix and the header name different format versions");
@@ -287,12 +300,47 @@ int mh_trace_open_opts(mh_trace_reader **out, const char *path, const mh_trace_r
 }
 
 const mh_trace_header *mh_trace_header_get(const mh_trace_reader *r) { return &r->hdr; }
-int mh_trace_complete(const mh_trace_reader *r) { return r->complete; }
+int mh_trace_complete(const mh_trace_reader *r) { return r->complete && !r->damage[0]; }
+const char *mh_trace_inconsistency(const mh_trace_reader *r) { return r->damage; }
 uint64_t mh_trace_chunks_read(const mh_trace_reader *r) { return r->chunks; }
 
 void mh_trace_times(const mh_trace_reader *r, double *wait_s, double *helpers_cpu_s) {
     *wait_s = *helpers_cpu_s = 0;
     if (r->ahead) mh_tf_ahead_times(r->ahead, wait_s, helpers_cpu_s);
+}
+
+/* A SITE record (version 5): counts bounded, the user's frame inside them. */
+static int parse_site(mh_trace_reader *r, cursor *c, char **s, mh_site *st, mh_err *err) {
+    st->id = c32(c);
+    st->flags = c32(c);
+    st->user = c32(c);
+    st->n_native = c32(c);
+    st->n_python = c32(c);
+    st->n_nvtx = c32(c);
+    if (c->bad || st->n_native > MH_SITE_MAX_FRAMES || st->n_python > MH_SITE_MAX_FRAMES ||
+        st->n_nvtx > MH_SITE_MAX_NVTX ||
+        (st->user != MH_SITE_NONE && st->user >= st->n_native + st->n_python))
+        return fail(r, MH_ERR_FORMAT, err, "malformed site record");
+    if (!r->site_pc) { /* fixed sizes: allocated once */
+        r->site_pc = malloc(MH_SITE_MAX_FRAMES * sizeof *r->site_pc);
+        r->site_obj = malloc(MH_SITE_MAX_FRAMES * sizeof *r->site_obj);
+        r->site_py = malloc(MH_SITE_MAX_FRAMES * sizeof *r->site_py);
+        r->site_nvtx = malloc(MH_SITE_MAX_NVTX * sizeof *r->site_nvtx);
+        if (!r->site_pc || !r->site_obj || !r->site_py || !r->site_nvtx) return fail(r, MH_ERR_NOMEM, err, "out of memory");
+    }
+    for (uint32_t i = 0; i < st->n_native; i++) r->site_pc[i] = c64(c);
+    for (uint32_t i = 0; i < st->n_native; i++) r->site_obj[i] = c32(c);
+    for (uint32_t i = 0; i < st->n_python; i++) {
+        r->site_py[i].line = c32(c);
+        r->site_py[i].file = cstr(c, s);
+        r->site_py[i].function = cstr(c, s);
+    }
+    for (uint32_t i = 0; i < st->n_nvtx; i++) r->site_nvtx[i] = cstr(c, s);
+    st->pc = r->site_pc;
+    st->object = r->site_obj;
+    st->py = r->site_py;
+    st->nvtx = r->site_nvtx;
+    return MH_OK;
 }
 
 static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, size_t len, mh_record *rec,
@@ -351,6 +399,7 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         rec->u.accesses.one_launch = c32(&c) == 1 && n > 0; /* mh_tf_inflate's mark */
         if (c.bad || (size_t)(c.end - c.p) / MH_TF_ACCESS_BYTES < n)
             return fail(r, MH_ERR_FORMAT, err, "malformed access record");
+        r->accesses += n;
 #if MH_TF_ACCESS_IS_WIRE
         /* The chunk buffer is 8-byte aligned per record, so the wire bytes are the array. */
         if (((uintptr_t)c.p & 7u) == 0) {
@@ -436,12 +485,68 @@ static int parse_record(mh_trace_reader *r, int type, const unsigned char *p, si
         k->type = cstr(&c, &s);
         k->name = cstr(&c, &s);
         if (!c.bad && k->space >= MH_SPACE_COUNT) return fail(r, MH_ERR_FORMAT, err, "kernel argument in an unknown address space");
+        if (!c.bad && k->index > MH_TF_MAX_KARG_INDEX) return fail(r, MH_ERR_FORMAT, err, "kernel argument index out of range");
+        break;
+    }
+    case MH_REC_SITE_OBJECT: {
+        mh_site_object *o = &rec->u.site_object;
+        o->id = c32(&c);
+        cskip(&c, 4);
+        o->start = c64(&c);
+        o->end = c64(&c);
+        o->bias = c64(&c);
+        o->path = cstr(&c, &s);
+        o->build_id = cstr(&c, &s);
+        if (!c.bad && o->end < o->start) return fail(r, MH_ERR_FORMAT, err, "site object ends before it starts");
+        break;
+    }
+    case MH_REC_SITE: {
+        int rc = parse_site(r, &c, &s, &rec->u.site, err);
+        if (rc != MH_OK) return rc;
+        break;
+    }
+    case MH_REC_LAUNCH_SITE:
+        rec->u.launch_site.launch = c32(&c);
+        rec->u.launch_site.site = c32(&c);
+        break;
+    case MH_REC_SITE_STATS: {
+        mh_site_stats *st = &rec->u.site_stats;
+        uint32_t f[8];
+        for (int i = 0; i < 8; i++) f[i] = c32(&c);
+        st->site = f[0];
+        st->grid = (mh_dim3){f[1], f[2], f[3]};
+        st->block = (mh_dim3){f[4], f[5], f[6]};
+        st->dyn_smem = f[7];
+        st->launches = c64(&c);
+        st->name = cstr(&c, &s);
         break;
     }
     default:
         return fail(r, MH_ERR_FORMAT, err, "unknown record type");
     }
     if (c.bad) return fail(r, MH_ERR_FORMAT, err, "malformed record");
+    return MH_OK;
+}
+
+/* The END record: what it states the file holds before it (its chunks, in
+ * order, by their payload CRCs; its records; its access entries) against
+ * what was read. An empty END is an older writer's: nothing to check. */
+static int end_check(mh_trace_reader *r, const unsigned char *p, uint32_t plen, mh_err *err) {
+    if (plen && plen < MH_TF_END_BYTES) return fail(r, MH_ERR_FORMAT, err, "malformed end record");
+    int first = !r->ended;
+    r->ended = r->complete = 1;
+    if (!first || r->damage[0] || !plen) return MH_OK; /* a second END: said above, as records after the first */
+    uint64_t chunks = mh_get32(p), records = mh_get64(p + 8), accesses = mh_get64(p + 16);
+    uint64_t chunks_read = r->chunks - 1; /* before the END's own */
+    if (chunks != chunks_read || records != r->records || accesses != r->accesses)
+        snprintf(r->damage, sizeof r->damage,
+                 "its end record counts %llu chunks, %llu records and %llu accesses before it, %llu, %llu and %llu "
+                 "were read (chunks or records lost or repeated)",
+                 (unsigned long long)chunks, (unsigned long long)records, (unsigned long long)accesses,
+                 (unsigned long long)chunks_read, (unsigned long long)r->records, (unsigned long long)r->accesses);
+    else if (mh_get32(p + 4) != r->chain)
+        snprintf(r->damage, sizeof r->damage,
+                 "its chunks are not those its end record was written after (chunks reordered or replaced)");
     return MH_OK;
 }
 
@@ -461,12 +566,17 @@ int mh_trace_next(mh_trace_reader *r, mh_record *rec, mh_err *err) {
         uint32_t plen = mh_get32(p + 4);
         size_t padded = ((size_t)plen + 7u) & ~(size_t)7u;
         if (padded > r->rlen - r->rpos - MH_TF_REC_HDR_BYTES) return fail(r, MH_ERR_FORMAT, err, "record past chunk end");
+        if (p[1] | p[2] | p[3]) return fail(r, MH_ERR_FORMAT, err, "record header with non-zero reserved bytes");
         r->rpos += MH_TF_REC_HDR_BYTES + padded;
         int type = p[0];
+        if (r->ended && !r->damage[0]) /* read too, and said: a writer writes nothing after END */
+            snprintf(r->damage, sizeof r->damage, "records follow its end record (a chunk moved or repeated)");
         if (type == MH_REC_END) {
-            r->complete = 1;
-            continue; /* anything after END is read too: concatenated runs stay visible */
+            int rc = end_check(r, p + MH_TF_REC_HDR_BYTES, plen, err);
+            if (rc != MH_OK) return rc;
+            continue;
         }
+        r->records++;
         if (type == MH_REC_HEADER) return fail(r, MH_ERR_FORMAT, err, "second header record");
         return parse_record(r, type, p + MH_TF_REC_HDR_BYTES, plen, rec, err);
     }
@@ -485,6 +595,10 @@ void mh_trace_close_reader(mh_trace_reader *r) {
     free(r->strs);
     free(r->sampled);
     free(r->devs);
+    free(r->site_pc);
+    free(r->site_obj);
+    free(r->site_py);
+    free(r->site_nvtx);
     free(r->hdr_strs);
     free(r);
 }

@@ -1,4 +1,4 @@
-/* writer.c -- streaming writer of trace format v4.
+/* writer.c -- streaming writer of trace format v5.
  *
  * Records are appended to an uncompressed chunk buffer; when it passes the
  * chunk size (or on flush/close) the buffer is coded (the access entries as
@@ -35,6 +35,8 @@ struct mh_trace_writer {
     size_t comp_cap;
     ZSTD_CCtx *cctx;
     uint32_t chunk_index;
+    uint32_t chain;     /* CRC-32C over the payload CRCs of the chunks written (END states it) */
+    uint64_t records;   /* records begun, the header included */
     uint64_t accesses;
     char path[1024];
 };
@@ -92,6 +94,7 @@ int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
     int rc = write_all(w, hdr, sizeof hdr, err);
     if (rc == MH_OK) rc = write_all(w, w->comp, clen, err);
     if (rc != MH_OK) return rc;
+    w->chain = mh_crc32c(w->chain, hdr + 16, 4);
     w->chunk_index++;
     w->len = 0;
     return MH_OK;
@@ -108,6 +111,7 @@ static unsigned char *rec_begin(mh_trace_writer *w, int type, size_t plen, mh_er
     p[0] = (unsigned char)type;
     mh_put32(p + 4, (uint32_t)plen);
     w->len += total;
+    w->records++;
     return p + MH_TF_REC_HDR_BYTES;
 }
 
@@ -329,6 +333,81 @@ int mh_trace_write_karg(mh_trace_writer *w, const mh_karg *k, mh_err *err) {
     return after_record(w, err);
 }
 
+/* ---- call sites (version 5) ---- */
+
+#define MAX_SITE_STR 4096u /* a site's file, function and range names are cut here */
+
+static size_t site_str_len(const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    return n > MAX_SITE_STR ? MAX_SITE_STR : n;
+}
+
+static unsigned char *put_site_str(unsigned char *p, const char *s) {
+    size_t n = site_str_len(s);
+    mh_put32(p, (uint32_t)n);
+    if (n) memcpy(p + 4, s, n);
+    return p + 4 + n;
+}
+
+int mh_trace_write_site_object(mh_trace_writer *w, const mh_site_object *o, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_SITE_OBJECT, 32 + str_bytes(o->path) + str_bytes(o->build_id), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, o->id);
+    mh_put64(p + 8, o->start);
+    mh_put64(p + 16, o->end);
+    mh_put64(p + 24, o->bias);
+    p = put_str(p + 32, o->path);
+    put_str(p, o->build_id);
+    return after_record(w, err);
+}
+
+int mh_trace_write_site(mh_trace_writer *w, const mh_site *s, mh_err *err) {
+    uint32_t flags = s->flags, nn = s->n_native, np = s->n_python, nv = s->n_nvtx;
+    if (nn > MH_SITE_MAX_FRAMES) nn = MH_SITE_MAX_FRAMES, flags |= MH_SITE_NATIVE_CUT;
+    if (np > MH_SITE_MAX_FRAMES) np = MH_SITE_MAX_FRAMES, flags |= MH_SITE_PY_CUT;
+    if (nv > MH_SITE_MAX_NVTX) nv = MH_SITE_MAX_NVTX;
+    uint32_t user = s->user;
+    if (user != MH_SITE_NONE) {
+        if (user < s->n_native) user = user < nn ? user : MH_SITE_NONE;
+        else user = user - s->n_native < np ? nn + (user - s->n_native) : MH_SITE_NONE;
+    }
+    size_t plen = 24 + 12 * (size_t)nn;
+    for (uint32_t i = 0; i < np; i++) plen += 12 + site_str_len(s->py[i].file) + site_str_len(s->py[i].function);
+    for (uint32_t i = 0; i < nv; i++) plen += 4 + site_str_len(s->nvtx[i]);
+    unsigned char *p = rec_begin(w, MH_REC_SITE, plen, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    uint32_t f[6] = {s->id, flags, user, nn, np, nv};
+    for (int i = 0; i < 6; i++) mh_put32(p + 4 * i, f[i]);
+    p += 24;
+    for (uint32_t i = 0; i < nn; i++, p += 8) mh_put64(p, s->pc[i]);
+    for (uint32_t i = 0; i < nn; i++, p += 4) mh_put32(p, s->object ? s->object[i] : MH_SITE_NONE);
+    for (uint32_t i = 0; i < np; i++) {
+        mh_put32(p, s->py[i].line);
+        p = put_site_str(p + 4, s->py[i].file);
+        p = put_site_str(p, s->py[i].function);
+    }
+    for (uint32_t i = 0; i < nv; i++) p = put_site_str(p, s->nvtx[i]);
+    return after_record(w, err);
+}
+
+int mh_trace_write_launch_site(mh_trace_writer *w, const mh_launch_site *ls, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_LAUNCH_SITE, 8, err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    mh_put32(p, ls->launch);
+    mh_put32(p + 4, ls->site);
+    return after_record(w, err);
+}
+
+int mh_trace_write_site_stats(mh_trace_writer *w, const mh_site_stats *st, mh_err *err) {
+    unsigned char *p = rec_begin(w, MH_REC_SITE_STATS, 40 + str_bytes(st->name), err);
+    if (!p) return err ? err->code : MH_ERR_IO;
+    uint32_t f[8] = {st->site, st->grid.x, st->grid.y, st->grid.z, st->block.x, st->block.y, st->block.z, st->dyn_smem};
+    for (int i = 0; i < 8; i++) mh_put32(p + 4 * i, f[i]);
+    mh_put64(p + 32, st->launches);
+    put_str(p + 40, st->name);
+    return after_record(w, err);
+}
+
 uint64_t mh_trace_written_accesses(const mh_trace_writer *w) { return w->accesses; }
 
 void mh_trace_abandon(mh_trace_writer *w) {
@@ -342,7 +421,16 @@ void mh_trace_abandon(mh_trace_writer *w) {
 }
 
 int mh_trace_close(mh_trace_writer *w, mh_err *err) {
-    int rc = rec_begin(w, MH_REC_END, 0, err) ? MH_OK : (err ? err->code : MH_ERR_IO);
+    /* what the file holds before it, for readers to check (after rec_begin:
+     * the chunk it may have flushed is counted) */
+    unsigned char *p = rec_begin(w, MH_REC_END, MH_TF_END_BYTES, err);
+    int rc = p ? MH_OK : (err ? err->code : MH_ERR_IO);
+    if (p) {
+        mh_put32(p, w->chunk_index);
+        mh_put32(p + 4, w->chain);
+        mh_put64(p + 8, w->records - 1);
+        mh_put64(p + 16, w->accesses);
+    }
     if (rc == MH_OK) rc = mh_trace_flush(w, err);
     if (rc == MH_OK && close(w->fd) != 0)
         rc = mh_err_set(err, MH_ERR_IO, "closing trace %s: %s", w->path, strerror(errno));

@@ -2,8 +2,9 @@
  * (util/outfile.h): the one place memheat replaces a file.
  *
  * A temporary file being written is registered until it is renamed or
- * removed, so SIGTERM, SIGINT or SIGHUP (a job's time limit, Ctrl-C, a
- * closed terminal) remove it before memheat dies of the signal: a handler,
+ * removed, so SIGTERM, SIGINT, SIGHUP or SIGQUIT (a job's time limit,
+ * Ctrl-C, a closed terminal, Ctrl-\) remove it before memheat dies of the
+ * signal: a handler,
  * installed where the signal had its default action, unlinks the registered
  * names (and SQLite's journal beside a profile) and raises the signal again.
  * SIGKILL cannot be caught: its temporary stays (hidden, ".NAME.tmp-*"). */
@@ -31,7 +32,7 @@ int mh_outfile_not_input(const char *out, const char *in, mh_err *err) {
 #define TMP_CAP 4096
 static char g_tmp[MAX_TMP][TMP_CAP];
 static volatile sig_atomic_t g_used[MAX_TMP];
-static const int g_fatal[] = {SIGTERM, SIGINT, SIGHUP};
+static const int g_fatal[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
 #define NFATAL (sizeof g_fatal / sizeof g_fatal[0])
 
 static void unlink_with(const char *path, const char *suffix) {

@@ -5,7 +5,7 @@
  * and is renamed over NAME only once complete (mh_outfile_commit): a failed
  * or killed write (disk full, read-only folder, SIGKILL) leaves the previous
  * NAME as it was and no 0-byte file. The temporary is registered while it
- * exists: SIGTERM, SIGINT or SIGHUP (where they have their default action)
+ * exists: SIGTERM, SIGINT, SIGHUP or SIGQUIT (where they have their default action)
  * remove it before the process dies of the signal; only SIGKILL leaves it. Checks done before anything is written:
  * NAME exists and overwriting was not asked for, NAME is one of the inputs,
  * the folder does not exist. Errors are one line naming NAME and the cause. */

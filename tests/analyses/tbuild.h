@@ -18,7 +18,20 @@ typedef struct tb {
     char path[256];
     mh_err err;
     int ok;
+    uint32_t launch[64]; /* accesses written per launch id, for its kernel end (the first 64 ids seen) */
+    uint64_t count[64];
+    unsigned nlaunch;
 } tb;
+
+/* Where the count of launch id's accesses is kept. */
+static inline uint64_t *tb_count(tb *t, uint32_t id) {
+    for (unsigned i = 0; i < t->nlaunch; i++)
+        if (t->launch[i] == id) return &t->count[i];
+    if (t->nlaunch == 64) return NULL;
+    t->launch[t->nlaunch] = id;
+    t->count[t->nlaunch] = 0;
+    return &t->count[t->nlaunch++];
+}
 
 static inline int tb_open(tb *t, const char *name) {
     memset(t, 0, sizeof *t);
@@ -56,6 +69,23 @@ static inline void tb_acc(tb *t, uint32_t launch, uint32_t block, uint16_t threa
                           uint8_t size, unsigned kind, unsigned space, uint64_t pc) {
     mh_access a = {addr, pc, launch, block, seq, thread, size, MH_ACCESS_FLAGS(kind, space)};
     if (t->ok) t->ok = mh_trace_write_accesses(t->w, &a, 1, &t->err) == MH_OK;
+    uint64_t *n = tb_count(t, launch);
+    if (n) (*n)++;
+}
+
+/* Stores words [0, words) of a block's shared memory, conflict free (thread
+ * t the words t, t + nthreads, ...) at pc 0x8, as a kernel fills a tile
+ * before reading it: a shared word read that no traced store wrote is
+ * memory the collector did not see filled (the partial view). Returns the
+ * seq numbers each thread used (the thread's next access takes it). */
+static inline uint32_t tb_fill_shared(tb *t, uint32_t launch, uint32_t block, uint32_t nthreads, uint32_t words) {
+    uint32_t per = (words + nthreads - 1) / nthreads;
+    for (uint32_t th = 0; th < nthreads; th++)
+        for (uint32_t j = 0; j < per; j++)
+            if (th + j * nthreads < words)
+                tb_acc(t, launch, block, (uint16_t)th, j, 4ull * (th + j * nthreads), 4, MH_KIND_STORE,
+                       MH_SPACE_SHARED, 0x8);
+    return per;
 }
 
 static inline void tb_pcinfo(tb *t, uint64_t pc, const char *fn, const char *file, uint32_t line) {
@@ -63,8 +93,10 @@ static inline void tb_pcinfo(tb *t, uint64_t pc, const char *fn, const char *fil
     if (t->ok) t->ok = mh_trace_write_pcinfo(t->w, &p, &t->err) == MH_OK;
 }
 
+/* Its kernel end counts the accesses written for it, as collectors do. */
 static inline void tb_end(tb *t, uint32_t launch) {
-    mh_kernel_end e = {launch, 0, 0, 0};
+    uint64_t *n = tb_count(t, launch);
+    mh_kernel_end e = {launch, n ? *n : 0, 0, 0};
     if (t->ok) t->ok = mh_trace_write_kernel_end(t->w, &e, &t->err) == MH_OK;
 }
 

@@ -279,9 +279,10 @@ static void test_trace_per_pc(void) {
     CHECK(tb_open(&t, "banks"));
     tb_alloc(&t, 0, 0, 0, 4096, MH_SPACE_SHARED, "tile");
     tb_launch(&t, 0, "tiles", 1, 64);
+    uint32_t s0 = tb_fill_shared(&t, 0, 0, 64, 1024); /* the tile stored first (tbuild.h) */
     for (uint16_t th = 0; th < 64; th++) {
-        tb_acc(&t, 0, 0, th, 0, 128u * (th % 32), 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x10);
-        tb_acc(&t, 0, 0, th, 1, 4u * (th % 32), 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
+        tb_acc(&t, 0, 0, th, s0, 128u * (th % 32), 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x10);
+        tb_acc(&t, 0, 0, th, s0 + 1, 4u * (th % 32), 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
     }
     tb_end(&t, 0);
     CHECK(tb_close(&t));
@@ -329,8 +330,9 @@ static void test_divergent_conflict(void) {
     tb_alloc(&t, 0, MH_TRACE_NO_LAUNCH, 0x100000, 4096, MH_SPACE_GLOBAL, "X");
     tb_alloc(&t, 1, 0, 0, 4096, MH_SPACE_SHARED, "tile");
     tb_launch(&t, 0, "diverge", 1, 32);
+    uint32_t s0 = tb_fill_shared(&t, 0, 0, 32, 1024); /* the tile stored first (tbuild.h) */
     for (uint16_t th = 0; th < 32; th++) {
-        uint32_t seq = 0;
+        uint32_t seq = s0;
         for (uint32_t i = 0; i < th; i++)
             tb_acc(&t, 0, 0, th, seq++, 0x100000 + 4u * i, 4, MH_KIND_LOAD, MH_SPACE_GLOBAL, 0x10);
         tb_acc(&t, 0, 0, th, seq++, 128u * th, 4, MH_KIND_STORE, MH_SPACE_SHARED, 0x30);
@@ -375,11 +377,12 @@ static void test_trace_vector(void) {
     CHECK(tb_open(&t, "bankvec"));
     tb_alloc(&t, 0, 0, 0, 65536, MH_SPACE_SHARED, "s");
     tb_launch(&t, 0, "vec", 1, 256);
+    uint32_t s0 = tb_fill_shared(&t, 0, 0, 256, 8192); /* the array stored first (tbuild.h) */
     for (uint16_t th = 0; th < 256; th++) {
-        tb_acc(&t, 0, 0, th, 0, 16u * (th + 1u), 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x10);
-        tb_acc(&t, 0, 0, th, 1, 8u * (th + 1u), 8, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
-        tb_acc(&t, 0, 0, th, 2, 16u * (2u * th + 2u), 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x30);
-        tb_acc(&t, 0, 0, th, 3, 4u * 32u * th, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x40);
+        tb_acc(&t, 0, 0, th, s0, 16u * (th + 1u), 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x10);
+        tb_acc(&t, 0, 0, th, s0 + 1, 8u * (th + 1u), 8, MH_KIND_LOAD, MH_SPACE_SHARED, 0x20);
+        tb_acc(&t, 0, 0, th, s0 + 2, 16u * (2u * th + 2u), 16, MH_KIND_LOAD, MH_SPACE_SHARED, 0x30);
+        tb_acc(&t, 0, 0, th, s0 + 3, 4u * 32u * th, 4, MH_KIND_LOAD, MH_SPACE_SHARED, 0x40);
     }
     tb_end(&t, 0);
     CHECK(tb_close(&t));

@@ -34,5 +34,22 @@ printf 'not a db' >"$T/bad.mhdb"
 "$MH" band "$T/bad.mhdb" --model "$MODEL" >/dev/null 2>"$T/err"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && ok "foreign file: one line, exit 1" || { bad "foreign file rc=$rc"; cat "$T/err"; }
 
+# storing into a profile it may not write: one line in memheat's words, not SQLite's (issue 42)
+mkdir -p "$T/ro"
+ro=0
+if [ "$(id -u)" != 0 ]; then
+    cp "$T/p.mhdb" "$T/ro/p.mhdb" && chmod 444 "$T/ro/p.mhdb" && ro=1
+elif mount -t tmpfs -o size=8m tmpfs "$T/ro" 2>/dev/null; then
+    trap 'umount "$T/ro" 2>/dev/null; rm -rf "$T"' EXIT
+    cp "$T/p.mhdb" "$T/ro/p.mhdb" && mount -o remount,ro "$T/ro" && ro=1
+fi
+if [ $ro = 1 ]; then
+    "$MH" band "$T/ro/p.mhdb" --model "$MODEL" >/dev/null 2>"$T/err"; rc=$?
+    [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "ro/p.mhdb is read-only" "$T/err" && ok "read-only profile: one line, exit 1" \
+        || { bad "read-only profile rc=$rc"; cat "$T/err"; }
+else
+    echo "skip read-only profile (root, and no read-only mount)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

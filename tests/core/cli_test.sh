@@ -40,13 +40,49 @@ expect_code "bad number" 2 "$MH" heatmap "$T/s.mht" --launch x7
 one_error_line "bad number"
 expect_code "run without program" 2 "$MH" run --
 one_error_line "run without program"
-"$MH" run --help | grep -q -- "--passes one  *default" && ok "run --help describes the passes" || bad "run --help passes"
+"$MH" run --help | grep -q -- "--passes separate  *default" && ok "run --help describes the passes" || bad "run --help passes"
 expect_code "run bad --passes" 2 "$MH" run --passes twice -- true
 one_error_line "run bad --passes"
 expect_code "run timer as --backend" 2 "$MH" run --backend cupti -- true
 one_error_line "run timer as --backend"
 expect_code "run --counters --no-timing" 2 "$MH" run --counters --no-timing -- true
 one_error_line "run --counters --no-timing"
+
+# Command-line errors: one line naming the problem and where help is (issue 42)
+usage_line() { # name option-or-word command: stderr is one line naming it and "see memheat CMD --help"
+  if [ "$(wc -l <"$T/err")" = 1 ] && grep -qF -- "$2" "$T/err" && grep -qF "see memheat${3:+ $3} --help" "$T/err"; then
+    ok "$1 (one line)"; else bad "$1: stderr was:"; cat "$T/err"; fi
+}
+for c in run info heatmap synth analyze import report diff merge calibrate band; do
+  expect_code "$c --bogus" 2 "$MH" "$c" --bogus
+  usage_line "$c --bogus" "--bogus" "$c"
+  expect_code "$c -Z" 2 "$MH" "$c" -Z
+  usage_line "$c -Z" "-Z" "$c"
+done
+expect_code "option without its value" 2 "$MH" heatmap "$T/s.mht" --launch
+usage_line "option without its value" "--launch" heatmap
+for c in info heatmap analyze report band; do
+  expect_code "$c without its input" 2 "$MH" "$c"
+  usage_line "$c without its input" "error" "$c"
+done
+expect_code "diff of one profile" 2 "$MH" diff "$T/a.mhdb"; usage_line "diff of one profile" "error" diff
+expect_code "import without -o" 2 "$MH" import "$T/s.mht"; usage_line "import without -o" "-o" import
+expect_code "synth without -o" 2 "$MH" synth; usage_line "synth without -o" "-o" synth
+expect_code "calibrate of nothing" 2 "$MH" calibrate; usage_line "calibrate of nothing" "error" calibrate
+expect_code "no command" 2 "$MH"; usage_line "no command" "no command" ""
+expect_code "run -o ''" 2 "$MH" run -o '' -- true; usage_line "run -o ''" "-o" run
+( cd "$T" && "$MH" run -q -o '' -- true >/dev/null 2>&1; [ ! -e "$T/.mhdb" ] && [ ! -e "$T/.mht" ] ) \
+  && ok "run -o '' writes nothing" || bad "run -o '' wrote a hidden file"
+printf 'not a program\n' >"$T/notexec"; chmod 644 "$T/notexec"
+expect_code "run of a file that is not executable" 2 "$MH" run -- "$T/notexec"
+one_error_line "run of a file that is not executable"
+grep -q "not executable" "$T/err" && ok "... says so" || bad "not-executable message: $(cat "$T/err")"
+mkdir -p "$T/adir"
+for b in cuda oclgrind; do
+  expect_code "run of a folder ($b)" 2 "$MH" run --backend $b -- "$T/adir"
+  one_error_line "run of a folder ($b)"
+  grep -q "is a folder" "$T/err" && ok "... says so ($b)" || bad "folder message ($b): $(cat "$T/err")"
+done
 
 # Damaged traces: a clear single error line and a non-zero exit.
 : >"$T/empty.mht"

@@ -154,17 +154,20 @@ static void test_shared_shapes(void) {
     m = shape_map("shared_tile", 4, 4, &ms);
     CHECK(m != NULL);
     if (m) {
-        CHECK(all_rows(m, 4, 4, 4)); /* a tile every warp reads */
-        /* synth stores at the first iteration (words 0..31 of the tile), then
-         * loads (words 32..127): the kinds reach the rows through the pass */
-        size_t stored = 0, loaded = 0;
+        /* synth's threads store the tile first, one word each (word t by thread t's
+         * warp), then every warp sweeps words 32..127: those carry both kinds and
+         * all 4 warps, words 0..31 one store by one warp; the kinds reach the rows
+         * through the pass */
+        size_t stored = 0, both = 0, hot = 0;
         for (size_t i = 0; i < m->n; i++)
             for (int w = 0; w < 8; w++) {
-                stored += m->rows[i].kinds[w] == MH_HEAT_STORE && m->rows[i].tag < 4;
-                loaded += m->rows[i].kinds[w] == MH_HEAT_LOAD && m->rows[i].tag >= 4;
+                stored += m->rows[i].kinds[w] == MH_HEAT_STORE && m->rows[i].tag < 4 && m->rows[i].word[w] == 1;
+                both += m->rows[i].kinds[w] == (MH_HEAT_LOAD | MH_HEAT_STORE) && m->rows[i].tag >= 4;
+                hot += m->rows[i].tag >= 4 && m->rows[i].word[w] == 4;
             }
         CHECK_EQ_U(stored, 32);
-        CHECK_EQ_U(loaded, 96);
+        CHECK_EQ_U(both, 96);
+        CHECK_EQ_U(hot, 96); /* a tile every warp reads */
         free_maps(&ms);
     }
 }

@@ -1,7 +1,8 @@
 /* test_process.c -- the process dimension of a profile (src/store/process.c):
  * a run's process row and tags, merging profiles (ids renumbered, nothing
  * lost, references still valid), a schema-2 profile read and merged as one
- * process, and a newer schema refused. */
+ * process, a newer schema refused, and heat maps of the same content kept
+ * once and read back as they were. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,19 +105,26 @@ static void test_merge(void) {
     CHECK(mi.first_process == 3);
     CHECK(mh_db_finish(db, &err) == MH_OK);
     mh_db_close(db);
-    static const char *const tables[] = {"launch", "object", "heat_map", "heat_row", "heat_region", "finding",
+    static const char *const tables[] = {"launch", "object", "heat_map", "heat_region", "finding",
                                          "locality", "launch_config", "dropped"};
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         char sql[96];
         snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", tables[i]);
         CHECK_EQ_U(q(out, sql), 2 * q(a, sql) + q(b, sql));
     }
+    /* heat rows: every map's rows read back, the second copy of a's kept once */
+    CHECK_EQ_U(q(out, "SELECT SUM(nrows) FROM heat_map"), 2 * q(a, "SELECT SUM(nrows) FROM heat_map") +
+                                                            q(b, "SELECT SUM(nrows) FROM heat_map"));
+    CHECK(q(out, "SELECT COUNT(*) FROM heat_row") <= q(a, "SELECT COUNT(*) FROM heat_row") +
+                                                      q(b, "SELECT COUNT(*) FROM heat_row"));
+    CHECK_EQ_U(q(out, "SELECT COUNT(*) FROM heat_map m JOIN launch l ON l.id = m.launch"
+                      " WHERE l.process = 3 AND m.rows_of IS NULL"), 0);
     CHECK_EQ_U(q(out, "SELECT COUNT(*) FROM process"), 3);
     CHECK_EQ_U(q(out, "SELECT COUNT(DISTINCT id) FROM launch"), q(out, "SELECT COUNT(*) FROM launch"));
     CHECK_EQ_U(q(out, "SELECT COUNT(*) FROM launch WHERE process = 2"), q(b, "SELECT COUNT(*) FROM launch"));
     check_refs(out);
     /* the summary carries processes and a process per launch */
-    CHECK(mh_db_open(&db, out, MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&db, out, 0, &err) == MH_OK);
     json_t *s = NULL;
     CHECK(mh_db_read_summary(db, &s, &err) == MH_OK);
     mh_db_close(db);
@@ -137,7 +145,7 @@ static void test_old_and_new(void) {
                    " PRAGMA user_version = 2; UPDATE meta SET value = '2' WHERE key = 'schema_version';") == 0);
     mh_err err = {0};
     mh_db *db;
-    CHECK(mh_db_open(&db, v2, MH_DB_CHECK, &err) == MH_OK);
+    CHECK(mh_db_open(&db, v2, 0, &err) == MH_OK);
     json_t *s = NULL;
     CHECK(db && mh_db_read_summary(db, &s, &err) == MH_OK);
     CHECK(s && !json_object_get(s, "processes"));
@@ -149,7 +157,9 @@ static void test_old_and_new(void) {
     CHECK(mh_db_merge(db, v2, &mi, &err) == MH_OK);
     CHECK(mi.processes == 1 && mi.first_process == 2);
     /* newer than this memheat: refused, naming the file; nothing merged */
-    CHECK(exec(v4, "PRAGMA user_version = 4") == 0);
+    char newer[64];
+    snprintf(newer, sizeof newer, "PRAGMA user_version = %d", MH_DB_SCHEMA_VERSION + 1);
+    CHECK(exec(v4, newer) == 0);
     CHECK(mh_db_merge(db, v4, &mi, &err) == MH_ERR_VERSION);
     CHECK(strstr(err.msg, "v4.mhdb") != NULL);
     mh_db_close(db);
@@ -160,10 +170,108 @@ static void test_old_and_new(void) {
     check_refs(out);
 }
 
+/* FNV-1a of the rows mh_db_read_heat gives for each map of process proc (0:
+ * the only one), in map order: what every reader sees. */
+static int fold_row(void *ctx, const mh_db_heat_row *r) {
+    uint64_t *h = ctx;
+    const unsigned char *b = (const unsigned char *)r;
+    for (size_t i = 0; i < sizeof *r; i++) *h = (*h ^ b[i]) * 1099511628211ull;
+    return 0;
+}
+static size_t map_digests(const char *path, int proc, uint64_t *out, size_t cap) {
+    sqlite3 *h;
+    size_t n = 0;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return 0;
+    sqlite3_stmt *st;
+    long long ids[256];
+    size_t nid = 0;
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT m.id FROM heat_map m JOIN launch l ON l.id = m.launch WHERE %d = 0 OR l.process = %d ORDER BY m.id",
+             proc, proc);
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        while (nid < 256 && sqlite3_step(st) == SQLITE_ROW) ids[nid++] = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    mh_err err = {0};
+    mh_db *db;
+    CHECK(mh_db_open(&db, path, 0, &err) == MH_OK);
+    for (size_t i = 0; db && i < nid && n < cap; i++) {
+        uint64_t d = 1469598103934665603ull;
+        CHECK(mh_db_read_heat(db, ids[i], fold_row, &d, &err) == MH_OK);
+        out[n++] = d;
+    }
+    mh_db_close(db);
+    return n;
+}
+
+static void check_same_maps(const char *merged, int proc, const char *src) {
+    uint64_t a[256], b[256];
+    size_t na = map_digests(merged, proc, a, 256), nb = map_digests(src, 0, b, 256);
+    CHECK(na > 0 && na == nb);
+    for (size_t i = 0; i < na && na == nb; i++) CHECK(a[i] == b[i]);
+}
+
+/* Ranks whose heat maps are the same (objects elsewhere or not) keep their
+ * rows once (heat_share.c); every map still reads back as it was, and a map
+ * that differs by one temperature keeps rows of its own. */
+static void test_heat_shared(void) {
+    char a[300], moved[300], hotter[300], out[300], again[300];
+    snprintf(a, sizeof a, "%s", at("a.mhdb"));
+    snprintf(moved, sizeof moved, "%s", at("moved.mhdb"));
+    snprintf(hotter, sizeof hotter, "%s", at("hotter.mhdb"));
+    snprintf(out, sizeof out, "%s", at("shared.mhdb"));
+    snprintf(again, sizeof again, "%s", at("again.mhdb"));
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && cp '%s' '%s'", a, moved, a, hotter);
+    CHECK(system(cmd) == 0);
+    /* another process: its global objects 2 MiB higher */
+    CHECK(exec(moved, "UPDATE object SET base = base + 2097152 WHERE space = 'global';"
+                      " UPDATE heat_region SET start = start + 2097152, end = end + 2097152,"
+                      " first_tag = first_tag + 65536, last_tag = last_tag + 65536"
+                      " WHERE map IN (SELECT id FROM heat_map WHERE space = 'global' AND sector_size = 32);"
+                      " UPDATE heat_row SET tag = tag + 65536"
+                      " WHERE map IN (SELECT id FROM heat_map WHERE space = 'global' AND sector_size = 32);") == 0);
+    CHECK(q(moved, "SELECT COUNT(*) FROM heat_map WHERE space = 'global' AND sector_size = 32") > 0);
+    /* other data: one sector of the first map one warp hotter */
+    CHECK(exec(hotter, "UPDATE heat_row SET sector = sector + 1"
+                       " WHERE map = (SELECT MIN(id) FROM heat_map) AND row = 0") == 0);
+    mh_err err = {0};
+    mh_db *db;
+    CHECK(mh_db_create(&db, out, 1, &err) == MH_OK);
+    mh_db_merge_info mi;
+    CHECK(mh_db_merge(db, a, &mi, &err) == MH_OK);
+    CHECK(mh_db_merge(db, moved, &mi, &err) == MH_OK);
+    CHECK_EQ_U(mi.heat_shared, q(a, "SELECT COUNT(*) FROM heat_map"));
+    CHECK(mh_db_merge(db, hotter, &mi, &err) == MH_OK);
+    CHECK_EQ_U(mi.heat_shared, q(a, "SELECT COUNT(*) FROM heat_map") - 1);
+    CHECK(mh_db_finish(db, &err) == MH_OK);
+    mh_db_close(db);
+    long long rows = q(a, "SELECT COUNT(*) FROM heat_row"), first = q(a, "SELECT nrows FROM heat_map ORDER BY id LIMIT 1");
+    CHECK_EQ_U(q(out, "SELECT COUNT(*) FROM heat_row"), rows + first);
+    check_same_maps(out, 1, a);
+    check_same_maps(out, 2, moved);
+    check_same_maps(out, 3, hotter);
+    check_refs(out);
+    /* a merged profile merged again: the shared maps follow their owners */
+    CHECK(mh_db_create(&db, again, 1, &err) == MH_OK);
+    CHECK(mh_db_merge(db, a, &mi, &err) == MH_OK);
+    CHECK(mh_db_merge(db, out, &mi, &err) == MH_OK);
+    CHECK(mh_db_finish(db, &err) == MH_OK);
+    mh_db_close(db);
+    CHECK_EQ_U(q(again, "SELECT COUNT(*) FROM heat_row"), rows + first);
+    check_same_maps(again, 2, a);
+    check_same_maps(again, 3, moved);
+    check_same_maps(again, 4, hotter);
+    check_refs(again);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/memheat-test-process-XXXXXX");
     if (!mkdtemp(dir)) return 1;
-    static const mh_test_case cases[] = {T(test_one_process), T(test_merge), T(test_old_and_new)};
+    static const mh_test_case cases[] = {T(test_one_process), T(test_merge), T(test_old_and_new),
+                                         T(test_heat_shared)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

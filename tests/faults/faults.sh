@@ -89,7 +89,8 @@ if mount -t tmpfs -o size=${room}k tmpfs full 2>/dev/null; then
     check "3: import on a full disk exits 1" 1 $rc
     cmp -s full/p.mhdb p.keep && ok "3: full disk: the previous profile is kept" || bad "3: full disk destroyed the profile"
     check "3: full disk: no temporary left" 1 "$(ls -A full | wc -l)"
-    grep -q "full/p.mhdb" err3 && ok "3: full disk: the error names the profile" || bad "3: full-disk message: $(cat err3)"
+    grep -q "write error on full/p.mhdb: No space left on device" err3 && ok "3: full disk: the error names the profile and the cause" \
+        || bad "3: full-disk message: $(cat err3)"
     rm -f full/p.mhdb
     "$M" import big.mht -o full/q.mhdb -q 2>/dev/null
     [ -e full/q.mhdb ] && bad "3: a failed profile creation left a file" || ok "3: a failed creation leaves no file"
@@ -171,16 +172,67 @@ sqlite3 -version >/dev/null 2>&1 && {
     "$M" diff p.keep int.mhdb >/dev/null 2>err5; rc=$?
     check "5: diff of an interrupted profile exits 4" 4 $rc
     grep -q "int.mhdb is incomplete" err5 && ok "5: ... and says so" || bad "5: message: $(cat err5)"
+    for cmd in info report analyze heatmap; do # every reader, the same way (issue 42)
+        case $cmd in report) args="-q -o int.html -f int.mhdb";; *) args="int.mhdb";; esac
+        "$M" $cmd $args >out5 2>err5; rc=$?
+        check "5: $cmd of an interrupted profile exits 4" 4 $rc
+        [ "$(lines err5)" = 1 ] && grep -q "int.mhdb is incomplete" err5 && [ -s out5 -o $cmd = report ] \
+            && ok "5: ... after its output, one line" || bad "5: $cmd message: $(cat err5)"
+    done
 }
+# ---- 5b. every reader checks a profile the same way, in memheat's words (issue 42) ----
+if sqlite3 -version >/dev/null 2>&1; then
+    cp p.keep np.mhdb && sqlite3 np.mhdb "DROP TABLE process"
+    # a damaged page of heat rows: only report and heatmap read those rows
+    cp p.keep dp.mhdb
+    pg=$(sqlite3 dp.mhdb "SELECT pageno FROM dbstat WHERE name = 'heat_row' AND pagetype = 'leaf' LIMIT 1" 2>/dev/null)
+    psz=$(sqlite3 dp.mhdb "PRAGMA page_size")
+    [ -n "$pg" ] && printf '\377\377\377\377' | dd of=dp.mhdb bs=1 seek=$(( (pg - 1) * psz )) conv=notrunc 2>/dev/null
+    for f in np dp; do
+        case $f in np) want="np.mhdb: not a memheat profile (missing table process)";;
+                   dp) want="dp.mhdb is damaged (SQLite: database disk image is malformed)";; esac
+        [ $f = dp ] && [ -z "$pg" ] && { echo "skip - 5b: no dbstat in this sqlite3"; continue; }
+        for cmd in info report analyze heatmap diff band; do
+            case $cmd in report) args="-q -o $f.html -f $f.mhdb";; diff) args="p.keep $f.mhdb";;
+                         band) args="$f.mhdb --no-store";; *) args="$f.mhdb";; esac
+            "$M" $cmd $args >/dev/null 2>err5; rc=$?
+            check "5b: $cmd of $f.mhdb exits 1" 1 $rc
+            [ "$(lines err5)" = 1 ] && grep -qF "$want" err5 && ok "5b: $cmd: one line, the file and the cause" \
+                || bad "5b: $cmd of $f.mhdb: $(cat err5)"
+        done
+    done
+fi
+
+# text that is not UTF-8 (a program's arguments in another encoding) is shown, never an error
+if sqlite3 -version >/dev/null 2>&1; then
+    cp p.keep l1.mhdb && sqlite3 l1.mhdb "UPDATE run SET command = 'caf' || X'E9' || ' x'"
+    for cmd in report analyze info; do
+        case $cmd in report) args="-q -o l1.html -f l1.mhdb";; *) args="l1.mhdb";; esac
+        "$M" $cmd $args >/dev/null 2>err5; rc=$?
+        check "5b: $cmd of a profile whose command is not UTF-8 exits 0" 0 $rc
+    done
+fi
+printf '#!/bin/sh\ncp "%s/raw.mht" "$MEMHEAT_TRACE"\n' "$W" >prog5.sh && chmod +x prog5.sh
+MEMHEAT_LIB_DIR=$W/lib "$M" run -q --backend cuda --no-timing -o l1run -- ./prog5.sh "$(printf 'caf\351')" 2>err5; rc=$?
+check "5b: run with an argument that is not UTF-8 exits 0" 0 $rc
+"$M" report -q -o l1run.html -f l1run.mhdb 2>err5; rc=$?
+check "5b: ... and its profile reports" 0 $rc
+# a trace cut inside its header chunk: the profile says it holds no trace
+head -c 20 raw.mht >cut0.mht
+"$M" import cut0.mht -o cut0.mhdb -q 2>/dev/null; rc=$?
+check "5b: import of a trace cut inside its header exits 4" 4 $rc
+"$M" info cut0.mhdb >/dev/null 2>err5; rc=$?
+check "5b: ... and its profile says it is incomplete" 4 $rc
+
 # ---- 6. a signal during an import removes its temporary file ----
 "$M" synth -o huge.mht --shape all --warps 32 --blocks 16 --iters 32 || bad "6: synth huge"
 tmps() { ls -A "$1" | grep '^\.' ; }
-for sig in 15 1 2; do # SIGTERM, SIGHUP, SIGINT
+for sig in 15 1 2 3; do # SIGTERM, SIGHUP, SIGINT, SIGQUIT
     rm -rf sig6 && mkdir sig6
-    if [ $sig = 2 ]; then # a script's background job ignores SIGINT: give it back its default
-        command -v python3 >/dev/null || { echo "skip - 6: SIGINT (no python3)"; continue; }
-        python3 -c 'import os,signal,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-            "$M" import -q huge.mht -o sig6/p.mhdb &
+    if [ $sig = 2 ] || [ $sig = 3 ]; then # a script's background job ignores SIGINT and SIGQUIT: give it back its default
+        command -v python3 >/dev/null || { echo "skip - 6: signal $sig (no python3)"; continue; }
+        python3 -c 'import os,signal,sys; signal.signal(int(sys.argv[1]), signal.SIG_DFL); os.execv(sys.argv[2], sys.argv[2:])' \
+            $sig "$M" import -q huge.mht -o sig6/p.mhdb &
     else
         "$M" import -q huge.mht -o sig6/p.mhdb &
     fi

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "memheat/trace.h"
 #include "trace/chunk_code.h"
 #include "util/crc32c.h"
 
@@ -73,17 +74,26 @@ static void put32(uint8_t *p, uint32_t v) {
 }
 
 static fz_chunk chunk_of(const uint8_t *raw, size_t n) {
-    fz_chunk c = {malloc(n ? n : 1), n, NULL, 0};
+    fz_chunk c = {malloc(n ? n : 1), n, NULL, 0, NULL, 0};
     if (n) memcpy(c.raw, raw, n);
     return c;
+}
+
+static uint8_t *dup_bytes(const uint8_t *p, size_t n) {
+    uint8_t *d = malloc(n ? n : 1);
+    if (n) memcpy(d, p, n);
+    return d;
 }
 
 static fz_chunk chunk_copy(const fz_chunk *c) {
     fz_chunk d = chunk_of(c->raw, c->nraw);
     if (c->comp) {
-        d.comp = malloc(c->ncomp ? c->ncomp : 1);
-        memcpy(d.comp, c->comp, c->ncomp);
+        d.comp = dup_bytes(c->comp, c->ncomp);
         d.ncomp = c->ncomp;
+    }
+    if (c->coded) {
+        d.coded = dup_bytes(c->coded, c->ncoded);
+        d.ncoded = c->ncoded;
     }
     return d;
 }
@@ -91,6 +101,7 @@ static fz_chunk chunk_copy(const fz_chunk *c) {
 static void chunk_free(fz_chunk *c) {
     free(c->raw);
     free(c->comp);
+    free(c->coded);
 }
 
 static void insert_chunk(fz_trace *t, size_t at, fz_chunk c) {
@@ -98,6 +109,20 @@ static void insert_chunk(fz_trace *t, size_t at, fz_chunk c) {
     memmove(&t->c[at + 1], &t->c[at], (t->n - at) * sizeof *t->c);
     t->c[at] = c;
     t->n++;
+}
+
+void fz_chunk_remove(fz_trace *t, size_t i) {
+    chunk_free(&t->c[i]);
+    memmove(&t->c[i], &t->c[i + 1], (t->n - i - 1) * sizeof *t->c);
+    t->n--;
+}
+
+void fz_chunk_dup(fz_trace *t, size_t i, size_t at) { insert_chunk(t, at, chunk_copy(&t->c[i])); }
+
+void fz_chunk_swap(fz_trace *t, size_t i, size_t j) {
+    fz_chunk c = t->c[i];
+    t->c[i] = t->c[j];
+    t->c[j] = c;
 }
 
 /* The prefix names a version whose chunks are coded (trace/chunk_code.h):
@@ -112,8 +137,12 @@ int fz_trace_parse(const fz_buf *b, fz_trace *t) {
     while (off + 24 <= b->n) {
         const uint8_t *h = b->p + off;
         uint32_t raw = get32(h + 8), comp = get32(h + 12);
-        if (comp > b->n - off - 24) return -1;
-        fz_chunk c = {malloc(raw ? raw : 1), 0, NULL, 0};
+        unsigned long long fcs = comp <= b->n - off - 24 ? ZSTD_getFrameContentSize(h + 24, comp) : 0;
+        if (comp > b->n - off - 24 || (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != raw) || raw > (64u << 20)) {
+            fz_trace_free(t); /* not a frame of that size: nothing is allocated for it */
+            return -1;
+        }
+        fz_chunk c = {malloc(raw ? raw : 1), 0, NULL, 0, NULL, 0};
         c.nraw = ZSTD_decompress(c.raw, raw, h + 24, comp);
         int bad = ZSTD_isError(c.nraw);
         if (!bad && coded(t->prefix)) {
@@ -127,20 +156,235 @@ int fz_trace_parse(const fz_buf *b, fz_trace *t) {
         }
         if (bad) {
             free(c.raw);
+            fz_trace_free(t);
             return -1;
         }
+        c.comp = malloc(comp ? comp : 1); /* kept: an unchanged chunk is not compressed again */
+        if (comp) memcpy(c.comp, h + 24, comp);
+        c.ncomp = comp;
         insert_chunk(t, t->n, c);
         off += 24 + comp;
     }
     return 0;
 }
 
+/* The bytes zstd compresses for c (its records, coded where the prefix says
+ * so, or its damaged coding) into out (room for ZSTD_compressBound(nraw +
+ * extra or ncoded)); returns the frame's length. */
+static size_t pack_into(const uint8_t prefix[16], const fz_chunk *c, uint8_t *out, size_t cap) {
+    if (c->coded) return ZSTD_compress(out, cap, c->coded, c->ncoded, 1);
+    if (!coded(prefix)) return ZSTD_compress(out, cap, c->raw, c->nraw, 1);
+    uint8_t *cd = malloc(c->nraw + MH_TF_CODE_EXTRA);
+    mh_tf_code(c->raw, c->nraw, cd);
+    size_t n = ZSTD_compress(out, cap, cd, c->nraw + MH_TF_CODE_EXTRA, 1);
+    free(cd);
+    return n;
+}
+
+static size_t pack_bound(const fz_chunk *c) {
+    return ZSTD_compressBound(c->coded ? c->ncoded : c->nraw + MH_TF_CODE_EXTRA);
+}
+
+/* c's zstd frame, cached in c. */
+static void chunk_pack(const uint8_t prefix[16], fz_chunk *c) {
+    if (c->comp) return;
+    size_t cap = pack_bound(c);
+    c->comp = malloc(cap);
+    c->ncomp = pack_into(prefix, c, c->comp, cap);
+}
+
+/* Records and access entries of c before offset lim, counted as the reader
+ * counts them (every record framed but END; the entries of each ACCESSES
+ * record whose payload holds them). */
+static void count_before(const fz_chunk *c, size_t lim, uint64_t *records, uint64_t *accesses) {
+    for (size_t off = 0; off + 8 <= lim; off = fz_rec_next(c, off)) {
+        if (c->raw[off] == REC_END) continue;
+        (*records)++;
+        uint32_t plen = get32(c->raw + off + 4);
+        if (c->raw[off] == REC_ACCESSES && plen >= 8 && fz_rec_next(c, off) - off >= 16) {
+            uint32_t n = get32(c->raw + off + 8);
+            if ((plen - 8) / 32 >= n) *accesses += n;
+        }
+    }
+}
+
+/* The last END record of t: its chunk and offset; -1 when none. */
+static int last_end(const fz_trace *t, size_t *ci, size_t *at) {
+    for (size_t i = t->n; i-- > 0;) {
+        const fz_chunk *c = &t->c[i];
+        long end = -1;
+        for (size_t off = 0; off + 8 <= c->nraw; off = fz_rec_next(c, off))
+            if (c->raw[off] == REC_END) end = (long)off;
+        if (end >= 0) {
+            *ci = i;
+            *at = (size_t)end;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int fz_seal(fz_trace *t) {
+    size_t ci, end;
+    if (last_end(t, &ci, &end) || get32(t->c[ci].raw + end + 4) < 24 || fz_rec_next(&t->c[ci], end) - end < 32)
+        return -1; /* none, or an older writer's END: nothing to state */
+    uint32_t chain = 0;
+    uint64_t records = 0, accesses = 0;
+    for (size_t i = 0; i <= ci; i++) {
+        count_before(&t->c[i], i < ci ? t->c[i].nraw : end, &records, &accesses);
+        if (i < ci) {
+            chunk_pack(t->prefix, &t->c[i]);
+            uint8_t crc[4];
+            put32(crc, mh_crc32c(0, t->c[i].comp, t->c[i].ncomp));
+            chain = mh_crc32c(chain, crc, 4);
+        }
+    }
+    fz_chunk *c = &t->c[ci];
+    uint8_t *p = c->raw + end + 8;
+    put32(p, (uint32_t)ci);
+    put32(p + 4, chain);
+    for (int b = 0; b < 8; b++) p[8 + b] = (uint8_t)(records >> (8 * b)), p[16 + b] = (uint8_t)(accesses >> (8 * b));
+    fz_chunk_touch(c);
+    return 0;
+}
+
+int fz_seed_end_of(const fz_trace *seed, fz_seed_end *s) {
+    memset(s, 0, sizeof *s);
+    size_t end;
+    if (last_end(seed, &s->chunk, &end)) return -1;
+    const fz_chunk *c = &seed->c[s->chunk];
+    count_before(c, end, &s->records, &s->accesses);
+    size_t n = fz_rec_next(c, end) - end;
+    s->nend = n < sizeof s->end ? n : sizeof s->end;
+    memcpy(s->end, c->raw + end, s->nend);
+    return 0;
+}
+
+void fz_expect_merge(fz_expect *e, const fz_expect *c) {
+    if (c->clean) { /* the input is the seed, whatever the mutator meant */
+        const char *kind = e->kind;
+        *e = *c;
+        e->kind = kind;
+        return;
+    }
+    e->clean = 0;
+    e->must_fail |= c->must_fail;
+    e->must_error |= c->must_error;
+    if (c->keep_chunks < e->keep_chunks) e->keep_chunks = c->keep_chunks;
+}
+
+void fz_expect_compare(const fz_buf *seed, const size_t *soff, const fz_trace *st, const fz_seed_end *se,
+                       const fz_buf *in, int sealed, fz_expect *e) {
+    size_t sn = st->n;
+    memset(e, 0, sizeof *e);
+    e->kind = "compared";
+    e->keep_chunks = FZ_KEEP_ALL;
+    if (in->n == seed->n && !memcmp(in->p, seed->p, in->n)) {
+        e->clean = 1;
+        return;
+    }
+    e->keep_chunks = 0;
+    e->must_fail = e->must_error = 1; /* until the input is found whole */
+    if (in->n < 16) return;
+    uint32_t ver = get32(in->p + 8);
+    if (memcmp(in->p, seed->p, 8) || get32(in->p + 12) || ver == 0 || ver > MH_TRACE_VERSION) return;
+    int same = !memcmp(in->p, seed->p, 16), cd = ver >= MH_TF_CODED_VERSION;
+    fz_trace it = {{0}, NULL, 0};
+    memcpy(it.prefix, in->p, 16);
+    size_t off = 16, k = 0;
+    for (size_t i = 0; off < in->n; i++) { /* each chunk as the reader checks it */
+        const uint8_t *h = in->p + off;
+        if (in->n - off < 24) goto out; /* cut inside a chunk header */
+        uint32_t rlen = get32(h + 8), clen = get32(h + 12);
+        if (get32(h + 20) != mh_crc32c(0, h, 20) || get32(h) != CHUNK_MAGIC || get32(h + 4) != (uint32_t)i ||
+            rlen > (64u << 20) || clen == 0 || clen > ZSTD_compressBound(rlen) || clen > in->n - off - 24 ||
+            mh_crc32c(0, h + 24, clen) != get32(h + 16) || (cd && rlen < MH_TF_CODE_EXTRA))
+            goto out;
+        /* a chunk of the seed's, byte for byte (most are): its records are known */
+        const fz_chunk *known = NULL;
+        for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < sn && !known; j++)
+            if (soff[j + 1] - soff[j] == 24 + (size_t)clen && !memcmp(h + 24, seed->p + soff[j] + 24, clen))
+                known = &st->c[j];
+        if (known) {
+            insert_chunk(&it, it.n, chunk_of(known->raw, known->nraw));
+            same = same && i < sn && soff[i + 1] - soff[i] == 24 + (size_t)clen && !memcmp(h, seed->p + soff[i], 24);
+            same = same && known == &st->c[i];
+            if (same) k = i + 1;
+            off += 24 + clen;
+            continue;
+        }
+        unsigned long long fcs = ZSTD_getFrameContentSize(h + 24, clen);
+        if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != rlen) goto out; /* another length, or no frame */
+        uint8_t *raw = malloc(rlen ? rlen : 1);
+        size_t got = ZSTD_decompress(raw, rlen, h + 24, clen);
+        fz_chunk c = {raw, rlen, NULL, 0, NULL, 0};
+        if (ZSTD_isError(got) || got != rlen) {
+            free(raw);
+            goto out;
+        }
+        if (cd) {
+            c.raw = malloc(rlen - MH_TF_CODE_EXTRA + 1);
+            c.nraw = rlen - MH_TF_CODE_EXTRA;
+            int bad = mh_tf_decode(raw, rlen, c.raw, 0) != 0;
+            free(raw);
+            if (bad) {
+                free(c.raw);
+                goto out;
+            }
+        }
+        insert_chunk(&it, it.n, c);
+        same = same && i < sn && soff[i + 1] - soff[i] == 24 + (size_t)clen &&
+               !memcmp(h, seed->p + soff[i], 24 + (size_t)clen);
+        if (same) k = i + 1;
+        off += 24 + clen;
+    }
+    e->keep_chunks = k;
+    e->must_error = 0;
+    /* a version changed in the prefix alone: the header record says another one */
+    if (memcmp(in->p + 8, seed->p + 8, 4) && (!it.n || it.c[0].nraw < 12 || get32(it.c[0].raw + 8) != ver)) {
+        e->must_error = 1;
+        goto out;
+    }
+    e->must_fail = 0;
+    if (sealed) goto out; /* it states what it holds: nothing to hold it to but itself */
+    /* the end record and what it states, against the seed's */
+    size_t eci = 0, eoff = 0;
+    for (size_t i = 0; i < it.n && !e->must_fail; i++) {
+        const fz_chunk *c = &it.c[i];
+        for (size_t o = 0; o + 8 <= c->nraw; o = fz_rec_next(c, o)) {
+            if (get32(c->raw + o + 4) > c->nraw - o - 8) { /* a record past its chunk: the reader stops there */
+                e->must_fail = 1;
+                break;
+            }
+            if (c->raw[o] == REC_END) {
+                eci = i;
+                eoff = o;
+                goto found;
+            }
+        }
+    }
+    e->must_fail = 1; /* no end record (or a record that does not fit before it) */
+    goto out;
+found:;
+    const fz_chunk *c = &it.c[eci];
+    uint32_t plen = get32(c->raw + eoff + 4);
+    if (plen == 0) goto out; /* an older writer's END: nothing stated */
+    uint64_t records = 0, accesses = 0;
+    count_before(c, eoff, &records, &accesses);
+    size_t n = fz_rec_next(c, eoff) - eoff;
+    int stated_same = plen >= 24 && eci == se->chunk && k >= eci && records == se->records &&
+                      accesses == se->accesses && n == se->nend && !memcmp(c->raw + eoff, se->end, n) &&
+                      eoff + n == c->nraw && eci + 1 == it.n;
+    e->must_fail = !stated_same;
+out:
+    fz_trace_free(&it);
+}
+
 fz_buf fz_trace_encode(const fz_trace *t, size_t *off) {
     fz_buf b = {0};
     size_t cap = 16;
     size_t extra = coded(t->prefix) ? MH_TF_CODE_EXTRA : 0;
-    for (size_t i = 0; i < t->n; i++)
-        cap += 24 + (t->c[i].comp ? t->c[i].ncomp : ZSTD_compressBound(t->c[i].nraw + extra));
+    for (size_t i = 0; i < t->n; i++) cap += 24 + (t->c[i].comp ? t->c[i].ncomp : pack_bound(&t->c[i]));
     b.p = malloc(cap);
     memcpy(b.p, t->prefix, 16);
     b.n = 16;
@@ -149,16 +393,10 @@ fz_buf fz_trace_encode(const fz_trace *t, size_t *off) {
         uint8_t *h = b.p + b.n;
         size_t comp = t->c[i].ncomp;
         if (t->c[i].comp) memcpy(h + 24, t->c[i].comp, comp);
-        else if (!extra) comp = ZSTD_compress(h + 24, cap - b.n - 24, t->c[i].raw, t->c[i].nraw, 1);
-        else {
-            uint8_t *cd = malloc(t->c[i].nraw + extra);
-            mh_tf_code(t->c[i].raw, t->c[i].nraw, cd);
-            comp = ZSTD_compress(h + 24, cap - b.n - 24, cd, t->c[i].nraw + extra, 1);
-            free(cd);
-        }
+        else comp = pack_into(t->prefix, &t->c[i], h + 24, cap - b.n - 24);
         put32(h, CHUNK_MAGIC);
         put32(h + 4, (uint32_t)i);
-        put32(h + 8, (uint32_t)(t->c[i].nraw + extra));
+        put32(h + 8, (uint32_t)(t->c[i].coded ? t->c[i].ncoded : t->c[i].nraw + extra));
         put32(h + 12, (uint32_t)comp);
         put32(h + 16, mh_crc32c(0, h + 24, comp));
         put32(h + 20, mh_crc32c(0, h, 20));
@@ -182,6 +420,42 @@ fz_trace fz_trace_copy(const fz_trace *t) {
 }
 
 static size_t rec_size(const fz_chunk *c, size_t off) { return 8 + ((get32(c->raw + off + 4) + 7) & ~(size_t)7); }
+
+size_t fz_rec_next(const fz_chunk *c, size_t off) {
+    if (off + 8 > c->nraw) return c->nraw;
+    size_t n = rec_size(c, off);
+    return n > c->nraw - off ? c->nraw : off + n;
+}
+
+long fz_rec_find(const fz_chunk *c, unsigned type, size_t from) {
+    for (size_t off = from; off + 8 <= c->nraw; off = fz_rec_next(c, off))
+        if (c->raw[off] == type) return (long)off;
+    return -1;
+}
+
+void fz_chunk_touch(fz_chunk *c) {
+    free(c->comp);
+    free(c->coded);
+    c->comp = c->coded = NULL;
+    c->ncomp = c->ncoded = 0;
+}
+
+void fz_rec_remove(fz_chunk *c, size_t off) {
+    size_t end = fz_rec_next(c, off);
+    memmove(c->raw + off, c->raw + end, c->nraw - end);
+    c->nraw -= end - off;
+    fz_chunk_touch(c);
+}
+
+void fz_rec_insert(fz_chunk *c, size_t at, const uint8_t *rec, size_t n) {
+    uint8_t *p = realloc(c->raw, c->nraw + n + 1);
+    if (!p) abort();
+    c->raw = p;
+    memmove(p + at + n, p + at, c->nraw - at);
+    memcpy(p + at, rec, n);
+    c->nraw += n;
+    fz_chunk_touch(c);
+}
 
 /* First record of `type` in c at or after from (its offset), or -1. */
 static long find_rec(const fz_chunk *c, unsigned type, size_t from) {
@@ -217,6 +491,7 @@ void fz_rechunk(fz_trace *t) {
     }
     fz_trace_free(t);
     *t = o;
+    fz_seal(t); /* what a collector flushing at every kernel end writes */
 }
 
 const char *const fz_bad_names[FZ_BAD_KINDS] = {"unknown-launch", "dup-launch", "ended-launch", "dup-end", "no-end"};
@@ -321,6 +596,7 @@ void fz_mutate_trace(const fz_trace *seed, const fz_buf *seed_enc, const size_t 
         t.c[j] = c;
         e->keep_chunks = i < j ? i : j;
         e->clean = i == j;
+        e->must_fail = i != j; /* the end record names the chunks in their order */
     } else if (kind == 5) { /* bad records with valid checksums */
         int k = (int)fz_rndn(r, FZ_BAD_KINDS);
         e->kind = fz_bad_names[k];

@@ -41,6 +41,8 @@ typedef struct fz_chunk {
     size_t nraw;
     uint8_t *comp; /* its zstd frame, NULL = to compress */
     size_t ncomp;
+    uint8_t *coded; /* set: the bytes to compress instead of raw coded (a damaged coding), else NULL */
+    size_t ncoded;
 } fz_chunk;
 
 typedef struct fz_trace {
@@ -56,8 +58,36 @@ int fz_trace_parse(const fz_buf *b, fz_trace *t); /* -1: not a whole trace */
 fz_buf fz_trace_encode(const fz_trace *t, size_t *off);
 void fz_trace_free(fz_trace *t);
 fz_trace fz_trace_copy(const fz_trace *t);
-/* Splits chunks after every kernel end (and the header). */
+/* Splits chunks after every kernel end (and the header), then seals. */
 void fz_rechunk(fz_trace *t);
+/* What a writer's END record of a seed states, and where it is. */
+typedef struct fz_seed_end {
+    size_t chunk;               /* the chunk holding it */
+    uint64_t records, accesses; /* records and entries before it in that chunk */
+    uint8_t end[40];            /* the record, header included */
+    size_t nend;
+} fz_seed_end;
+int fz_seed_end_of(const fz_trace *seed, fz_seed_end *s); /* -1: no END */
+
+/* Rewrites the last END record's statement (chunks before its own, the
+ * chain of their payload CRCs, records and accesses before it) to what t
+ * holds, as a writer would have: a trace edited and sealed is one a writer
+ * could have written. -1: no END record with a statement (an older writer's). */
+int fz_seal(fz_trace *t);
+
+/* ---- editing the structure (checksums are recomputed by fz_trace_encode) ----
+ * A chunk's records are walked by offset: fz_rec_next gives the offset after
+ * the record at off (its 8-byte header and padded payload), c->nraw at the end
+ * or past a record that does not fit. Every edit drops the chunk's cached
+ * zstd frame. */
+size_t fz_rec_next(const fz_chunk *c, size_t off);
+long fz_rec_find(const fz_chunk *c, unsigned type, size_t from); /* first of type at or after from; -1 = none */
+void fz_rec_remove(fz_chunk *c, size_t off);
+void fz_rec_insert(fz_chunk *c, size_t at, const uint8_t *rec, size_t n);
+void fz_chunk_touch(fz_chunk *c); /* raw changed: drop the cached frame */
+void fz_chunk_remove(fz_trace *t, size_t i);
+void fz_chunk_dup(fz_trace *t, size_t i, size_t at); /* a copy of chunk i inserted before position at */
+void fz_chunk_swap(fz_trace *t, size_t i, size_t j);
 
 /* Bad records with valid checksums, in a new chunk before the end record's. */
 enum { FZ_BAD_UNKNOWN, FZ_BAD_DUP_LAUNCH, FZ_BAD_ENDED, FZ_BAD_DUP_END, FZ_BAD_NO_END, FZ_BAD_KINDS };
@@ -74,6 +104,23 @@ typedef struct fz_expect {
     int clean;          /* the input is the seed itself: exit 0 and everything kept */
     size_t keep_chunks; /* seed chunks before the damage; FZ_KEEP_ALL = every one */
 } fz_expect;
+
+/* What a reader must do with `in`, found by comparing it with the seed it
+ * was made from (seed: its encoding, soff its chunks' offsets, st its
+ * chunks, se its END)
+ * whatever the mutations were: the seed itself exits 0; a prefix, chunk
+ * header, checksum, zstd frame or coding that does not hold, or a cut
+ * inside a chunk, is an error; otherwise any change before the end record,
+ * of what the end record states or of the records it counts in its own
+ * chunk, and anything after it, must not pass as clean (the end record's
+ * check), unless the input was sealed (it states what it holds again) or
+ * its END is an older writer's, empty. keep_chunks: the leading chunks
+ * identical to the seed's. */
+void fz_expect_compare(const fz_buf *seed, const size_t *soff, const fz_trace *st, const fz_seed_end *se,
+                       const fz_buf *in, int sealed, fz_expect *e);
+
+/* e (a mutator's) joined with c (fz_expect_compare's): both obligations. */
+void fz_expect_merge(fz_expect *e, const fz_expect *c);
 
 /* A damaged copy of seed (parsed, rechunked; seed_enc its encoding, off its
  * chunk offsets) in *out (malloc'ed). Mutators: cut; byte flips anywhere;

@@ -27,7 +27,8 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 PUBLIC = {"err.h": "util", "trace.h": "trace", "trace_fields.h": "trace", "timing.h": "timing",
           "timing_fields.h": "trace", "collect.h": "collectors", "synth.h": "collectors", "model.h": "analyses",
           "heat.h": "analyses", "locality.h": "analyses", "patterns.h": "analyses", "banks.h": "analyses",
-          "bandwidth.h": "analyses", "verdict.h": "analyses", "camp.h": "analyses", "pass.h": "pass"}
+          "bandwidth.h": "analyses", "verdict.h": "analyses", "camp.h": "analyses", "sites.h": "analyses",
+          "group.h": "analyses", "pass.h": "pass"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -3,7 +3,7 @@
 # oclgrind` on examples/opencl -> trace -> checks (test_ocl_trace) and
 # `memheat heatmap`. Called by ctest (tests/oclgrind/CMakeLists.txt):
 #   e2e.sh MODE MEMHEAT OCL_EXAMPLES TEST_OCL_TRACE WORKDIR
-# MODE: count | heat | matmul | auto | policy | multiproc. Exit 0 = pass.
+# MODE: count | heat | matmul | auto | policy | norelease | multiproc. Exit 0 = pass.
 set -euo pipefail
 mode=$1 memheat=$2 host=$3 checker=$4 work=$5
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +26,14 @@ heat)
   "$memheat" heatmap pat.mht -o maps
   n=$(ls maps/*.csv | wc -l)
   [ "$n" -ge 6 ] || { echo "memheat heatmap wrote $n CSV files, expected >= 6"; exit 1; }
+  # issue 40: memheat run ends with the top five fixes (cause, kernel, object, saving, fix); -q prints none
+  "$memheat" run --backend oclgrind -o pat2 -- "$host" --only pat --n 16 >run.out 2>run.err
+  grep -q "^What to fix first (5 of " run.out || { echo "memheat run printed no top five fixes"; tail -5 run.out; exit 1; }
+  [ "$(grep -c '^    fix: ' run.out)" -eq 5 ] || { echo "memheat run: not five fixes"; exit 1; }
+  grep -q "patFalseSharing - arg 1: float\* (out)" run.out || { echo "memheat run: no kernel and object"; exit 1; }
+  tail -1 run.out | grep -q "^    fix: " || { echo "memheat run: the fixes do not end its output"; exit 1; }
+  "$memheat" run -q --backend oclgrind -o pat3 -- "$host" --only pat --n 16 >runq.out 2>&1
+  if grep -q "What to fix first" runq.out; then echo "memheat run -q printed the fixes"; exit 1; fi
   ;;
 matmul)
   # The five matrix multiplies, every block, under the plugin: the host
@@ -75,6 +83,25 @@ policy)
     echo "a bad --launch-policy was accepted"; exit 1
   fi
   [ "$(wc -l <err.txt)" = 1 ] && grep -q "sometimes" err.txt || { echo "bad --launch-policy: not one line naming it"; cat err.txt; exit 1; }
+  ;;
+norelease)
+  # A program that ends normally without clReleaseCommandQueue/clReleaseContext
+  # (issue 39): its trace is closed at exit, complete, exit 0; a program killed
+  # mid-run still leaves a trace without its end record (exit 4).
+  "$memheat" run -q --backend oclgrind --keep-trace -o norel -- "$host" --only patHot --repeat 2 --no-release
+  "$memheat" info norel.mht | head -1 | grep -q "complete)" || { echo "no end record"; "$memheat" info norel.mht | head -1; exit 1; }
+  [ "$(sqlite3 norel.mhdb "SELECT value FROM meta WHERE key = 'trace_complete'")" = 1 ] || { echo "profile: incomplete trace"; exit 1; }
+  [ "$(sqlite3 norel.mhdb "SELECT launches || '/' || traced FROM launch_config WHERE name = 'patHot'")" = 2/1 ] ||
+    { echo "launch counts lost"; exit 1; }
+  # killed: the kernel runs long enough (all work-items of 2^20) to be killed inside it
+  MEMHEAT_TRACE=$PWD/killed.mht MEMHEAT_ALL_BLOCKS=1 oclgrind --plugins "$(dirname "$memheat")/lib/memheat/libmemheat_oclgrind.so" \
+    "$host" --only countAccesses --items 1048576 --no-release >/dev/null 2>&1 &
+  pid=$!
+  i=0; while [ ! -s killed.mht ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  sleep 1
+  kill -KILL $pid; wait $pid 2>/dev/null || true
+  rc=0; "$memheat" info killed.mht >/dev/null 2>err.txt || rc=$?
+  [ $rc = 4 ] && grep -q "without its end record" err.txt || { echo "killed run: exit $rc, $(cat err.txt)"; exit 1; }
   ;;
 multiproc)
   # Two OpenCL processes at once (issue 14): one trace each, one profile with
@@ -127,10 +154,13 @@ multiproc)
   "$memheat" merge -q mp2.mhdb "r3_$host_short.mhdb" alone_b.mhdb -o job.mhdb
   [ "$(q job.mhdb "SELECT COUNT(*) FROM process")" = 4 ] || { echo "merge: processes"; exit 1; }
   [ "$(q job.mhdb "SELECT group_concat(id) FROM process")" = "1,2,3,4" ] || { echo "merge: ids"; exit 1; }
-  ma=$(q mp2.mhdb "SELECT COUNT(*) FROM heat_row")
-  mr=$(q "r3_$host_short.mhdb" "SELECT COUNT(*) FROM heat_row")
-  mb=$(q alone_b.mhdb "SELECT COUNT(*) FROM heat_row")
-  [ "$(q job.mhdb "SELECT COUNT(*) FROM heat_row")" = "$((ma + mr + mb))" ] || { echo "merge: heat rows lost"; exit 1; }
+  # every map's rows kept (SUM(nrows): what the maps read), those of maps of
+  # the same content once: r3 ran what mp2's processes ran, so stored rows are fewer
+  ma=$(q mp2.mhdb "SELECT SUM(nrows) FROM heat_map")
+  mr=$(q "r3_$host_short.mhdb" "SELECT SUM(nrows) FROM heat_map")
+  mb=$(q alone_b.mhdb "SELECT SUM(nrows) FROM heat_map")
+  [ "$(q job.mhdb "SELECT SUM(nrows) FROM heat_map")" = "$((ma + mr + mb))" ] || { echo "merge: heat rows lost"; exit 1; }
+  [ "$(q job.mhdb "SELECT COUNT(*) FROM heat_row")" -lt "$((ma + mr + mb))" ] || { echo "merge: equal heat maps not kept once"; exit 1; }
   la=$(q mp2.mhdb "SELECT COUNT(*) FROM launch"); lr=$(q "r3_$host_short.mhdb" "SELECT COUNT(*) FROM launch")
   [ "$(q job.mhdb "SELECT COUNT(*) FROM launch")" = "$((la + lr + tb))" ] || { echo "merge: launches lost"; exit 1; }
   [ "$(q job.mhdb "SELECT COUNT(*) FROM heat_map m LEFT JOIN launch l ON l.id = m.launch WHERE l.id IS NULL")" = 0 ] ||

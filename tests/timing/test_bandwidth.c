@@ -234,9 +234,66 @@ static void test_calibration(void) {
     unsetenv("XDG_DATA_HOME");
 }
 
+/* A kernel none of whose launches has a clean time (traced, or queued on an
+ * idle stream) has no time figure: null in the JSON, '-' in the table, and
+ * the table says why; a kernel with some clean launches is timed over those. */
+static void test_unmeasured(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    mh_timing_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "Hand GPU");
+    d.mem_clock_khz = 1000000, d.bus_width_bits = 512;
+    CHECK(mh_timing_add_device(&t, &d) == 0);
+    kern(&t, "gapped", 0, 9000)->timed = MH_TIMED_GAP;
+    kern(&t, "gapped", 10000, 19000)->timed = MH_TIMED_GAP;
+    kern(&t, "half", 20000, 21000);
+    kern(&t, "half", 30000, 38000)->timed = MH_TIMED_GAP;
+    mh_bw_report rep;
+    mh_err err = {0};
+    CHECK(mh_bw_analyze(&t, 0, &rep, &err) == MH_OK);
+    json_t *j = mh_bw_report_json(&rep);
+    CHECK(j != NULL);
+    json_t *ks = json_object_get(j, "kernels");
+    for (size_t i = 0; i < json_array_size(ks); i++) {
+        json_t *k = json_array_get(ks, i);
+        const char *nm = json_string_value(json_object_get(k, "name"));
+        if (!strcmp(nm, "gapped")) {
+            CHECK(json_is_null(json_object_get(k, "total_ns")) && json_is_null(json_object_get(k, "median_ns")));
+            CHECK(json_integer_value(json_object_get(k, "unmeasured")) == 2);
+            CHECK(json_integer_value(json_object_get(k, "count")) == 2);
+        } else {
+            CHECK(!strcmp(nm, "half") && json_integer_value(json_object_get(k, "total_ns")) == 1000);
+            CHECK(json_integer_value(json_object_get(k, "unmeasured")) == 1);
+        }
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (f) {
+        mh_bw_report_print(f, &rep, 10);
+        fclose(f);
+        const char *row = strstr(text, "\ngapped ");
+        CHECK(row != NULL);
+        if (row) { /* count 2, then total, median and min all "-" */
+            char name[32], tot[16], med[16], mn[16];
+            unsigned cnt = 0;
+            CHECK(sscanf(row + 1, "%31s %u %15s %15s %15s", name, &cnt, tot, med, mn) == 5);
+            CHECK(cnt == 2 && !strcmp(tot, "-") && !strcmp(med, "-") && !strcmp(mn, "-"));
+        }
+        CHECK(strstr(text, "no clean time") != NULL);
+        free(text);
+    }
+    json_decref(j);
+    mh_bw_report_free(&rep);
+    mh_timing_free(&t);
+}
+
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     static const mh_test_case cases[] = {T(test_peaks), T(test_effective), T(test_verdict), T(test_intervals),
-                                         T(test_overlap_and_model), T(test_analyze), T(test_calibration)};
+                                         T(test_overlap_and_model), T(test_analyze), T(test_calibration),
+                                         T(test_unmeasured)};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

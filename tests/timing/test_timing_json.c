@@ -320,6 +320,52 @@ static void test_borrow_times(void) {
     CHECK(strstr(err.msg, "timed") != NULL);
 }
 
+/* Launches whose events held the launch gap (MH_TIMED_GAP: queued on an idle
+ * stream) borrow their configuration's clean median like traced ones; what
+ * has no clean sibling is counted but left out of every time figure, and a
+ * kernel none of whose launches has a clean time has no time at all. */
+static void test_gap_times(void) {
+    mh_timing t;
+    mh_timing_init(&t);
+    kern(&t, "k", 1, 0, 9000)->timed = MH_TIMED_GAP;  /* 9 us with the gap */
+    kern(&t, "k", 2, 10000, 10400);                    /* clean: 400 ns */
+    kern(&t, "k", 3, 11000, 11600);                    /* clean: 600 ns */
+    mh_timing_kernel *o = kern(&t, "k", 4, 20000, 27000); /* other grid, gap only: unmeasured */
+    o->grid[0] = 16;
+    o->timed = MH_TIMED_GAP;
+    kern(&t, "idle", 5, 30000, 38000)->timed = MH_TIMED_GAP; /* every launch on an idle stream */
+    kern(&t, "idle", 6, 40000, 41000)->timed = MH_TIMED_INSTRUMENTED;
+    CHECK_EQ_U(mh_timing_borrow_times(&t), 3);
+    CHECK(t.kernels[0].timed == MH_TIMED_BORROWED && t.kernels[0].end_ns - t.kernels[0].start_ns == 500);
+    CHECK(t.kernels[3].timed == MH_TIMED_GAP && !mh_timing_measured(&t.kernels[3]));
+    mh_err err = {0};
+    CHECK(mh_timing_save(&t, NULL, path_of("gap.json"), &err) == MH_OK);
+    mh_timing u;
+    CHECK(mh_timing_load(&u, path_of("gap.json"), &err) == MH_OK);
+    CHECK(u.nkernels == 6 && u.kernels[3].timed == MH_TIMED_GAP && u.kernels[0].timed == MH_TIMED_BORROWED);
+    mh_timing_stats *st = NULL;
+    size_t n = 0;
+    CHECK(mh_timing_aggregate(&u, &st, &n, &err) == MH_OK);
+    CHECK(n == 2);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(st[i].name, "k")) { /* 500 (borrowed) + 400 + 600; the 7 us gap launch counted, not timed */
+            CHECK_EQ_U(st[i].count, 4);
+            CHECK_EQ_U(st[i].unmeasured, 1);
+            CHECK_EQ_U(st[i].total_ns, 1500);
+            CHECK(st[i].min_ns == 400 && st[i].max_ns == 600 && st[i].median_ns == 500.0);
+        } else {
+            CHECK(!strcmp(st[i].name, "idle"));
+            CHECK_EQ_U(st[i].count, 2);
+            CHECK_EQ_U(st[i].unmeasured, 2);
+            CHECK_EQ_U(st[i].total_ns, 0);
+            CHECK(isnan(st[i].median_ns));
+        }
+    }
+    free(st);
+    mh_timing_free(&u);
+    mh_timing_free(&t);
+}
+
 /* A traced launch with no untraced launch of its configuration takes the
  * counters run's replay time; a launch without counters, or with a clean
  * time, keeps its own; the mark survives the JSON round trip. */
@@ -402,7 +448,7 @@ static void test_shares(void) {
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     static const mh_test_case cases[] = {T(test_round_trip), T(test_damaged), T(test_aggregate), T(test_merge),
-                                         T(test_merge_by_config), T(test_sort), T(test_borrow_times),
+                                         T(test_merge_by_config), T(test_sort), T(test_borrow_times), T(test_gap_times),
                                          T(test_replay_times), T(test_shares)};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

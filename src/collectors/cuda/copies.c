@@ -64,15 +64,15 @@ static int is_per_thread(const char *name) {
     return n > 5 && (!strcmp(name + n - 5, "_ptsz") || !strcmp(name + n - 5, "_ptds"));
 }
 
-void mh_cuda_copies_enable(void) {
-    if (!g_mh.timing.copy_begin || !g_mh.timing.copy_end) return;
-    sanitizerEnableDomain(1, g_mh.sub, SANITIZER_CB_DOMAIN_MEMCPY);
-    sanitizerEnableDomain(1, g_mh.sub, SANITIZER_CB_DOMAIN_MEMSET);
+void mh_cuda_copies_enable(mh_cuda *mh) {
+    if (!mh->timing.copy_begin || !mh->timing.copy_end) return;
+    sanitizerEnableDomain(1, mh->sub, SANITIZER_CB_DOMAIN_MEMCPY);
+    sanitizerEnableDomain(1, mh->sub, SANITIZER_CB_DOMAIN_MEMSET);
     for (size_t i = 0; i < sizeof copy_apis / sizeof copy_apis[0]; i++)
-        sanitizerEnableCallback(1, g_mh.sub, SANITIZER_CB_DOMAIN_DRIVER_API, copy_apis[i]);
+        sanitizerEnableCallback(1, mh->sub, SANITIZER_CB_DOMAIN_DRIVER_API, copy_apis[i]);
 }
 
-int mh_cuda_copy_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb) {
+int mh_cuda_copy_api(mh_cuda *mh, Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb) {
     const char *name = NULL;
     switch (cbid) {
 #define MH_CUDA_CASE(n)                       \
@@ -84,25 +84,25 @@ int mh_cuda_copy_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb
     default: return 0;
     }
     if (cb->callbackSite == SANITIZER_API_ENTER) {
-        if (g_mh.timing.prepare) g_mh.timing.prepare(); /* the start event, made outside the driver's locks */
+        if (mh->timing.prepare) mh->timing.prepare(); /* the start event, made outside the driver's locks */
         tl_copy = 1;
         tl_copy_ptsz = is_per_thread(name);
     } else if (cb->callbackSite == SANITIZER_API_EXIT) {
         const CUresult *rv = cb->functionReturnValue;
-        if (tl_copy == 2 && g_mh.timing.copy_end) g_mh.timing.copy_end(rv && *rv != CUDA_SUCCESS);
+        if (tl_copy == 2 && mh->timing.copy_end) mh->timing.copy_end(rv && *rv != CUDA_SUCCESS);
         tl_copy = 0;
     }
     return 1;
 }
 
-static void begin(CUcontext ctx, CUstream stream, int kind, uint64_t bytes, uint32_t value) {
-    if (tl_copy != 1 || !g_mh.timing.copy_begin) return;
+static void begin(mh_cuda *mh, CUcontext ctx, CUstream stream, int kind, uint64_t bytes, uint32_t value) {
+    if (tl_copy != 1 || !mh->timing.copy_begin) return;
     if (!stream && tl_copy_ptsz) stream = CU_STREAM_PER_THREAD;
-    g_mh.timing.copy_begin(ctx, stream, kind, bytes, value);
+    mh->timing.copy_begin(ctx, stream, kind, bytes, value);
     tl_copy = 2;
 }
 
-void mh_cuda_on_memcpy(const Sanitizer_MemcpyData *m) {
+void mh_cuda_on_memcpy(mh_cuda *mh, const Sanitizer_MemcpyData *m) {
     int kind;
     switch (m->direction) {
     case SANITIZER_MEMCPY_DIRECTION_HOST_TO_DEVICE: kind = MH_COPY_HTOD; break;
@@ -115,10 +115,10 @@ void mh_cuda_on_memcpy(const Sanitizer_MemcpyData *m) {
     }
     uint64_t bytes = m->size;
     if (!bytes && m->width) bytes = m->width * (m->height ? m->height : 1) * (m->depth ? m->depth : 1);
-    begin(m->apiContext, m->apiStream, kind, bytes, 0);
+    begin(mh, m->apiContext, m->apiStream, kind, bytes, 0);
 }
 
-void mh_cuda_on_memset(const Sanitizer_MemsetData *m) {
+void mh_cuda_on_memset(mh_cuda *mh, const Sanitizer_MemsetData *m) {
     uint64_t bytes = m->width * (m->height ? m->height : 1) * (m->elementSize ? m->elementSize : 1);
-    begin(m->context, m->stream, MH_COPY_MEMSET, bytes, m->value);
+    begin(mh, m->context, m->stream, MH_COPY_MEMSET, bytes, m->value);
 }

@@ -3,6 +3,7 @@
  * in another. Not a public header: only libmemheat_cuda.so includes it.
  *
  *   inject.c   the state, start and exit, the trace header, callback dispatch
+ *   self.c     memheat's own allocations, its warnings, a trace-writing failure
  *   modules.c  lazy module patching and unpatching; every module's static
  *              __shared__ array names, read from its cubin at load (util/cubin.h)
  *   launch.c   allocations, record buffers, the per-launch decision, the
@@ -10,8 +11,11 @@
  *              launch entry/exit (with the one-run timing hook)
  *   copies.c   memcpy/memset calls forwarded to the hosted timing collector
  *
- * The Sanitizer calls back into plain functions, so the state is one
- * process-wide struct, g_mh, defined in inject.c; see its locking rules below. */
+ * The state is one struct, mh_cuda, which inject.c owns and hands to every
+ * function of the other files (the Sanitizer passes it back to the callback
+ * as its userdata); see its locking rules below. Calls go one way: inject.c
+ * calls launch.c, modules.c, gate.c and copies.c; launch.c calls modules.c
+ * and gate.c; modules.c calls gate.c; all of them call self.c. */
 #ifndef MEMHEAT_CUDA_INTERNAL_H
 #define MEMHEAT_CUDA_INTERNAL_H
 
@@ -29,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/site/site.h"
 #include "collectors/timing_hook.h"
 #include "cuda_dev.h"
 #include "util/cubin.h"
@@ -144,57 +149,62 @@ typedef struct mh_cuda {
     /* how launches were decided (printed at exit with MEMHEAT_CUDA_DEBUG=1) */
     uint64_t dbg_entry_unknown, dbg_entry_used, dbg_name_differs, dbg_module_differs;
     uint64_t selected_open;     /* launches selected for tracing whose LAUNCH_END has not run yet */
+    uint64_t graph_kernels;     /* kernel nodes of graph launches: counted, not traced or timed */
     mh_cuda_buf *free_bufs;
     mh_cuda_flight *flights;
     mh_timing_hook timing;      /* one run: the timing collector's entry points (all NULL without it) */
+    mh_site_state *sites;       /* call sites (collectors/site/site.h); NULL: not captured */
 } mh_cuda;
 
-extern mh_cuda g_mh;
-/* Per host thread: nonzero while memheat allocates its own device memory
- * (not the program's objects: the allocation callbacks ignore it). */
-extern _Thread_local int mh_cuda_own_alloc;
 
 /* mh_cuda_module_acquire results */
 enum { MH_ACQ_OK = 0, MH_ACQ_FAILED = -1, MH_ACQ_BUSY = -2 };
 
-/* inject.c */
+/* self.c */
+/* Around memheat's own device allocations on this thread (the allocation
+ * callbacks ignore those: mh_cuda_own_now). */
+void mh_cuda_own_begin(void);
+void mh_cuda_own_end(void);
+int mh_cuda_own_now(void);
 void mh_cuda_warn(const char *fmt, const char *detail);
 const char *mh_cuda_sanstr(SanitizerResult r);
-void mh_cuda_writer_failed(mh_err *err);
+/* Stops tracing after an error in the trace writer; keeps what was written. Under mu. */
+void mh_cuda_writer_failed(mh_cuda *mh, mh_err *err);
 
 /* modules.c */
-int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch);
-int mh_cuda_module_acquire_patched(CUcontext ctx, CUmodule mod);
-void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int unpatch);
-void mh_cuda_module_untraced(int unpatch);
-void mh_cuda_module_forget(CUcontext ctx, CUmodule mod);
-void mh_cuda_module_loaded(const Sanitizer_ResourceModuleData *m);
-int mh_cuda_shared_objects(CUcontext ctx, CUmodule mod, const char *func, uint64_t static_size, uint64_t dyn,
+int mh_cuda_module_acquire(mh_cuda *mh, CUcontext ctx, CUmodule mod, int launch);
+int mh_cuda_module_acquire_patched(mh_cuda *mh, CUcontext ctx, CUmodule mod);
+void mh_cuda_module_release(mh_cuda *mh, CUcontext ctx, CUmodule mod, int unpatch);
+void mh_cuda_module_untraced(mh_cuda *mh, int unpatch);
+void mh_cuda_module_forget(mh_cuda *mh, CUcontext ctx, CUmodule mod);
+void mh_cuda_module_loaded(mh_cuda *mh, const Sanitizer_ResourceModuleData *m);
+int mh_cuda_shared_objects(mh_cuda *mh, CUcontext ctx, CUmodule mod, const char *func, uint64_t static_size, uint64_t dyn,
                            mh_cubin_objs *out);
-int mh_cuda_no_more_launches(void);
+int mh_cuda_no_more_launches(mh_cuda *mh);
 
 /* gate.c */
-void mh_cuda_gate_enter(CUcontext ctx); /* at a launch call's entry, after memheat's decision */
-void mh_cuda_gate_leave(void);          /* at its exit (no-op if this thread did not enter) */
-int mh_cuda_gate_close(CUcontext ctx);  /* 0: no launch call of ctx inside, none can enter; -1: gave up */
-void mh_cuda_gate_open(CUcontext ctx);
-void mh_cuda_gate_forget(CUcontext ctx);
+void mh_cuda_gate_enter(mh_cuda *mh, CUcontext ctx); /* at a launch call's entry, after memheat's decision */
+void mh_cuda_gate_leave(mh_cuda *mh);          /* at its exit (no-op if this thread did not enter) */
+int mh_cuda_gate_close(mh_cuda *mh, CUcontext ctx);  /* 0: no launch call of ctx inside, none can enter; -1: gave up */
+void mh_cuda_gate_open(mh_cuda *mh, CUcontext ctx);
+void mh_cuda_gate_forget(mh_cuda *mh, CUcontext ctx);
 
 /* launch.c */
-void mh_cuda_on_alloc(const Sanitizer_ResourceMemoryData *m, int async);
-void mh_cuda_on_free(const Sanitizer_ResourceMemoryData *m);
-void mh_cuda_drop_ctx_bufs(CUcontext ctx);
-void mh_cuda_write_dropped(uint32_t launch, uint64_t n, const char *why);
-void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why);
-void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld);
-void mh_cuda_launch_end(const Sanitizer_LaunchData *ld);
-void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
+void mh_cuda_on_alloc(mh_cuda *mh, const Sanitizer_ResourceMemoryData *m, int async);
+void mh_cuda_on_free(mh_cuda *mh, const Sanitizer_ResourceMemoryData *m);
+void mh_cuda_drop_ctx_bufs(mh_cuda *mh, CUcontext ctx);
+void mh_cuda_write_dropped(mh_cuda *mh, uint32_t launch, uint64_t n, const char *why);
+void mh_cuda_dropped_locked(mh_cuda *mh, uint32_t launch, uint64_t n, const char *why);
+void mh_cuda_launch_begin(mh_cuda *mh, const Sanitizer_LaunchData *ld);
+void mh_cuda_launch_end(mh_cuda *mh, const Sanitizer_LaunchData *ld);
+void mh_cuda_on_driver_api(mh_cuda *mh, Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
+void mh_cuda_graph_node(mh_cuda *mh, const Sanitizer_GraphNodeLaunchData *g);
 
 /* copies.c (one run, with the timing collector hosted) */
-void mh_cuda_copies_enable(void);
+void mh_cuda_copies_enable(mh_cuda *mh);
 /* 1 when cbid is a memcpy/memset driver call (handled), else 0. */
-int mh_cuda_copy_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
-void mh_cuda_on_memcpy(const Sanitizer_MemcpyData *m);
-void mh_cuda_on_memset(const Sanitizer_MemsetData *m);
+int mh_cuda_copy_api(mh_cuda *mh, Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb);
+void mh_cuda_on_memcpy(mh_cuda *mh, const Sanitizer_MemcpyData *m);
+void mh_cuda_on_memset(mh_cuda *mh, const Sanitizer_MemsetData *m);
 
 #endif

@@ -22,7 +22,8 @@
  * module keeps its patch, or the launch is not traced); a launch call that
  * finds the gate closed for MH_GATE_ENTER_MS goes in anyway. Both are counted
  * (MEMHEAT_CUDA_DEBUG=1). The gate is a mutex, a condition variable and a
- * count of launch calls inside per context; it lives in g_mh (cuda_internal.h). */
+ * count of launch calls inside per context; it lives in the collector's state
+ * (mh_cuda, cuda_internal.h), which every function here is handed. */
 #include "cuda_internal.h" /* first: it sets _GNU_SOURCE */
 
 #include <assert.h>
@@ -49,82 +50,82 @@ static struct timespec mh_gate_deadline(int ms) {
 
 /* Under gate_mu: the slot of ctx, added if new; NULL when the table is full
  * (that context is then not gated: counted as a timeout would be). */
-static mh_cuda_gate_slot *mh_gate_slot(CUcontext ctx) {
+static mh_cuda_gate_slot *mh_gate_slot(mh_cuda *mh, CUcontext ctx) {
     mh_cuda_gate_slot *free_slot = NULL;
     for (int i = 0; i < MH_CUDA_MAX_CTX; i++) {
-        if (g_mh.gate[i].ctx == ctx) return &g_mh.gate[i];
-        if (!free_slot && !g_mh.gate[i].ctx) free_slot = &g_mh.gate[i];
+        if (mh->gate[i].ctx == ctx) return &mh->gate[i];
+        if (!free_slot && !mh->gate[i].ctx) free_slot = &mh->gate[i];
     }
     if (free_slot) *free_slot = (mh_cuda_gate_slot){.ctx = ctx};
     return free_slot;
 }
 
-void mh_cuda_gate_enter(CUcontext ctx) {
-    if (tl_gate_in || !ctx || g_mh.patch_nosync) return;
-    pthread_mutex_lock(&g_mh.gate_mu);
-    mh_cuda_gate_slot *s = mh_gate_slot(ctx);
+void mh_cuda_gate_enter(mh_cuda *mh, CUcontext ctx) {
+    if (tl_gate_in || !ctx || mh->patch_nosync) return;
+    pthread_mutex_lock(&mh->gate_mu);
+    mh_cuda_gate_slot *s = mh_gate_slot(mh, ctx);
     if (s) {
         struct timespec until = mh_gate_deadline(MH_GATE_ENTER_MS);
         while (s->closed)
-            if (pthread_cond_timedwait(&g_mh.gate_cv, &g_mh.gate_mu, &until) == ETIMEDOUT) {
-                g_mh.gate_enter_timeouts++;
+            if (pthread_cond_timedwait(&mh->gate_cv, &mh->gate_mu, &until) == ETIMEDOUT) {
+                mh->gate_enter_timeouts++;
                 break;
             }
         s->inside++;
         tl_gate_in = 1;
         tl_gate_ctx = ctx;
     }
-    pthread_mutex_unlock(&g_mh.gate_mu);
+    pthread_mutex_unlock(&mh->gate_mu);
 }
 
-void mh_cuda_gate_leave(void) {
+void mh_cuda_gate_leave(mh_cuda *mh) {
     if (!tl_gate_in) return;
-    pthread_mutex_lock(&g_mh.gate_mu);
-    mh_cuda_gate_slot *s = mh_gate_slot(tl_gate_ctx);
+    pthread_mutex_lock(&mh->gate_mu);
+    mh_cuda_gate_slot *s = mh_gate_slot(mh, tl_gate_ctx);
     assert(s && s->inside > 0);
-    if (s && s->inside > 0 && --s->inside == 0 && s->closed) pthread_cond_broadcast(&g_mh.gate_cv);
-    pthread_mutex_unlock(&g_mh.gate_mu);
+    if (s && s->inside > 0 && --s->inside == 0 && s->closed) pthread_cond_broadcast(&mh->gate_cv);
+    pthread_mutex_unlock(&mh->gate_mu);
     tl_gate_in = 0;
     tl_gate_ctx = NULL;
 }
 
-int mh_cuda_gate_close(CUcontext ctx) {
-    if (g_mh.patch_nosync) return 0;
+int mh_cuda_gate_close(mh_cuda *mh, CUcontext ctx) {
+    if (mh->patch_nosync) return 0;
     assert(!tl_gate_in); /* closed only at a launch call's entry, before this thread goes in */
     int rc = 0;
-    pthread_mutex_lock(&g_mh.gate_mu);
-    mh_cuda_gate_slot *s = mh_gate_slot(ctx);
+    pthread_mutex_lock(&mh->gate_mu);
+    mh_cuda_gate_slot *s = mh_gate_slot(mh, ctx);
     if (!s || s->closed) { /* no slot; or closed by another closer (patch_mu makes that impossible) */
-        g_mh.gate_close_timeouts++;
-        pthread_mutex_unlock(&g_mh.gate_mu);
+        mh->gate_close_timeouts++;
+        pthread_mutex_unlock(&mh->gate_mu);
         return -1;
     }
     s->closed = 1;
     struct timespec until = mh_gate_deadline(MH_GATE_CLOSE_MS);
     while (s->inside > 0 && rc == 0)
-        if (pthread_cond_timedwait(&g_mh.gate_cv, &g_mh.gate_mu, &until) == ETIMEDOUT) rc = -1;
+        if (pthread_cond_timedwait(&mh->gate_cv, &mh->gate_mu, &until) == ETIMEDOUT) rc = -1;
     if (rc != 0) {
         s->closed = 0;
-        g_mh.gate_close_timeouts++;
-        pthread_cond_broadcast(&g_mh.gate_cv);
+        mh->gate_close_timeouts++;
+        pthread_cond_broadcast(&mh->gate_cv);
     }
-    pthread_mutex_unlock(&g_mh.gate_mu);
+    pthread_mutex_unlock(&mh->gate_mu);
     return rc;
 }
 
-void mh_cuda_gate_open(CUcontext ctx) {
-    if (g_mh.patch_nosync) return;
-    pthread_mutex_lock(&g_mh.gate_mu);
-    mh_cuda_gate_slot *s = mh_gate_slot(ctx);
+void mh_cuda_gate_open(mh_cuda *mh, CUcontext ctx) {
+    if (mh->patch_nosync) return;
+    pthread_mutex_lock(&mh->gate_mu);
+    mh_cuda_gate_slot *s = mh_gate_slot(mh, ctx);
     if (s) s->closed = 0;
-    pthread_cond_broadcast(&g_mh.gate_cv);
-    pthread_mutex_unlock(&g_mh.gate_mu);
+    pthread_cond_broadcast(&mh->gate_cv);
+    pthread_mutex_unlock(&mh->gate_mu);
 }
 
 /* The context is being destroyed: its slot is free again. */
-void mh_cuda_gate_forget(CUcontext ctx) {
-    pthread_mutex_lock(&g_mh.gate_mu);
+void mh_cuda_gate_forget(mh_cuda *mh, CUcontext ctx) {
+    pthread_mutex_lock(&mh->gate_mu);
     for (int i = 0; i < MH_CUDA_MAX_CTX; i++)
-        if (g_mh.gate[i].ctx == ctx && !g_mh.gate[i].inside && !g_mh.gate[i].closed) g_mh.gate[i].ctx = NULL;
-    pthread_mutex_unlock(&g_mh.gate_mu);
+        if (mh->gate[i].ctx == ctx && !mh->gate[i].inside && !mh->gate[i].closed) mh->gate[i].ctx = NULL;
+    pthread_mutex_unlock(&mh->gate_mu);
 }

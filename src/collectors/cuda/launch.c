@@ -17,83 +17,92 @@ static _Thread_local int tl_traced;
  * (one run): saved at the driver call's entry, given at LAUNCH_BEGIN. */
 static _Thread_local int tl_hook_api;
 static _Thread_local const void *tl_hook_params;
+/* The kernel's name and CUfunction as LAUNCH_BEGIN gave them, for the
+ * timing collector at the driver call's exit (the call's own parameters may
+ * hold a CUkernel handle the driver names nothing for). */
+static _Thread_local char tl_begin_name[8192];
+static _Thread_local void *tl_begin_func;
+static _Thread_local int tl_have_begin;
 /* The launch's parameters as the driver call got them (kernelParams, or the
  * `extra` array), valid until the call returns; read only for a traced launch. */
 static _Thread_local void **tl_kparams;
 static _Thread_local void **tl_kextra;
+/* The call site of this thread's launch in progress (collectors/site/site.h),
+ * captured at the driver call's entry, MH_SITE_NONE without one. */
+static _Thread_local uint32_t tl_site = MH_SITE_NONE;
 
 /* ---- allocations ---- */
 
-void mh_cuda_on_alloc(const Sanitizer_ResourceMemoryData *m, int async) {
-    if (mh_cuda_own_alloc) return;
+void mh_cuda_on_alloc(mh_cuda *mh, const Sanitizer_ResourceMemoryData *m, int async) {
+    if (mh_cuda_own_now()) return;
     const char *label = async ? "cudaMallocAsync" : "cudaMalloc";
     if (m->flags & SANITIZER_MEMORY_FLAG_MODULE) label = "__device__ variable";
     else if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) label = "cudaMallocManaged";
     else if (m->flags & SANITIZER_MEMORY_FLAG_CG_RUNTIME) return; /* the runtime's own */
     else if (async && m->memoryPool) label = "memory pool";
-    pthread_mutex_lock(&g_mh.mu);
-    if (g_mh.w) {
-        mh_alloc a = {.id = g_mh.next_alloc++, .launch = MH_TRACE_NO_LAUNCH, .base = m->address, .size = m->size,
+    pthread_mutex_lock(&mh->mu);
+    if (mh->w) {
+        mh_alloc a = {.id = mh->next_alloc++, .launch = MH_TRACE_NO_LAUNCH, .base = m->address, .size = m->size,
                       .space = MH_SPACE_GLOBAL, .label = label};
         mh_err err;
-        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+        if (mh_trace_write_alloc(mh->w, &a, &err) != MH_OK) mh_cuda_writer_failed(mh, &err);
     }
-    pthread_mutex_unlock(&g_mh.mu);
+    pthread_mutex_unlock(&mh->mu);
 }
 
-void mh_cuda_on_free(const Sanitizer_ResourceMemoryData *m) {
-    if (mh_cuda_own_alloc) return;
-    pthread_mutex_lock(&g_mh.mu);
-    if (g_mh.w) {
+void mh_cuda_on_free(mh_cuda *mh, const Sanitizer_ResourceMemoryData *m) {
+    if (mh_cuda_own_now()) return;
+    pthread_mutex_lock(&mh->mu);
+    if (mh->w) {
         mh_free f = {.base = m->address, .space = MH_SPACE_GLOBAL};
         mh_err err;
-        if (mh_trace_write_free(g_mh.w, &f, &err) != MH_OK) mh_cuda_writer_failed(&err);
+        if (mh_trace_write_free(mh->w, &f, &err) != MH_OK) mh_cuda_writer_failed(mh, &err);
     }
-    pthread_mutex_unlock(&g_mh.mu);
+    pthread_mutex_unlock(&mh->mu);
 }
 
 /* ---- record buffers (device calls outside mu) ---- */
 
 static void mh_cuda_buf_destroy(mh_cuda_buf *b) {
-    mh_cuda_own_alloc++;
+    mh_cuda_own_begin();
     if (b->desc) sanitizerFree(b->ctx, b->desc);
     if (b->rec) sanitizerFree(b->ctx, b->rec);
     if (b->seq) sanitizerFree(b->ctx, b->seq);
-    mh_cuda_own_alloc--;
+    mh_cuda_own_end();
     free(b->host_seq);
     free(b->host);
     free(b);
 }
 
-static void mh_cuda_buf_put(mh_cuda_buf *b) {
-    pthread_mutex_lock(&g_mh.mu);
-    b->next = g_mh.free_bufs;
-    g_mh.free_bufs = b;
-    pthread_mutex_unlock(&g_mh.mu);
+static void mh_cuda_buf_put(mh_cuda *mh, mh_cuda_buf *b) {
+    pthread_mutex_lock(&mh->mu);
+    b->next = mh->free_bufs;
+    mh->free_bufs = b;
+    pthread_mutex_unlock(&mh->mu);
 }
 
 /* A buffer of this context with room for `slots` sequence counters. */
-static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
+static mh_cuda_buf *mh_cuda_buf_get(mh_cuda *mh, CUcontext ctx, uint64_t slots) {
     mh_cuda_buf **pp, *b = NULL;
-    pthread_mutex_lock(&g_mh.mu);
-    for (pp = &g_mh.free_bufs; *pp; pp = &(*pp)->next)
+    pthread_mutex_lock(&mh->mu);
+    for (pp = &mh->free_bufs; *pp; pp = &(*pp)->next)
         if ((*pp)->ctx == ctx) {
             b = *pp;
             *pp = b->next;
             break;
         }
-    uint64_t cap = g_mh.buffer_records;
-    pthread_mutex_unlock(&g_mh.mu);
+    uint64_t cap = mh->buffer_records;
+    pthread_mutex_unlock(&mh->mu);
     if (!b) {
         b = calloc(1, sizeof *b);
         if (!b) return NULL;
         b->ctx = ctx;
         b->cap = cap;
         b->host = malloc((size_t)MH_CUDA_DRAIN_RECORDS * sizeof(mh_access));
-        mh_cuda_own_alloc++;
+        mh_cuda_own_begin();
         int ok = b->host && sanitizerAlloc(ctx, (void **)&b->desc, sizeof(mh_cuda_desc)) == SANITIZER_SUCCESS &&
                  sanitizerAlloc(ctx, (void **)&b->rec, (size_t)b->cap * sizeof(mh_access)) == SANITIZER_SUCCESS;
-        mh_cuda_own_alloc--;
+        mh_cuda_own_end();
         if (!ok) {
             mh_cuda_buf_destroy(b);
             return NULL;
@@ -101,7 +110,7 @@ static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
     }
     b->next = NULL;
     if (b->seq_slots < slots) {
-        mh_cuda_own_alloc++;
+        mh_cuda_own_begin();
         if (b->seq) sanitizerFree(ctx, b->seq);
         free(b->host_seq);
         b->seq = NULL;
@@ -110,19 +119,19 @@ static mh_cuda_buf *mh_cuda_buf_get(CUcontext ctx, uint64_t slots) {
         if (b->host_seq &&
             sanitizerAlloc(ctx, (void **)&b->seq, (size_t)slots * sizeof(uint32_t)) == SANITIZER_SUCCESS)
             b->seq_slots = slots;
-        mh_cuda_own_alloc--;
+        mh_cuda_own_end();
         if (!b->seq) {
-            mh_cuda_buf_put(b);
+            mh_cuda_buf_put(mh, b);
             return NULL;
         }
     }
     return b;
 }
 
-void mh_cuda_drop_ctx_bufs(CUcontext ctx) {
+void mh_cuda_drop_ctx_bufs(mh_cuda *mh, CUcontext ctx) {
     mh_cuda_buf *mine = NULL;
-    pthread_mutex_lock(&g_mh.mu);
-    mh_cuda_buf **pp = &g_mh.free_bufs;
+    pthread_mutex_lock(&mh->mu);
+    mh_cuda_buf **pp = &mh->free_bufs;
     while (*pp) {
         mh_cuda_buf *b = *pp;
         if (b->ctx == ctx) {
@@ -134,18 +143,18 @@ void mh_cuda_drop_ctx_bufs(CUcontext ctx) {
         }
     }
     mh_err err;
-    if (g_mh.w && mh_trace_flush(g_mh.w, &err) != MH_OK) mh_cuda_writer_failed(&err);
-    pthread_mutex_unlock(&g_mh.mu);
+    if (mh->w && mh_trace_flush(mh->w, &err) != MH_OK) mh_cuda_writer_failed(mh, &err);
+    pthread_mutex_unlock(&mh->mu);
     while (mine) {
         mh_cuda_buf *next = mine->next;
         mh_cuda_buf_destroy(mine);
         mine = next;
     }
-    pthread_mutex_lock(&g_mh.patch_mu);
-    for (int i = 0; i < g_mh.n_patched_ctx; i++)
-        if (g_mh.patched_ctx[i] == ctx) g_mh.patched_ctx[i] = g_mh.patched_ctx[--g_mh.n_patched_ctx];
-    pthread_mutex_unlock(&g_mh.patch_mu);
-    mh_cuda_module_forget(ctx, NULL);
+    pthread_mutex_lock(&mh->patch_mu);
+    for (int i = 0; i < mh->n_patched_ctx; i++)
+        if (mh->patched_ctx[i] == ctx) mh->patched_ctx[i] = mh->patched_ctx[--mh->n_patched_ctx];
+    pthread_mutex_unlock(&mh->patch_mu);
+    mh_cuda_module_forget(mh, ctx, NULL);
 }
 
 /* ---- kernel arguments ---- */
@@ -227,17 +236,17 @@ static uint32_t mh_cuda_read_args(CUfunction f, uint32_t id, mh_karg *out, char 
 /* ---- launches ---- */
 
 /* Under mu. */
-void mh_cuda_write_dropped(uint32_t launch, uint64_t n, const char *why) {
-    if (!g_mh.w) return;
+void mh_cuda_write_dropped(mh_cuda *mh, uint32_t launch, uint64_t n, const char *why) {
+    if (!mh->w) return;
     mh_dropped d = {.launch = launch, .count = n, .reason = why};
     mh_err err;
-    if (mh_trace_write_dropped(g_mh.w, &d, &err) != MH_OK) mh_cuda_writer_failed(&err);
+    if (mh_trace_write_dropped(mh->w, &d, &err) != MH_OK) mh_cuda_writer_failed(mh, &err);
 }
 
-void mh_cuda_dropped_locked(uint32_t launch, uint64_t n, const char *why) {
-    pthread_mutex_lock(&g_mh.mu);
-    mh_cuda_write_dropped(launch, n, why);
-    pthread_mutex_unlock(&g_mh.mu);
+void mh_cuda_dropped_locked(mh_cuda *mh, uint32_t launch, uint64_t n, const char *why) {
+    pthread_mutex_lock(&mh->mu);
+    mh_cuda_write_dropped(mh, launch, n, why);
+    pthread_mutex_unlock(&mh->mu);
 }
 
 /* ---- selection ----
@@ -272,34 +281,34 @@ static void mh_cuda_pending_clear(void) {
 /* Counts the launch and decides whether it is traced; a selected launch has
  * its module acquired (patched when may_patch, else only if patched already).
  * Returns 1 when the launch is to be traced. */
-static int mh_cuda_select(const mh_collect_launch *key, CUcontext ctx, CUmodule mod, int may_patch, uint32_t id) {
-    pthread_mutex_lock(&g_mh.mu);
-    int want = g_mh.w && mh_collect_want_launch(&g_mh.cfg, &g_mh.st, key);
-    if (want) g_mh.selected_open++;
-    int unpatch = mh_cuda_no_more_launches();
-    pthread_mutex_unlock(&g_mh.mu);
+static int mh_cuda_select(mh_cuda *mh, const mh_collect_launch *key, CUcontext ctx, CUmodule mod, int may_patch, uint32_t id) {
+    pthread_mutex_lock(&mh->mu);
+    int want = mh->w && mh_collect_want_launch(&mh->cfg, &mh->st, key);
+    if (want) mh->selected_open++;
+    int unpatch = mh_cuda_no_more_launches(mh);
+    pthread_mutex_unlock(&mh->mu);
     int acq = MH_ACQ_BUSY, keep = 0;
     if (want) {
-        acq = may_patch ? mh_cuda_module_acquire(ctx, mod, 1) : mh_cuda_module_acquire_patched(ctx, mod);
+        acq = may_patch ? mh_cuda_module_acquire(mh, ctx, mod, 1) : mh_cuda_module_acquire_patched(mh, ctx, mod);
         if (acq == MH_ACQ_FAILED) {
-            mh_cuda_dropped_locked(id, 0, "launch not traced: its module could not be patched");
+            mh_cuda_dropped_locked(mh, id, 0, "launch not traced: its module could not be patched");
             keep = 1; /* its module never will be: no retry with the next launch */
         }
         if (acq != MH_ACQ_OK) {
-            pthread_mutex_lock(&g_mh.mu);
-            if (!keep) mh_collect_unselect(&g_mh.cfg, &g_mh.st, key);
-            g_mh.selected_open--;
-            pthread_mutex_unlock(&g_mh.mu);
+            pthread_mutex_lock(&mh->mu);
+            if (!keep) mh_collect_unselect(&mh->cfg, &mh->st, key);
+            mh->selected_open--;
+            pthread_mutex_unlock(&mh->mu);
         }
     }
     /* Idle modules lose their patch before this launch runs (its own module,
      * if traced, is held by its count in flight). */
-    if (may_patch) mh_cuda_module_untraced(unpatch);
+    if (may_patch) mh_cuda_module_untraced(mh, unpatch);
     return want && acq == MH_ACQ_OK;
 }
 
 /* Driver-API entry of a launch: the decision, patching included. */
-static void mh_cuda_decide_at_entry(CUfunction f, mh_dim3 grid, mh_dim3 block, uint32_t dyn) {
+static void mh_cuda_decide_at_entry(mh_cuda *mh, CUfunction f, mh_dim3 grid, mh_dim3 block, uint32_t dyn) {
     mh_cuda_pending_clear();
     const char *name = NULL;
     CUmodule mod = NULL;
@@ -312,12 +321,12 @@ static void mh_cuda_decide_at_entry(CUfunction f, mh_dim3 grid, mh_dim3 block, u
     name = NULL;
     if (!f || cuFuncGetName(&name, f) != CUDA_SUCCESS || !name || cuFuncGetModule(&mod, f) != CUDA_SUCCESS ||
         cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) {
-        __atomic_add_fetch(&g_mh.dbg_entry_unknown, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&mh->dbg_entry_unknown, 1, __ATOMIC_RELAXED);
         return; /* decided at LAUNCH_BEGIN */
     }
     tl_pend.key.name = strdup(name);
     /* the demangled name only matters to a --kernel regex: no demangling per launch otherwise */
-    tl_pend.key.display = g_mh.cfg.have_regex ? mh_demangle(name) : NULL;
+    tl_pend.key.display = mh->cfg.have_regex ? mh_demangle(name) : NULL;
     if (!tl_pend.key.name) {
         mh_cuda_pending_clear();
         return;
@@ -327,10 +336,10 @@ static void mh_cuda_decide_at_entry(CUfunction f, mh_dim3 grid, mh_dim3 block, u
     tl_pend.key.dyn_smem = dyn;
     tl_pend.ctx = ctx;
     tl_pend.mod = mod;
-    pthread_mutex_lock(&g_mh.mu);
-    uint32_t id = g_mh.next_launch; /* for a drop notice only */
-    pthread_mutex_unlock(&g_mh.mu);
-    tl_pend.want = mh_cuda_select(&tl_pend.key, ctx, mod, 1, id);
+    pthread_mutex_lock(&mh->mu);
+    uint32_t id = mh->next_launch; /* for a drop notice only */
+    pthread_mutex_unlock(&mh->mu);
+    tl_pend.want = mh_cuda_select(mh, &tl_pend.key, ctx, mod, 1, id);
     tl_pend.valid = 1;
 }
 
@@ -340,19 +349,19 @@ static int acq_mod_differs(CUcontext ctx, CUmodule mod, const Sanitizer_LaunchDa
 
 /* Driver-API exit: a decision that no launch callback took (the launch
  * failed before it was made) is undone. */
-static void mh_cuda_undo_at_exit(void) {
+static void mh_cuda_undo_at_exit(mh_cuda *mh) {
     if (!tl_pend.valid) return;
     if (tl_pend.want) {
-        pthread_mutex_lock(&g_mh.mu);
-        mh_collect_unselect(&g_mh.cfg, &g_mh.st, &tl_pend.key);
-        g_mh.selected_open--;
-        pthread_mutex_unlock(&g_mh.mu);
-        mh_cuda_module_release(tl_pend.ctx, tl_pend.mod, 0);
+        pthread_mutex_lock(&mh->mu);
+        mh_collect_unselect(&mh->cfg, &mh->st, &tl_pend.key);
+        mh->selected_open--;
+        pthread_mutex_unlock(&mh->mu);
+        mh_cuda_module_release(mh, tl_pend.ctx, tl_pend.mod, 0);
     }
     mh_cuda_pending_clear();
 }
 
-void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
+void mh_cuda_launch_begin(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
     uint32_t dyn = tl_have_dyn_smem ? tl_dyn_smem : 0;
     tl_have_dyn_smem = 0;
     const void *userdata = NULL;
@@ -360,30 +369,33 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     mh_cuda_flight *fl = NULL;
     uint32_t ids[MH_COLLECT_MAX_BLOCKS];
     /* demangled only where a --kernel regex reads it here; a traced launch's record gets it below */
-    char *display = ld->functionName && g_mh.cfg.have_regex ? mh_demangle(ld->functionName) : NULL;
+    char *display = ld->functionName && mh->cfg.have_regex ? mh_demangle(ld->functionName) : NULL;
 
     mh_collect_launch key = {.name = ld->functionName ? ld->functionName : "?", .display = display,
                              .grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z},
                              .block = {ld->blockDim_x, ld->blockDim_y, ld->blockDim_z}, .dyn_smem = dyn};
-    pthread_mutex_lock(&g_mh.mu);
-    uint32_t id = g_mh.next_launch++;
-    pthread_mutex_unlock(&g_mh.mu);
+    pthread_mutex_lock(&mh->mu);
+    uint32_t id = mh->next_launch++;
+    pthread_mutex_unlock(&mh->mu);
+    uint32_t site = tl_site; /* call sites: every launch counted at its site */
+    tl_site = MH_SITE_NONE;
+    mh_site_count(mh->sites, site, &key);
     int want;
     CUcontext acq_ctx = ld->context;
     CUmodule acq_mod = ld->module;
     if (tl_pend.valid && ld->functionName && !strcmp(tl_pend.key.name, ld->functionName)) {
         want = tl_pend.want; /* decided (and patched) at the driver call's entry */
-        __atomic_add_fetch(&g_mh.dbg_entry_used, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&mh->dbg_entry_used, 1, __ATOMIC_RELAXED);
         if (want && acq_mod_differs(tl_pend.ctx, tl_pend.mod, ld))
-            __atomic_add_fetch(&g_mh.dbg_module_differs, 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&mh->dbg_module_differs, 1, __ATOMIC_RELAXED);
         acq_ctx = tl_pend.ctx;
         acq_mod = tl_pend.mod;
         tl_pend.want = 0;
         mh_cuda_pending_clear();
     } else {
-        if (tl_pend.valid) __atomic_add_fetch(&g_mh.dbg_name_differs, 1, __ATOMIC_RELAXED);
-        mh_cuda_undo_at_exit();
-        want = ld->functionName && mh_cuda_select(&key, ld->context, ld->module, 0, id);
+        if (tl_pend.valid) __atomic_add_fetch(&mh->dbg_name_differs, 1, __ATOMIC_RELAXED);
+        mh_cuda_undo_at_exit(mh);
+        want = ld->functionName && mh_cuda_select(mh, &key, ld->context, ld->module, 0, id);
     }
     if (!want) goto untraced;
     if (!display) display = mh_demangle(ld->functionName);
@@ -391,7 +403,7 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     mh_dim3 grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z};
     uint32_t nthreads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z;
     uint64_t total = (uint64_t)grid.x * grid.y * grid.z;
-    uint32_t n = mh_collect_sampled_list(&g_mh.cfg, grid, ids, MH_COLLECT_MAX_BLOCKS);
+    uint32_t n = mh_collect_sampled_list(&mh->cfg, grid, ids, MH_COLLECT_MAX_BLOCKS);
     uint32_t first, nblocks;
     if (n == MH_TRACE_ALL_BLOCKS) {
         first = 0;
@@ -404,15 +416,15 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
 
     uint64_t slots = (uint64_t)nblocks * nthreads;
     if (slots > MH_CUDA_MAX_SEQ_SLOTS) {
-        mh_cuda_dropped_locked(id, 0, "launch not traced: too many traced threads (use fewer --blocks)");
+        mh_cuda_dropped_locked(mh, id, 0, "launch not traced: too many traced threads (use fewer --blocks)");
         goto untraced;
     }
-    buf = mh_cuda_buf_get(ld->context, slots);
+    buf = mh_cuda_buf_get(mh, ld->context, slots);
     fl = calloc(1, sizeof *fl);
     if (!buf || !fl) {
-        if (buf) mh_cuda_buf_put(buf);
+        if (buf) mh_cuda_buf_put(mh, buf);
         free(fl);
-        mh_cuda_dropped_locked(id, 0, "launch not traced: cannot allocate the device record buffer");
+        mh_cuda_dropped_locked(mh, id, 0, "launch not traced: cannot allocate the device record buffer");
         goto untraced;
     }
 
@@ -434,8 +446,8 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
     SanitizerResult r = sanitizerMemset(buf->seq, 0, (size_t)slots * sizeof(uint32_t), ld->hStream);
     if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyHostToDeviceAsync(buf->desc, &d, sizeof d, ld->hStream);
     if (r != SANITIZER_SUCCESS) {
-        mh_cuda_dropped_locked(id, 0, "launch not traced: cannot set up the device descriptor");
-        mh_cuda_buf_put(buf);
+        mh_cuda_dropped_locked(mh, id, 0, "launch not traced: cannot set up the device descriptor");
+        mh_cuda_buf_put(mh, buf);
         free(fl);
         goto untraced;
     }
@@ -462,34 +474,42 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
      * module's cubin names them (else one for all), dynamic shared memory
      * after them (its start rounded up: the object runs to the window's end). */
     mh_cubin_objs smem = {0};
-    if (mh_cuda_shared_objects(ld->context, ld->module, ld->functionName, l.static_smem, dyn, &smem) != MH_OK)
+    if (mh_cuda_shared_objects(mh, ld->context, ld->module, ld->functionName, l.static_smem, dyn, &smem) != MH_OK)
         mh_cubin_objs_free(&smem); /* out of memory: no shared objects, the window stays one */
     mh_err err;
-    pthread_mutex_lock(&g_mh.mu);
-    int ok = g_mh.w != NULL;
-    if (ok && mh_trace_write_launch(g_mh.w, &l, &err) != MH_OK) {
-        mh_cuda_writer_failed(&err);
+    pthread_mutex_lock(&mh->mu);
+    int ok = mh->w != NULL;
+    if (ok && mh_trace_write_launch(mh->w, &l, &err) != MH_OK) {
+        mh_cuda_writer_failed(mh, &err);
         ok = 0;
     }
-    for (uint32_t i = 0; ok && i < nargs; i++)
-        if (mh_trace_write_karg(g_mh.w, &args[i], &err) != MH_OK) {
-            mh_cuda_writer_failed(&err);
+    if (ok && site != MH_SITE_NONE) { /* call sites: the site's records, then the launch's */
+        mh_launch_site ls = {.launch = id, .site = site};
+        if (mh_site_write_new(mh->sites, mh->w, &err) != MH_OK ||
+            mh_trace_write_launch_site(mh->w, &ls, &err) != MH_OK) {
+            mh_cuda_writer_failed(mh, &err);
             ok = 0;
         }
-    for (size_t i = 0; ok && g_mh.w && i < smem.n; i++) {
-        mh_alloc a = {.id = g_mh.next_alloc++, .launch = id, .base = smem.v[i].base, .size = smem.v[i].size,
+    }
+    for (uint32_t i = 0; ok && i < nargs; i++)
+        if (mh_trace_write_karg(mh->w, &args[i], &err) != MH_OK) {
+            mh_cuda_writer_failed(mh, &err);
+            ok = 0;
+        }
+    for (size_t i = 0; ok && mh->w && i < smem.n; i++) {
+        mh_alloc a = {.id = mh->next_alloc++, .launch = id, .base = smem.v[i].base, .size = smem.v[i].size,
                       .space = MH_SPACE_SHARED, .label = smem.v[i].label};
-        if (mh_trace_write_alloc(g_mh.w, &a, &err) != MH_OK) mh_cuda_writer_failed(&err);
+        if (mh_trace_write_alloc(mh->w, &a, &err) != MH_OK) mh_cuda_writer_failed(mh, &err);
     }
     if (ok) {
-        fl->next = g_mh.flights;
-        g_mh.flights = fl;
-        g_mh.launches_traced++;
+        fl->next = mh->flights;
+        mh->flights = fl;
+        mh->launches_traced++;
     }
-    pthread_mutex_unlock(&g_mh.mu);
+    pthread_mutex_unlock(&mh->mu);
     mh_cubin_objs_free(&smem);
     if (!ok) {
-        mh_cuda_buf_put(buf);
+        mh_cuda_buf_put(mh, buf);
         free(fl);
         goto untraced;
     }
@@ -498,33 +518,38 @@ void mh_cuda_launch_begin(const Sanitizer_LaunchData *ld) {
 untraced:
     free(display);
     tl_traced = userdata != NULL;
+    if (ld->functionName && strlen(ld->functionName) < sizeof tl_begin_name) {
+        strcpy(tl_begin_name, ld->functionName);
+        tl_begin_func = ld->function;
+        tl_have_begin = 1;
+    }
     tl_kparams = tl_kextra = NULL;
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, userdata);
     /* The start event as late as it can be, right before the kernel is
      * queued: after this callback's own stream work (a traced launch's
      * descriptor), and after the Sanitizer's processing of the call, which an
      * event recorded at the call's entry counted into the kernel's span. */
-    if (tl_hook_params && g_mh.timing.launch_enter) g_mh.timing.launch_enter(tl_hook_api, tl_hook_params);
+    if (tl_hook_params && mh->timing.launch_enter) mh->timing.launch_enter(tl_hook_api, tl_hook_params);
     tl_hook_params = NULL;
     if (want && !userdata) { /* selected, but not traced after all */
-        pthread_mutex_lock(&g_mh.mu);
-        mh_collect_unselect(&g_mh.cfg, &g_mh.st, &key);
-        g_mh.selected_open--;
-        pthread_mutex_unlock(&g_mh.mu);
-        mh_cuda_module_release(acq_ctx, acq_mod, 0);
+        pthread_mutex_lock(&mh->mu);
+        mh_collect_unselect(&mh->cfg, &mh->st, &key);
+        mh->selected_open--;
+        pthread_mutex_unlock(&mh->mu);
+        mh_cuda_module_release(mh, acq_ctx, acq_mod, 0);
     }
 }
 
-void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
+void mh_cuda_launch_end(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
     mh_cuda_flight **pp, *fl = NULL;
-    pthread_mutex_lock(&g_mh.mu);
-    for (pp = &g_mh.flights; *pp; pp = &(*pp)->next)
+    pthread_mutex_lock(&mh->mu);
+    for (pp = &mh->flights; *pp; pp = &(*pp)->next)
         if ((*pp)->h == ld->hLaunch) {
             fl = *pp;
             *pp = fl->next;
             break;
         }
-    pthread_mutex_unlock(&g_mh.mu);
+    pthread_mutex_unlock(&mh->mu);
     if (!fl) return;
     mh_cuda_buf *buf = fl->buf;
     mh_cuda_desc d;
@@ -537,7 +562,7 @@ void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
     uint64_t over = 0;
     if (r != SANITIZER_SUCCESS) {
         /* The kernel faulted or the context is gone: nothing can be read back. */
-        mh_cuda_dropped_locked(fl->id, 0, "records lost: the kernel failed before they could be read back");
+        mh_cuda_dropped_locked(mh, fl->id, 0, "records lost: the kernel failed before they could be read back");
     } else {
         uint32_t steps = 0;
         for (uint32_t i = 0; i < d.slots; i++) {
@@ -551,7 +576,7 @@ void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
             uint64_t k = n - off < MH_CUDA_DRAIN_RECORDS ? n - off : MH_CUDA_DRAIN_RECORDS;
             if (sanitizerMemcpyDeviceToHost(buf->host, buf->rec + off, (size_t)k * sizeof(mh_access),
                                             ld->hStream) != SANITIZER_SUCCESS) {
-                mh_cuda_dropped_locked(fl->id, 0, "records lost: device-to-host copy failed");
+                mh_cuda_dropped_locked(mh, fl->id, 0, "records lost: device-to-host copy failed");
                 break;
             }
             /* Keep the records that exist (step < the thread's final count). */
@@ -565,35 +590,52 @@ void mh_cuda_launch_end(const Sanitizer_LaunchData *ld) {
                 buf->host[m++] = a;
             }
             if (!m) continue;
-            pthread_mutex_lock(&g_mh.mu);
-            int ok = g_mh.w && mh_trace_write_accesses(g_mh.w, buf->host, m, &err) == MH_OK;
-            if (!ok && g_mh.w) mh_cuda_writer_failed(&err);
-            pthread_mutex_unlock(&g_mh.mu);
+            pthread_mutex_lock(&mh->mu);
+            int ok = mh->w && mh_trace_write_accesses(mh->w, buf->host, m, &err) == MH_OK;
+            if (!ok && mh->w) mh_cuda_writer_failed(mh, &err);
+            pthread_mutex_unlock(&mh->mu);
             if (!ok) break;
             e.recorded += m;
         }
         if (d.t_end > d.t_start) e.gpu_ns = d.t_end - d.t_start;
     }
-    pthread_mutex_lock(&g_mh.mu);
+    pthread_mutex_lock(&mh->mu);
     if (over) {
         e.dropped += over;
         char why[200];
         snprintf(why, sizeof why,
                  "device record buffer full (%" PRIu32 " records per traced thread; raise --buffer-bytes)",
                  d.per_thread);
-        mh_cuda_write_dropped(fl->id, over, why);
+        mh_cuda_write_dropped(mh, fl->id, over, why);
     }
-    if (g_mh.w) {
-        if (mh_trace_write_kernel_end(g_mh.w, &e, &err) != MH_OK || mh_trace_flush(g_mh.w, &err) != MH_OK)
-            mh_cuda_writer_failed(&err);
+    if (mh->w) {
+        if (mh_trace_write_kernel_end(mh->w, &e, &err) != MH_OK || mh_trace_flush(mh->w, &err) != MH_OK)
+            mh_cuda_writer_failed(mh, &err);
     }
-    g_mh.selected_open--;
-    pthread_mutex_unlock(&g_mh.mu);
-    mh_cuda_buf_put(buf);
+    mh->selected_open--;
+    pthread_mutex_unlock(&mh->mu);
+    mh_cuda_buf_put(mh, buf);
     /* The kernel has finished (stream synchronised above): its module may
      * lose its patch, at the next launch's entry (never from a launch callback). */
-    mh_cuda_module_release(fl->ctx, fl->mod, 0);
+    mh_cuda_module_release(mh, fl->ctx, fl->mod, 0);
     free(fl);
+}
+
+/* A node of a graph launch: its kernels are counted under their
+ * configuration (the launch table's counts are the program's), neither
+ * traced nor timed: no driver launch call precedes them, so neither the
+ * launch decision (made at the call's entry, where patching is safe) nor
+ * the timing collector's events can bracket them. */
+void mh_cuda_graph_node(mh_cuda *mh, const Sanitizer_GraphNodeLaunchData *g) {
+    if (g->nodeType != CU_GRAPH_NODE_TYPE_KERNEL || g->isGraphUpload) return;
+    const Sanitizer_LaunchData *ld = &g->launchData;
+    mh_collect_launch key = {.name = ld->functionName ? ld->functionName : "?",
+                             .grid = {ld->gridDim_x, ld->gridDim_y, ld->gridDim_z},
+                             .block = {ld->blockDim_x, ld->blockDim_y, ld->blockDim_z}};
+    pthread_mutex_lock(&mh->mu);
+    mh_collect_count_launch(&mh->st, &key);
+    mh->graph_kernels++;
+    pthread_mutex_unlock(&mh->mu);
 }
 
 /* ---- callback dispatch ---- */
@@ -611,26 +653,32 @@ static int mh_cuda_hook_api(Sanitizer_CallbackId cbid) {
     }
 }
 
-void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb) {
+void mh_cuda_on_driver_api(mh_cuda *mh, Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cb) {
     if (!cb->functionParams) return;
     if (cb->callbackSite == SANITIZER_API_EXIT) {
         /* the end event first, so that it follows the kernel as closely as it can */
-        if (g_mh.timing.launch_exit) {
+        if (mh->timing.launch_exit) {
             const CUresult *rv = cb->functionReturnValue;
-            g_mh.timing.launch_exit(mh_cuda_hook_api(cbid), cb->context, rv && *rv != CUDA_SUCCESS, tl_traced,
-                                    cb->symbolName);
+            mh->timing.launch_exit(mh_cuda_hook_api(cbid), cb->context, rv && *rv != CUDA_SUCCESS, tl_traced,
+                                    tl_have_begin ? tl_begin_name : cb->symbolName,
+                                    tl_have_begin ? tl_begin_func : NULL);
         }
+        tl_have_begin = 0;
         tl_traced = 0;
         tl_hook_params = NULL;
         tl_kparams = tl_kextra = NULL;
-        mh_cuda_undo_at_exit();
+        mh_cuda_undo_at_exit(mh);
         /* the kernel is queued (or the call failed): module code may change again */
-        if (mh_cuda_hook_api(cbid) != MH_HOOK_NONE) mh_cuda_gate_leave();
+        if (mh_cuda_hook_api(cbid) != MH_HOOK_NONE) mh_cuda_gate_leave(mh);
         return;
     }
     if (cb->callbackSite != SANITIZER_API_ENTER) return;
     tl_traced = 0;
+    tl_have_begin = 0;
     tl_hook_params = NULL;
+    /* ---- call sites (collectors/site/site.h): the host stack of every launch
+     * call, deduplicated; the launch callbacks count and record it ---- */
+    if (mh_cuda_hook_api(cbid) != MH_HOOK_NONE) tl_site = mh_site_capture(mh->sites, 1);
     CUfunction f = NULL;
     mh_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
     switch (cbid) {
@@ -676,21 +724,21 @@ void mh_cuda_on_driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackDa
         return;
     }
     /* every launch traced, modules patched at load: nothing to decide early */
-    if (!g_mh.eager_patch) mh_cuda_decide_at_entry(f, grid, block, tl_dyn_smem);
+    if (!mh->eager_patch) mh_cuda_decide_at_entry(mh, f, grid, block, tl_dyn_smem);
     /* After the decision (which may have patched or unpatched a module, as
      * this thread's launch call was not inside the gate yet): from here to
      * the call's exit no module code of this context changes (gate.c). */
-    if (!g_mh.eager_patch) {
+    if (!mh->eager_patch) {
         CUcontext gctx = tl_pend.valid ? tl_pend.ctx : NULL;
         if (!gctx && cuCtxGetCurrent(&gctx) != CUDA_SUCCESS) gctx = NULL;
-        mh_cuda_gate_enter(gctx);
+        mh_cuda_gate_enter(mh, gctx);
     }
     /* the start event is recorded at LAUNCH_BEGIN (mh_cuda_launch_begin),
      * reserved here, outside the driver's locks */
-    if (g_mh.timing.prepare) g_mh.timing.prepare();
-    if (g_mh.timing.launch_enter && g_mh.start_at_entry) {
-        g_mh.timing.launch_enter(mh_cuda_hook_api(cbid), cb->functionParams);
-    } else if (g_mh.timing.launch_enter) {
+    if (mh->timing.prepare) mh->timing.prepare();
+    if (mh->timing.launch_enter && mh->start_at_entry) {
+        mh->timing.launch_enter(mh_cuda_hook_api(cbid), cb->functionParams);
+    } else if (mh->timing.launch_enter) {
         tl_hook_api = mh_cuda_hook_api(cbid);
         tl_hook_params = cb->functionParams;
     }

@@ -43,33 +43,33 @@ static _Thread_local int tl_in_patch;
  * for good (its launches are not traced, as when patching fails). */
 
 /* Waits for the work queued in ctx (see above). */
-static void mh_cuda_patch_quiesce(CUcontext ctx) {
-    if (g_mh.patch_nosync) return;
+static void mh_cuda_patch_quiesce(mh_cuda *mh, CUcontext ctx) {
+    if (mh->patch_nosync) return;
     CUcontext cur = NULL;
     int pushed = cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur != ctx && cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
     CUresult r = cuCtxSynchronize();
     if (pushed) cuCtxPopCurrent(&cur);
-    if (r != CUDA_SUCCESS && g_mh.sync_failures++ == 0) {
+    if (r != CUDA_SUCCESS && mh->sync_failures++ == 0) {
         const char *s = NULL;
         cuGetErrorString(r, &s);
         mh_cuda_warn("cannot wait for the context's kernels before (un)patching a module (%s)", s ? s : "?");
     }
 }
 
-static mh_cuda_module *mh_cuda_module_find(CUcontext ctx, CUmodule mod) {
-    for (size_t i = 0; i < g_mh.n_mods; i++)
-        if (g_mh.mods[i].mod == mod && (!ctx || g_mh.mods[i].ctx == ctx)) return &g_mh.mods[i];
+static mh_cuda_module *mh_cuda_module_find(mh_cuda *mh, CUcontext ctx, CUmodule mod) {
+    for (size_t i = 0; i < mh->n_mods; i++)
+        if (mh->mods[i].mod == mod && (!ctx || mh->mods[i].ctx == ctx)) return &mh->mods[i];
     return NULL;
 }
 
 /* Under mod_mu: the module's entry, added if new; NULL when out of memory. */
-static mh_cuda_module *mh_cuda_module_get(CUcontext ctx, CUmodule mod) {
-    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+static mh_cuda_module *mh_cuda_module_get(mh_cuda *mh, CUcontext ctx, CUmodule mod) {
+    mh_cuda_module *m = mh_cuda_module_find(mh, ctx, mod);
     if (m) return m;
-    mh_cuda_module *grown = mh_grow(g_mh.mods, &g_mh.cap_mods, g_mh.n_mods + 1, sizeof *grown, 16);
+    mh_cuda_module *grown = mh_grow(mh->mods, &mh->cap_mods, mh->n_mods + 1, sizeof *grown, 16);
     if (!grown) return NULL;
-    g_mh.mods = grown;
-    m = &g_mh.mods[g_mh.n_mods++];
+    mh->mods = grown;
+    m = &mh->mods[mh->n_mods++];
     *m = (mh_cuda_module){.ctx = ctx, .mod = mod};
     return m;
 }
@@ -78,31 +78,31 @@ static mh_cuda_module *mh_cuda_module_get(CUcontext ctx, CUmodule mod) {
  * when `gated` (a module already in use), directly at the module's load.
  * Under patch_mu (which also guards patched_ctx). 0 on success, 1 when the
  * gate could not be closed (nothing changed), -1 when patching failed. */
-static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod, int gated) {
+static int mh_cuda_patch_module(mh_cuda *mh, CUcontext ctx, CUmodule mod, int gated) {
     SanitizerResult r;
     int found = 0;
-    for (int i = 0; i < g_mh.n_patched_ctx; i++)
-        if (g_mh.patched_ctx[i] == ctx) found = 1;
+    for (int i = 0; i < mh->n_patched_ctx; i++)
+        if (mh->patched_ctx[i] == ctx) found = 1;
     if (!found) {
-        if (g_mh.n_patched_ctx == MH_CUDA_MAX_CTX) {
-            if (g_mh.patch_failures++ == 0)
+        if (mh->n_patched_ctx == MH_CUDA_MAX_CTX) {
+            if (mh->patch_failures++ == 0)
                 mh_cuda_warn("more than 64 CUDA contexts%s; later ones are not traced", "");
             return -1;
         }
-        mh_cuda_own_alloc++;
-        r = sanitizerAddPatchesFromFile(g_mh.patch_path, ctx);
-        mh_cuda_own_alloc--;
+        mh_cuda_own_begin();
+        r = sanitizerAddPatchesFromFile(mh->patch_path, ctx);
+        mh_cuda_own_end();
         if (r != SANITIZER_SUCCESS) {
             char msg[1200];
-            snprintf(msg, sizeof msg, "%s (%s)", g_mh.patch_path, mh_cuda_sanstr(r));
-            if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot load the device patch %s; kernels are not traced", msg);
+            snprintf(msg, sizeof msg, "%s (%s)", mh->patch_path, mh_cuda_sanstr(r));
+            if (mh->patch_failures++ == 0) mh_cuda_warn("cannot load the device patch %s; kernels are not traced", msg);
             return -1;
         }
-        g_mh.patched_ctx[g_mh.n_patched_ctx++] = ctx;
+        mh->patched_ctx[mh->n_patched_ctx++] = ctx;
     }
     if (gated) {
-        if (mh_cuda_gate_close(ctx) != 0) return 1;
-        mh_cuda_patch_quiesce(ctx);
+        if (mh_cuda_gate_close(mh, ctx) != 0) return 1;
+        mh_cuda_patch_quiesce(mh, ctx);
     }
     if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, mod, "mh_patch_global")) !=
             SANITIZER_SUCCESS ||
@@ -115,12 +115,12 @@ static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod, int gated) {
         (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, "mh_patch_block_exit")) !=
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
-        if (gated) mh_cuda_gate_open(ctx);
-        if (g_mh.patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
+        if (gated) mh_cuda_gate_open(mh, ctx);
+        if (mh->patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
         return -1;
     }
-    if (gated) mh_cuda_gate_open(ctx);
-    g_mh.modules_patched++;
+    if (gated) mh_cuda_gate_open(mh, ctx);
+    mh->modules_patched++;
     return 0;
 }
 
@@ -130,24 +130,24 @@ static int mh_cuda_patch_module(CUcontext ctx, CUmodule mod, int gated) {
  * (never waited for from a launch callback), MH_ACQ_FAILED when the module
  * cannot be patched. With launch == 0 (eager mode, at module load, outside any
  * launch): waits for the lock and patches only. */
-int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch) {
+int mh_cuda_module_acquire(mh_cuda *mh, CUcontext ctx, CUmodule mod, int launch) {
     if (tl_in_patch) return MH_ACQ_FAILED; /* the Sanitizer's own module, from inside a patching call */
     if (launch) {
-        if (pthread_mutex_trylock(&g_mh.patch_mu) != 0) return MH_ACQ_BUSY;
+        if (pthread_mutex_trylock(&mh->patch_mu) != 0) return MH_ACQ_BUSY;
     } else {
-        pthread_mutex_lock(&g_mh.patch_mu);
+        pthread_mutex_lock(&mh->patch_mu);
     }
     tl_in_patch++;
     int rc = MH_ACQ_OK, need = 0;
-    pthread_mutex_lock(&g_mh.mod_mu);
-    mh_cuda_module *m = mh_cuda_module_get(ctx, mod);
+    pthread_mutex_lock(&mh->mod_mu);
+    mh_cuda_module *m = mh_cuda_module_get(mh, ctx, mod);
     if (!m || m->failed) rc = MH_ACQ_FAILED;
     else need = !m->patched;
-    pthread_mutex_unlock(&g_mh.mod_mu);
-    int pr = rc == MH_ACQ_OK && need ? mh_cuda_patch_module(ctx, mod, launch) : 0;
+    pthread_mutex_unlock(&mh->mod_mu);
+    int pr = rc == MH_ACQ_OK && need ? mh_cuda_patch_module(mh, ctx, mod, launch) : 0;
     int failed = pr != 0; /* a gate that stayed open fails too: never another 5 s wait for it */
-    pthread_mutex_lock(&g_mh.mod_mu);
-    m = mh_cuda_module_find(ctx, mod); /* the table may have moved (forget) */
+    pthread_mutex_lock(&mh->mod_mu);
+    m = mh_cuda_module_find(mh, ctx, mod); /* the table may have moved (forget) */
     if (rc == MH_ACQ_OK) {
         if (!m || failed) {
             if (m) m->failed = 1;
@@ -157,122 +157,122 @@ int mh_cuda_module_acquire(CUcontext ctx, CUmodule mod, int launch) {
             if (launch) m->inflight++;
         }
     }
-    pthread_mutex_unlock(&g_mh.mod_mu);
+    pthread_mutex_unlock(&mh->mod_mu);
     tl_in_patch--;
-    pthread_mutex_unlock(&g_mh.patch_mu);
+    pthread_mutex_unlock(&mh->patch_mu);
     return rc;
 }
 
 /* From a launch callback, where nothing may be patched: counts a traced
  * launch in flight if its module is patched already (MH_ACQ_OK), else
  * MH_ACQ_BUSY. */
-int mh_cuda_module_acquire_patched(CUcontext ctx, CUmodule mod) {
+int mh_cuda_module_acquire_patched(mh_cuda *mh, CUcontext ctx, CUmodule mod) {
     int rc = MH_ACQ_BUSY;
-    pthread_mutex_lock(&g_mh.mod_mu);
-    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+    pthread_mutex_lock(&mh->mod_mu);
+    mh_cuda_module *m = mh_cuda_module_find(mh, ctx, mod);
     if (m && m->patched && !m->unpatching) {
         m->inflight++;
         rc = MH_ACQ_OK;
     }
-    pthread_mutex_unlock(&g_mh.mod_mu);
+    pthread_mutex_unlock(&mh->mod_mu);
     return rc;
 }
 
 /* Unpatches every patched module with no traced launch in flight, if no
  * other thread is patching (else the next launch does it). */
-static void mh_cuda_unpatch_idle(void) {
-    if (tl_in_patch || pthread_mutex_trylock(&g_mh.patch_mu) != 0) return;
+static void mh_cuda_unpatch_idle(mh_cuda *mh) {
+    if (tl_in_patch || pthread_mutex_trylock(&mh->patch_mu) != 0) return;
     tl_in_patch++;
     for (;;) {
         CUcontext ctx = NULL;
         CUmodule mod = NULL;
-        pthread_mutex_lock(&g_mh.mod_mu);
-        for (size_t i = 0; i < g_mh.n_mods && !mod; i++) {
-            mh_cuda_module *m = &g_mh.mods[i];
+        pthread_mutex_lock(&mh->mod_mu);
+        for (size_t i = 0; i < mh->n_mods && !mod; i++) {
+            mh_cuda_module *m = &mh->mods[i];
             if (m->patched && !m->inflight && !m->stuck) {
                 ctx = m->ctx;
                 mod = m->mod;
                 m->unpatching = 1;
             }
         }
-        pthread_mutex_unlock(&g_mh.mod_mu);
+        pthread_mutex_unlock(&mh->mod_mu);
         if (!mod) break;
         /* Only the holder of patch_mu patches or unpatches, and launches of
          * this module can only become traced through patch_mu: unpatching
          * now is safe although mod_mu is released. */
-        if (mh_cuda_gate_close(ctx) != 0) {
-            pthread_mutex_lock(&g_mh.mod_mu);
-            mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+        if (mh_cuda_gate_close(mh, ctx) != 0) {
+            pthread_mutex_lock(&mh->mod_mu);
+            mh_cuda_module *m = mh_cuda_module_find(mh, ctx, mod);
             if (m) {
                 m->unpatching = 0;
                 m->stuck = 1; /* keeps its patch (see above) */
             }
-            pthread_mutex_unlock(&g_mh.mod_mu);
+            pthread_mutex_unlock(&mh->mod_mu);
             continue;
         }
-        mh_cuda_patch_quiesce(ctx);
+        mh_cuda_patch_quiesce(mh, ctx);
         SanitizerResult r = sanitizerUnpatchModule(mod);
-        mh_cuda_gate_open(ctx);
-        pthread_mutex_lock(&g_mh.mod_mu);
-        mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+        mh_cuda_gate_open(mh, ctx);
+        pthread_mutex_lock(&mh->mod_mu);
+        mh_cuda_module *m = mh_cuda_module_find(mh, ctx, mod);
         if (m) m->unpatching = 0;
         if (r != SANITIZER_SUCCESS) {
-            if (g_mh.unpatch_failures++ == 0)
+            if (mh->unpatch_failures++ == 0)
                 mh_cuda_warn("cannot unpatch a module (%s); its later launches keep the patched code",
                              mh_cuda_sanstr(r));
             if (m) m->stuck = 1; /* do not try again; stays patched */
         } else {
             if (m) m->patched = 0;
-            g_mh.modules_unpatched++;
+            mh->modules_unpatched++;
         }
-        pthread_mutex_unlock(&g_mh.mod_mu);
+        pthread_mutex_unlock(&mh->mod_mu);
     }
     tl_in_patch--;
-    pthread_mutex_unlock(&g_mh.patch_mu);
+    pthread_mutex_unlock(&mh->patch_mu);
 }
 
 /* A traced launch of mod ended (or was not set up after all). `unpatch`:
  * idle modules lose their patch now. */
-void mh_cuda_module_release(CUcontext ctx, CUmodule mod, int unpatch) {
-    pthread_mutex_lock(&g_mh.mod_mu);
-    mh_cuda_module *m = mh_cuda_module_find(ctx, mod);
+void mh_cuda_module_release(mh_cuda *mh, CUcontext ctx, CUmodule mod, int unpatch) {
+    pthread_mutex_lock(&mh->mod_mu);
+    mh_cuda_module *m = mh_cuda_module_find(mh, ctx, mod);
     if (m && m->inflight) m->inflight--;
-    pthread_mutex_unlock(&g_mh.mod_mu);
-    if (unpatch) mh_cuda_unpatch_idle();
+    pthread_mutex_unlock(&mh->mod_mu);
+    if (unpatch) mh_cuda_unpatch_idle(mh);
 }
 
 /* An untraced launch: idle patches go before it runs, where allowed. */
-void mh_cuda_module_untraced(int unpatch) {
+void mh_cuda_module_untraced(mh_cuda *mh, int unpatch) {
     if (!unpatch) return;
     int any = 0;
-    pthread_mutex_lock(&g_mh.mod_mu);
-    for (size_t i = 0; i < g_mh.n_mods && !any; i++)
-        if (g_mh.mods[i].patched && !g_mh.mods[i].inflight && !g_mh.mods[i].stuck) any = 1;
-    pthread_mutex_unlock(&g_mh.mod_mu);
-    if (any) mh_cuda_unpatch_idle();
+    pthread_mutex_lock(&mh->mod_mu);
+    for (size_t i = 0; i < mh->n_mods && !any; i++)
+        if (mh->mods[i].patched && !mh->mods[i].inflight && !mh->mods[i].stuck) any = 1;
+    pthread_mutex_unlock(&mh->mod_mu);
+    if (any) mh_cuda_unpatch_idle(mh);
 }
 
 /* The module is being unloaded (or its context destroyed: mod NULL, all of ctx). */
-void mh_cuda_module_forget(CUcontext ctx, CUmodule mod) {
+void mh_cuda_module_forget(mh_cuda *mh, CUcontext ctx, CUmodule mod) {
     if (tl_in_patch) return; /* the Sanitizer's own modules, from inside a patching call */
-    pthread_mutex_lock(&g_mh.mod_mu);
-    for (size_t i = 0; i < g_mh.n_mods;) {
-        mh_cuda_module *m = &g_mh.mods[i];
+    pthread_mutex_lock(&mh->mod_mu);
+    for (size_t i = 0; i < mh->n_mods;) {
+        mh_cuda_module *m = &mh->mods[i];
         if ((mod && m->mod == mod && (!ctx || m->ctx == ctx)) || (!mod && m->ctx == ctx))
-            *m = g_mh.mods[--g_mh.n_mods];
+            *m = mh->mods[--mh->n_mods];
         else
             i++;
     }
-    for (size_t i = 0; i < g_mh.n_syms;) {
-        mh_cuda_modsyms *y = &g_mh.syms[i];
+    for (size_t i = 0; i < mh->n_syms;) {
+        mh_cuda_modsyms *y = &mh->syms[i];
         if ((mod && y->mod == mod && (!ctx || y->ctx == ctx)) || (!mod && y->ctx == ctx)) {
             mh_cubin_free(&y->cubin);
-            *y = g_mh.syms[--g_mh.n_syms];
+            *y = mh->syms[--mh->n_syms];
         } else {
             i++;
         }
     }
-    pthread_mutex_unlock(&g_mh.mod_mu);
+    pthread_mutex_unlock(&mh->mod_mu);
 }
 
 /* ---- static __shared__ array names ----
@@ -283,46 +283,46 @@ void mh_cuda_module_forget(CUcontext ctx, CUmodule mod) {
  * names is kept, per module, until the module is unloaded. A traced launch
  * gets one shared object per array (mh_cuda_shared_objects). */
 
-void mh_cuda_module_loaded(const Sanitizer_ResourceModuleData *m) {
+void mh_cuda_module_loaded(mh_cuda *mh, const Sanitizer_ResourceModuleData *m) {
     if (tl_in_patch || !m->pCubin || !m->cubinSize) return; /* the Sanitizer's own, from a patching call */
     mh_cubin c;
     mh_err err = {0};
     int rc = mh_cubin_read(m->pCubin, m->cubinSize, &c, &err);
-    pthread_mutex_lock(&g_mh.mod_mu);
+    pthread_mutex_lock(&mh->mod_mu);
     mh_cuda_modsyms *g = NULL;
     if (rc != MH_OK) {
-        if (g_mh.cubins_failed++ == 0) snprintf(g_mh.cubin_err, sizeof g_mh.cubin_err, "%s", err.msg);
+        if (mh->cubins_failed++ == 0) snprintf(mh->cubin_err, sizeof mh->cubin_err, "%s", err.msg);
     } else if (c.n_kernels == 0) {
-        g_mh.cubins_unnamed++;
-    } else if ((g = mh_grow(g_mh.syms, &g_mh.cap_syms, g_mh.n_syms + 1, sizeof *g, 16)) != NULL) {
-        g_mh.syms = g;
-        g_mh.syms[g_mh.n_syms++] = (mh_cuda_modsyms){.ctx = m->context, .mod = m->module, .cubin = c};
-        g_mh.cubins_named++;
+        mh->cubins_unnamed++;
+    } else if ((g = mh_grow(mh->syms, &mh->cap_syms, mh->n_syms + 1, sizeof *g, 16)) != NULL) {
+        mh->syms = g;
+        mh->syms[mh->n_syms++] = (mh_cuda_modsyms){.ctx = m->context, .mod = m->module, .cubin = c};
+        mh->cubins_named++;
         memset(&c, 0, sizeof c); /* kept */
     }
-    pthread_mutex_unlock(&g_mh.mod_mu);
+    pthread_mutex_unlock(&mh->mod_mu);
     mh_cubin_free(&c);
 }
 
 /* The shared objects of a traced launch of `func` (mangled) in mod: its
  * arrays by name where the module's cubin names them, else one object for
  * the static arrays; dynamic shared memory after them (cubin.h). */
-int mh_cuda_shared_objects(CUcontext ctx, CUmodule mod, const char *func, uint64_t static_size, uint64_t dyn,
+int mh_cuda_shared_objects(mh_cuda *mh, CUcontext ctx, CUmodule mod, const char *func, uint64_t static_size, uint64_t dyn,
                            mh_cubin_objs *out) {
-    pthread_mutex_lock(&g_mh.mod_mu);
+    pthread_mutex_lock(&mh->mod_mu);
     const mh_cubin_kernel *k = NULL;
-    for (size_t i = 0; i < g_mh.n_syms && !k; i++)
-        if (g_mh.syms[i].mod == mod && g_mh.syms[i].ctx == ctx) k = mh_cubin_kernel_find(&g_mh.syms[i].cubin, func);
-    int rc = mh_cubin_objects(k, g_mh.smem_reserved, static_size, dyn, MH_CUDA_DYN_SMEM_ALIGN, out, NULL);
-    pthread_mutex_unlock(&g_mh.mod_mu);
+    for (size_t i = 0; i < mh->n_syms && !k; i++)
+        if (mh->syms[i].mod == mod && mh->syms[i].ctx == ctx) k = mh_cubin_kernel_find(&mh->syms[i].cubin, func);
+    int rc = mh_cubin_objects(k, mh->smem_reserved, static_size, dyn, MH_CUDA_DYN_SMEM_ALIGN, out, NULL);
+    pthread_mutex_unlock(&mh->mod_mu);
     return rc;
 }
 
 /* Under mu: idle patches can go now. Always, unless patches are kept or
  * every launch is traced anyway (eager mode). */
-int mh_cuda_no_more_launches(void) {
-    if (g_mh.keep_patched) return 0;
-    if (g_mh.eager_patch && g_mh.w) return 0;
+int mh_cuda_no_more_launches(mh_cuda *mh) {
+    if (mh->keep_patched) return 0;
+    if (mh->eager_patch && mh->w) return 0;
     return 1;
 }
 

@@ -2,14 +2,19 @@
  * (cupti_range_profiler.h + cupti_profiler_host.h, CUPTI 13), the library
  * Nsight Compute is built on.
  *
- * Auto range + kernel replay: every kernel launch is one range, and CUPTI
+ * Auto range + kernel replay: every kernel launch profiled is one range, and CUPTI
  * replays it (saving and restoring the memory it writes) as many times as the
  * metric set needs passes, so the program's results do not change. Ranges fill
  * a counter-data image of G.max_ranges entries; when it is full (checked after
  * each launch) and at exit, the image is decoded, each range's metrics are
  * evaluated and given to the launches recorded by inject.c in launch order, and
- * the image is re-armed. Only the first CUDA context is profiled; launches in
- * other contexts are listed without counters.
+ * the image is re-armed. With MEMHEAT_COUNTERS_SAMPLE=config only the first
+ * launch of each configuration is profiled: the profiler is stopped (its
+ * ranges decoded) before a launch of a configuration seen already, started
+ * again before a new one, and only profiled launches are recorded (the join
+ * gives their counters to every launch of the configuration). Only the first
+ * CUDA context is profiled; launches in other contexts are listed without
+ * counters.
  *
  * cupti_profiler_host.h includes the C++ header <string> although it declares
  * only C; compat/string (an empty file) lets this C file include it. */
@@ -18,6 +23,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +82,9 @@ static int failed(mh_cupti_ctx *g, const char *what, CUptiResult r) {
     return 1;
 }
 
+static void collect(mh_cupti_ctx *g, mh_cupti_prof *p);
+static int arm(mh_cupti_ctx *g, mh_cupti_prof *p);
+
 static void prof_free(mh_cupti_prof *p) {
     if (!p) return;
     if (p->host) {
@@ -123,6 +132,46 @@ static int arm(mh_cupti_ctx *g, mh_cupti_prof *p) {
 
 static double val(const double *v, const int *have, int m) { return have[m] ? v[m] : NAN; }
 
+/* How far ahead of the next launch without counters a range's kernel is
+ * looked for by name. */
+#define MATCH_AHEAD 64
+
+/* The recorded launch (index into g->t.kernels, of p's context, from `next`
+ * on) that range r of the decoded image stands for, or SIZE_MAX when none
+ * does. Auto ranges are named after their kernel: the first launch of that
+ * name within MATCH_AHEAD launches is it, so a range of a launch the
+ * callbacks did not see (a CUDA graph's kernel nodes) is dropped instead of
+ * shifting every later launch's counters onto the wrong kernel, and a
+ * launch that got no range keeps none. Where the image names no range (or
+ * no name has matched in the first 8 ranges: the names are of another
+ * form), ranges go to launches in order, as many as there are. */
+static size_t match_range(mh_cupti_ctx *g, mh_cupti_prof *p, size_t r, size_t next) {
+    while (next < g->t.nkernels && g->t.kernels[next].context != p->ctx_id) next++;
+    if (next >= g->t.nkernels) return SIZE_MAX;
+    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri;
+    memset(&ri, 0, sizeof ri);
+    ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
+    ri.pCounterDataImage = p->image;
+    ri.counterDataImageSize = p->image_size;
+    ri.rangeIndex = r;
+    ri.rangeDelimiter = "/";
+    int by_name = !g->names_unmatched && cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS &&
+                  ri.rangeName && ri.rangeName[0];
+    if (!by_name) return next;
+    size_t seen = 0;
+    for (size_t i = next; i < g->t.nkernels && seen < MATCH_AHEAD; i++) {
+        const mh_timing_kernel *k = &g->t.kernels[i];
+        if (k->context != p->ctx_id) continue;
+        seen++;
+        if (strcmp(k->name, ri.rangeName) == 0) {
+            g->names_matched++;
+            return i;
+        }
+    }
+    if (!g->names_matched && ++g->names_missed >= 8) g->names_unmatched = 1; /* fall back to order from now on */
+    return g->names_unmatched ? next : SIZE_MAX;
+}
+
 /* Stops, decodes and hands the ranges to the recorded launches (lock held). */
 static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
     if (!p->started) return;
@@ -147,6 +196,13 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
 
     size_t next = g->decoded; /* next launch of this context without counters */
     for (size_t r = 0; r < gi.numTotalRanges; r++) {
+        size_t at = match_range(g, p, r, next);
+        if (at == SIZE_MAX) { /* a range no recorded launch stands for: its counters are dropped */
+            g->unmatched_ranges++;
+            continue;
+        }
+        g->skipped_launches += at - next; /* launches between had no range: they keep no counters */
+        next = at;
         double out[M_COUNT];
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
         memset(&ev, 0, sizeof ev);
@@ -164,13 +220,6 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
         for (size_t i = 0; i < p->n; i++) {
             v[p->slot[i]] = out[i];
             have[p->slot[i]] = 1;
-        }
-        while (next < g->t.nkernels && g->t.kernels[next].context != p->ctx_id) next++;
-        if (next >= g->t.nkernels) {
-            if (!g->error[0])
-                snprintf(g->error, sizeof g->error, "%zu profiled ranges but fewer recorded launches",
-                         (size_t)gi.numTotalRanges);
-            break;
         }
         mh_timing_kernel *k = &g->t.kernels[next++];
         mh_timing_counters *c = &k->c;
@@ -295,6 +344,57 @@ fail:
     }
     prof_free(p);
     pthread_mutex_unlock(&g->lock);
+}
+
+/* FNV-1a of a launch configuration; never 0 (the empty slot). */
+static uint64_t config_hash(const char *name, const mh_cupti_geom *geom) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 0x100000001b3ull;
+    const unsigned dims[7] = {geom->grid[0], geom->grid[1], geom->grid[2], geom->block[0], geom->block[1],
+                              geom->block[2], geom->smem};
+    for (int i = 0; i < 7; i++) h = (h ^ dims[i]) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
+/* 1 when h was not in the set (added now), 0 when it was; -1 out of memory. Lock held. */
+static int config_first(mh_cupti_ctx *g, uint64_t h) {
+    if (2 * (g->nconfigs_seen + 1) > g->cap_configs_seen) {
+        size_t cap = g->cap_configs_seen ? 2 * g->cap_configs_seen : 1024;
+        uint64_t *t = calloc(cap, sizeof *t);
+        if (!t) return -1;
+        for (size_t i = 0; i < g->cap_configs_seen; i++) {
+            uint64_t v = g->configs_seen[i];
+            if (!v) continue;
+            size_t j = (size_t)(v % cap);
+            while (t[j]) j = (j + 1) % cap;
+            t[j] = v;
+        }
+        free(g->configs_seen);
+        g->configs_seen = t;
+        g->cap_configs_seen = cap;
+    }
+    size_t j = (size_t)(h % g->cap_configs_seen);
+    while (g->configs_seen[j]) {
+        if (g->configs_seen[j] == h) return 0;
+        j = (j + 1) % g->cap_configs_seen;
+    }
+    g->configs_seen[j] = h;
+    g->nconfigs_seen++;
+    return 1;
+}
+
+int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name, const mh_cupti_geom *geom) {
+    if (!g->sample_config) return 1;
+    pthread_mutex_lock(&g->lock);
+    int first = config_first(g, config_hash(name ? name : "?", geom));
+    if (first < 0) g->oom = 1;
+    mh_cupti_prof *p = g->prof;
+    if (p && p->ctx == ctx && !g->error[0]) {
+        if (first == 1 && !p->started) arm(g, p);
+        else if (first != 1 && p->started) collect(g, p); /* an unprofiled launch runs at full speed */
+    }
+    pthread_mutex_unlock(&g->lock);
+    return first == 1;
 }
 
 void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx) {

@@ -14,7 +14,18 @@
 
 enum { MH_CUPTI_TIMING = 0, MH_CUPTI_COUNTERS = 1 };
 
-typedef struct mh_cupti_prof mh_cupti_prof; /* counters.c */
+typedef struct mh_cupti_prof mh_cupti_prof; /* A kernel launch call's function, geometry and stream. */
+typedef struct mh_cupti_geom {
+    CUfunction f;
+    unsigned grid[3], block[3], smem;
+    CUstream stream;
+} mh_cupti_geom;
+
+/* From the parameters of launch API `api` (enum mh_hook_api of
+ * collectors/timing_hook.h); 0 for another API (events.c). */
+int mh_cupti_launch_geometry(int api, const void *params, mh_cupti_geom *out);
+
+/* counters.c */
 typedef struct mh_cupti_ev mh_cupti_ev;     /* events.c */
 
 typedef struct mh_cupti_ctx {
@@ -36,7 +47,14 @@ typedef struct mh_cupti_ctx {
     size_t max_ranges;           /* ranges per counter-data image before a decode */
     mh_cupti_prof *prof;         /* range profiler of the (first) context, counters mode */
     size_t decoded;              /* kernels of t that already got their counters */
+    uint64_t unmatched_ranges;   /* ranges no recorded launch stood for (counters.c: match_range) */
+    uint64_t skipped_launches;   /* recorded launches that no range stood for */
+    uint64_t names_matched, names_missed; /* ranges matched to a launch by name, and not */
+    int names_unmatched;         /* range names never match launch names: ranges go in launch order */
     int setup_tries;             /* range-profiler set-ups attempted (at most 2) */
+    int sample_config;           /* MEMHEAT_COUNTERS_SAMPLE=config: first launch of each configuration only */
+    uint64_t *configs_seen;      /* open-addressed hashes of the configurations profiled (0 = empty slot) */
+    size_t nconfigs_seen, cap_configs_seen;
 } mh_cupti_ctx;
 
 /* counters.c */
@@ -44,19 +62,28 @@ typedef struct mh_cupti_ctx {
  * failed, once more at the first launch (when the context is current). */
 void mh_cupti_prof_context_created(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx);
+/* With g->sample_config, at a launch call's entry: 1 when the launch is the
+ * first of its (name, grid, block, dynamic shared memory) configuration and
+ * is profiled (the profiler started if it was not), 0 when it runs
+ * unprofiled (the profiler stopped and its ranges decoded first). Without
+ * sampling every launch is profiled (1). */
+int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name, const mh_cupti_geom *geom);
 void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_finish(mh_cupti_ctx *g);
 
 /* events.c (timing mode with kernel_events) */
 /* api: enum mh_hook_api (collectors/timing_hook.h); params: that API's parameters.
  * At the exit: failed = the call returned an error, correlation = CUPTI's id
- * (0 when hosted), timed = enum mh_timed for the launch. */
+ * (0 when hosted), symbol and function = the launch's name and CUfunction
+ * where the caller knows them (else NULL: taken from the call's parameters),
+ * timed = enum mh_timed for the launch (MH_TIMED_CLEAN becomes MH_TIMED_GAP
+ * when the stream was idle: events.c). */
 /* At the entry of a driver launch or copy call, before the driver takes its
  * locks: reserves this thread's next start event (events.c). */
 void mh_cupti_ev_prepare(mh_cupti_ctx *g);
 void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params);
 void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
-                      int timed);
+                      void *function, int timed);
 void mh_cupti_ev_untimed(mh_cupti_ctx *g);
 /* Hosted: a memcpy/memset about to be queued on stream, and its call's exit
  * on the same thread (timing_hook.h copy_begin/copy_end). */

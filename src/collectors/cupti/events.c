@@ -47,6 +47,23 @@ typedef struct fn_info {
 
 #define FN_SLOTS 4096 /* open addressing; beyond that, looked up every launch */
 
+/* The last end event memheat recorded on a stream (a launch's or a copy's),
+ * kept out of the pool while it is the stream's last. A launch queued while
+ * it has not completed finds the stream busy: its start event fires only
+ * when that earlier work ends, after the kernel was queued, so the span is
+ * the kernel's alone. A launch queued on an idle stream has its start event
+ * fire at once, before the host has finished queueing the kernel: the span
+ * holds that launch gap (2.5x a 4 us kernel's time in PyTorch's training
+ * job), and the launch is marked MH_TIMED_GAP. */
+typedef struct ev_tail {
+    CUcontext ctx;
+    CUstream stream;
+    CUevent ev;   /* NULL: free slot */
+    int resolved; /* its pair was resolved: the event goes back to the pool when replaced */
+} ev_tail;
+
+#define TAILS 64 /* streams followed; past that, the oldest is forgotten */
+
 struct mh_cupti_ev {
     ev_pending *pend;
     size_t npend, cap;
@@ -60,6 +77,8 @@ struct mh_cupti_ev {
     size_t npool, cappool;
     ev_ref refs[64];
     size_t nrefs;
+    ev_tail tail[TAILS];
+    size_t next_tail;  /* slot replaced when a new stream comes and all are taken */
     uint64_t untimed;  /* launches seen without events (unknown launch API) */
 };
 
@@ -122,6 +141,41 @@ static void give_event(mh_cupti_ev *s, CUevent e) {
     s->pool[s->npool++] = e;
 }
 
+static ev_tail *tail_find(mh_cupti_ev *s, CUcontext ctx, CUstream stream) {
+    for (size_t i = 0; i < TAILS; i++)
+        if (s->tail[i].ev && s->tail[i].ctx == ctx && s->tail[i].stream == stream) return &s->tail[i];
+    return NULL;
+}
+
+/* 1 when stream's last recorded work had not completed yet (lock held). */
+static int stream_busy(mh_cupti_ev *s, CUcontext ctx, CUstream stream) {
+    const ev_tail *t = tail_find(s, ctx, stream);
+    return t && cuEventQuery(t->ev) == CUDA_ERROR_NOT_READY;
+}
+
+/* end, just recorded on stream, becomes its last (lock held). */
+static void tail_set(mh_cupti_ev *s, CUcontext ctx, CUstream stream, CUevent end) {
+    ev_tail *t = tail_find(s, ctx, stream);
+    if (!t) {
+        for (size_t i = 0; i < TAILS && !t; i++)
+            if (!s->tail[i].ev) t = &s->tail[i];
+        if (!t) t = &s->tail[s->next_tail++ % TAILS];
+    }
+    if (t->ev && t->resolved) give_event(s, t->ev);
+    *t = (ev_tail){ctx, stream, end, 0};
+}
+
+/* Whether e is some stream's last event; if so it is marked resolved and
+ * stays out of the pool (lock held). */
+static int tail_keeps(mh_cupti_ev *s, CUevent e) {
+    for (size_t i = 0; i < TAILS; i++)
+        if (s->tail[i].ev == e) {
+            s->tail[i].resolved = 1;
+            return 1;
+        }
+    return 0;
+}
+
 /* Reference event of ctx, made on first use. Recorded on a private
  * non-blocking stream, so that reading its host time waits for nothing of
  * the program's: synchronizing the launch's own stream here (as before)
@@ -156,18 +210,16 @@ static int ref_of(mh_cupti_ev *s, CUcontext ctx) {
  * CUlaunchConfig of cuLaunchKernelEx). */
 #define TAKE_LAUNCH(func, c)                                                    \
     do {                                                                        \
-        tl_launch.f = (func);                                                   \
-        tl_launch.grid[0] = (c)->gridDimX, tl_launch.grid[1] = (c)->gridDimY;   \
-        tl_launch.grid[2] = (c)->gridDimZ;                                      \
-        tl_launch.block[0] = (c)->blockDimX, tl_launch.block[1] = (c)->blockDimY; \
-        tl_launch.block[2] = (c)->blockDimZ;                                    \
-        tl_launch.smem = (c)->sharedMemBytes;                                   \
-        tl_launch.stream = (c)->hStream;                                        \
+        out->f = (func);                                                        \
+        out->grid[0] = (c)->gridDimX, out->grid[1] = (c)->gridDimY;             \
+        out->grid[2] = (c)->gridDimZ;                                           \
+        out->block[0] = (c)->blockDimX, out->block[1] = (c)->blockDimY;         \
+        out->block[2] = (c)->blockDimZ;                                         \
+        out->smem = (c)->sharedMemBytes;                                        \
+        out->stream = (c)->hStream;                                             \
     } while (0)
 
-/* Fills the launch geometry and stream from a launch call's parameters
- * (api: enum mh_hook_api); 0 if this launch API is not one memheat times. */
-static int launch_params(int api, const void *params) {
+int mh_cupti_launch_geometry(int api, const void *params, mh_cupti_geom *out) {
     if (!params) return 0;
     switch (api) {
     case MH_HOOK_KERNEL:
@@ -192,8 +244,21 @@ static int launch_params(int api, const void *params) {
     default: return 0;
     }
     /* the _ptsz entry points mean the per-thread default stream by NULL */
-    if (!tl_launch.stream && (api == MH_HOOK_KERNEL_PTSZ || api == MH_HOOK_COOP_PTSZ || api == MH_HOOK_EX_PTSZ))
-        tl_launch.stream = CU_STREAM_PER_THREAD;
+    if (!out->stream && (api == MH_HOOK_KERNEL_PTSZ || api == MH_HOOK_COOP_PTSZ || api == MH_HOOK_EX_PTSZ))
+        out->stream = CU_STREAM_PER_THREAD;
+    return 1;
+}
+
+/* Fills the launch geometry and stream from a launch call's parameters
+ * (api: enum mh_hook_api); 0 if this launch API is not one memheat times. */
+static int launch_params(int api, const void *params) {
+    mh_cupti_geom g;
+    if (!mh_cupti_launch_geometry(api, params, &g)) return 0;
+    tl_launch.f = g.f;
+    memcpy(tl_launch.grid, g.grid, sizeof g.grid);
+    memcpy(tl_launch.block, g.block, sizeof g.block);
+    tl_launch.smem = g.smem;
+    tl_launch.stream = g.stream;
     return 1;
 }
 
@@ -206,8 +271,10 @@ static int capturing(CUstream s) {
 
 /* Name, registers and static shared memory of f, cached by CUfunction (a
  * handle the driver could reuse after a module unload: then a stale name is
- * possible; programs that unload modules mid-run are rare). Lock held. */
-static const fn_info *fn_lookup(mh_cupti_ev *s, CUfunction f, const char *fallback, fn_info *scratch) {
+ * possible; programs that unload modules mid-run are rare). The name is
+ * `symbol` where the caller has it (the Sanitizer's or CUPTI's own name of
+ * the launch), else the driver's name of f. Lock held. */
+static const fn_info *fn_lookup(mh_cupti_ev *s, CUfunction f, const char *symbol, fn_info *scratch) {
     size_t h = (size_t)((((uintptr_t)f >> 4) * 0x9e3779b97f4a7c15ull) >> 52) % FN_SLOTS;
     fn_info *slot = NULL;
     for (size_t i = 0; i < FN_SLOTS; i++) {
@@ -219,8 +286,8 @@ static const fn_info *fn_lookup(mh_cupti_ev *s, CUfunction f, const char *fallba
         if (e->f == f) return e;
     }
     if (s->nfn >= FN_SLOTS * 3 / 4) slot = NULL; /* keep probes short: stop inserting */
-    const char *name = NULL;
-    if (cuFuncGetName(&name, f) != CUDA_SUCCESS || !name) name = fallback ? fallback : "?";
+    const char *name = symbol && *symbol ? symbol : NULL;
+    if (!name && (cuFuncGetName(&name, f) != CUDA_SUCCESS || !name)) name = "?";
     int v = 0;
     scratch->f = f;
     scratch->regs = cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS ? (uint32_t)v : 0;
@@ -287,7 +354,7 @@ static void resolve(mh_cupti_ctx *g, int block) {
             s->untimed++;
         }
         give_event(s, p->start);
-        give_event(s, p->end);
+        if (!tail_keeps(s, p->end)) give_event(s, p->end);
     }
     s->npend = keep;
 }
@@ -315,7 +382,7 @@ void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params) {
 }
 
 void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
-                      int timed) {
+                      void *function, int timed) {
     if (!tl_launch.active) {
         pthread_mutex_lock(&g->lock);
         if (state(g)) g->ev->untimed++;
@@ -335,6 +402,8 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
         pthread_mutex_unlock(&g->lock);
         return;
     }
+    /* the kernel is queued now: was the stream still busy with earlier work? */
+    if (timed == MH_TIMED_CLEAN && !stream_busy(s, ctx, tl_launch.stream)) timed = MH_TIMED_GAP;
     CUevent end = take_event(s);
     int ref = ref_of(s, ctx);
     if (!end || ref < 0 || cuEventRecord(end, tl_launch.stream) != CUDA_SUCCESS) {
@@ -354,7 +423,7 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
     }
     s->pend = grown;
     fn_info scratch;
-    const fn_info *fi = fn_lookup(s, tl_launch.f, symbol, &scratch);
+    const fn_info *fi = fn_lookup(s, function ? (CUfunction)function : tl_launch.f, symbol, &scratch);
     mh_timing_kernel *k = mh_timing_add_kernel(&g->t, fi->name);
     if (!k) {
         g->oom = 1;
@@ -363,6 +432,7 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
         pthread_mutex_unlock(&g->lock);
         return;
     }
+    tail_set(s, ctx, tl_launch.stream, end);
     if (s->last_ctx != ctx || s->last_stream != tl_launch.stream) {
         ids_of(g, s, ctx, tl_launch.stream);
         s->last_ctx = ctx;
@@ -427,6 +497,7 @@ void mh_cupti_ev_copy_end(mh_cupti_ctx *g, int failed) {
         pthread_mutex_unlock(&g->lock);
         return;
     }
+    tail_set(s, ctx, tl_copy.stream, end);
     if (s->last_ctx != ctx || s->last_stream != tl_copy.stream) {
         ids_of(g, s, ctx, tl_copy.stream);
         s->last_ctx = ctx;

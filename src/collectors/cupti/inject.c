@@ -4,10 +4,11 @@
  * InitializeInjection() at cuInit. Two modes, chosen by MEMHEAT_TIMING_MODE:
  *   "timing"   (default) nothing instrumented or replayed: memcpy and memset
  *              records from the Activity API (GPU start/end timestamps), and
- *              kernel times from CUDA events recorded around each driver
- *              launch (events.c), or, with MEMHEAT_TIMING_KERNELS=activity,
- *              from CONCURRENT_KERNEL activity records (which CUPTI gets by
- *              instrumenting kernels before Blackwell: see docs/timing.md).
+ *              kernel times from CONCURRENT_KERNEL activity records (the
+ *              times PyTorch's profiler and Nsight Systems show; every kernel
+ *              node of a CUDA graph has its own), or, with
+ *              MEMHEAT_TIMING_KERNELS=events, from CUDA events recorded
+ *              around each driver launch (events.c; see docs/timing.md).
  *   "counters" CUPTI range profiling, auto range + kernel replay: each kernel
  *              launch is one range, replayed as many passes as the metrics need
  *              (counters.c). Launch names are taken from launch callbacks.
@@ -173,6 +174,11 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 
 /* ---- callbacks -------------------------------------------------------- */
 
+/* Counters mode: this thread's launch call is profiled (decided at its entry). */
+static _Thread_local int tl_profiled;
+static _Thread_local mh_cupti_geom tl_geom;
+static _Thread_local int tl_have_geom;
+
 static void record_launch(const CUpti_CallbackData *cb) {
     uint32_t dev = 0, ctx_id = 0;
     cuptiGetDeviceId(cb->context, &dev);
@@ -183,6 +189,11 @@ static void record_launch(const CUpti_CallbackData *cb) {
         k->device = dev;
         k->context = ctx_id;
         k->correlation = cb->correlationId;
+        if (tl_have_geom) { /* a configuration's record: joined to its launches by configuration */
+            memcpy(k->grid, tl_geom.grid, sizeof k->grid);
+            memcpy(k->block, tl_geom.block, sizeof k->block);
+            k->dyn_smem = tl_geom.smem;
+        }
     } else {
         G.oom = 1;
     }
@@ -222,11 +233,13 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
             tl_driver_recorded = 0;
+            tl_have_geom = 0;
             if (!G.prof && G.mode == MH_CUPTI_COUNTERS && cb->context) mh_cupti_prof_context_created(&G, cb->context);
         } else if (!tl_driver_recorded) {
             const int *rv = cb->functionReturnValue; /* cudaError_t */
             if (rv && *rv != 0) return;
-            if (G.mode == MH_CUPTI_COUNTERS) record_launch(cb);
+            /* sampled: a launch of no known configuration is not recorded (its range, if any, is dropped) */
+            if (G.mode == MH_CUPTI_COUNTERS && !G.sample_config) record_launch(cb);
             else mh_cupti_ev_untimed(&G); /* no driver launch seen: no events around it */
         }
         return;
@@ -236,15 +249,20 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
             mh_cupti_ev_prepare(&G);
             mh_cupti_ev_enter(&G, hook_api(id), cb->functionParams);
         }
-        else if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
+        else {
+            if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
+            tl_have_geom = G.sample_config && mh_cupti_launch_geometry(hook_api(id), cb->functionParams, &tl_geom);
+            tl_profiled = tl_have_geom ? mh_cupti_prof_before_launch(&G, cb->context, cb->symbolName, &tl_geom) : 1;
+        }
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT) {
         const CUresult *rv = cb->functionReturnValue;
         if (G.mode == MH_CUPTI_TIMING)
-            mh_cupti_ev_exit(&G, cb->context, rv && *rv != CUDA_SUCCESS, cb->correlationId, cb->symbolName,
+            mh_cupti_ev_exit(&G, cb->context, rv && *rv != CUDA_SUCCESS, cb->correlationId, cb->symbolName, NULL,
                              MH_TIMED_CLEAN);
-        else if (!rv || *rv == CUDA_SUCCESS) record_launch(cb);
+        else if ((!rv || *rv == CUDA_SUCCESS) && tl_profiled) record_launch(cb);
+        tl_have_geom = 0;
         tl_driver_recorded = 1;
     }
 }
@@ -283,6 +301,13 @@ static void finish(void) {
         if (G.error[0]) {
             snprintf(ci->status, sizeof ci->status, "%s", G.prof_unavailable ? "unavailable" : "failed");
             snprintf(ci->message, sizeof ci->message, "%s", G.error);
+        } else if (G.unmatched_ranges || G.skipped_launches) {
+            snprintf(ci->status, sizeof ci->status, "partial");
+            snprintf(ci->message, sizeof ci->message,
+                     "%llu profiled range%s stood for no launch the counters pass saw (CUDA graph kernel nodes?) "
+                     "and %llu launch%s got no range: those have no counters, every other launch keeps its own",
+                     (unsigned long long)G.unmatched_ranges, G.unmatched_ranges == 1 ? "" : "s",
+                     (unsigned long long)G.skipped_launches, G.skipped_launches == 1 ? "" : "es");
         } else {
             snprintf(ci->status, sizeof ci->status, "ok");
         }
@@ -330,7 +355,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void);
 
 /* What both entries share: the output path, the mode, the file's header
  * fields. Returns 0 when the collector has nothing to do. */
-static int start_common(void) {
+/* hosted: started by the CUDA collector (one run), which forwards launches:
+ * timing mode, kernels timed with events. Standalone: the mode from
+ * MEMHEAT_TIMING_MODE, kernels timed from CUPTI's activity records unless
+ * MEMHEAT_TIMING_KERNELS=events. */
+static int start_common(int hosted) {
     const char *out = getenv("MEMHEAT_TIMING_OUT");
     if (!out || !*out) {
         fprintf(stderr, "memheat: MEMHEAT_TIMING_OUT is not set; the timing collector does nothing\n");
@@ -343,9 +372,9 @@ static int start_common(void) {
         return 0;
     }
     const char *mode = getenv("MEMHEAT_TIMING_MODE");
-    G.mode = (mode && strcmp(mode, "counters") == 0) ? MH_CUPTI_COUNTERS : MH_CUPTI_TIMING;
+    G.mode = (!hosted && mode && strcmp(mode, "counters") == 0) ? MH_CUPTI_COUNTERS : MH_CUPTI_TIMING;
     const char *kt = getenv("MEMHEAT_TIMING_KERNELS");
-    G.kernel_events = G.mode == MH_CUPTI_TIMING && !(kt && strcmp(kt, "activity") == 0);
+    G.kernel_events = G.mode == MH_CUPTI_TIMING && (hosted || (kt && strcmp(kt, "events") == 0));
     mh_timing_init(&G.t);
     snprintf(G.t.producer, sizeof G.t.producer, "memheat-cupti %s",
              G.mode == MH_CUPTI_COUNTERS ? "counters" : "timing");
@@ -353,6 +382,8 @@ static int start_common(void) {
              G.mode == MH_CUPTI_COUNTERS ? "none" : G.kernel_events ? "events" : "activity");
     const char *cmd = getenv("MEMHEAT_COMMAND");
     if (cmd) snprintf(G.t.command, sizeof G.t.command, "%s", cmd);
+    const char *smp = getenv("MEMHEAT_COUNTERS_SAMPLE");
+    G.sample_config = G.mode == MH_CUPTI_COUNTERS && smp && strcmp(smp, "config") == 0;
     const char *rng = getenv("MEMHEAT_COUNTER_RANGES");
     G.max_ranges = rng ? (size_t)strtoul(rng, NULL, 10) : 0;
     if (G.max_ranges == 0) G.max_ranges = 256;
@@ -367,7 +398,7 @@ static CUptiResult enable_copy_activity(void) {
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void) {
-    if (!start_common()) return 1;
+    if (!start_common(0)) return 1;
     CUptiResult r = cuptiSubscribe(&G.sub, on_callback, NULL);
     if (r != CUPTI_SUCCESS) {
         note_error("cuptiSubscribe", r);
@@ -409,10 +440,10 @@ static void hook_prepare(void) {
     if (!G.finished && (G.launches_mode || G.copies_mode)) mh_cupti_ev_prepare(&G);
 }
 
-static void hook_exit(int api, void *ctx, int failed, int traced, const char *symbol) {
+static void hook_exit(int api, void *ctx, int failed, int traced, const char *symbol, void *function) {
     (void)api;
     if (!G.finished && G.launches_mode)
-        mh_cupti_ev_exit(&G, ctx, failed, 0, symbol, traced ? MH_TIMED_INSTRUMENTED : MH_TIMED_CLEAN);
+        mh_cupti_ev_exit(&G, ctx, failed, 0, symbol, function, traced ? MH_TIMED_INSTRUMENTED : MH_TIMED_CLEAN);
 }
 
 static void hook_context_created(void *ctx, int device) {
@@ -437,9 +468,7 @@ __attribute__((visibility("default"))) int memheat_timing_attach(mh_timing_hook 
 
 __attribute__((visibility("default"))) int memheat_timing_attach(mh_timing_hook *hook) {
     if (!hook) return 0;
-    setenv("MEMHEAT_TIMING_MODE", "timing", 1); /* counters need CUPTI's callbacks: never hosted */
-    unsetenv("MEMHEAT_TIMING_KERNELS");
-    if (!start_common()) return 0;
+    if (!start_common(1)) return 0; /* counters need CUPTI's callbacks: never hosted */
     G.hosted = 1;
     snprintf(G.t.producer, sizeof G.t.producer, "memheat-cupti timing (hosted by the CUDA collector)");
     /* Copies: CUPTI's activity buffers are refused beside the Sanitizer

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collectors/site/site.h"
 #include "memheat/collect.h"
 #include "util/grow.h"
 
@@ -24,6 +25,7 @@
 #define MH_OCL_MAX_LOCAL_VARS 256
 #define MH_OCL_SAMPLED_CAP 4096
 #define MH_OCL_MAX_ARGS 128         /* pointer arguments recorded per traced launch */
+#define MH_OCL_PENDING 1024         /* enqueued kernels whose site waits for their launch */
 
 /* A pointer argument of the traced launch, written as a KARG record after
  * its LAUNCH record (the same naming path as CUDA's: "arg 0: float* (in)"). */
@@ -63,6 +65,7 @@ struct mh_ocl {
     mh_collect_state sel;
     mh_trace_writer *w;
     mh_err err; /* first error; tracing stops after it */
+    int finished; /* the trace is closed (mh_ocl_finish) */
     char command[1024];
 
     /* global-memory buffers, in allocation order */
@@ -84,6 +87,13 @@ struct mh_ocl {
     uint32_t next_shared_id; /* alloc ids of local variables: 2^31 upwards */
     mh_ocl_arg args[MH_OCL_MAX_ARGS];
     uint32_t nargs;
+
+    /* call sites: the capture, the sites of kernels enqueued and not begun
+     * yet (a ring, oldest first), the current launch's site */
+    mh_site_state *sites;
+    struct { char name[128]; uint32_t site; } pending[MH_OCL_PENDING];
+    size_t pend_head, pend_n;
+    uint32_t site;
 
     /* pcs already described by a pcinfo record (open addressing, 0 = empty) */
     uint64_t *pcs;
@@ -204,6 +214,9 @@ int mh_ocl_open(mh_ocl **out, const char *command, mh_err *err) {
         free(o);
         return err ? err->code : MH_ERR_IO;
     }
+    o->site = MH_SITE_NONE;
+    mh_err se;
+    if (mh_site_open(&o->sites, &se) != MH_OK) o->sites = NULL; /* no call sites, the trace as before */
     *out = o;
     return MH_OK;
 }
@@ -212,11 +225,16 @@ const mh_err *mh_ocl_error(const mh_ocl *o) { return &o->err; }
 uint64_t mh_ocl_recorded(const mh_ocl *o) { return o->recorded; }
 uint64_t mh_ocl_dropped(const mh_ocl *o) { return atomic_load(&o->dropped); }
 
-int mh_ocl_close(mh_ocl *o, mh_err *err) {
+int mh_ocl_finish(mh_ocl *o, mh_err *err) {
     if (!o) return MH_OK;
     if (o->in_launch) mh_ocl_kernel_end(o);
     int rc = MH_OK;
     pthread_mutex_lock(&o->mu);
+    if (o->finished) {
+        pthread_mutex_unlock(&o->mu);
+        return MH_OK;
+    }
+    o->finished = 1;
     if (o->w && !failed(o)) {
         uint64_t d = atomic_load(&o->dropped);
         if (d) {
@@ -224,6 +242,10 @@ int mh_ocl_close(mh_ocl *o, mh_err *err) {
             mh_err e;
             if (mh_trace_write_dropped(o->w, &dr, &e) != MH_OK) fail(o, &e);
         }
+    }
+    if (o->w && !failed(o) && o->sites) {
+        mh_err e;
+        if (mh_site_write_stats(o->sites, o->w, &e) != MH_OK) fail(o, &e);
     }
     for (size_t i = 0; i < o->sel.capconfigs && o->w && !failed(o); i++) {
         const mh_collect_config *c = &o->sel.configs[i];
@@ -239,17 +261,25 @@ int mh_ocl_close(mh_ocl *o, mh_err *err) {
         o->w = NULL;
     }
     if (o->w) mh_trace_abandon(o->w);
+    o->w = NULL; /* whatever comes after is counted, not written */
     if (failed(o)) {
         if (err) *err = o->err;
         rc = o->err.code;
     }
     pthread_mutex_unlock(&o->mu);
+    return rc;
+}
+
+int mh_ocl_close(mh_ocl *o, mh_err *err) {
+    if (!o) return MH_OK;
+    int rc = mh_ocl_finish(o, err);
     for (size_t i = 0; i < MH_OCL_SLOTS; i++) {
         free(o->slots[i].seq);
         free(o->slots[i].acc);
     }
     free(o->bufs);
     free(o->pcs);
+    mh_site_close(o->sites);
     mh_collect_cfg_free(&o->cfg);
     mh_collect_state_free(&o->sel);
     pthread_mutex_destroy(&o->mu);
@@ -295,6 +325,44 @@ void mh_ocl_buffer_free(mh_ocl *o, uint64_t base) {
 
 /* ---- launches ---- */
 
+void mh_ocl_enqueued(mh_ocl *o, const char *kernel_name) {
+    /* frames to leave out: mh_site_capture's caller (this) and the hook */
+    uint32_t site = mh_site_capture(o->sites, 2);
+    pthread_mutex_lock(&o->mu);
+    if (o->pend_n == MH_OCL_PENDING) { /* never begun: the oldest is forgotten */
+        o->pend_head = (o->pend_head + 1) % MH_OCL_PENDING;
+        o->pend_n--;
+    }
+    size_t at = (o->pend_head + o->pend_n++) % MH_OCL_PENDING;
+    snprintf(o->pending[at].name, sizeof o->pending[at].name, "%s", kernel_name ? kernel_name : "");
+    o->pending[at].site = site;
+    pthread_mutex_unlock(&o->mu);
+}
+
+/* The oldest enqueued site of kernel `name`, taken off the ring (under mu);
+ * MH_SITE_NONE when none was queued (a program that enqueues from an
+ * object loaded after the hook went in: the shim has it patched then). */
+static uint32_t take_pending(mh_ocl *o, const char *name) {
+    for (size_t k = 0; k < o->pend_n; k++) {
+        size_t i = (o->pend_head + k) % MH_OCL_PENDING;
+        if (strncmp(o->pending[i].name, name, sizeof o->pending[i].name - 1) != 0) continue;
+        uint32_t site = o->pending[i].site;
+        for (size_t j = k; j > 0; j--) /* close the gap: the older ones move up one */
+            o->pending[(o->pend_head + j) % MH_OCL_PENDING] = o->pending[(o->pend_head + j - 1) % MH_OCL_PENDING];
+        o->pend_head = (o->pend_head + 1) % MH_OCL_PENDING;
+        o->pend_n--;
+        return site;
+    }
+    return MH_SITE_NONE;
+}
+
+uint32_t mh_ocl_kernel_site(mh_ocl *o) {
+    pthread_mutex_lock(&o->mu);
+    uint32_t s = o->sites ? o->site : 0;
+    pthread_mutex_unlock(&o->mu);
+    return s;
+}
+
 int mh_ocl_kernel_begin(mh_ocl *o, const mh_ocl_kernel *k) {
     pthread_mutex_lock(&o->mu);
     assert(!o->in_launch);
@@ -310,6 +378,8 @@ int mh_ocl_kernel_begin(mh_ocl *o, const mh_ocl_kernel *k) {
     o->local_window_end = 0;
     o->nargs = 0;
     mh_collect_launch key = {.name = k->name, .grid = k->groups, .block = k->local, .dyn_smem = k->local_bytes};
+    o->site = take_pending(o, k->name);
+    mh_site_count(o->sites, o->site, &key);
     o->traced = !failed(o) && mh_collect_want_launch(&o->cfg, &o->sel, &key);
     if (o->traced) o->launch_id = o->next_launch++;
     int t = o->traced;
@@ -396,6 +466,11 @@ void mh_ocl_kernel_ready(mh_ocl *o) {
                        .sampled = n == MH_TRACE_ALL_BLOCKS ? NULL : ids};
         mh_err e;
         if (mh_trace_write_launch(o->w, &l, &e) != MH_OK) fail(o, &e);
+        if (o->site != MH_SITE_NONE && o->w && !failed(o)) {
+            mh_launch_site ls = {.launch = o->launch_id, .site = o->site};
+            if (mh_site_write_new(o->sites, o->w, &e) != MH_OK || mh_trace_write_launch_site(o->w, &ls, &e) != MH_OK)
+                fail(o, &e);
+        }
         for (uint32_t i = 0; i < o->nargs && o->w && !failed(o); i++) {
             const mh_ocl_arg *a = &o->args[i];
             mh_karg k = {.launch = o->launch_id, .index = a->index, .size = 8, .value = a->ptr,

@@ -33,7 +33,12 @@ typedef struct mh_ocl_group mh_ocl_group; /* one running work-group's slot */
 
 /* Reads the MEMHEAT_* configuration, creates the trace. command may be "". */
 int mh_ocl_open(mh_ocl **out, const char *command, mh_err *err);
-/* Ends an unfinished launch, writes the trace end and frees o. */
+/* Ends an unfinished launch and writes the trace's end (launch counts, the
+ * END record), once: later calls do nothing, and what the plugin is told
+ * after it is counted, not written. The shim calls it when the context is
+ * released or, for a program that never releases it, at exit. */
+int mh_ocl_finish(mh_ocl *o, mh_err *err);
+/* mh_ocl_finish, then frees o. */
 int mh_ocl_close(mh_ocl *o, mh_err *err);
 /* First error that stopped tracing (code MH_OK if none). */
 const mh_err *mh_ocl_error(const mh_ocl *o);
@@ -85,6 +90,22 @@ void mh_ocl_group_end(mh_ocl *o, const void *key);
  * index in bufidx; for the other spaces bufidx is ignored and addr is used. */
 void mh_ocl_access(mh_ocl *o, mh_ocl_group *g, uint32_t item, unsigned space, unsigned kind,
                    uint64_t bufidx, uint64_t addr, uint32_t size, uint64_t pc);
+
+/* Call sites (ocl_enqueue.c, collectors/site/site.h). mh_ocl_enqueued is
+ * called on the host thread inside the program's clEnqueueNDRangeKernel: it
+ * captures the site and queues it under the kernel's name; the launch that
+ * Oclgrind later begins for that kernel takes the oldest queued site of its
+ * name (a LAUNCH_SITE record after its LAUNCH record; every launch counted
+ * per site at close). */
+void mh_ocl_enqueued(mh_ocl *o, const char *kernel_name);
+/* The current launch's site (MH_SITE_NONE: none was queued for it; 0 when
+ * call sites are off). */
+uint32_t mh_ocl_kernel_site(mh_ocl *o);
+/* Routes the program's clEnqueueNDRangeKernel through the hook (GOT
+ * slots); 1 when Oclgrind's function was found. */
+int mh_ocl_hook_install(mh_ocl *o);
+void mh_ocl_hook_rescan(void);
+void mh_ocl_hook_detach(void);
 
 /* Accesses the collector saw / lost since open (for tests and the summary). */
 uint64_t mh_ocl_recorded(const mh_ocl *o);

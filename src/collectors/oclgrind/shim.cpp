@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "ocl_sink.h"
@@ -78,6 +79,8 @@ public:
         k.local = mh_dim3{(uint32_t)l.x, (uint32_t)l.y, (uint32_t)l.z};
         k.local_bytes = (uint32_t)kernel_->getLocalMemorySize();
         traced_ = mh_ocl_kernel_begin(o_, &k) != 0;
+        // no site queued: the enqueue came from an object loaded after the hook went in
+        if (mh_ocl_kernel_site(o_) == MH_SITE_NONE) mh_ocl_hook_rescan();
         if (!traced_) return;
         label_buffers();
         describe_pcs();
@@ -246,6 +249,16 @@ struct {
     mh_ocl *sink;
 } g_memheat;
 
+// A program that ends without clReleaseContext (much real code) never gets
+// releasePlugins: its trace is finished at exit instead, every launch in a
+// complete trace. A killed program still leaves a trace without its end.
+void finish_at_exit() {
+    if (!g_memheat.sink) return;
+    mh_err err = {};
+    if (mh_ocl_finish(g_memheat.sink, &err) != MH_OK)
+        std::fprintf(stderr, "memheat: oclgrind collector: %s (the trace keeps what was written before)\n", err.msg);
+}
+
 } // namespace
 
 extern "C" void initializePlugins(oclgrind::Context *context) {
@@ -254,8 +267,11 @@ extern "C" void initializePlugins(oclgrind::Context *context) {
         std::fprintf(stderr, "memheat: oclgrind collector disabled: %s\n", err.msg);
         return;
     }
+    static bool at_exit;
+    if (!at_exit) at_exit = std::atexit(finish_at_exit) == 0;
     g_memheat.plugin = new MemheatPlugin(context, g_memheat.sink);
     context->registerPlugin(g_memheat.plugin);
+    mh_ocl_hook_install(g_memheat.sink); // call sites at clEnqueueNDRangeKernel (ocl_enqueue.c)
 }
 
 extern "C" void releasePlugins(oclgrind::Context *context) {
@@ -265,6 +281,7 @@ extern "C" void releasePlugins(oclgrind::Context *context) {
         g_memheat.plugin = nullptr;
     }
     if (g_memheat.sink) {
+        mh_ocl_hook_detach();
         mh_err err = {};
         if (mh_ocl_close(g_memheat.sink, &err) != MH_OK)
             std::fprintf(stderr, "memheat: oclgrind collector: %s (the trace keeps what was written before)\n", err.msg);

@@ -1,21 +1,16 @@
-/* findings.js -- "what do I fix first?": the findings of the whole run grouped
- * by cause, ranked by cost, with an estimated saving and the fix in the
- * program's language (CUDA or OpenCL), and the per-launch finding boxes.
+/* findings.js -- "what do I fix first?": the fixes of the whole run (D.fixes:
+ * every cause folded and ranked by its estimated saving, computed once in C
+ * by src/report/fixes.c, the figures the terminal prints), with the fix in
+ * the program's language, and the per-launch finding boxes.
  *
- * Estimated saving (docs/report.md): a launch's memory work is estimated as
- * T = global accesses / 8 (ideal 32-byte sectors of 4-byte accesses) + shared
- * accesses / 32 (ideal wavefronts, one per warp request) + the sum of the
- * costs of all its findings (the excess); a finding's share is cost / T, and
- * its time saving share x the kernel's total time (timing pass), as Nsight
- * Compute's estimated speedup: an upper bound that assumes the kernel's time
- * follows its memory transactions (memory-bound). */
+ * Estimated saving (docs/report.md): from untraced times only, never above
+ * the kernel's own time; the model of each is in its hover (fix.model). */
 
-var FIND_TITLES = { hot_spot: "Hot spot", random_hot: "Random hot spots", false_sharing: "False sharing", misaligned: "Misaligned access", strided: "Strided access", smem_abuse_thread: "Shared-memory abuse (thread-private words)", smem_abuse_warp: "Shared-memory abuse (words shared within one warp)", coalesced: "Well coalesced", bank_conflict: "Shared-memory bank conflicts" };
+var FIND_TITLES = { hot_spot: "Hot spot", random_hot: "Random hot spots", false_sharing: "False sharing", misaligned: "Misaligned access", strided: "Strided access", smem_abuse_thread: "Shared-memory abuse (thread-private words)", smem_abuse_warp: "Shared-memory abuse (words shared within one warp)", coalesced: "Well coalesced", bank_conflict: "Shared-memory bank conflicts", uncoalesced: "Uncoalesced reads", irregular: "Irregular gather", partial_view: "Shared memory partly unseen" };
 /* Findings of one cause: strided and false sharing are the same thread-to-index
  * mapping seen from the lanes or from the sectors, so one kernel variant's
  * "strided" and the next one's "false sharing" land in one family. */
-var FAMILY = { strided: "mapping", false_sharing: "mapping", misaligned: "misaligned", hot_spot: "hot", random_hot: "hot", smem_abuse_thread: "smem", smem_abuse_warp: "smem", bank_conflict: "bank" };
-var FAMILY_TITLES = { mapping: "Uncoalesced access: thread-to-index mapping (strided / partly used sectors)", misaligned: "Misaligned access", hot: "Hot sectors fetched by many warps", smem: "Shared memory used where registers would do", bank: "Shared-memory bank conflicts" };
+var FAMILY = { strided: "mapping", false_sharing: "mapping", uncoalesced: "mapping", irregular: "mapping", misaligned: "misaligned", hot_spot: "hot", random_hot: "hot", smem_abuse_thread: "smem", smem_abuse_warp: "smem", bank_conflict: "bank" };
 /* Units of `cost` (docs/metrics.md section 4) and of the `sectors` column. */
 var COST_UNITS = { mapping: "excess sectors", misaligned: "excess sectors", hot: "re-fetched sectors (weighted)", smem: "shared-memory warp instructions", bank: "extra wavefronts" };
 function countUnit(kind) { return kind === "bank_conflict" ? "extra wavefronts" : (FAMILY[kind] === "smem" ? "(block, word) cells" : "sectors"); }
@@ -70,84 +65,72 @@ function snippetEl(f) {
   return pre;
 }
 
-/* Estimated memory work of each launch (see the header). */
-var LAUNCH_WORK = {};
-(function () {
-  (D.heat_maps || []).forEach(function (m) {
-    var a = isNum(m.accesses) ? m.accesses : 0;
-    LAUNCH_WORK[m.launch] = (LAUNCH_WORK[m.launch] || 0) + (m.space === "shared" ? a / 32 : a / 8);
-  });
-  (D.findings || []).forEach(function (f) { if (isNum(f.cost)) LAUNCH_WORK[f.launch] = (LAUNCH_WORK[f.launch] || 0) + f.cost; });
-})();
-function findingShare(f) { var w = LAUNCH_WORK[f.launch]; return w > 0 && isNum(f.cost) ? Math.min(1, f.cost / w) : null; }
+/* The fix (D.fixes) a finding is folded into, by finding id. */
+var FIX_OF = {};
+(D.fixes || []).forEach(function (x) { (x.findings || []).forEach(function (id) { FIX_OF[id] = x; }); });
+function objectShort(f) { return f.object_short || f.object_label; }
 
-/* Several processes (ranks): the cause groups of the same launch on each
- * rank (html.c's rank_group: kernel configuration and its n-th launch), of
- * the same family and objects, folded into one, shown by its costliest rank,
- * with the ranks that have it and the spread of its cost. */
+/* Several processes (ranks): a fix folds the findings of every rank (fixes.c
+ * keys by kernel, cause and object); it names the ranks that have them and
+ * the spread of their cost per rank. */
 function rankLabel(pid) { var ps = D.processes || []; for (var i = 0; i < ps.length; i++) if (ps[i].id === pid) return ps[i].label || ("process " + pid); return "process " + pid; }
 function rankListText(labels) {
   var nums = labels.map(function (t) { var m = /^rank (\d+)$/.exec(t); return m ? +m[1] : null; });
-  if (nums.every(function (n) { return n != null; })) return (nums.length === 1 ? "rank " : "ranks ") + nums.sort(function (a, b) { return a - b; }).join(", ");
-  return labels.join(", ");
+  if (!nums.every(function (n) { return n != null; })) return labels.join(", ");
+  nums.sort(function (a, b) { return a - b; });
+  var runs = []; /* consecutive ranks as "0-3" */
+  for (var i = 0; i < nums.length;) { var j = i; while (j + 1 < nums.length && nums[j + 1] === nums[j] + 1) j++; runs.push(j > i ? nums[i] + "-" + nums[j] : String(nums[i])); i = j + 1; }
+  return (nums.length === 1 ? "rank " : "ranks ") + runs.join(", ");
 }
-function foldRanks(groups) {
-  if (!D.rank_groups || (D.processes || []).length < 2) return groups;
-  var byKey = {}, out = [];
-  groups.forEach(function (g) {
-    var l = launchById(g.launch), objs = [];
-    g.findings.forEach(function (x) { var o = (x.object_label || "") + "/" + (x.space || ""); if (objs.indexOf(o) < 0) objs.push(o); });
-    var key = (l && l.rank_group != null ? l.rank_group : "L" + g.launch) + "|" + g.family + "|" + objs.sort().join(",");
-    var f = byKey[key];
-    if (!f) { f = byKey[key] = { members: [] }; out.push(f); }
-    f.members.push({ g: g, process: l ? l.process : null });
-  });
-  var nproc = D.processes.length;
-  return out.map(function (f) {
-    var best = f.members[0].g, costs = [], labels = [];
-    f.members.forEach(function (m) {
-      if ((m.g.savingNs || 0) > (best.savingNs || 0) || ((m.g.savingNs || 0) === (best.savingNs || 0) && m.g.cost > best.cost)) best = m.g;
-      costs.push(m.g.cost);
-      var lab = rankLabel(m.process); if (labels.indexOf(lab) < 0) labels.push(lab);
-    });
-    best.ranks = { n: labels.length, of: nproc, labels: labels, costMin: Math.min.apply(null, costs), costMax: Math.max.apply(null, costs) };
-    return best;
-  });
+function multiRank() { return D.rank_view ? D.rank_view.n > 1 : (D.processes || []).length > 1; }
+/* A rank view (rankview.c) holds one launch per distinct content: each
+ * finding says which ranks have it (ranks_on, a bit per rank in rank order). */
+function rankBits(f, into) {
+  var b = f.ranks_on ? b64bytes(f.ranks_on) : null;
+  if (b) for (var i = 0; i < b.length; i++) into[i] = (into[i] || 0) | b[i];
+}
+function bitLabels(bits) {
+  var out = [], R = D.rank_view.ranks;
+  for (var i = 0; i < R.length; i++) if ((bits[i >> 3] || 0) >> (i & 7) & 1) out.push(typeof R[i] === "number" ? "rank " + R[i] : R[i]);
+  return out;
 }
 function ranksText(r) {
   if (!r) return "";
   var spread = r.costMin === r.costMax ? fmtInt(r.costMin) : fmtInt(r.costMin) + "\u2013" + fmtInt(r.costMax);
   if (r.n === r.of) return "on all " + r.of + " ranks (cost " + spread + " per rank)";
+  if (r.missing && 2 * r.n > r.of && rankListText(r.missing).length < rankListText(r.labels).length)
+    return "on " + r.n + " of " + r.of + " ranks, all but " + rankListText(r.missing) + " (cost " + spread + " per rank)";
   return "on " + rankListText(r.labels) + " only" + (r.n > 1 ? " (cost " + spread + " per rank)" : "");
 }
 
-/* Findings grouped by (launch, cause), most costly first; across ranks, folded. */
-function findingGroups() {
-  var byKey = {}, groups = [];
-  (D.findings || []).forEach(function (f) {
-    if (f.kind === "coalesced" || !FAMILY[f.kind]) return;
-    /* several ranks: one cause per object, so that folding across ranks compares like with like */
-    var key = f.launch + "/" + FAMILY[f.kind] + ((D.processes || []).length > 1 ? "/" + (f.object_label || "") + "/" + (f.space || "") : ""), g = byKey[key];
-    if (!g) { g = byKey[key] = { launch: f.launch, family: FAMILY[f.kind], findings: [], cost: 0, share: 0 }; groups.push(g); }
-    g.findings.push(f);
-    g.cost += isNum(f.cost) ? f.cost : 0;
-    var s = findingShare(f); if (s != null) g.share += s;
+/* The fixes, ranked in C (fixes.c); across ranks, each says on which ranks
+ * its findings are and the spread of their cost per rank: from the rank
+ * view's bits where the page holds one launch per distinct content
+ * (rankview.c), else from the process of each finding's launch. */
+function fixGroups() {
+  var RV = D.rank_view, nproc = RV ? RV.n : (D.processes || []).length, F = {};
+  (D.findings || []).forEach(function (f) { F[f.id] = f; });
+  return (D.fixes || []).map(function (x) {
+    var g = { fix: x, launch: x.launch, cost: isNum(x.cost) ? x.cost : 0, savingNs: isNum(x.saving_ns) ? x.saving_ns : null,
+      share: isNum(x.base_ns) && x.base_ns > 0 && isNum(x.saving_ns) ? x.saving_ns / x.base_ns : null, findings: [] };
+    (x.findings || []).forEach(function (id) { if (F[id]) g.findings.push(F[id]); });
+    g.top = x.finding != null ? F[x.finding] : null;
+    if (nproc > 1 && g.findings.length && RV) {
+      var bits = [], lo = 0, hi = 0;
+      g.findings.forEach(function (f) { rankBits(f, bits); lo += isNum(f.cost_min) ? f.cost_min : f.cost || 0; hi += isNum(f.cost_max) ? f.cost_max : f.cost || 0; });
+      var labels = bitLabels(bits), inv = [];
+      for (var i = 0; i * 8 < nproc; i++) inv[i] = ~(bits[i] || 0) & 255;
+      g.ranks = { n: labels.length, of: nproc, labels: labels, missing: bitLabels(inv), costMin: Math.min(lo, hi), costMax: Math.max(lo, hi) };
+    } else if (nproc > 1 && g.findings.length) {
+      var per = {}, labs = [];
+      g.findings.forEach(function (f) { var l = launchById(f.launch), pid = l ? l.process : null; per[pid] = (per[pid] || 0) + (f.cost || 0); });
+      var costs = Object.keys(per).map(function (k) { var lab = rankLabel(k === "null" ? null : +k); if (labs.indexOf(lab) < 0) labs.push(lab); return per[k]; });
+      g.ranks = { n: labs.length, of: nproc, labels: labs, costMin: Math.min.apply(null, costs), costMax: Math.max.apply(null, costs) };
+    }
+    return g;
   });
-  groups.forEach(function (g) {
-    g.findings.sort(function (a, b) { return (b.cost || 0) - (a.cost || 0); });
-    g.top = g.findings[0];
-    g.share = Math.min(1, g.share);
-    var k = kernelOfLaunch(launchById(g.launch));
-    g.kernelNs = k && isNum(k.total_ns) ? k.total_ns : null;
-    g.savingNs = g.kernelNs != null ? g.share * g.kernelNs : null;
-  });
-  groups = foldRanks(groups);
-  groups.sort(function (a, b) {
-    if (a.savingNs != null && b.savingNs != null && a.savingNs !== b.savingNs) return b.savingNs - a.savingNs;
-    return b.cost - a.cost;
-  });
-  return groups;
 }
+function findingGroups() { return fixGroups(); }
 
 /* Opens the launch of finding f at the heat-map row that shows it (its example
  * sector, else the first row of its object), highlighted. */
@@ -168,34 +151,49 @@ function openFinding(f) {
   return ri >= 0;
 }
 
+/* The unit of a fix's cost: its findings' (docs/metrics.md section 4), or the figure a timeline cause counts. */
+var CAUSE_UNITS = { small_grid: "blocks in the grid", latency_bound: "warps resident per SM", launch_chain: "kernels in the chain", pageable_copy: "bytes", copy_overlap: "" };
+function costUnit(x) { return x.cause in CAUSE_UNITS ? CAUSE_UNITS[x.cause] : (COST_UNITS[FAMILY[x.kinds.split("+")[0]]] || x.kinds); }
+function countText(x) {
+  if (x.cause === "launch_chain") return x.launches + " runs of " + x.configs + " kernels";
+  if (x.cause === "pageable_copy") return x.launches + " copies, " + fmtBytes(x.bytes);
+  if (x.cause in CAUSE_UNITS) return (x.note ? x.note + ", " : "") + x.launches + " launch" + (x.launches === 1 ? "" : "es");
+  return "seen in " + x.launches + " traced launch" + (x.launches === 1 ? "" : "es") + (x.configs > 1 ? " of " + x.configs + " configurations" : "") +
+    (x.launches > 1 && isNum(x.cost_min) && x.cost_min !== x.cost_max ? " (cost " + fmtInt(x.cost_min) + "\u2013" + fmtInt(x.cost_max) + " per launch)" : "");
+}
+
 function groupItem(g, rank) {
-  var f = g.top, l = launchById(g.launch), fam = g.family;
-  var li = el("li", { cls: "fix", "data-launch": String(g.launch), "data-cost": String(g.cost) });
-  var objs = [], kinds = [];
-  g.findings.forEach(function (x) {
-    var o = (x.object_label || "(unnamed object)") + (x.space ? " (" + x.space + ")" : "");
-    if (objs.indexOf(o) < 0) objs.push(o);
-    if (kinds.indexOf(FIND_TITLES[x.kind] || x.kind) < 0) kinds.push(FIND_TITLES[x.kind] || x.kind);
-  });
-  li.appendChild(el("div", { cls: "fix-head" }, [el("span", { cls: "rank", text: String(rank) }), el("span", { cls: "fix-title", text: FAMILY_TITLES[fam] }),
-    " in ", el("span", { cls: "mono kname", text: l ? launchName(l) : "launch " + g.launch }), " \u00b7 " + objs.join(", ")]));
-  var cost = el("div", { cls: "fix-cost" }, [el("span", { cls: "cost", text: fmtInt(g.cost) }), " " + COST_UNITS[fam]]);
-  cost.appendChild(document.createTextNode(" \u00b7 est. saving "));
-  cost.appendChild(el("b", { cls: "saving", text: g.share > 0 ? fmtPct(g.share) : "\u2014" }));
-  cost.appendChild(document.createTextNode(" of the launch's memory transactions" + (g.savingNs != null ? ", \u2248 " + fmtNs(g.savingNs) + " of " + fmtNs(g.kernelNs) + " kernel time" : "")));
-  if (kinds.length > 1) cost.appendChild(document.createTextNode(" \u00b7 seen as " + kinds.join(" + ")));
+  var x = g.fix, f = g.top;
+  var li = el("li", { cls: "fix", "data-launch": String(g.launch), "data-cost": String(g.cost), "data-cause": x.cause });
+  var kn = x.kernels ? x.kernels.split(" + ").map(function (n) { var k = (D.kernel_names || {})[n]; return k ? k.short : n; }).join(" \u2192 ") : x.kernel_short || x.kernel;
+  var head = [el("span", { cls: "rank", text: String(rank) }), el("span", { cls: "fix-title", text: x.title }), " in ", el("span", { cls: "mono kname", text: kn, title: ((D.kernel_names || {})[x.kernel] || {}).full || x.kernel })];
+  if (x.object) head.push(" \u00b7 ", el("span", { cls: "mono", text: (x.object_short || x.object) + (x.space ? " (" + x.space + ")" : ""), title: x.object }));
+  li.appendChild(el("div", { cls: "fix-head" }, head));
+  var cost = el("div", { cls: "fix-cost" }, [el("span", { cls: "cost", text: fmtInt(g.cost) }), " " + costUnit(x) + " \u00b7 est. saving "]);
+  var sv = el("b", { cls: "saving", text: g.share != null ? fmtPct(g.share) : "\u2014", title: x.model || "" });
+  cost.appendChild(sv);
+  if (g.savingNs != null) cost.appendChild(el("span", { cls: "saving-ns", title: x.model || "", text: ", \u2248 " + fmtNs(g.savingNs) + " of " + fmtNs(x.base_ns) + (x.cause === "pageable_copy" ? " of copies" : " untraced kernel time") }));
+  else if (x.note && !(x.cause in CAUSE_UNITS)) cost.appendChild(document.createTextNode(" (" + x.note + ")"));
+  cost.appendChild(document.createTextNode(" \u00b7 " + countText(x)));
+  if (x.kinds.indexOf("+") > 0) cost.appendChild(document.createTextNode(" \u00b7 seen as " + x.kinds.split("+").map(function (k) { return FIND_TITLES[k] || k; }).join(" + ")));
   li.appendChild(cost);
   if (g.ranks) {
     li.setAttribute("data-ranks", String(g.ranks.n));
     li.appendChild(el("div", { cls: "fix-ranks" + (g.ranks.n === g.ranks.of ? " every" : " some"), text: ranksText(g.ranks) }));
   }
-  var w = whereText(f);
+  var w = f ? whereText(f) : "";
   if (w) li.appendChild(el("div", { cls: "fix-where mono", text: w }));
-  var sn = snippetEl(f); if (sn) li.appendChild(sn);
-  li.appendChild(el("div", { cls: "fix-fix" }, [el("b", { text: "Fix: " }), fixText(f.kind, g.findings.length > 1 && fam === "mapping" ? objs.map(function (o) { return o.replace(/ \([a-z]+\)$/, ""); }).join(", ") : f.object_label, f)]));
-  var a = el("a", { href: "#", cls: "fix-open", text: "Show in heat map \u2192" });
-  a.addEventListener("click", function (e) { e.preventDefault(); openFinding(f); });
-  li.appendChild(a);
+  var sn = f ? snippetEl(f) : null; if (sn) li.appendChild(sn);
+  li.appendChild(el("div", { cls: "fix-fix" }, [el("b", { text: "Fix: " }), x.fix]));
+  if (f) {
+    var a = el("a", { href: "#", cls: "fix-open", text: "Show in heat map \u2192" });
+    a.addEventListener("click", function (e) { e.preventDefault(); openFinding(f); });
+    li.appendChild(a);
+  } else if (g.launch != null && launchById(g.launch)) {
+    var b = el("a", { href: "#", cls: "fix-launch", text: "Open the launch \u2192" });
+    b.addEventListener("click", function (e) { e.preventDefault(); window.memheatReport.showLaunch(g.launch); document.getElementById("launches").scrollIntoView(); });
+    li.appendChild(b);
+  }
   return li;
 }
 
@@ -205,10 +203,13 @@ function sectionFixFirst() {
   if (META.complete !== "1") sec.appendChild(el("div", { cls: "warn", text: "This profile is incomplete: the run that wrote it was interrupted. What it holds is valid but not everything was stored." }));
   if (META.trace_complete === "0") sec.appendChild(el("div", { cls: "warn", text: "The trace was cut short: heat maps and launches are from its complete chunks only." }));
   var groups = findingGroups();
-  if (!D.findings) { sec.appendChild(el("p", { cls: "muted", text: "Pattern detection did not run for this profile." })); return sec; }
+  window.memheatReport.groups = groups;
+  if (!D.findings && !groups.length) { sec.appendChild(el("p", { cls: "muted", text: "Pattern detection did not run for this profile." })); return sec; }
   if (!groups.length) { sec.appendChild(el("p", { cls: "muted", text: "No problem found: every traced access pattern is coalesced or has no finding." })); return sec; }
-  sec.appendChild(el("p", { cls: "muted", text: groups.length + " cause" + (groups.length === 1 ? "" : "s") + " in " + (D.findings || []).filter(function (f) { return f.kind !== "coalesced"; }).length +
-    " findings, ranked by estimated saving (share of the launch's memory transactions the excess accounts for, \u00d7 kernel time where timed), then by cost." }));
+  var partial = (D.findings || []).filter(function (f) { return f.kind === "partial_view"; }).length;
+  sec.appendChild(el("p", { cls: "muted", text: groups.length + " fix" + (groups.length === 1 ? "" : "es") + " for " + (D.findings || []).filter(function (f) { return f.kind !== "coalesced" && f.kind !== "partial_view"; }).length +
+    " findings and the run's timeline, ranked by estimated saving (untraced time only; hover a saving for its model, docs/report.md), then by cost." +
+    (partial ? " " + partial + " launch" + (partial === 1 ? "'s" : "es'") + " shared memory was only partly seen (filled or read by instructions memheat does not trace): no shared-memory finding is drawn from " + (partial === 1 ? "it" : "them") + "." : "") }));
   var ol = el("ol", { cls: "fix-list", id: "fix-list" }), SHOW = 6;
   groups.forEach(function (g, i) { var li = groupItem(g, i + 1); if (i >= SHOW) li.classList.add("more"); ol.appendChild(li); });
   sec.appendChild(ol);
@@ -243,11 +244,11 @@ function findingBox(f) {
   var box = el("div", { cls: "finding" + (f.kind === "coalesced" ? " ok" : (isNum(f.cost) && f.cost < 0.1 ? " sev-low" : "")) });
   var head = el("div");
   head.appendChild(el("span", { cls: "kind", text: (FIND_TITLES[f.kind] || f.kind) }));
-  head.appendChild(document.createTextNode(" in " + (f.object_label || "(unnamed object)") + (f.space ? " (" + f.space + ")" : "")));
+  head.appendChild(document.createTextNode(" in " + (objectShort(f) || "(unnamed object)") + (f.space ? " (" + f.space + ")" : "")));
   if (isNum(f.stride)) head.appendChild(document.createTextNode(", stride " + f.stride + " B"));
   if (f.kind !== "coalesced" && isNum(f.cost)) {
-    var s = findingShare(f);
-    head.appendChild(document.createTextNode(" \u00b7 cost " + fmtInt(f.cost) + " " + COST_UNITS[FAMILY[f.kind]] + (s != null ? " (" + fmtPct(s) + ")" : "")));
+    var fx = FIX_OF[f.id];
+    head.appendChild(document.createTextNode(" \u00b7 cost " + fmtInt(f.cost) + " " + (COST_UNITS[FAMILY[f.kind]] || "") + (fx && isNum(fx.saving_ns) ? " (fix: \u2248 " + fmtNs(fx.saving_ns) + " saved)" : "")));
   }
   box.appendChild(head);
   var ev = [];
@@ -260,8 +261,8 @@ function findingBox(f) {
   if (f.evidence) ev.push(f.evidence);
   box.appendChild(el("div", { cls: "muted", text: ev.join(" \u00b7 ") }));
   var sn = snippetEl(f); if (sn) box.appendChild(sn);
-  if (f.kind !== "coalesced") box.appendChild(el("div", { cls: "advice", text: "Fix: " + fixText(f.kind, f.object_label, f) }));
-  if (f.kind !== "coalesced") {
+  if (f.kind !== "coalesced") box.appendChild(el("div", { cls: "advice", text: "Fix: " + (FIX_OF[f.id] ? FIX_OF[f.id].fix : fixText(f.kind, f.object_label, f)) }));
+  if (f.kind !== "coalesced" && f.kind !== "partial_view") {
     var a = el("a", { href: "#", text: "show in heat map" });
     a.addEventListener("click", function (e) { e.preventDefault(); openFinding(f); });
     box.appendChild(a);

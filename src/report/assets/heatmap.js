@@ -468,16 +468,23 @@ function hottestList(v, n) {
  * 32, a whole warp's words in one bank). One chart, the
  * instruction picked from a list (most conflicted first). */
 function bankSource(b) { return b.file ? b.file + (b.line ? ":" + b.line : "") + " (pc " + b.pc + ")" : "pc " + b.pc; }
+/* A pc's extra wavefronts and its wavefronts without conflicts per request
+ * (bank_conflict.ideal/extra; an 8- or 16-byte access needs 2 or 4 anyway:
+ * a profile without them counts 1). */
+function bankIdeal(b) { return isNum(b.ideal) && b.accesses > 0 ? b.ideal / b.accesses : 1; }
+function bankExtra(b) { return isNum(b.extra) ? b.extra : Math.max(0, (b.degree - 1) * b.accesses); }
+function bankConflicted(b) { return isNum(b.extra) ? b.extra > 0 : b.max_degree > 1; }
+/* The chart's instructions: those with conflicts only, most extra wavefronts first. */
 function bankDegrees(conflicts) {
-  var cs = (conflicts || []).filter(function (b) { return Array.isArray(b.banks) && b.banks.length === 32; });
+  var cs = (conflicts || []).filter(function (b) { return Array.isArray(b.banks) && b.banks.length === 32 && bankConflicted(b); });
   if (!cs.length) return null;
-  cs.sort(function (a, b) { return b.max_degree - a.max_degree || (b.degree - 1) * b.accesses - (a.degree - 1) * a.accesses; });
+  cs.sort(function (a, b) { return bankExtra(b) - bankExtra(a) || b.max_degree - a.max_degree; });
   var box = el("div", { cls: "bank-degrees" });
   box.appendChild(el("div", { cls: "small-head", text: "Degree per bank of the worst request" }));
   var sel = null;
   if (cs.length > 1) {
     sel = el("select", { cls: "bank-degree-pc", "aria-label": "instruction" });
-    cs.forEach(function (b, i) { sel.appendChild(el("option", { value: String(i), text: bankSource(b) + ": max degree " + b.max_degree })); });
+    cs.forEach(function (b, i) { sel.appendChild(el("option", { value: String(i), text: bankSource(b) + ": " + fmtInt(bankExtra(b)) + " extra wavefronts" })); });
     box.appendChild(sel);
   }
   var note = el("div", { cls: "muted" }), CW = 14, H = 90, c = el("canvas", { cls: "bank-degree" });
@@ -500,7 +507,8 @@ function bankDegrees(conflicts) {
     }
     c.setAttribute("data-degrees", d.join(" ")); c.setAttribute("data-pc", b.pc);
     note.textContent = bankSource(b) + ": distinct words per bank (0\u202631) in the worst phase of its worst request; the tallest bank, " + top +
-      ", is that phase's wavefronts (" + (top > 1 ? top + "-way conflict" : "conflict free") + "). Mean degree " + fmtNum(b.degree, 2) + " over " + fmtInt(b.accesses) + " requests.";
+      ", is that phase's wavefronts (" + (top > 1 ? top + "-way conflict" : "conflict free") + "). " + fmtNum(b.degree, 2) + " wavefronts per request where " +
+      fmtNum(bankIdeal(b), bankIdeal(b) % 1 ? 2 : 0) + " would do, over " + fmtInt(b.accesses) + " requests.";
   }
   if (sel) sel.addEventListener("change", function () { show(parseInt(sel.value, 10)); });
   show(0);

@@ -87,8 +87,9 @@ function sectionRun() {
 
 /* Kernel table: timing rows per kernel name, plus traced-only names. */
 function kernelRows() {
-  /* several processes: one row per kernel name and process, labelled with its rank */
-  var multi = (D.processes || []).length > 1, byName = {}, rows = [];
+  /* several processes: one row per kernel name and process, labelled with its
+   * rank; a rank view (rankview.c) holds the reference rank's kernels only */
+  var RV = D.rank_view || null, multi = !RV && (D.processes || []).length > 1, byName = {}, rows = [];
   function key(name, pid) { return multi ? name + "\u0000" + pid : name; }
   function tag(label, pid) { return multi && pid != null ? label + " \u00b7 " + rankLabel(pid) : label; }
   (D.kernels || []).forEach(function (k) {
@@ -96,11 +97,20 @@ function kernelRows() {
     byName[key(k.name, k.process)] = r; rows.push(r);
   });
   (D.launches || []).forEach(function (l) {
+    if (RV && l.process !== RV.ref) return;
     var r = byName[key(l.name, l.process)] || byName[key(l.display_name, l.process)];
     if (!r) { r = { name: launchName(l), label: tag(l.short_name || launchName(l), l.process), full: l.full_name || launchName(l), count: null, total: null, median: null, bw: null, pct: null, bound: null, findings: 0, traced: 0 }; byName[key(l.name, l.process)] = r; rows.push(r); }
     r.traced++;
     if (r.launch == null) r.launch = l.id;
     (D.findings || []).forEach(function (f) { if (f.launch === l.id && f.kind !== "coalesced") r.findings++; });
+  });
+  /* How the times were taken (kernel_configs): launches timed while traced are left out of the times
+   * ("instrumented", the terminal's *), replayed ones come from the counters run */
+  (D.kernel_configs || []).forEach(function (c) {
+    var r = byName[key(c.name, c.process)];
+    if (!r) return;
+    r.instrumented = (r.instrumented || 0) + Math.max(0, (c.launches || 0) - (c.clean || 0));
+    r.replayed = (r.replayed || 0) + (c.replayed || 0);
   });
   /* Every launch counted by the collector, traced or sampled out (launch policy); summed over processes. */
   if (!multi) (D.launch_counts || []).forEach(function (c) {
@@ -130,9 +140,10 @@ function sectionKernels() {
   var rows = kernelRows();
   if (!rows.length) { sec.appendChild(el("p", { cls: "muted", text: "No kernels in this profile." })); return sec; }
   if (!(D.kernels || []).length) sec.appendChild(el("p", { cls: "muted", text: "No timing pass in this profile (e.g. a simulator run): times and bandwidth are not available." }));
+  if (D.rank_view) sec.appendChild(el("p", { cls: "muted", id: "kernels-rank", text: "Kernels of " + D.rank_view.ref_label + ", the reference rank; every rank: \u201cProcesses and ranks\u201d below." }));
   var cols = [
     { k: "name", t: "Kernel", f: function (r) { return r.label || r.name; } },
-    { k: "count", t: "Launches", f: function (r) { return r.count == null ? "\u2014" : String(r.count); } },
+    { k: "count", t: "Launches", f: function (r) { return r.count == null ? "\u2014" : String(r.count) + (r.instrumented ? " *" : "") + (r.replayed ? " \u2020" : ""); } },
     { k: "total", t: "Total time", f: function (r) { return fmtNs(r.total); } },
     { k: "median", t: "Median", f: function (r) { return fmtNs(r.median); } },
     { k: "bw", t: "Bandwidth GB/s", f: function (r) { return fmtNum(r.bw, 1); } },
@@ -170,7 +181,12 @@ function sectionKernels() {
         var td = el("td", { text: c.f(r) });
         if (c.k === "bound" && r.bound) td.className = "bound-" + r.bound;
         if (c.k === "bound" && r.why && r.why.note) { td.title = verdictTip(r.why); td.className += " has-tip"; }
-        if (c.k === "name") { td.className = "mono"; if (r.full && r.full !== td.textContent) td.title = r.full; }
+        if (c.k === "name") { td.className = "mono kcell"; if (r.full && r.full !== td.textContent) td.title = r.full; }
+        if (c.k === "count" && (r.instrumented || r.replayed)) {
+          td.className = "has-tip";
+          td.title = (r.instrumented ? r.instrumented + " instrumented (timed while traced: left out of the times and the savings)" : "") +
+            (r.instrumented && r.replayed ? "; " : "") + (r.replayed ? r.replayed + " replayed (the counters run's time of its configuration)" : "");
+        }
         tr.appendChild(td);
       });
       tbody.appendChild(tr);
@@ -178,6 +194,8 @@ function sectionKernels() {
   }
   render();
   sec.appendChild(tableBox(table));
+  if (rows.some(function (r) { return r.instrumented || r.replayed; }))
+    sec.appendChild(el("p", { cls: "muted", text: "* launches timed only while traced (instrumented): their times are left out of the kernel's times and of every estimated saving. \u2020 replayed: timed by the counters run's kernel replay." }));
   return sec;
 }
 
@@ -190,7 +208,7 @@ function defaultLaunch(launches, groups) {
   var best = null, bestNs = -1;
   launches.forEach(function (l) { var k = kernelOfLaunch(l); if (k && isNum(k.total_ns) && k.total_ns > bestNs) { bestNs = k.total_ns; best = l.id; } });
   if (best != null) return best;
-  if (groups && groups.length) return groups[0].launch;
+  for (var i = 0; groups && i < groups.length; i++) if (groups[i].launch != null && launchById(groups[i].launch)) return groups[i].launch;
   return launches[0].id;
 }
 
@@ -200,11 +218,12 @@ function sectionLaunches() {
   var launches = D.launches || [];
   if (!launches.length) { sec.appendChild(el("p", { cls: "muted", text: "No traced launches in this profile." })); return sec; }
   var sel = el("select", { id: "launch-select" });
-  /* Several ranks: one entry per launch across ranks (rank_groups, html.c);
-   * identical heat maps are shown once, else a rank selector picks the rank. */
-  var RG = (D.processes || []).length > 1 ? (D.rank_groups || null) : null;
+  /* Several ranks (rank_view, rankview.c): one entry per launch across
+   * ranks; the page holds one launch per distinct content (variant): the same
+   * on every rank, shown once; else a selector picks the variant of a rank. */
+  var RG = D.rank_view ? (D.rank_groups || null) : null;
   function groupOf(l) { return RG && l && l.rank_group != null ? RG[l.rank_group] : null; }
-  function firstOf(g) { var ids = g.launches.filter(function (x) { return x != null; }); return ids.length ? ids[0] : null; }
+  function firstOf(g) { return g.variants.length ? g.variants[0].launch : null; }
   launches.forEach(function (l) {
     var g = groupOf(l);
     if (g && firstOf(g) !== l.id) return;
@@ -228,12 +247,11 @@ function sectionLaunches() {
       return;
     }
     rankSel.style.display = rankLab.style.display = "";
-    g.launches.forEach(function (id, i) {
-      if (id == null) return;
-      rankSel.appendChild(el("option", { value: String(id), text: (D.processes.filter(function (p) { return p.id === (launchById(id) || {}).process; })[0] || {}).label || ("launch " + id) }));
+    g.variants.forEach(function (v) {
+      rankSel.appendChild(el("option", { value: String(v.launch), text: v.ranks + (v.n > 1 ? " (" + fmtInt(v.n) + " ranks)" : "") }));
     });
     rankSel.value = String(l.id);
-    rankNote.textContent = "Heat maps differ between ranks (" + g.ranks + ").";
+    rankNote.textContent = "Heat maps differ between ranks (" + g.ranks + "): " + g.variants.length + " distinct, each shown once.";
   }
   rankSel.addEventListener("change", function () { show(parseInt(rankSel.value, 10)); });
   var body = el("div", { id: "launch-body" }), shown = null;
@@ -250,6 +268,8 @@ function sectionLaunches() {
     function kv(k, v) { dl.appendChild(el("dt", { text: k })); dl.appendChild(el("dd", { cls: "mono", text: String(v) })); }
     kv("Kernel", launchName(l));
     if (RG && l.process != null) kv("Process", rankLabel(l.process));
+    var lg = groupOf(l);
+    if (lg && l.variant != null && lg.variants[l.variant]) kv("Same heat maps on", lg.variants[l.variant].ranks);
     if (l.display_name && l.display_name !== l.name) kv("Mangled", l.name);
     kv("Grid \u00d7 block", (l.grid || []).join("\u00d7") + "  \u00d7  " + (l.block || []).join("\u00d7"));
     kv("Blocks traced", (l.n_sampled === l.n_blocks ? "all " : "") + l.n_sampled + " of " + l.n_blocks);
@@ -289,19 +309,19 @@ function sectionLaunches() {
     body.appendChild(el("h3", { text: "Findings (" + fs.length + ")" }));
     if (!fs.length) body.appendChild(el("p", { cls: "muted", text: D.findings ? "No findings for this launch." : "Pattern detection did not run." }));
     fs.forEach(function (f) { body.appendChild(findingBox(f)); });
-    /* conflict-free instructions (degree 1) are left out of the table */
-    var bcx = bc.filter(function (b) { return b.max_degree > 1; });
+    /* conflict-free instructions (no extra wavefronts: an 8- or 16-byte access needs 2 or 4) are left out */
+    var bcx = bc.filter(bankConflicted);
     if (bcx.length) {
       body.appendChild(el("h3", { text: "Shared-memory bank conflicts" }));
       var t = el("table", { cls: "data", id: "bank-table" }), tr = el("tr");
-      ["source", "mean degree (wavefronts per request)", "max degree", "warp requests", "extra wavefronts"].forEach(function (h) { tr.appendChild(el("th", { text: h })); });
+      ["source", "mean degree (wavefronts per request)", "without conflicts", "max degree", "warp requests", "extra wavefronts"].forEach(function (h) { tr.appendChild(el("th", { text: h })); });
       t.appendChild(tr);
-      bcx.sort(function (a, b) { return (b.degree - 1) * b.accesses - (a.degree - 1) * a.accesses; });
+      bcx.sort(function (a, b) { return bankExtra(b) - bankExtra(a); });
       /* OpenCL pcs are Oclgrind's host pointers: the source line says more */
-      bcx.forEach(function (b) { t.appendChild(el("tr", null, [el("td", { cls: "mono", text: (b.file ? b.file + (b.line ? ":" + b.line : "") : "") + (LANG === "cuda" || !b.file ? (b.file ? " (pc " + b.pc + ")" : "pc " + b.pc) : "") }), el("td", { text: fmtNum(b.degree, 2) }), el("td", { text: String(b.max_degree) }), el("td", { text: fmtInt(b.accesses) }), el("td", { text: fmtInt((b.degree - 1) * b.accesses) })])); });
+      bcx.forEach(function (b) { t.appendChild(el("tr", null, [el("td", { cls: "mono", text: (b.file ? b.file + (b.line ? ":" + b.line : "") : "") + (LANG === "cuda" || !b.file ? (b.file ? " (pc " + b.pc + ")" : "pc " + b.pc) : "") }), el("td", { text: fmtNum(b.degree, 2) }), el("td", { text: fmtNum(bankIdeal(b), bankIdeal(b) % 1 ? 2 : 0) }), el("td", { text: String(b.max_degree) }), el("td", { text: fmtInt(b.accesses) }), el("td", { text: fmtInt(bankExtra(b)) })])); });
       body.appendChild(tableBox(t));
     }
-    if (bc.length > bcx.length) body.appendChild(el("p", { cls: "muted", text: (bc.length - bcx.length) + " shared-memory instruction" + (bc.length - bcx.length === 1 ? " is" : "s are") + " conflict free (degree 1)." }));
+    if (bc.length > bcx.length) body.appendChild(el("p", { cls: "muted", text: (bc.length - bcx.length) + " shared-memory instruction" + (bc.length - bcx.length === 1 ? " is" : "s are") + " conflict free (no extra wavefronts; an 8- or 16-byte access needs 2 or 4 anyway)." }));
     var loc = (D.locality || []).filter(function (x) { return x.launch === id; });
     if (loc.length) {
       body.appendChild(el("h3", { text: "Locality" }));

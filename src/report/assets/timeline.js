@@ -24,10 +24,15 @@ function sectionTimeline() {
   if (!kr.length && !cp.length && !D.overlap) return null;
   var sec = el("section", { id: "timeline" });
   sec.appendChild(el("h2", { text: "Timeline and copy/compute overlap" }));
+  if (D.rank_view) sec.appendChild(el("p", { cls: "muted", text: "The timeline of " + D.rank_view.ref_label + ", the reference rank." }));
   var lanes = [], laneOf = {};
   function lane(key, label) { if (!(key in laneOf)) { laneOf[key] = lanes.length; lanes.push(label); } return laneOf[key]; }
   var items = [], end = 0, t0 = Infinity;
-  kr.forEach(function (k) { items.push({ lane: lane("k" + k.stream, "stream " + k.stream + " kernels"), s: k.start_ns, d: k.dur_ns, name: k.name, label: k.name, color: "#0b5cad", kernel: 1 }); });
+  /* kernel names as ncu prints them (html.c's kernel_names), the whole name in the tooltip */
+  kr.forEach(function (k) {
+    var n = (D.kernel_names || {})[k.name] || {};
+    items.push({ lane: lane("k" + k.stream, "stream " + k.stream + " kernels"), s: k.start_ns, d: k.dur_ns, name: (n.short || k.name) + (k.timed ? " (" + k.timed + ")" : ""), full: n.full || k.name, label: n.short || k.name, color: "#0b5cad", kernel: 1 });
+  });
   cp.forEach(function (c) {
     var bw = copyGBps(c), pg = pageableSpeed(c);
     items.push({ lane: lane("c" + c.kind, c.kind), s: c.start_ns, d: c.dur_ns, name: c.kind + " " + fmtBytes(c.bytes) + (bw != null ? " at " + fmtGBps(bw) + " GB/s" : "") + (pg ? " (pageable-memory speed)" : ""),
@@ -61,7 +66,7 @@ function sectionTimeline() {
       for (var i = 0; i < vis.length; i += step) {
         var it = vis[i], x0 = Math.max(L, X(it.s)), x1 = Math.min(W - 10, X(it.s + it.d)), w = Math.max(1, x1 - x0);
         var r = svg("rect", { x: x0, y: 20 + it.lane * LH + 3, width: w, height: LH - 6, fill: it.color, "class": it.kernel ? "tl-kernel" : "tl-copy" });
-        r.appendChild(svg("title", { text: it.name + ": " + fmtNs(it.d) + " at " + fmtNs(it.s) }));
+        r.appendChild(svg("title", { text: it.name + ": " + fmtNs(it.d) + " at " + fmtNs(it.s) + (it.full && it.full !== it.label ? "\n" + it.full : "") }));
         s.appendChild(r);
         if (w > 40 && labels < 400) {
           var maxc = Math.floor((w - 6) / 6.2), lab = it.label.length > maxc ? it.label.slice(0, Math.max(1, maxc - 1)) + "\u2026" : it.label;
