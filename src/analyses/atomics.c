@@ -432,7 +432,7 @@ static int run_merge(void *dst_, void *const *src_, size_t nsrc, uint64_t (*rank
             mh_finding_rebind(&dst->f[dst->nf++], src->model, dst->model);
         }
         src->nf = 0; /* their pc lists are dst's now */
-        memcpy(dst->pcs + dst->npcs, src->pcs, src->npcs * sizeof *src->pcs);
+        if (src->npcs) memcpy(dst->pcs + dst->npcs, src->pcs, src->npcs * sizeof *src->pcs); /* NULL when none */
         dst->npcs += src->npcs;
         if (src->peak > dst->peak) dst->peak = src->peak;
         dst->split += src->split + (src->grp ? mh_grp_split(src->grp) : 0);
