@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/heat.h"
 #include "memheat/pass.h"
 #include "memheat/trace.h"

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "memheat/trace.h"
 
 #define BATCH 2048

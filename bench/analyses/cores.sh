@@ -12,6 +12,7 @@
 # analyzed the same way; its peak RSS is printed too.
 # usage: bench/analyses/cores.sh BUILD_DIR [BUILD_DIR...]
 #   env: N=40000000 L=8000 ML=400 MA=100000 TRACES="T y m" THREADS="1 16" ENVS=- RUNS=3 W=/tmp/mh-cores
+#   (a THREADS word "default" runs without --threads: what a user gets)
 set -uo pipefail
 N=${N:-40000000}
 L=${L:-8000}
@@ -49,7 +50,9 @@ for r in $(seq 1 "$RUNS"); do
           ev=(env MEMHEAT_PASS_TIMES=1)
           [ "$e" = - ] || ev+=(${e//,/ })
           case $tr in */*) [ -x /usr/bin/time ] && ev=(/usr/bin/time -f "rss_kb %M" -o "$W/rss.txt" "${ev[@]}") ;; esac
-          w=$( { time "${ev[@]}" "$b/memheat" analyze --json -q --threads "$t" "$f" >/dev/null 2>"$W/times.txt"; } 2>&1 )
+          thr=(--threads "$t")
+          [ "$t" = default ] && thr=()
+          w=$( { time "${ev[@]}" "$b/memheat" analyze --json -q "${thr[@]}" "$f" >/dev/null 2>"$W/times.txt"; } 2>&1 )
           case $tr in */*) [ -f "$W/rss.txt" ] && rss=$(awk '{ print $2 }' "$W/rss.txt") ;; esac
           echo "$(basename "$b") $tr $t $e $w $(echo "$w" | awk -v n="$n" '{ printf "%.1f", ($1 > 0) ? n / $1 / 1e6 : 0 }') $rss"
           grep -m1 "^memheat analyze: total" "$W/times.txt" | sed 's/^memheat analyze: /  # /'

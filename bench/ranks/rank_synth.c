@@ -41,7 +41,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 
 static uint64_t mix(uint64_t x) { /* splitmix64's finaliser */
     x += 0x9e3779b97f4a7c15ull;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "memheat/bandwidth.h"
-#include "memheat/run.h"
+#include "run/run.h"
 
 static int usage(void) {
     fputs("usage: mh-timing-tool run [--no-counters] -o OUT.json -- PROGRAM ARGS\n"

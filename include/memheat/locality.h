@@ -19,7 +19,6 @@
 
 #include "memheat/err.h"
 #include "memheat/model.h"
-#include "memheat/stage.h"
 #include "memheat/trace.h"
 
 #define MH_LOC_NBITS 11              /* n = 0..10 low bits dropped */
@@ -58,46 +57,8 @@ typedef struct mh_loc_run mh_loc_run;
 int mh_loc_run_new(mh_loc_run **lr, const mh_model *m, const mh_loc_opts *o, mh_err *err);
 /* Feed every record after mh_model_feed has seen it; emits on KERNEL_END. */
 int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err);
-/* mh_loc_run_feed of an ACCESSES record in two stages, which may run on two
- * threads one batch apart (mh_pass): stage 1 counts the accesses per
- * canonical address; stage 2, after stage 1 is done with the same record,
- * groups them into logical time steps. Record rec of a batch (accesses from
- * off on in the batch's hand-over st, memheat/stage.h) goes through stage 1
- * then stage 2, records in trace order in each; nothing else may be fed to
- * lr while a stage runs. The results equal mh_loc_run_feed's. With
- * mh_loc_run_three, stage 1 counts half of the keys and stage 1b, after
- * stage 1 and before stage 2, the other half. given: NULL, or the canonical
- * keys of every access of the batch, which the patterns' stage 1 has made
- * already (given[off + i] for access i, mh_pat_run_keys_all): the same
- * keys, which every later stage reads in place (st->keys) instead of
- * making and copying its own. */
-int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                      const uint64_t *given, mh_err *err);
-int mh_loc_run_stage1b(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                       mh_err *err);
-/* With three stages, a stage 1c too (call before the first record): after
- * stage 1b and before stage 2 it counts the first half of the keys of the
- * launches split in two parts, which stage 1 then leaves alone (it makes
- * the keys, or takes them, and counts a launch until it splits). The
- * results and the peak are unchanged: the part's table moves whole. */
-void mh_loc_run_part0(mh_loc_run *lr);
-int mh_loc_run_stage1c(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                       mh_err *err);
-int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                      mh_err *err);
-/* Three stages instead (call before the first record; with stage 1b): stage 2 only groups,
- * putting each step it finishes into the hand-over, and stage 3, after
- * stage 2 is done with record rec, takes that record's steps' entropies
- * (mh_loc_run_stage3). The results and the peak equal mh_loc_run_feed's. */
-void mh_loc_run_three(mh_loc_run *lr);
-int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err);
-/* With three stages, a stage 3b too (call before the first record): after
- * stage 2 and before stage 3 it evaluates every other step of record rec
- * (memheat/stage.h's MH_STAGE_HELPED) into the hand-over, and stage 3 adds
- * those up with its own in order. It touches nothing of lr's, so it runs
- * beside stage 3 (a batch ahead). The results and the peak are unchanged. */
-void mh_loc_run_evalb(mh_loc_run *lr);
-int mh_loc_run_stage3b(const mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err);
+/* The feed of ACCESSES records in stages on the pass's workers (the
+ * locality's row, src/analyses/locality_row.c): locality_state.h. */
 /* Emits launches that never ended (cut-short trace). */
 int mh_loc_run_finish(mh_loc_run *lr, mh_err *err);
 void mh_loc_run_free(mh_loc_run *lr);

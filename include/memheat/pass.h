@@ -25,42 +25,43 @@
  * add up is counted, the records still used. mh_pass_notice says so in one
  * line.
  *
- * Threads, two ways (threads > 1). Launches that overlap in time (one
- * announced while another has not ended) form an episode; one executor
+ * The analyses are the rows of the pass's table (src/pass/table.c), fed,
+ * finished and handed on in table order; bit i of mh_pass_opts.analyses
+ * asks for row i (an analysis runs too when one that needs it does, or,
+ * like the atomic-contention analysis, when the analysis it runs with
+ * does).
+ *
+ * Threads, two ways (threads > 1; the scheduler, src/sched/). Launches that
+ * overlap in time (one announced while another has not ended) form an
+ * episode; one executor (the analyses on one model: src/pass/exec.h)
  * analyses a whole episode, so every analysis sees the launches in flight
  * together as the serial pass does.
  *  - The pass itself (the first episode, and any after an episode of 2^22
  *    accesses or more: one big launch): ACCESSES records go into batches
- *    (read in place in the held trace chunks) and each built-in analysis
- *    (the patterns and the locality metrics in two stages each; with a
- *    thread for each, nine units: execution counts, half of a big launch's
- *    address counts and the evaluation of finished groups apart) feeds on
- *    its own worker thread, taking the batches from a small ring at its own
- *    pace, while the main thread reads and decompresses the next batch
- *    (waiting only while the ring is full). Every other record (launch,
- *    alloc, free, kernel end, ...)
- *    waits until every analysis has taken every batch, goes into the model
- *    and then through the analyses on the calling thread, so the model never
- *    changes while a worker reads it. With several errors, the one returned
- *    is the first in trace order (an analysis's error on a batch comes
- *    before anything read after that batch was handed over), then in the
- *    order heat maps, patterns, locality, whatever the timing.
- *    At a kernel end after many accesses the locality analysis ends its
- *    launch on its worker while heat maps and patterns end on the calling
- *    thread (the worker only reads the model); its results are held and
- *    handed to the consumers after theirs, in the same order.
- *  - Launch lanes (every other episode, round robin; src/analyses/lanes.h):
- *    one per thread, each in two halves (heat maps and patterns; locality)
- *    with a copy of the model each, fed every record the model takes, their
- *    own runs and the accesses of the lane's launches; while the calling
- *    thread waits for the lanes, a lane's thread with nothing to do takes
- *    another lane's waiting half. Their results are copied, queued and handed to the
- *    consumers on the calling thread at their kernel end's turn in the
- *    trace (launches that never ended last, as in the serial pass), pointing
- *    at the pass's model, which then holds the records read so far (maybe
- *    beyond that kernel end); at the end the lanes' pattern runs are merged
- *    into the pass's (mh_pat_run_merge). Not used when a consumer has a
- *    record callback (its calls would have to wait for the lanes).
+ *    (read in place in the held trace chunks) that the analyses' stages
+ *    take on worker threads, each at its own pace, while the reading thread
+ *    reads and decompresses the next batch (sched/pool.h; how many stages
+ *    get a thread of their own: sched/plan.h). Every other record waits
+ *    until every stage has taken every batch, goes into the model and then
+ *    through the analyses on the calling thread, so the model never changes
+ *    while a worker reads it. With several errors, the one returned is the
+ *    first in trace order, then in table order, whatever the timing. At a
+ *    kernel end after many accesses, an analysis whose end is long (the
+ *    locality metrics) ends its launch on its worker while the others end
+ *    on the calling thread (the worker only reads the model); its results
+ *    are held and handed to the consumers after theirs, in the same order.
+ *  - Launch lanes (every other episode; sched/lanes.h): one per thread, each
+ *    in one or two halves, each half an executor with a copy of the model,
+ *    fed every record the model takes and the accesses of the lane's
+ *    launches; while the calling thread waits for the lanes, a lane's
+ *    thread with nothing to do takes another lane's waiting half. Their
+ *    results are copied, queued and handed to the consumers on the calling
+ *    thread at their kernel end's turn in the trace (launches that never
+ *    ended last, as in the serial pass), pointing at the pass's model,
+ *    which then holds the records read so far (maybe beyond that kernel
+ *    end); at the end the lanes' runs are merged into the pass's. Not used
+ *    when a consumer has a record callback (its calls would have to wait
+ *    for the lanes).
  * Every emission and every consumer call happens on the calling thread, in
  * trace order; stats.peak_* are the largest executor's.
  * Results are identical for any number of threads. */
@@ -77,10 +78,13 @@
 #include "memheat/patterns.h"
 #include "memheat/trace.h"
 
-/* mh_pass_opts.analyses */
+/* mh_pass_opts.analyses: bit i asks for row i of the table */
 #define MH_PASS_HEAT 1u      /* heat maps of heat_spaces, handed to consumers */
 #define MH_PASS_PATTERNS 2u  /* pattern findings + bank conflicts (implies global heat maps) */
 #define MH_PASS_LOCALITY 4u  /* AIWC locality metrics, handed to consumers */
+#define MH_PASS_ROW(bit) ((unsigned)__builtin_ctz(bit)) /* the row of an MH_PASS_* bit */
+#define MH_PASS_MAX_ANALYSES 8
+#define MH_PASS_MAX_STAGES 32 /* stages of all the analyses together */
 
 typedef void (*mh_pass_progress_fn)(void *ctx, const char *line, int done);
 
@@ -117,16 +121,13 @@ typedef struct mh_pass_times {
     double chunk_wait;            /* reading thread waiting for decompressed chunks (read-ahead) */
     double inflate_cpu;           /* read-ahead helpers fetching and decompressing, summed */
     double workers_cpu;           /* analysis workers (a launch split by analysis), summed */
-    double unit_cpu[16];          /* the same per unit: heat (the run of part 0, then its peers'); patterns per access, execution counts, word owners,
-                                   * grouping, every other request evaluated, requests evaluated and added;
-                                   * locality counts, second half of the counts, first half of them, time
-                                   * steps, every other step evaluated, steps evaluated and added (0: not
-                                   * run, or done by the unit before) */
+    double unit_cpu[MH_PASS_MAX_STAGES]; /* the same per stage, the analyses' stages in table order
+                                   * (mh_pass_stage_name); 0: not run, or done by the stage before */
     double ring_room;             /* reading thread waiting for a free slot of the workers' ring */
     double ends;                  /* reading thread at the ends of launches analysed on the workers: their
                                    * last batches through every unit, then the analyses' launch ends */
-    double unit_wait[16];         /* per unit: its worker waiting for a batch or for the stage before
-                                   * (units sharing a worker show the worker's waits) */
+    double unit_wait[MH_PASS_MAX_STAGES]; /* per stage: its worker waiting for a batch or for the stage
+                                   * before (stages sharing a worker show the worker's waits) */
     double lanes_cpu, lanes_cpu_max; /* launch lanes: summed, and the busiest lane half's */
     double lanes_idle;            /* launch lanes waiting for work, summed */
     double lanes_moved;           /* batches a lane's thread analysed for another lane's half */
@@ -140,7 +141,8 @@ typedef struct mh_pass_stats {
     int partial;             /* reading stopped early (cut or damage): results cover what came before */
     int truncated;           /* the trace ends inside a chunk */
     unsigned threads;        /* launch lanes, else worker threads used (1 = serial) */
-    size_t peak_heat, peak_loc, peak_pat;
+    size_t peak[MH_PASS_MAX_ANALYSES]; /* per analysis (row): the bytes its largest executor held */
+    size_t peak_heat, peak_loc, peak_pat; /* the same of rows 0, 2 and 1 */
     uint64_t split_pat;      /* pattern requests split by the budget (mh_pat_run_split) */
     /* records that contradict the model (model.h, enum mh_model_bad), skipped:
      * accesses for the MH_BAD_ACCESS_* reasons, whole records for the others */
@@ -170,12 +172,23 @@ int mh_pass_add(mh_pass *p, const mh_pass_consumer *c, mh_err *err);
 /* Reads the whole trace (damage rules above). Call once. */
 int mh_pass_run(mh_pass *p, mh_err *err);
 const mh_pass_stats *mh_pass_stats_get(const mh_pass *p);
-/* The pattern analysis (findings, banks) after mh_pass_run; NULL if not run.
- * take: the caller owns it (mh_pat_run_free) and it stays valid after
- * mh_pass_close while the model does. */
+/* The pattern analysis (findings, banks) after mh_pass_run; NULL if not run. */
 const mh_pat_run *mh_pass_patterns(const mh_pass *p);
-mh_pat_run *mh_pass_take_patterns(mh_pass *p);
 void mh_pass_close(mh_pass *p);
+
+/* What the analyses keep after mh_pass_run: their findings, most costly
+ * first over every analysis, and each analysis's run (its tables). take:
+ * the caller owns it (mh_pass_results_free); valid while the model is. */
+typedef struct mh_pass_results mh_pass_results;
+mh_pass_results *mh_pass_take_results(mh_pass *p);
+/* The findings (pointers into the runs), n of them. */
+const mh_pat_finding *const *mh_pass_results_findings(const mh_pass_results *r, size_t *n);
+/* Row i's run (NULL if it did not run): the analysis's own type. */
+const void *mh_pass_results_run(const mh_pass_results *r, unsigned row);
+void mh_pass_results_free(mh_pass_results *r);
+/* The name of stage i of the table's stages (mh_pass_times.unit_cpu) and of
+ * its analysis; NULL past the last. */
+const char *mh_pass_stage_name(unsigned i, const char **analysis);
 
 /* One line (no newline) saying why results do not cover the whole trace at
  * path: records skipped, launches miscounted, an end record that does not

@@ -25,7 +25,6 @@
 #include "memheat/err.h"
 #include "memheat/heat.h"
 #include "memheat/model.h"
-#include "memheat/stage.h"
 #include "memheat/trace.h"
 
 enum mh_pat_kind {
@@ -42,6 +41,7 @@ enum mh_pat_kind {
     MH_PAT_UNCOALESCED,   /* read-only sectors several warps each use a little of (false sharing needs writes) */
     MH_PAT_PARTIAL_VIEW,  /* informational (cost 0): shared memory partly moved by instructions the collector
                              does not see (TMA, cp.async, wgmma); its shared findings are left out */
+    MH_PAT_ATOMIC,        /* atomic contention: atomics serialised on few addresses (src/analyses/atomics.c) */
     MH_PAT_KIND_COUNT
 };
 
@@ -117,46 +117,8 @@ typedef struct mh_pat_run mh_pat_run;
 int mh_pat_run_new(mh_pat_run **pr, const mh_model *m, const mh_pat_opts *o, mh_err *err);
 int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err);
 int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err);
-/* mh_pat_run_feed of an ACCESSES record in two stages, which may run on two
- * threads one batch apart (mh_pass): stage 1 takes each access's canonical
- * key and execution count and the shared-memory word owners; stage 2, after
- * stage 1 is done with the same record, groups warp requests and gathers
- * their statistics. Record rec of a batch (accesses from off on in the
- * batch's hand-over st, memheat/stage.h) goes through stage 1 then stage 2,
- * records in trace order in each; nothing else may be fed to pr while a
- * stage runs. The results equal mh_pat_run_feed's. With mh_pat_run_three,
- * the execution counts are stage 1b's, after stage 1 and before stage 2. */
-int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                      mh_err *err);
-int mh_pat_run_stage1b(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                       mh_err *err);
-int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                      mh_err *err);
-/* Three stages instead (call before the first record; with stage 1b): stage 2 only groups
- * warp requests, putting each one it finishes into the hand-over, and stage
- * 3, after stage 2 is done with record rec, gathers their statistics
- * (mh_pat_run_stage3). The results and the peak equal mh_pat_run_feed's. */
-void mh_pat_run_three(mh_pat_run *pr);
-int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
-/* Stage 1 keys every access of the hand-over, local ones too (call before
- * the first record): the locality's stages read those keys in place
- * (mh_loc_run_stage1's given) instead of making their own. */
-void mh_pat_run_keys_all(mh_pat_run *pr);
-/* With three stages, a stage 1c too (call before the first record): the
- * shared-memory word owners, from the keys stage 1 made, after stage 1b
- * and before stage 2 (which then reads the bytes both added). The results
- * and the peak are unchanged. */
-void mh_pat_run_owners_apart(mh_pat_run *pr);
-int mh_pat_run_stage1c(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
-                       mh_err *err);
-/* With three stages, a stage 3b too (call before the first record): after
- * stage 2 and before stage 3 it evaluates every other warp request of
- * record rec (memheat/stage.h's MH_STAGE_HELPED: sectors, bytes, lane
- * stride, bank cost) into the hand-over, and stage 3 adds those up with its
- * own in order. It touches nothing of pr's but its constants, so it runs
- * beside stage 3 (a batch ahead). The results and the peak are unchanged. */
-void mh_pat_run_evalb(mh_pat_run *pr);
-int mh_pat_run_stage3b(const mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err);
+/* The feed of ACCESSES records in stages on the pass's workers (the
+ * pattern analysis's row, src/analyses/patterns_row.c): patterns_state.h. */
 /* Classifies launches that never ended, then sorts findings, most costly first. */
 int mh_pat_run_finish(mh_pat_run *pr, mh_err *err);
 void mh_pat_run_free(mh_pat_run *pr);

@@ -1,6 +1,6 @@
 /* camp_data.c -- the camping micro-benchmark's timings: samples in memory
  * and the CSV that bench/camping/camp_bench writes (header, fields, medians
- * of repeated rows). Part of the partition-camping model (camp.c). */
+ * of repeated rows). Part of the partition-camping model (camp_band.c). */
 #include "memheat/camp.h"
 
 #include <assert.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/camp_internal.h"
+#include "analyses/camp_shared.h"
 #include "util/grow.h"
 
 /* ---- data --------------------------------------------------------------- */

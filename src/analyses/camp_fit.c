@@ -2,7 +2,7 @@
  * (read|write) x (spread|camped), four candidate forms (the paper's
  * equation (1), linear, hinge, reciprocal) fitted by GSL's least squares and
  * chosen by cross-validated error. Part of the partition-camping model
- * (camp.c). */
+ * (camp_band.c). */
 #include "memheat/camp.h"
 
 #include <assert.h>
@@ -15,7 +15,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_multifit.h>
 
-#include "analyses/camp_internal.h"
+#include "analyses/camp_shared.h"
 #include "util/grow.h"
 
 #define CV_FOLDS 4

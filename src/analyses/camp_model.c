@@ -1,6 +1,6 @@
 /* camp_model.c -- the camping model per device as a JSON file (save, load,
  * path), and calibration: running the micro-benchmark sweep, fitting, and
- * saving. Part of the partition-camping model (camp.c). */
+ * saving. Part of the partition-camping model (camp_band.c). */
 #include "memheat/camp.h"
 
 #include <assert.h>
@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "analyses/camp_internal.h"
+#include "analyses/camp_shared.h"
 
 /* ---- model file ---------------------------------------------------------- */
 

@@ -7,23 +7,17 @@
  * and per sampled block the running sums of per-step entropies
  * (locality_steps.c). A launch's metrics are put together here when it ends.
  *
- * Stages (memheat/locality.h), which mh_pass runs on several workers for one
- * big launch: the counts (stage 1: canon, ls, bytes) and the steps (stage 2:
- * grp, st2, bytes2), each with its own per-launch state. Stage 1's counts
- * are split in two parts once big; with three stages (many cores) the second
- * part is counted by stage 1b (pb), on a thread of its own, from the keys
- * stage 1 handed over, else by stage 1 itself; with more cores still, the
- * first part by stage 1c (pc), on another, stage 1 then only making the
- * keys (or taking the patterns'), counting launches until they split and
- * listing the split launches' keys by part in the hand-over, so that
- * stages 1b and 1c read only their own part's; stage 2 then
- * keeps grp and seen and hands its finished steps over to stage 3, which owns
- * st2, bytes2 and peak. With three stages, the end of a launch split in two
- * parts sorts both parts on END_THREADS threads (mh_lcnt_sorted_two), then
- * sums the entropies' levels in groups on helper threads and the footprints
- * on another (end_launch): a big launch's end, which every other thread
- * waits for. */
-#include "analyses/locality_internal.h"
+ * The feed in stages (locality_state.h), each stage with its own state:
+ * the counting stage (canon, ls, bytes) keys the accesses and counts them
+ * per address, a big launch's counts in two parts; the second-half stage
+ * (pb) and the first-half stage (pc), where they run apart, count one part
+ * each from the key lists the counting stage hands over; the steps stage
+ * (grp, seen) groups the steps, which it evaluates itself or hands to the
+ * evaluation stage (st2, bytes2, peak). A big launch's end sorts both parts
+ * on END_THREADS threads (mh_lcnt_sorted_two), then sums the entropies'
+ * levels in groups on helper threads and the footprints on another
+ * (end_launch): every other thread waits for it. */
+#include "analyses/locality_state.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -58,10 +52,10 @@ static lstate *get_ls(mh_loc_run *lr, uint32_t launch, mh_err *err) {
 /* A launch's counts are split in two parts (mh_lcnt_part) at the end of
  * the record in which they moved to a hash map (past MH_LCNT_SWITCH distinct
  * addresses), whatever the thread count, so that the memory is the same in
- * each run: part 0 stays stage 1's, part 1 goes to an lpart and is counted
- * from the next record on by stage 1b (on a thread of its own with
- * mh_loc_run_three, else by stage 1); with mh_loc_run_part0, part 0's table
- * moves whole to stage 1c's lpart, the same table with the same capacity.
+ * each run: part 0 stays the counting stage's, part 1 goes to an lpart and is counted
+ * from the next record on by the second-half stage (on a thread of its own with
+ * mh_loc_run_eval_apart, else by the counting stage); with mh_loc_run_first_apart, part 0's table
+ * moves whole to the first-half stage's lpart, the same table with the same capacity.
  * The parts hold disjoint keys, merged in key order when the launch ends:
  * the results are one table's. */
 static lpart *find_part(lparts *ps, uint32_t launch) {
@@ -105,36 +99,6 @@ static void free_ls(mh_loc_run *lr, lstate *s) {
     mh_lcnt_free(&s->cnt, &lr->tables, &lr->bytes);
     size_t i = (size_t)(s - lr->ls);
     lr->ls[i] = lr->ls[--lr->nls];
-}
-
-/* The c * log2(c) table (locality_internal.h). */
-double mh_loc_clog2[MH_LOC_CLOG_N];
-static pthread_once_t clog2_once = PTHREAD_ONCE_INIT;
-
-static void clog2_fill(void) {
-    for (unsigned c = 2; c < MH_LOC_CLOG_N; c++) mh_loc_clog2[c] = (double)c * log2((double)c);
-}
-
-void mh_loc_clog2_init(void) { pthread_once(&clog2_once, clog2_fill); }
-
-double mh_loc_entropy(const uint64_t *keys, const uint64_t *counts, size_t n, unsigned drop) {
-    mh_loc_clog2_init();
-    /* H = log2(N) - (1/N) * sum c log2 c over runs of equal (key >> drop). */
-    double total = 0, acc = 0;
-    size_t i = 0;
-    while (i < n) {
-        uint64_t k = keys[i] >> drop;
-        double c = 0;
-        while (i < n && keys[i] >> drop == k) {
-            c += counts ? (double)counts[i] : 1.0;
-            i++;
-        }
-        if (c > 1) acc += mh_loc_c_log2_c(c);
-        total += c;
-    }
-    if (total <= 0) return 0;
-    double h = log2(total) - acc / total;
-    return h < 0 ? 0 : h;
 }
 
 int mh_loc_run_new(mh_loc_run **out, const mh_model *m, const mh_loc_opts *o, mh_err *err) {
@@ -412,7 +376,7 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     const lsteps *t = mh_loc_steps_find(lr, s->launch); /* made with s, by the same first access */
     r.psl_split = t ? mh_grp_split(lr->grp) - t->split_at_start : 0;
     /* Sorted distinct keys and their counts of both parts (each part has
-     * its own tables and bytes; part 0 is stage 1c's once split, with c1):
+     * its own tables and bytes; part 0 is the first-half stage's once split, with c1):
      * with many threads both at once on END_THREADS (mh_lcnt_sorted_two),
      * else part 1's on a helper thread meanwhile, or one after the other. */
     lpart *pb = find_part(&lr->pb, s->launch), *pc = find_part(&lr->pc, s->launch);
@@ -425,7 +389,7 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     int ok = 1, sorted = 0;
     part_sort j1 = {pb ? &pb->cnt : NULL, &lr->pb.tables, &lr->pb.bytes, NULL, NULL, 0, NULL, MH_OK};
     pthread_t helper;
-    if (pb && lr->three) {
+    if (pb && lr->eval_apart) {
         size_t n = 0;
         int r2 = mh_lcnt_sorted_two(c0, &pb->cnt, t0, b0, &lr->pb.tables, &lr->pb.bytes, END_THREADS, &own, &n);
         if (r2 == MH_ERR_NOMEM) ok = 0;
@@ -433,7 +397,7 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
         /* else a part is not a hash map: one after the other below */
     }
     if (ok && !sorted) {
-        int helped = pb && lr->three && pthread_create(&helper, NULL, part_sort_main, &j1) == 0;
+        int helped = pb && lr->eval_apart && pthread_create(&helper, NULL, part_sort_main, &j1) == 0;
         ok = mh_lcnt_sorted(c0, t0, b0, &q.k[0], &q.c[0], &q.n[0], &own) == MH_OK;
         if (helped) pthread_join(helper, NULL);
         else if (pb) part_sort_main(&j1);
@@ -445,8 +409,8 @@ static int end_launch(mh_loc_run *lr, lstate *s, mh_err *err) {
     statics_job sj;
     memset(&sj, 0, sizeof sj);
     sj.q = &q;
-    int two = ok && pb && lr->three && pthread_create(&helper, NULL, statics_main, &sj) == 0;
-    if (ok) all_entropies(&r, &q, lr->three && q.n[0] + q.n[1] >= MH_LCNT_SWITCH);
+    int two = ok && pb && lr->eval_apart && pthread_create(&helper, NULL, statics_main, &sj) == 0;
+    if (ok) all_entropies(&r, &q, lr->eval_apart && q.n[0] + q.n[1] >= MH_LCNT_SWITCH);
     if (two) pthread_join(helper, NULL);
     else if (ok) statics_main(&sj);
     ok = ok && sj.rc == MH_OK;
@@ -501,11 +465,11 @@ int mh_loc_run_feed(mh_loc_run *lr, const mh_record *rec, mh_err *err) {
     }
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
-    int rc = mh_loc_run_stage1(lr, v, n, &lr->own, 0, 0, NULL, err);
-    return rc ? rc : mh_loc_run_stage2(lr, v, n, &lr->own, 0, 0, err);
+    int rc = mh_loc_run_count(lr, v, n, &lr->own, 0, 0, NULL, err);
+    return rc ? rc : mh_loc_run_steps(lr, v, n, &lr->own, 0, 0, err);
 }
 
-/* A split launch's part (a seed of stage 1's, memheat/stage.h) into its
+/* A split launch's part (a seed of the counting stage's, analyses/stage.h) into its
  * lpart in ps: part 1 from its keys and counts, part 0 its table itself
  * (kc, n: freed or taken). */
 static int seed_part(lparts *ps, unsigned part, uint32_t launch, uint64_t *kc, size_t n) {
@@ -519,20 +483,20 @@ static int seed_part(lparts *ps, unsigned part, uint32_t launch, uint64_t *kc, s
     return rc;
 }
 
-int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+int mh_loc_run_count(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       const uint64_t *given, mh_err *err) {
     if (mh_stage_room(st, off + n, rec + 1, 0) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     if (rec == 0) {
         mh_stage_seeds_clear(st);
         st->pn[0] = st->pn[1] = 0;
     }
-    st->plists = lr->c1;
-    if (lr->c1 && mh_stage_parts_room(st, n, rec + 1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    st->plists = lr->first_apart;
+    if (lr->first_apart && mh_stage_parts_room(st, n, rec + 1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint64_t *keys = st->key + off;
     st->keys = given ? given : st->key;
     /* (the counter table's misses are overlapped inside mh_lcnt_add) */
     lstate *s = NULL;
-    mh_lcnt *b = NULL; /* part 1 of s's counts, where stage 1 counts it (no stage 1b) */
+    mh_lcnt *b = NULL; /* part 1 of s's counts, where the counting stage counts it (no the second-half stage) */
     const mh_model_launch *ml = NULL;
     for (size_t i = 0; i < n; i++) {
         const mh_access *a = &v[i];
@@ -540,12 +504,12 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
             s = get_ls(lr, a->launch, err);
             if (!s) return MH_ERR_NOMEM;
             ml = mh_model_launch_get(lr->model, a->launch);
-            lpart *pb = s->split && !lr->three ? find_part(&lr->pb, s->launch) : NULL;
+            lpart *pb = s->split && !lr->eval_apart ? find_part(&lr->pb, s->launch) : NULL;
             b = pb ? &pb->cnt : NULL;
         }
         uint64_t key = given ? given[off + i] : (keys[i] = mh_canon_key(&lr->canon, ml, a));
         if (MH_CANON_SLOT(key) == MH_CANON_NOOBJ && MH_CANON_SPACE(key) != MH_SPACE_LOCAL) s->unattributed++;
-        if (s->split && lr->c1) { /* both parts counted by stages 1b and 1c, from their lists */
+        if (s->split && lr->first_apart) { /* both parts counted by the two half stages, from their lists */
             unsigned p = mh_lcnt_part(key);
             st->pkey[p][st->pn[p]] = key;
             st->plaunch[p][st->pn[p]++] = a->launch;
@@ -561,7 +525,7 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         mh_big_cache *cache = &lr->tables;
         size_t *bytes = &lr->bytes;
         if (s->split && mh_lcnt_part_h(h)) {
-            if (!b) continue; /* stage 1b's */
+            if (!b) continue; /* the second-half stage's */
             c = b, cache = &lr->pb.tables, bytes = &lr->pb.bytes;
         }
         if (mh_lcnt_hash_defer(c, cache, bytes, key, h) != MH_OK)
@@ -575,20 +539,20 @@ int mh_loc_run_stage1(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         if (mh_lcnt_split(&x->cnt, &lr->tables, &lr->bytes, &kc, &m) != MH_OK)
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
         x->split = 1;
-        int rc = lr->three ? (mh_stage_seed_put(st, rec, x->launch, 1, kc, m) ? MH_ERR_NOMEM : MH_OK)
+        int rc = lr->eval_apart ? (mh_stage_seed_put(st, rec, x->launch, 1, kc, m) ? MH_ERR_NOMEM : MH_OK)
                            : seed_part(&lr->pb, 1, x->launch, kc, m);
-        if (rc == MH_OK && lr->c1) { /* part 0's table, whole, to stage 1c */
+        if (rc == MH_OK && lr->first_apart) { /* part 0's table, whole, to the first-half stage */
             mh_lcnt_ent *t;
             mh_lcnt_give(&x->cnt, &lr->bytes, &t, &m);
             rc = mh_stage_seed_put(st, rec, x->launch, 0, (uint64_t *)(void *)t, m) ? MH_ERR_NOMEM : MH_OK;
         }
         if (rc != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory counting addresses");
     }
-    if (lr->c1) {
+    if (lr->first_apart) {
         st->pend[0][rec] = st->pn[0];
         st->pend[1][rec] = st->pn[1];
     }
-    st->bytes[rec] = lr->bytes + (lr->three ? 0 : lr->pb.bytes);
+    st->bytes[rec] = lr->bytes + (lr->eval_apart ? 0 : lr->pb.bytes);
     return MH_OK;
 }
 
@@ -604,10 +568,10 @@ static inline int count_key(lparts *ps, mh_lcnt **b, uint32_t *at, uint32_t laun
     return mh_lcnt_hash_defer(*b, &ps->tables, &ps->bytes, key, h);
 }
 
-/* Stage 1b (part 1, ps = pb) or 1c (part 0, ps = pc) on record rec: the
+/* The second-half stage (part 1, ps = pb) or the first-half stage (part 0, ps = pc) on record rec: the
  * part's keys of the launches split before it (from the part's list where
- * stage 1 made them, else every key tried), then the launches split at its
- * end (stage 1's seeds of the part). */
+ * the counting stage made them, else every key tried), then the launches split at its
+ * end (the counting stage's seeds of the part). */
 static int count_part(lparts *ps, unsigned part, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     mh_lcnt *b = NULL;
@@ -638,20 +602,20 @@ static int count_part(lparts *ps, unsigned part, const mh_access *v, size_t n, m
     return MH_OK;
 }
 
-int mh_loc_run_stage1b(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+int mh_loc_run_count_second(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                        mh_err *err) {
-    assert(lr->three);
+    assert(lr->eval_apart);
     return count_part(&lr->pb, 1, v, n, st, off, rec, err);
 }
 
-void mh_loc_run_part0(mh_loc_run *lr) {
-    assert(lr->three);
-    lr->c1 = 1;
+void mh_loc_run_first_apart(mh_loc_run *lr) {
+    assert(lr->eval_apart);
+    lr->first_apart = 1;
 }
 
-int mh_loc_run_stage1c(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+int mh_loc_run_count_first(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                        mh_err *err) {
-    assert(lr->c1);
+    assert(lr->first_apart);
     return count_part(&lr->pc, 0, v, n, st, off, rec, err);
 }
 

@@ -1,11 +1,11 @@
 /* locality_steps.c -- the locality analysis's logical time steps: the
- * accesses of one step (block, seq) gathered by a groupbuf (stage 2) and,
+ * accesses of one step (block, seq) gathered by a groupbuf (the steps stage) and,
  * once the step is complete, the entropies of its addresses at every
  * dropped-bit level added to its block's sums (parallel spatial locality,
- * docs/metrics.md); with three stages (mh_loc_run_three) the steps are
- * evaluated on a thread of their own (stage 3), in the same order. Shared
- * state in locality_internal.h; the counts and a launch's end: locality.c. */
-#include "analyses/locality_internal.h"
+ * docs/metrics.md); with the evaluation apart (mh_loc_run_eval_apart) the steps are
+ * evaluated on a thread of their own (the evaluation stage), in the same order. Shared
+ * state in locality_state.h; the counts and a launch's end: locality.c. */
+#include "analyses/locality_state.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "util/grow.h"
 #include "util/hash.h"
 
-/* The peak at the end of a record, stage 1's memory then being bytes1. */
+/* The peak at the end of a record, the counting stage's memory then being bytes1. */
 static void note_bytes(mh_loc_run *lr, size_t bytes1) {
     size_t b = bytes1 + lr->bytes2 + mh_grp_bytes(lr->grp);
     if (b > lr->peak) lr->peak = b;
@@ -155,11 +155,11 @@ static double runs_entropy(const uint64_t *c, size_t n, double tot, double lt) {
  * its block's sums: per level d < nlev, each space segment's (hseg, where
  * the step has several spaces) and the step's own (hall); the levels from
  * nlev on add nothing. Computed apart from the adding (step_eval_keys,
- * step_add) so that stage 3b can compute them on another thread. */
+ * step_add) so that the helper stage can compute them on another thread. */
 typedef struct step_res {
     double hseg[MH_LOC_NBITS][MH_SPACE_COUNT];
     double hall[MH_LOC_NBITS];
-    uint8_t nseg, nlev, done; /* done: stage 3b evaluated the step */
+    uint8_t nseg, nlev, done; /* done: the helper stage evaluated the step */
     uint8_t sp[MH_SPACE_COUNT];
 } step_res;
 
@@ -296,8 +296,8 @@ static int step_eval(mh_loc_run *lr, const mh_grp_key *k, const mh_grp_entry *v,
     return rc;
 }
 
-/* The group buffer's hand-over: evaluated, or (stage 2 of three) put into
- * the batch's hand-over for stage 3. */
+/* The group buffer's hand-over: evaluated, or (the steps stage, the evaluation apart) put into
+ * the batch's hand-over for the evaluation stage. */
 int mh_loc_step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     mh_loc_run *lr = ctx;
     if (!lr->defer) return step_eval(lr, k, v, n, err);
@@ -306,9 +306,9 @@ int mh_loc_step_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, 
     return MH_OK;
 }
 
-int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+int mh_loc_run_steps(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
-    if (lr->three) {
+    if (lr->eval_apart) {
         if (rec == 0) mh_stage_groups_clear(st);
         lr->defer = st;
     }
@@ -323,8 +323,8 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         if (!have || launch != a->launch) {
             launch = a->launch;
             have = 1;
-            /* three stages: a mark ahead of the launch's steps, for stage 3 to make its state as get_st2 does here */
-            if (lr->three ? mh_stage_seen_mark(&lr->seen, st, launch, mh_grp_split(lr->grp)) != 0
+            /* the evaluation apart: a mark ahead of the launch's steps, for the evaluation stage to make its state as get_st2 does here */
+            if (lr->eval_apart ? mh_stage_seen_mark(&lr->seen, st, launch, mh_grp_split(lr->grp)) != 0
                           : !get_st2(lr, launch, mh_grp_split(lr->grp))) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 break;
@@ -340,7 +340,7 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
         mh_grp_key_set(&gk, 0, a->launch, a->block, a->seq, UINT16_MAX, MH_SPACE_COUNT);
         rc = mh_grp_add_run(lr->grp, &gk, ge, (uint32_t)(j - i), 0, tpb, err);
     }
-    if (!lr->three) {
+    if (!lr->eval_apart) {
         if (rc == MH_OK) note_bytes(lr, st->bytes[rec]);
         return rc;
     }
@@ -350,14 +350,14 @@ int mh_loc_run_stage2(mh_loc_run *lr, const mh_access *v, size_t n, mh_stage *st
     return rc;
 }
 
-void mh_loc_run_three(mh_loc_run *lr) { lr->three = 1; }
+void mh_loc_run_eval_apart(mh_loc_run *lr) { lr->eval_apart = 1; }
 
-void mh_loc_run_evalb(mh_loc_run *lr) { lr->evalb = 1; }
+void mh_loc_run_helpers(mh_loc_run *lr) { lr->helpers = 1; }
 
-/* Stage 3: record rec's groups in order: a step added (evaluated here, or
- * by stage 3b), or a launch's mark (split count in pc). */
-int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
-    assert(lr->three);
+/* The evaluation stage: record rec's groups in order: a step added (evaluated here, or
+ * by the helper stage), or a launch's mark (split count in pc). */
+int mh_loc_run_eval(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
+    assert(lr->eval_apart);
     size_t g0, g1;
     mh_stage_record_groups(st, rec, &g0, &g1);
     for (size_t g = g0; g < g1; g++) {
@@ -367,7 +367,7 @@ int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
         if (n == 0) {
             rc = get_st2(lr, k->launch, k->pc) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         } else {
-            const step_res *r = lr->evalb && MH_STAGE_HELPED(g) ? mh_stage_eval(st, g, sizeof *r) : NULL;
+            const step_res *r = lr->helpers && MH_STAGE_HELPED(g) ? mh_stage_eval(st, g, sizeof *r) : NULL;
             rc = step_keys(lr, k, st->gcanon + a, n, r && r->done ? r : NULL, err);
         }
         if (rc) return rc;
@@ -377,10 +377,10 @@ int mh_loc_run_stage3(mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
     return MH_OK;
 }
 
-/* Stage 3b: the steps of record rec that stage 3 leaves to it evaluated
- * into the hand-over (reads nothing of lr's: stage 3 runs beside it). A
- * step it could not evaluate (no memory) stage 3 evaluates. */
-int mh_loc_run_stage3b(const mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
+/* The helper stage: the steps of record rec that the evaluation stage leaves to it evaluated
+ * into the hand-over (reads nothing of lr's: the evaluation stage runs beside it). A
+ * step it could not evaluate (no memory) the evaluation stage evaluates. */
+int mh_loc_run_help(const mh_loc_run *lr, mh_stage *st, size_t rec, mh_err *err) {
     (void)lr;
     size_t g0, g1;
     mh_stage_record_groups(st, rec, &g0, &g1);

@@ -59,7 +59,7 @@ static inline size_t mh_lcnt_slot_h(uint64_t key, uint64_t h, size_t cap) {
 static inline size_t mh_lcnt_slot(uint64_t key, size_t cap) { return mh_lcnt_slot_h(key, mh_lcnt_hash(key), cap); }
 
 /* A launch's counts may be split in two parts once they are in a hash map
- * (locality.c: stage 1 keeps part 0, stage 1b counts part 1 on another
+ * (locality.c: the counting stage keeps part 0, the second-half stage counts part 1 on another
  * thread): by a bit of the key's hash, so a 16-byte span stays in one part,
  * as its slots do, and the parts are about even. */
 static inline unsigned mh_lcnt_part_h(uint64_t h) { return (unsigned)(h >> 63); }
@@ -130,7 +130,7 @@ int mh_lcnt_sorted_two(mh_lcnt *a, mh_lcnt *b, mh_big_cache *ca, size_t *ba, mh_
 /* s (a hash map, nothing pending: just split) gives its table away whole:
  * *t, *cap slots (malloc'd memory); s is cleared, the table's bytes off
  * *bytes. mh_lcnt_take: s (empty) takes such a table, its bytes on *bytes
- * (locality.c's stage 1c: the same table, so the same memory, as when the
+ * (locality.c's the first-half stage: the same table, so the same memory, as when the
  * first stage keeps it). */
 void mh_lcnt_give(mh_lcnt *s, size_t *bytes, mh_lcnt_ent **t, size_t *cap);
 void mh_lcnt_take(mh_lcnt *s, size_t *bytes, mh_lcnt_ent *t, size_t cap);

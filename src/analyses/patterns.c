@@ -1,6 +1,6 @@
 /* patterns.c -- the pattern analysis's evidence and driver: gathers, per
  * data object of a launch, what patterns_classify.c decides from
- * (memheat/patterns.h; shared types in patterns_internal.h).
+ * (memheat/patterns.h; shared types in patterns_state.h).
  *
  * Three inputs per launch, all bounded by distinct sectors / words / pcs:
  *  - heat summaries: per object, counts of hot, false-sharing and fully used
@@ -16,7 +16,7 @@
  * (patterns_classify.c), and the
  * findings of one (space, object, pattern) at several pcs are merged into
  * one (merge_launch()). */
-#include "analyses/patterns_internal.h"
+#include "analyses/patterns_state.h"
 
 #include <assert.h>
 #include <math.h>
@@ -27,36 +27,12 @@
 #include "util/grow.h"
 #include "util/hash.h"
 
-
 #define div_by mh_pat_div
 #define mod_by mh_pat_mod
 
 static void note(mh_pat_run *pr) {
     size_t b = pr->bytes + pr->bytes1 + mh_grp_bytes(pr->grp) + mh_occ_bytes(pr->occ);
     if (b > pr->peak) pr->peak = b;
-}
-
-
-
-pstate *mh_pat_find_ps(mh_pat_run *pr, uint32_t launch) {
-    for (size_t i = 0; i < pr->nps; i++)
-        if (pr->ps[i].launch == launch) return &pr->ps[i];
-    return NULL;
-}
-
-pstate *mh_pat_get_ps(mh_pat_run *pr, uint32_t launch) {
-    pstate *s = mh_pat_find_ps(pr, launch);
-    if (s) return s;
-    {
-        pstate *v = mh_grow(pr->ps, &pr->capps, pr->nps + 1, sizeof *v, 4);
-        if (!v) return NULL;
-        pr->ps = v;
-    }
-    s = &pr->ps[pr->nps++];
-    memset(s, 0, sizeof *s);
-    s->launch = launch;
-    s->bank0 = pr->banks.n;
-    return s;
 }
 
 static void free_ps(mh_pat_run *pr, pstate *s) {
@@ -70,63 +46,6 @@ static void free_ps(mh_pat_run *pr, pstate *s) {
     size_t i = (size_t)(s - pr->ps);
     pr->ps[i] = pr->ps[--pr->nps];
     mh_stage_seen_forget(&pr->seen, launch);
-}
-
-static size_t pc_slot(unsigned space, int64_t obj, uint64_t pc, size_t cap) {
-    return (size_t)mh_mix64(pc ^ ((uint64_t)obj << 8) ^ space) & (cap - 1);
-}
-
-pcstat *mh_pat_get_pc(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj, uint64_t pc) {
-    if ((s->npcs + 1) * 2 > s->pchcap) {
-        size_t cap = s->pchcap ? s->pchcap * 2 : 64;
-        uint32_t *h = calloc(cap, sizeof *h);
-        if (!h) return NULL;
-        for (size_t i = 0; i < s->npcs; i++) {
-            size_t j = pc_slot(s->pcs[i].space, s->pcs[i].obj, s->pcs[i].pc, cap);
-            while (h[j]) j = (j + 1) & (cap - 1);
-            h[j] = (uint32_t)i + 1;
-        }
-        pr->bytes += (cap - s->pchcap) * sizeof *h;
-        free(s->pch);
-        s->pch = h;
-        s->pchcap = cap;
-    }
-    size_t j = pc_slot(space, obj, pc, s->pchcap);
-    while (s->pch[j]) {
-        pcstat *p = &s->pcs[s->pch[j] - 1];
-        if (p->space == space && p->obj == obj && p->pc == pc) return p;
-        j = (j + 1) & (s->pchcap - 1);
-    }
-    {
-        size_t was = s->cappcs;
-        pcstat *v = mh_grow(s->pcs, &s->cappcs, s->npcs + 1, sizeof *v, 16);
-        if (!v) return NULL;
-        pr->bytes += (s->cappcs - was) * sizeof *v;
-        s->pcs = v;
-    }
-    pcstat *p = &s->pcs[s->npcs++];
-    memset(p, 0, sizeof *p);
-    p->space = space;
-    p->obj = obj;
-    p->pc = pc;
-    s->pch[j] = (uint32_t)s->npcs;
-    return p;
-}
-
-sobj *mh_pat_sobj(sobj **v, size_t *n, size_t *cap, size_t *bytes, int64_t obj) {
-    for (size_t i = 0; i < *n; i++)
-        if ((*v)[i].obj == obj) return &(*v)[i];
-    {
-        size_t was = *cap;
-        sobj *g = mh_grow(*v, cap, *n + 1, sizeof *g, 8);
-        if (!g) return NULL;
-        *bytes += (*cap - was) * sizeof *g;
-        *v = g;
-    }
-    sobj *o = &(*v)[(*n)++];
-    memset(o, 0, sizeof *o);
-    o->obj = obj;
-    return o;
 }
 
 static hsum *get_hsum(mh_pat_run *pr, pstate *s, unsigned space, int64_t obj) {
@@ -219,6 +138,9 @@ int mh_pat_run_heat(mh_pat_run *pr, const mh_heat_result *r, mh_err *err) {
         }
         if (wmax >= T) {
             h->hot++;
+            int atomic = 1;
+            for (int w = 0; w < MH_HEAT_WORDS && atomic; w++) atomic = !row->word[w] || row->kinds[w] == MH_HEAT_ATOMIC;
+            if (atomic && h->hot_atomic < UINT32_MAX) h->hot_atomic++;
             int uniform = wmin * 2 >= wmax && ts <= 2 * wmax;
             if (!uniform) h->hot_random++;
             h->hot_cost += 0.25 * (double)(ts - 1);
@@ -425,17 +347,17 @@ int mh_pat_run_feed(mh_pat_run *pr, const mh_record *rec, mh_err *err) {
     }
     const mh_access *v = rec->u.accesses.v;
     size_t n = rec->u.accesses.n;
-    int rc = mh_pat_run_stage1(pr, v, n, &pr->own, 0, 0, err);
-    return rc ? rc : mh_pat_run_stage2(pr, v, n, &pr->own, 0, 0, err);
+    int rc = mh_pat_run_keys(pr, v, n, &pr->own, 0, 0, err);
+    return rc ? rc : mh_pat_run_group(pr, v, n, &pr->own, 0, 0, err);
 }
 
-/* Stage 2 (stage 1: patterns_access.c): each global or shared access into
- * its warp request's group, keyed by the execution count stage 1 took. */
-int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+/* The grouping stage (the keys stage: patterns_access.c): each global or shared access into
+ * its warp request's group, keyed by the execution count the keys stage took. */
+int mh_pat_run_group(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     uint32_t ws = warp_size(pr);
     assert(ws > 0);
-    if (pr->three) {
+    if (pr->eval_apart) {
         if (rec == 0) mh_stage_groups_clear(st);
         pr->defer = st;
     }
@@ -453,8 +375,8 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
         if (!have || launch != a->launch) {
             launch = a->launch;
             have = 1;
-            /* three stages: a mark ahead of the launch's requests, for stage 3 to make its state as get_ps does here */
-            if (pr->three ? mh_stage_seen_mark(&pr->seen, st, launch, 0) != 0 : !mh_pat_get_ps(pr, launch)) {
+            /* the evaluation apart: a mark ahead of the launch's requests, for the evaluation stage to make its state as get_ps does here */
+            if (pr->eval_apart ? mh_stage_seen_mark(&pr->seen, st, launch, 0) != 0 : !mh_pat_get_ps(pr, launch)) {
                 rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
                 break;
             }
@@ -483,7 +405,7 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
                        (uint8_t)space);
         rc = mh_grp_add_run(pr->grp, &gk, ge, (uint32_t)(j - i), warp * ws, full, err);
     }
-    if (!pr->three) {
+    if (!pr->eval_apart) {
         /* the peak of both stages' memory at the end of the record, as one feed's */
         size_t b = pr->bytes + st->bytes[rec] + mh_grp_bytes(pr->grp);
         if (rc == MH_OK && b > pr->peak) pr->peak = b;
@@ -495,17 +417,9 @@ int mh_pat_run_stage2(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
     return rc;
 }
 
-void mh_pat_run_three(mh_pat_run *pr) { pr->three = 1; }
+void mh_pat_run_eval_apart(mh_pat_run *pr) { pr->eval_apart = 1; }
 void mh_pat_run_keys_all(mh_pat_run *pr) { pr->keys_all = 1; }
 void mh_pat_run_owners_apart(mh_pat_run *pr) { pr->owners_apart = 1; }
-
-int mh_pat_cmp_finding(const void *a, const void *b) {
-    const mh_pat_finding *x = a, *y = b;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
-    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
-    if (x->obj != y->obj) return x->obj < y->obj ? -1 : 1;
-    return x->kind - y->kind;
-}
 
 int mh_pat_cmp_req(const void *a, const void *b) {
     const mh_pat_req *x = a, *y = b;

@@ -1,17 +1,16 @@
-/* patterns_access.c -- the pattern analysis's per-access stages
- * (mh_pat_run_stage1, 1b and 1c, memheat/patterns.h): each global or shared
- * access's canonical key, the shared-memory word owners and per-array counts
- * of each launch (stage 1; the owners on stage 1c with
- * mh_pat_run_owners_apart), and the thread's execution count of its pc
- * (occur.c; with three stages, mh_pat_run_three, on stage 1b).
+/* patterns_access.c -- the pattern analysis's per-access stages: the keys
+ * stage (mh_pat_run_keys: each global or shared access's canonical key, and
+ * each launch's shared-memory word owners and per-array counts, unless the
+ * owners stage, mh_pat_run_owners, does those) and the counting stage
+ * (mh_pat_run_counts: the thread's execution count of its pc, occur.c, done
+ * by the keys stage unless the evaluation runs apart).
  *
- * They are split from the per-request stage (patterns.c, mh_pat_run_stage2)
- * so that one big launch's pattern analysis can run on several threads: the
- * state here (canon, the pacc of each launch and bytes1: stage 1's; occ:
- * stage 1b's) is these stages' alone; what stage 2 needs of an access (key,
- * count) goes through the batch's hand-over, and a launch's pacc moves into
- * its pstate when it ends, when no stage runs. */
-#include "analyses/patterns_internal.h"
+ * Their state (canon, the pacc of each launch and bytes1: the keys stage's;
+ * occ: the counting stage's) is these stages' alone; what the grouping
+ * stage (patterns.c) needs of an access (key, count) goes through the
+ * batch's hand-over, and a launch's pacc moves into its pstate when it
+ * ends, when no stage runs. */
+#include "analyses/patterns_state.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -143,7 +142,7 @@ static otab *otab_make(const mh_pat_run *pr, pacc *s, uint64_t base, uint32_t bl
     return t;
 }
 
-/* otab_make, with the growth of s's tables added to stage 1's bytes. */
+/* otab_make, with the growth of s's tables added to the keys stage's bytes. */
 static otab *otab_get(mh_pat_run *pr, pacc *s, uint64_t base, uint32_t block, int64_t obj, int *nomem) {
     size_t before = mh_pat_pacc_bytes(s);
     otab *t = otab_make(pr, s, base, block, obj, nomem);
@@ -281,14 +280,14 @@ static int owners_group(mh_pat_run *pr, const mh_access *v, const uint64_t *keys
 
 enum { PF = 16 }; /* accesses whose owners' cache misses overlap */
 
-int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+int mh_pat_run_keys(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                       mh_err *err) {
     if (mh_stage_room(st, off + n, rec + 1, 1) != 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint64_t *keys = st->key + off;
     const mh_model_launch *ml = NULL;
     uint32_t ml_id = 0;
     /* groups of PF accesses: their canonical keys, then their owners
-     * (unless stage 1c's), then their execution counts (unless stage 1b's) */
+     * (unless the owners stage's), then their execution counts (unless the counting stage's) */
     for (size_t base = 0; base < n; base += PF) {
         size_t m = n - base < PF ? n - base : PF;
         for (size_t i = base; i < base + m; i++) {
@@ -305,7 +304,7 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
             int rc = owners_group(pr, v, keys, base, m, err);
             if (rc) return rc;
         }
-        if (pr->three) continue; /* stage 1b's */
+        if (pr->eval_apart) continue; /* the counting stage's */
         for (size_t i = base; i < base + m; i++) {
             const mh_access *a = &v[i];
             unsigned space = MH_ACCESS_SPACE(a);
@@ -314,13 +313,13 @@ int mh_pat_run_stage1(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st
             if (rc) return rc;
         }
     }
-    st->bytes[rec] = (pr->owners_apart ? 0 : pr->bytes1) + (pr->three ? 0 : mh_occ_bytes(pr->occ));
+    st->bytes[rec] = (pr->owners_apart ? 0 : pr->bytes1) + (pr->eval_apart ? 0 : mh_occ_bytes(pr->occ));
     return MH_OK;
 }
 
-/* Stage 1c (mh_pat_run_owners_apart): the owners of record rec's shared
- * accesses, from the keys stage 1 put in the hand-over. */
-int mh_pat_run_stage1c(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+/* The owners stage (mh_pat_run_owners_apart): the owners of record rec's shared
+ * accesses, from the keys the keys stage put in the hand-over. */
+int mh_pat_run_owners(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                        mh_err *err) {
     assert(pr->owners_apart);
     for (size_t base = 0; base < n; base += PF) {
@@ -331,10 +330,10 @@ int mh_pat_run_stage1c(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *s
     return MH_OK;
 }
 
-/* Stage 1b (three stages): the execution counts (occ is this stage's alone). */
-int mh_pat_run_stage1b(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
+/* The counting stage (the evaluation apart): the execution counts (occ is this stage's alone). */
+int mh_pat_run_counts(mh_pat_run *pr, const mh_access *v, size_t n, mh_stage *st, size_t off, size_t rec,
                        mh_err *err) {
-    assert(pr->three);
+    assert(pr->eval_apart);
     int rc = mh_occ_next_accesses(pr->occ, v, n, st->occ + off, err);
     if (rc) return rc;
     st->bytes[rec] += mh_occ_bytes(pr->occ);

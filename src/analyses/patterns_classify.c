@@ -1,10 +1,12 @@
 /* patterns_classify.c -- the classifier of the pattern analysis: which
- * pattern the evidence of an object shows (patterns_internal.h, gathered by
+ * pattern the evidence of an object shows (patterns_state.h, gathered by
  * patterns.c), with the figures and the fix of each finding. A pattern is
  * named only where its own evidence holds (docs/metrics.md, "Classifier
  * thresholds"): a lane stride needs a constant lane-to-lane stride, a stride
  * over time a spacing that most sparse sectors share exactly. */
-#include "analyses/patterns_internal.h"
+#include "analyses/patterns_state.h"
+
+#include "analyses/finding.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,7 @@ const char *mh_pat_kind_name(int kind) {
     static const char *const names[MH_PAT_KIND_COUNT] = {
         "hot_spot", "random_hot", "false_sharing", "misaligned", "strided",
         "smem_abuse_thread", "smem_abuse_warp", "bank_conflict", "coalesced", "irregular", "uncoalesced",
-        "partial_view"};
+        "partial_view", "atomic_contention"};
     return kind >= 0 && kind < MH_PAT_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -35,22 +37,7 @@ static mh_pat_finding *new_finding(mh_pat_run *pr, int kind, const mh_model_laun
         pr->f = v;
     }
     mh_pat_finding *f = &pr->f[pr->nf++];
-    memset(f, 0, sizeof *f);
-    f->kind = kind;
-    f->launch = ml ? ml->l.id : 0;
-    f->kernel = ml ? ml->l.display_name : "";
-    f->space = space;
-    f->obj = obj;
-    f->label = (obj >= 0 && (size_t)obj < pr->model->nobjs) ? pr->model->objs[obj].a.label : "";
-    if (!f->label) f->label = "";
-    mh_model_obj_text(pr->model, obj, f->name, sizeof f->name);
-    f->pc = pc;
-    const mh_pcinfo *pi = pc ? mh_model_pcinfo(pr->model, pc) : NULL;
-    if (pi) {
-        f->file = pi->file;
-        f->line = pi->line;
-        f->function = pi->function;
-    }
+    mh_finding_fill(f, pr->model, kind, ml, space, obj, pc);
     return f;
 }
 
@@ -215,7 +202,9 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                  "together are adjacent, or stage the needed part through shared memory",
                  obj_name(f), (long long)h->delta_cand);
     }
-    if (hot) {
+    /* hot sectors whose words only atomics touched: their cause is the
+     * atomics' serialisation, the atomic-contention analysis's finding */
+    if (hot && h->hot_atomic < h->hot) {
         int random = h->hot_random * PAT_RANDOM_DEN > h->hot || (req && irr * PAT_RANDOM_DEN > req);
         mh_pat_finding *f = new_finding(pr, random ? MH_PAT_RANDOM_HOT : MH_PAT_HOT, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
@@ -261,7 +250,8 @@ static int classify_global(mh_pat_run *pr, pstate *s, const mh_model_launch *ml,
                  "the contiguous dimension); the words of a sector are then fetched by one request",
                  obj_name(f));
     }
-    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs && !uc) {
+    if (pr->nf == before && req && sectors <= ideal + ideal / 10 + 1 && !fs && !uc &&
+        !(hot && h->hot_atomic == h->hot)) {
         mh_pat_finding *f = new_finding(pr, MH_PAT_COALESCED, ml, sp, obj, tp ? tp->pc : 0);
         if (!f) return MH_ERR_NOMEM;
         set_pc_evidence(f, tp);

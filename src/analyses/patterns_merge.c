@@ -10,40 +10,14 @@
  * order), so they are merged by the rank the caller gives each launch.
  * Findings point into their run's model: the strings are re-pointed to the
  * same entries (same index) of dst's model, which was fed the same records. */
-#include "analyses/patterns_internal.h"
+#include "analyses/patterns_state.h"
+
+#include "analyses/finding.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/grow.h"
-
-/* s, taken from run model `from` (a pcinfo's file or function of pc), as the
- * same entry of `to`. */
-static const char *pc_str(const mh_model *from, const mh_model *to, uint64_t pc, const char *s, int function) {
-    if (!s) return NULL;
-    const mh_pcinfo *pi = mh_model_pcinfo(from, pc);
-    size_t i = pi ? (size_t)(pi - from->pcs) : 0;
-    if (!pi || (function ? pi->function : pi->file) != s)
-        for (i = 0; i < from->npcs && (function ? from->pcs[i].function : from->pcs[i].file) != s; i++) {
-        }
-    if (i >= from->npcs || i >= to->npcs) return s;
-    return function ? to->pcs[i].function : to->pcs[i].file;
-}
-
-static void rebind(mh_pat_finding *f, const mh_model *from, const mh_model *to) {
-    if (from == to) return;
-    const mh_model_launch *ml = mh_model_launch_get(from, f->launch);
-    if (ml && f->kernel == ml->l.display_name) {
-        size_t i = (size_t)(ml - from->launches);
-        if (i < to->nlaunches) f->kernel = to->launches[i].l.display_name;
-    }
-    if (f->obj >= 0 && (size_t)f->obj < from->nobjs && (size_t)f->obj < to->nobjs &&
-        f->label == from->objs[f->obj].a.label)
-        f->label = to->objs[f->obj].a.label;
-    f->file = pc_str(from, to, f->pc, f->file, 0);
-    f->function = pc_str(from, to, f->pc, f->function, 1);
-    for (size_t j = 0; j < f->npcs; j++) f->pcs[j].file = pc_str(from, to, f->pcs[j].pc, f->pcs[j].file, 0);
-}
 
 static int merge_banks(mh_pat_run *dst, mh_pat_run *const *src, size_t nsrc,
                        uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx, mh_err *err) {
@@ -106,7 +80,7 @@ int mh_pat_run_merge(mh_pat_run *dst, mh_pat_run *const *src, size_t nsrc,
         for (size_t i = 0; i < r->nf; i++) {
             mh_pat_finding *f = &dst->f[dst->nf++];
             *f = r->f[i]; /* takes its pcs */
-            rebind(f, r->model, dst->model);
+            mh_finding_rebind(f, r->model, dst->model);
         }
         r->nf = 0;
         if (r->nreq) memcpy(dst->req + dst->nreq, r->req, r->nreq * sizeof *r->req);

@@ -1,10 +1,10 @@
 /* patterns_request.c -- the pattern analysis's warp requests: each one
  * evaluated (sectors touched and needed, bytes, the dominant lane stride;
  * a shared-memory one's bank cost) and added to its pc's statistics in
- * request order; on the threaded pass, stage 3 (the adding, in order) and
- * stage 3b (every other request evaluated ahead of it). Split out of
- * patterns.c, which passed 800 lines; shared types in patterns_internal.h. */
-#include "analyses/patterns_internal.h"
+ * request order; on the threaded pass, the evaluation stage (the adding, in order) and
+ * the helper stage (every other request evaluated ahead of it). Split out of
+ * patterns.c, which passed 800 lines; shared types in patterns_state.h. */
+#include "analyses/patterns_state.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -227,8 +227,8 @@ static int request_eval(mh_pat_run *pr, const mh_grp_key *k, mh_grp_entry *v, si
     return MH_OK;
 }
 
-/* request_eval's evaluation alone, into r (stage 3b): r->done stays 0 for
- * a request of more objects than r holds (stage 3 evaluates it). Sorts v
+/* request_eval's evaluation alone, into r (the helper stage): r->done stays 0 for
+ * a request of more objects than r holds (the evaluation stage evaluates it). Sorts v
  * as request_eval does (sorting it again there changes nothing). */
 static void request_pre(const mh_pat_run *pr, const mh_grp_key *k, mh_grp_entry *v, size_t n, req_res *r) {
     r->done = 0;
@@ -263,8 +263,8 @@ static int request_apply(mh_pat_run *pr, const mh_grp_key *k, const req_res *r, 
     return MH_OK;
 }
 
-/* The group buffer's hand-over: evaluated, or (stage 2 of three) put into
- * the batch's hand-over for stage 3. */
+/* The group buffer's hand-over: evaluated, or (the grouping stage, the evaluation apart) put into
+ * the batch's hand-over for the evaluation stage. */
 int mh_pat_request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
     mh_pat_run *pr = ctx;
     if (!pr->defer) return request_eval(pr, k, v, n, err);
@@ -272,18 +272,18 @@ int mh_pat_request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
     return MH_OK;
 }
 
-void mh_pat_run_evalb(mh_pat_run *pr) { pr->evalb = 1; }
+void mh_pat_run_helpers(mh_pat_run *pr) { pr->helpers = 1; }
 
-/* Stage 3: record rec's groups in order: a warp request evaluated (here,
- * or by stage 3b) and added, or a launch's mark. */
-int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
-    assert(pr->three);
+/* The evaluation stage: record rec's groups in order: a warp request evaluated (here,
+ * or by the helper stage) and added, or a launch's mark. */
+int mh_pat_run_eval(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
+    assert(pr->eval_apart);
     size_t g0, g1;
     mh_stage_record_groups(st, rec, &g0, &g1);
     for (size_t g = g0; g < g1; g++) {
         const mh_grp_key *k = &st->gkey[g];
         size_t a = mh_stage_group_start(st, g), n = st->gend[g] - a;
-        const req_res *r = pr->evalb && MH_STAGE_HELPED(g) && n ? mh_stage_eval(st, g, sizeof *r) : NULL;
+        const req_res *r = pr->helpers && MH_STAGE_HELPED(g) && n ? mh_stage_eval(st, g, sizeof *r) : NULL;
         int rc;
         if (n == 0) rc = mh_pat_get_ps(pr, k->launch) ? MH_OK : mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         else if (r && r->done) rc = request_apply(pr, k, r, err);
@@ -295,10 +295,10 @@ int mh_pat_run_stage3(mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
     return MH_OK;
 }
 
-/* Stage 3b: the requests of record rec that stage 3 leaves to it
- * evaluated into the hand-over (reads only pr's constants: stage 3 runs
+/* The helper stage: the requests of record rec that the evaluation stage leaves to it
+ * evaluated into the hand-over (reads only pr's constants: the evaluation stage runs
  * beside it). */
-int mh_pat_run_stage3b(const mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
+int mh_pat_run_help(const mh_pat_run *pr, mh_stage *st, size_t rec, mh_err *err) {
     size_t g0, g1;
     mh_stage_record_groups(st, rec, &g0, &g1);
     if (g1 > g0 && !mh_stage_eval_room(st, g1, sizeof(req_res))) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");

@@ -1,5 +1,5 @@
-/* stage.c -- the hand-over between the stages of an analysis (memheat/stage.h). */
-#include "memheat/stage.h"
+/* stage.c -- the hand-over between the stages of an analysis (analyses/stage.h). */
+#include "analyses/stage.h"
 
 #include <assert.h>
 #include <stdlib.h>

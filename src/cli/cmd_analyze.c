@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/profile_in.h"
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "util/outfile.h"
 #include "util/clock.h"
 
@@ -42,32 +42,28 @@ static void help(FILE *f) {
           f);
 }
 
-/* Units first..last of t's per-unit figures v, as "a + b + c". */
-static void print_units(const double *v, int first, int last) {
-    for (int u = first; u <= last; u++) fprintf(stderr, "%s%.3f", u > first ? " + " : "", v[u]);
+/* The figures v of the stages of each analysis, as "heat a + b, patterns c + d ...". */
+static void print_stages(const double *v) {
+    const char *cur = NULL, *an = NULL;
+    for (unsigned i = 0; i < MH_PASS_MAX_STAGES && mh_pass_stage_name(i, &an); i++) {
+        if (an != cur) fprintf(stderr, "%s%s %.3f", cur ? ", " : "", an, v[i]);
+        else fprintf(stderr, " + %.3f", v[i]);
+        cur = an;
+    }
 }
 
 /* MEMHEAT_PASS_TIMES=1 (bench/analyses/cores.sh): where a many-core pass
  * spent its time, one line; at[0..3]: clock at the start, after the pass,
- * after the output, after freeing. */
+ * after the output, after freeing. Per stage: the analyses' stages in
+ * table order (mh_pass_stage_name). */
 static void print_times(const mh_pass_times *t, const double *at) {
-    /* the units in pass_internal.h's order: heat 0-3, patterns 4-9, locality 10-15 */
-    static const int first[3] = {0, 4, 10}, last[3] = {3, 9, 15};
-    static const char *const name[3] = {"heat", "patterns", "locality"};
-    _Static_assert(sizeof t->unit_cpu / sizeof t->unit_cpu[0] == 16, "16 units");
     fprintf(stderr,
             "memheat analyze: total %.3f s: analysis %.3f s, output %.3f s, free %.3f s; pass wall %.3f s; reader cpu %.3f s, waited for chunks %.3f s, for room %.3f s, for results "
             "%.3f s; inflate cpu %.3f s; workers cpu %.3f s (",
             at[3] - at[0], at[1] - at[0], at[2] - at[1], at[3] - at[2], t->wall, t->reader_cpu, t->chunk_wait, t->wait_room, t->wait_results, t->inflate_cpu, t->workers_cpu);
-    for (int g = 0; g < 3; g++) {
-        fprintf(stderr, "%s%s ", g ? ", " : "", name[g]);
-        print_units(t->unit_cpu, first[g], last[g]);
-    }
+    print_stages(t->unit_cpu);
     fprintf(stderr, "); ring: waited for slots %.3f s, launch ends %.3f s, units waited ", t->ring_room, t->ends);
-    for (int g = 0; g < 3; g++) {
-        fprintf(stderr, "%s", g ? ", " : "");
-        print_units(t->unit_wait, first[g], last[g]);
-    }
+    print_stages(t->unit_wait);
     fprintf(stderr, " s; lanes cpu %.3f s (busiest %.3f s), idle %.3f s, batches moved %.0f\n", t->lanes_cpu, t->lanes_cpu_max, t->lanes_idle, t->lanes_moved);
 }
 

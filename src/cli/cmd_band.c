@@ -17,7 +17,7 @@
 
 #include "cli/cli.h"
 #include "memheat/camp.h"
-#include "memheat/store.h"
+#include "store/store.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat band PROFILE [options]\n\n"

@@ -21,7 +21,7 @@
 #include "cli/cli.h"
 #include "memheat/bandwidth.h"
 #include "memheat/camp.h"
-#include "memheat/run.h"
+#include "run/run.h"
 
 typedef struct calib_opts {
     char store[1024];   /* -o: calibration file ("" = default path) */

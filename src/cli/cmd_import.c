@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "util/outfile.h"
 
 static void help(FILE *f) {

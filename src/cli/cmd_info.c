@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "memheat/trace.h"
 
 #include <jansson.h>

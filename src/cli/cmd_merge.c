@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "util/outfile.h"
 
 static void help(FILE *f) {

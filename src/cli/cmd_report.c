@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "report/report.h"
 #include "util/outfile.h"
 

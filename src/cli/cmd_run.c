@@ -3,7 +3,7 @@
  * Parses the sampling and pass options into an mh_run_opts, names the outputs
  * after the profile name (-o NAME, or the first free memheat_<program>_<N> as
  * ncu does with report<N>) and hands over to the run layer (src/run/,
- * include/memheat/run.h), which picks the back end, runs the program and
+ * src/run/run.h), which picks the back end, runs the program and
  * builds the profile. A program that fails still leaves what was collected;
  * memheat then exits with code 3. */
 #include <errno.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixes_print.h"
+#include "cli/fixes_print.h"
 #include "cli/cli.h"
-#include "memheat/run.h"
+#include "run/run.h"
 #include "util/outname.h"
 
 static void help(FILE *f) {

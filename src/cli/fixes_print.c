@@ -1,5 +1,5 @@
 /* fixes_print.c -- the ranked fixes in the terminal (fixes_print.h). */
-#include "fixes_print.h"
+#include "cli/fixes_print.h"
 
 #include <math.h>
 #include <string.h>

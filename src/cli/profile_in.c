@@ -7,9 +7,10 @@
  * what the trace side computes (heat maps with their regions, findings,
  * bank conflicts, locality): here it is read back through the store's reader
  * and handed to the same renderers (mh_heat_render, mh_heat_write_csv,
- * mh_analyze_print_locality) or printed in the same shape. The store never
+ * mh_analyze_print_locality, a finding's mh_fview) or printed in the same
+ * shape. The store never
  * runs an analysis, and nothing here does either. */
-#include "fixes_print.h"
+#include "cli/fixes_print.h"
 #include "cli/profile_in.h"
 
 #include <errno.h>
@@ -18,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/analyze.h"
 #include "memheat/group.h"
+#include "render/analyze.h"
 #include "memheat/patterns.h"
-#include "memheat/store.h"
+#include "store/store.h"
+#include "render/finding_view.h"
+#include "render/summary.h"
 #include "report/rankdata.h"
 #include "util/demangle.h"
 #include "util/grow.h"
@@ -36,38 +39,10 @@ int mh_cli_input_kind(const char *path) {
     return n == sizeof b && memcmp(b, sqlite_magic, sizeof b) == 0 ? MH_CLI_IN_PROFILE : MH_CLI_IN_TRACE;
 }
 
-/* ---- small readers of the summary JSON ---- */
-
-static uint64_t jhex(const json_t *o, const char *key) {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? strtoull(s, NULL, 16) : 0;
-}
-
-static int64_t jint(const json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
-
-static double jnum(const json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
-
-static const char *jstr(const json_t *o, const char *key, const char *dflt) {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : dflt;
-}
-
 static int space_parse(const char *name) {
     for (unsigned s = 0; s < MH_SPACE_COUNT; s++)
         if (name && !strcmp(mh_space_name(s), name)) return (int)s;
     return -1;
-}
-
-static const json_t *launch_json(const json_t *root, int64_t id) {
-    size_t i;
-    json_t *l;
-    json_array_foreach(json_object_get(root, "launches"), i, l) if (jint(l, "id") == id) return l;
-    return NULL;
-}
-
-static const char *kernel_of(const json_t *root, int64_t launch) {
-    const json_t *l = launch_json(root, launch);
-    return l ? jstr(l, "display_name", jstr(l, "name", "?")) : "?";
 }
 
 static uint64_t dropped_total(const json_t *root) {
@@ -137,21 +112,21 @@ int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn
     size_t capreg = 0, i;
     json_t *m;
     json_array_foreach(json_object_get(root, "heat_maps"), i, m) {
-        int space = space_parse(jstr(m, "space", ""));
+        int space = space_parse(mh_sum_str(m, "space", ""));
         if (space < 0 || (space_mask && !(space_mask & (1u << space)))) continue;
-        const json_t *lj = launch_json(root, jint(m, "launch"));
+        const json_t *lj = mh_sum_launch(root, mh_sum_int(m, "launch"));
         mh_model_launch ml = {0};
-        ml.l.id = (uint32_t)jint(m, "launch");
-        ml.l.name = lj ? jstr(lj, "name", "") : "";
-        ml.l.display_name = lj ? jstr(lj, "display_name", ml.l.name) : "";
+        ml.l.id = (uint32_t)mh_sum_int(m, "launch");
+        ml.l.name = lj ? mh_sum_str(lj, "name", "") : "";
+        ml.l.display_name = lj ? mh_sum_str(lj, "display_name", ml.l.name) : "";
         if (lj) {
             dim3_of(json_object_get(lj, "grid"), &ml.l.grid);
             dim3_of(json_object_get(lj, "block"), &ml.l.block);
-            ml.n_blocks = (uint32_t)jint(lj, "n_blocks");
-            ml.n_sampled = (uint32_t)jint(lj, "n_sampled");
-            ml.threads_per_block = (uint32_t)jint(lj, "threads_per_block");
-            ml.warps_per_block = (uint32_t)jint(lj, "warps_per_block");
-            ml.ended = (int)jint(lj, "ended");
+            ml.n_blocks = (uint32_t)mh_sum_int(lj, "n_blocks");
+            ml.n_sampled = (uint32_t)mh_sum_int(lj, "n_sampled");
+            ml.threads_per_block = (uint32_t)mh_sum_int(lj, "threads_per_block");
+            ml.warps_per_block = (uint32_t)mh_sum_int(lj, "warps_per_block");
+            ml.ended = (int)mh_sum_int(lj, "ended");
         }
         const json_t *rj = json_object_get(m, "regions");
         size_t nreg = json_array_size(rj);
@@ -165,22 +140,22 @@ int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn
             const json_t *r = json_array_get(rj, k);
             const json_t *obj = json_object_get(r, "object");
             reg[k] = (mh_heat_region){.obj = json_is_integer(obj) ? json_integer_value(obj) : -1,
-                                      .label = jstr(r, "label", ""),
-                                      .start = jhex(r, "start"),
-                                      .end = jhex(r, "end"),
-                                      .first_tag = jhex(r, "first_tag"),
-                                      .last_tag = jhex(r, "last_tag"),
-                                      .first_row = (size_t)jint(r, "first_row"),
-                                      .nrows = (size_t)jint(r, "nrows")};
+                                      .label = mh_sum_str(r, "label", ""),
+                                      .start = mh_sum_hex(r, "start"),
+                                      .end = mh_sum_hex(r, "end"),
+                                      .first_tag = mh_sum_hex(r, "first_tag"),
+                                      .last_tag = mh_sum_hex(r, "last_tag"),
+                                      .first_row = (size_t)mh_sum_int(r, "first_row"),
+                                      .nrows = (size_t)mh_sum_int(r, "nrows")};
         }
         rows.n = 0;
-        rc = mh_db_read_heat(db, jint(m, "id"), take_row, &rows, err);
+        rc = mh_db_read_heat(db, mh_sum_int(m, "id"), take_row, &rows, err);
         if (rc == MH_ERR_NOMEM) rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory reading %s", path);
         if (rc) break;
         for (size_t k = 0; k < rows.n; k++) /* a damaged region index must not reach the renderer */
             if (rows.v[k].region >= (int32_t)nreg) rows.v[k].region = -1;
         mh_heat_result r = {.model = NULL, .launch = &ml, .space = (unsigned)space,
-                            .sector_size = (uint32_t)jint(m, "sector_size"), .accesses = (uint64_t)jint(m, "accesses"),
+                            .sector_size = (uint32_t)mh_sum_int(m, "sector_size"), .accesses = (uint64_t)mh_sum_int(m, "accesses"),
                             .rows = rows.v, .nrows = rows.n, .regions = reg, .nregions = nreg};
         if ((rc = fn(ctx, &r, err)) != MH_OK) break;
     }
@@ -193,100 +168,21 @@ int mh_cli_profile_heat(const char *path, uint32_t space_mask, mh_cli_heat_fn fn
 
 /* ---- analyze ---- */
 
-/* The summary of a stored evidence line: the text before "; at N pcs:". */
-static size_t summary_len(const char *ev) {
-    for (const char *p = strstr(ev, "; at "); p; p = strstr(p + 1, "; at ")) {
-        const char *q = p + 5;
-        while (*q >= '0' && *q <= '9') q++;
-        if (q > p + 5 && !strncmp(q, " pcs:", 5)) return (size_t)(p - ev);
-    }
-    return strlen(ev);
-}
-
-/* A kernel argument's view as analyze's JSON on a trace gives it (index,
- * type, name, allocation, offset, range), from the profile's objects; NULL
- * for any other object or a profile without argument columns. */
-static json_t *object_arg(const json_t *root, int64_t obj) {
-    size_t i;
-    json_t *o, *p;
-    json_array_foreach(json_object_get(root, "objects"), i, o) {
-        if (jint(o, "id") != obj) continue;
-        const json_t *a = json_object_get(o, "arg");
-        if (!json_is_object(a)) return NULL;
-        json_t *r = json_object();
-        json_object_set_new(r, "index", json_integer(jint(a, "index")));
-        json_object_set_new(r, "type", json_string(jstr(a, "type", "")));
-        if (*jstr(a, "name", "")) json_object_set_new(r, "name", json_string(jstr(a, "name", "")));
-        const json_t *par = json_object_get(a, "allocation");
-        if (json_is_integer(par)) {
-            json_object_set_new(r, "allocation", json_integer(json_integer_value(par)));
-            size_t j;
-            json_array_foreach(json_object_get(root, "objects"), j, p) if (jint(p, "id") == json_integer_value(par)) {
-                json_object_set_new(r, "allocation_label", json_string(jstr(p, "label", "")));
-                json_object_set_new(r, "offset", json_integer((json_int_t)(jhex(o, "base") - jhex(p, "base"))));
-            }
-        }
-        const json_t *rg = json_object_get(a, "range");
-        if (json_array_size(rg) == 2) json_object_set_new(r, "range", json_deep_copy(rg));
-        return r;
-    }
-    return NULL;
-}
-
-static uint64_t object_base(const json_t *root, int64_t obj) {
-    size_t i;
-    json_t *o;
-    json_array_foreach(json_object_get(root, "objects"), i, o) if (jint(o, "id") == obj) return jhex(o, "base");
-    return 0;
-}
-
-static void print_finding(FILE *f, const json_t *root, size_t n, const json_t *x) {
-    const json_t *obj = json_object_get(x, "object");
-    const char *label = jstr(x, "object_label", "");
-    const char *ev = jstr(x, "evidence", "");
-    const char *file = jstr(x, "file", NULL);
-    uint64_t pc = jhex(x, "pc");
-    int64_t launch = jint(x, "launch");
-    fprintf(f, "#%-3zu %-17s cost %-10.0f launch %" PRId64 " %s  %s", n + 1, jstr(x, "kind", "?"), jnum(x, "cost"),
-            launch, kernel_of(root, launch), jstr(x, "space", "?"));
-    if (json_is_integer(obj)) fprintf(f, " '%s' (object %" PRId64 ")", *label ? label : "?", (int64_t)json_integer_value(obj));
-    else fprintf(f, " (outside known objects)");
-    if (pc) fprintf(f, "  pc 0x%" PRIx64, pc);
-    if (file) fprintf(f, " %s:%" PRId64, file, jint(x, "line"));
-    fputc('\n', f);
-    size_t sl = summary_len(ev);
-    fprintf(f, "     %.*s\n", (int)sl, ev);
-    if (ev[sl]) fprintf(f, "     %s; figures above: pc 0x%" PRIx64 ", the costliest\n", ev + sl + 2, pc);
-    int64_t sectors = jint(x, "sectors");
-    if (sectors && !strcmp(jstr(x, "space", ""), "global"))
-        fprintf(f, "     heat: %" PRId64 " sectors\n", sectors);
-    const json_t *temps = json_object_get(x, "temps");
-    if (json_array_size(temps) == MH_HEAT_WORDS + 1) {
-        uint64_t tag = jhex(x, "example_tag"), base = json_is_integer(obj) ? object_base(root, json_integer_value(obj)) : 0;
-        uint64_t at = tag * 32u;
-        fprintf(f, "     example sector at offset %" PRIu64 " (tag 0x%" PRIx64 "): words", at >= base ? at - base : 0,
-                tag);
-        for (int w = 0; w < MH_HEAT_WORDS; w++) fprintf(f, " %" PRId64, (int64_t)json_integer_value(json_array_get(temps, (size_t)w)));
-        fprintf(f, " | sector %" PRId64 "\n", (int64_t)json_integer_value(json_array_get(temps, MH_HEAT_WORDS)));
-    }
-    fprintf(f, "     fix: %s\n", jstr(x, "advice", ""));
-}
-
 /* The locality rows of one launch folded back into an mh_loc_result. */
 static void loc_of(const json_t *root, int64_t launch, mh_loc_result *r) {
     memset(r, 0, sizeof *r);
     size_t i;
     json_t *o;
     json_array_foreach(json_object_get(root, "locality"), i, o) {
-        if (jint(o, "launch") != launch) continue;
-        const char *sp = jstr(o, "space", "");
+        if (mh_sum_int(o, "launch") != launch) continue;
+        const char *sp = mh_sum_str(o, "space", "");
         int c = !strcmp(sp, "all") ? MH_LOC_TOTAL : space_parse(sp);
         if (c < 0) continue;
         mh_loc_metrics *m = &r->m[c];
-        m->accesses = (uint64_t)jint(o, "accesses");
-        m->footprint = (uint64_t)jint(o, "footprint");
-        m->footprint90 = (uint64_t)jint(o, "footprint90");
-        if (c == MH_LOC_TOTAL) r->rel_local = jnum(o, "local_share");
+        m->accesses = (uint64_t)mh_sum_int(o, "accesses");
+        m->footprint = (uint64_t)mh_sum_int(o, "footprint");
+        m->footprint90 = (uint64_t)mh_sum_int(o, "footprint90");
+        if (c == MH_LOC_TOTAL) r->rel_local = mh_sum_num(o, "local_share");
         const json_t *curves = json_object_get(o, "curves");
         for (int k = 0; k < 2; k++) {
             size_t j;
@@ -305,7 +201,7 @@ static size_t loc_launches(const json_t *root, int64_t *ids, size_t cap) {
     size_t n = 0, i;
     json_t *o;
     json_array_foreach(json_object_get(root, "locality"), i, o) {
-        int64_t id = jint(o, "launch");
+        int64_t id = mh_sum_int(o, "launch");
         if (n && ids[n - 1] == id) continue;
         if (n == cap) break;
         ids[n++] = id;
@@ -370,8 +266,8 @@ static int print_text(FILE *f, const json_t *root, const mh_fixes *fx, const mh_
     uint64_t accesses = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(root, "launches"), i, x) accesses += (uint64_t)jint(x, "recorded");
-    int cut = !strcmp(jstr(meta, "trace_complete", "1"), "0");
+    json_array_foreach(json_object_get(root, "launches"), i, x) accesses += (uint64_t)mh_sum_int(x, "recorded");
+    int cut = !strcmp(mh_sum_str(meta, "trace_complete", "1"), "0");
     fprintf(f, "memheat analyze: %zu launches, %" PRIu64 " accesses%s (from the profile)\n\n",
             json_array_size(json_object_get(root, "launches")), accesses,
             cut ? " (trace cut short: whole chunks only)" : "");
@@ -385,19 +281,22 @@ static int print_text(FILE *f, const json_t *root, const mh_fixes *fx, const mh_
         const json_t *fa = json_object_get(root, "findings");
         fprintf(f, "Findings, most costly first (cost = estimated avoidable sector transactions or wavefronts):\n");
         json_array_foreach(fa, i, x) {
-            if (!strcmp(jstr(x, "kind", ""), "coalesced")) {
+            if (!strcmp(mh_sum_str(x, "kind", ""), "coalesced")) {
                 coalesced++;
                 if (!o->show_coalesced) continue;
             }
             if (o->max_findings && shown >= o->max_findings) continue;
-            print_finding(f, root, shown++, x);
+            mh_fview fv;
+            mh_fview_from_profile(&fv, root, x);
+            mh_fview_text(f, shown++, &fv);
+            mh_fview_free(&fv);
         }
         if (!shown) fprintf(f, "  (none)\n");
         print_rank_groups(f, root, o);
         if (coalesced && !o->show_coalesced) {
             fprintf(f, "Well coalesced:");
-            json_array_foreach(fa, i, x) if (!strcmp(jstr(x, "kind", ""), "coalesced"))
-                fprintf(f, " launch %" PRId64 " '%s';", jint(x, "launch"), *jstr(x, "object_label", "") ? jstr(x, "object_label", "") : "?");
+            json_array_foreach(fa, i, x) if (!strcmp(mh_sum_str(x, "kind", ""), "coalesced"))
+                fprintf(f, " launch %" PRId64 " '%s';", mh_sum_int(x, "launch"), *mh_sum_str(x, "object_label", "") ? mh_sum_str(x, "object_label", "") : "?");
             fputc('\n', f);
         }
         const json_t *ba = json_object_get(root, "bank_conflicts");
@@ -405,8 +304,8 @@ static int print_text(FILE *f, const json_t *root, const mh_fixes *fx, const mh_
             fprintf(f, "\nShared-memory bank conflicts per pc (degree = most distinct words in one bank):\n");
             fprintf(f, "  %-6s %-18s %10s %8s %5s %12s\n", "launch", "pc", "requests", "avg", "max", "extra");
             json_array_foreach(ba, i, x)
-                fprintf(f, "  %-6" PRId64 " 0x%-16" PRIx64 " %10" PRId64 " %8.2f %5" PRId64 " %12s\n", jint(x, "launch"),
-                        jhex(x, "pc"), jint(x, "accesses"), jnum(x, "degree"), jint(x, "max_degree"), "-");
+                fprintf(f, "  %-6" PRId64 " 0x%-16" PRIx64 " %10" PRId64 " %8.2f %5" PRId64 " %12s\n", mh_sum_int(x, "launch"),
+                        mh_sum_hex(x, "pc"), mh_sum_int(x, "accesses"), mh_sum_num(x, "degree"), mh_sum_int(x, "max_degree"), "-");
         }
     }
     if (!o->no_locality) {
@@ -417,7 +316,7 @@ static int print_text(FILE *f, const json_t *root, const mh_fixes *fx, const mh_
         for (size_t k = 0; k < n; k++) {
             mh_loc_result r;
             loc_of(root, ids[k], &r);
-            mh_analyze_print_locality(f, (uint32_t)ids[k], kernel_of(root, ids[k]), &r);
+            mh_analyze_print_locality(f, (uint32_t)ids[k], mh_sum_kernel(root, ids[k]), &r);
         }
         free(ids);
     }
@@ -432,8 +331,8 @@ static json_t *to_json(const json_t *root, const mh_fixes *fx, const mh_cli_prof
     uint64_t accesses = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(root, "launches"), i, x) accesses += (uint64_t)jint(x, "recorded");
-    int cut = !strcmp(jstr(meta, "trace_complete", "1"), "0");
+    json_array_foreach(json_object_get(root, "launches"), i, x) accesses += (uint64_t)mh_sum_int(x, "recorded");
+    int cut = !strcmp(mh_sum_str(meta, "trace_complete", "1"), "0");
     json_object_set_new(d, "format", json_string("memheat-analyze-2"));
     json_object_set_new(d, "source", json_string("profile"));
     json_object_set_new(d, "not_stored", json_string(NOT_STORED));
@@ -444,52 +343,18 @@ static json_t *to_json(const json_t *root, const mh_fixes *fx, const mh_cli_prof
     json_object_set_new(d, "partial", json_boolean(cut));
     if (!o->no_patterns) {
         json_array_foreach(json_object_get(root, "findings"), i, x) {
-            json_t *g = json_object(), *e = json_object();
-            const char *ev = jstr(x, "evidence", "");
-            const json_t *obj = json_object_get(x, "object");
-            json_object_set_new(g, "kind", json_string(jstr(x, "kind", "")));
-            json_object_set_new(g, "cost", json_real(jnum(x, "cost")));
-            json_object_set_new(g, "launch", json_integer(jint(x, "launch")));
-            json_object_set_new(g, "kernel", json_string(kernel_of(root, jint(x, "launch"))));
-            json_object_set_new(g, "space", json_string(jstr(x, "space", "")));
-            json_object_set_new(g, "object", json_integer(json_is_integer(obj) ? json_integer_value(obj) : -1));
-            json_object_set_new(g, "label", json_string(jstr(x, "object_label", "")));
-            json_t *arg = json_is_integer(obj) ? object_arg(root, json_integer_value(obj)) : NULL;
-            if (arg) json_object_set_new(g, "arg", arg);
-            json_object_set_new(g, "pc", json_integer((json_int_t)jhex(x, "pc")));
-            if (jstr(x, "file", NULL)) {
-                json_t *s = json_object();
-                json_object_set_new(s, "file", json_string(jstr(x, "file", "")));
-                json_object_set_new(s, "line", json_integer(jint(x, "line")));
-                json_object_set_new(g, "source", s);
-            } else {
-                json_object_set_new(g, "source", json_null());
-            }
-            json_object_set_new(e, "sectors", json_integer(jint(x, "sectors")));
-            json_object_set_new(e, "stride_bytes", json_integer(jint(x, "stride")));
-            const json_t *temps = json_object_get(x, "temps");
-            if (json_array_size(temps) == MH_HEAT_WORDS + 1) {
-                json_t *ex = json_object(), *w = json_array();
-                for (size_t k = 0; k < MH_HEAT_WORDS; k++) json_array_append(w, json_array_get(temps, k));
-                json_object_set_new(ex, "tag", json_integer((json_int_t)jhex(x, "example_tag")));
-                json_object_set_new(ex, "words", w);
-                json_object_set_new(ex, "sector", json_incref(json_array_get(temps, MH_HEAT_WORDS)));
-                json_object_set_new(e, "example", ex);
-            }
-            json_object_set_new(g, "evidence", e);
-            size_t sl = summary_len(ev);
-            json_object_set_new(g, "summary", json_stringn(ev, sl));
-            if (ev[sl]) json_object_set_new(g, "pcs_text", json_string(ev + sl + 2));
-            json_object_set_new(g, "suggestion", json_string(jstr(x, "advice", "")));
-            json_array_append_new(fa, g);
+            mh_fview fv;
+            mh_fview_from_profile(&fv, root, x);
+            json_array_append_new(fa, mh_fview_json(&fv));
+            mh_fview_free(&fv);
         }
         json_array_foreach(json_object_get(root, "bank_conflicts"), i, x) {
             json_t *g = json_object();
-            json_object_set_new(g, "launch", json_integer(jint(x, "launch")));
-            json_object_set_new(g, "pc", json_integer((json_int_t)jhex(x, "pc")));
-            json_object_set_new(g, "requests", json_integer(jint(x, "accesses")));
-            json_object_set_new(g, "degree_avg", json_real(jnum(x, "degree")));
-            json_object_set_new(g, "degree_max", json_integer(jint(x, "max_degree")));
+            json_object_set_new(g, "launch", json_integer(mh_sum_int(x, "launch")));
+            json_object_set_new(g, "pc", json_integer((json_int_t)mh_sum_hex(x, "pc")));
+            json_object_set_new(g, "requests", json_integer(mh_sum_int(x, "accesses")));
+            json_object_set_new(g, "degree_avg", json_real(mh_sum_num(x, "degree")));
+            json_object_set_new(g, "degree_max", json_integer(mh_sum_int(x, "max_degree")));
             json_t *pb = json_object_get(x, "banks"); /* absent from profiles written before it */
             if (json_is_array(pb)) json_object_set(g, "banks", pb);
             json_array_append_new(ba, g);
@@ -497,13 +362,13 @@ static json_t *to_json(const json_t *root, const mh_fixes *fx, const mh_cli_prof
     }
     if (!o->no_locality) {
         json_array_foreach(json_object_get(root, "locality"), i, x) {
-            int64_t id = jint(x, "launch");
-            if (i && jint(json_array_get(json_object_get(root, "locality"), i - 1), "launch") == id) continue;
+            int64_t id = mh_sum_int(x, "launch");
+            if (i && mh_sum_int(json_array_get(json_object_get(root, "locality"), i - 1), "launch") == id) continue;
             mh_loc_result r;
             loc_of(root, id, &r);
             json_t *g = json_object(), *sp = json_object();
             json_object_set_new(g, "launch", json_integer(id));
-            json_object_set_new(g, "kernel", json_string(kernel_of(root, id)));
+            json_object_set_new(g, "kernel", json_string(mh_sum_kernel(root, id)));
             json_object_set_new(g, "rel_local", json_real(r.rel_local));
             for (int c = 0; c < MH_LOC_COLS; c++) {
                 if (c != MH_LOC_TOTAL && !r.m[c].accesses) continue; /* as from a trace: no metrics, left out */
@@ -548,17 +413,17 @@ static int dump(const json_t *d, const char *path, mh_err *err) {
 static const json_t *site_json(const json_t *root, int64_t id) {
     size_t i;
     json_t *s;
-    json_array_foreach(json_object_get(root, "sites"), i, s) if (jint(s, "id") == id) return s;
+    json_array_foreach(json_object_get(root, "sites"), i, s) if (mh_sum_int(s, "id") == id) return s;
     return NULL;
 }
 
 /* The group of a site (NULL: none recorded), as memheat analyze TRACE names it. */
 static void site_group(const json_t *s, int by, const char **key, const char **label) {
     if (by == MH_GROUP_SITE) {
-        *key = s ? jstr(s, "label", "") : "";
+        *key = s ? mh_sum_str(s, "label", "") : "";
         *label = s ? *key : "(no call site recorded)";
     } else {
-        *key = s ? jstr(s, "nvtx", "") : "";
+        *key = s ? mh_sum_str(s, "nvtx", "") : "";
         *label = **key ? *key : "(outside NVTX ranges)";
     }
 }
@@ -574,30 +439,30 @@ static mh_groups *profile_groups(const json_t *root, int by) {
     json_t *x, *y;
     const char *key, *label;
     json_array_foreach(json_object_get(root, "findings"), i, x) {
-        if (!strcmp(jstr(x, "kind", ""), "coalesced")) continue;
-        const json_t *l = launch_json(root, jint(x, "launch"));
-        const char *kernel = kernel_of(root, jint(x, "launch"));
+        if (!strcmp(mh_sum_str(x, "kind", ""), "coalesced")) continue;
+        const json_t *l = mh_sum_launch(root, mh_sum_int(x, "launch"));
+        const char *kernel = mh_sum_kernel(root, mh_sum_int(x, "launch"));
         if (by == MH_GROUP_KERNEL) key = label = kernel;
-        else site_group(l && json_is_integer(json_object_get(l, "site")) ? site_json(root, jint(l, "site")) : NULL, by,
+        else site_group(l && json_is_integer(json_object_get(l, "site")) ? site_json(root, mh_sum_int(l, "site")) : NULL, by,
                         &key, &label);
-        mh_groups_add_finding(g, key, label, jstr(x, "kind", "?"), jnum(x, "cost"), kernel, jstr(x, "object_label", ""),
-                              jstr(x, "evidence", ""), jstr(x, "advice", ""));
+        mh_groups_add_finding(g, key, label, mh_sum_str(x, "kind", "?"), mh_sum_num(x, "cost"), kernel, mh_sum_str(x, "object_label", ""),
+                              mh_sum_str(x, "evidence", ""), mh_sum_str(x, "advice", ""));
     }
     json_array_foreach(json_object_get(root, "launches"), i, x) {
-        if (by == MH_GROUP_KERNEL) key = label = jstr(x, "display_name", jstr(x, "name", "?"));
-        else site_group(json_is_integer(json_object_get(x, "site")) ? site_json(root, jint(x, "site")) : NULL, by, &key,
+        if (by == MH_GROUP_KERNEL) key = label = mh_sum_str(x, "display_name", mh_sum_str(x, "name", "?"));
+        else site_group(json_is_integer(json_object_get(x, "site")) ? site_json(root, mh_sum_int(x, "site")) : NULL, by, &key,
                         &label);
         mh_groups_add_traced(g, key, label);
     }
     /* every launch at its site (traced or not) */
     if (by != MH_GROUP_KERNEL)
         json_array_foreach(json_object_get(root, "site_configs"), j, y) {
-            site_group(site_json(root, jint(y, "site")), by, &key, &label);
-            mh_groups_add_time(g, key, label, (double)jint(y, "launches"), 0, 0);
+            site_group(site_json(root, mh_sum_int(y, "site")), by, &key, &label);
+            mh_groups_add_time(g, key, label, (double)mh_sum_int(y, "launches"), 0, 0);
         }
     json_array_foreach(json_object_get(root, "kernels"), i, x) {
-        const char *name = jstr(x, "name", "");
-        double t = jnum(x, "total_ns"), bw = jnum(x, "bandwidth_Bps"), n = (double)jint(x, "count");
+        const char *name = mh_sum_str(x, "name", "");
+        double t = mh_sum_num(x, "total_ns"), bw = mh_sum_num(x, "bandwidth_Bps"), n = (double)mh_sum_int(x, "count");
         double bytes = bw > 0 ? bw * t / 1e9 : 0;
         if (by == MH_GROUP_KERNEL) {
             char *dm = mh_demangle(name);
@@ -606,17 +471,17 @@ static mh_groups *profile_groups(const json_t *root, int by) {
             continue;
         }
         double at_sites = 0;
-        json_array_foreach(json_object_get(root, "site_configs"), j, y) if (!strcmp(jstr(y, "name", ""), name))
-            at_sites += (double)jint(y, "launches");
+        json_array_foreach(json_object_get(root, "site_configs"), j, y) if (!strcmp(mh_sum_str(y, "name", ""), name))
+            at_sites += (double)mh_sum_int(y, "launches");
         if (at_sites <= 0) { /* launched from no recorded site */
             site_group(NULL, by, &key, &label);
             mh_groups_add_time(g, key, label, n, t, bytes);
             continue;
         }
         json_array_foreach(json_object_get(root, "site_configs"), j, y) {
-            if (strcmp(jstr(y, "name", ""), name) != 0) continue;
-            double share = (double)jint(y, "launches") / at_sites;
-            site_group(site_json(root, jint(y, "site")), by, &key, &label);
+            if (strcmp(mh_sum_str(y, "name", ""), name) != 0) continue;
+            double share = (double)mh_sum_int(y, "launches") / at_sites;
+            site_group(site_json(root, mh_sum_int(y, "site")), by, &key, &label);
             mh_groups_add_time(g, key, label, 0, share * t, share * bytes);
         }
     }

@@ -244,8 +244,8 @@ static int unique_names(kset *k) {
                 mh_kname(k->v[i].name, level, 0, k->v[i].shown, sizeof k->v[i].shown);
             else { /* the same text for two names (a damaged profile): numbered */
                 size_t n = strlen(k->v[i].shown);
-                snprintf(k->v[i].shown + (n < sizeof k->v[i].shown - 12 ? n : sizeof k->v[i].shown - 12), 12, " #%zu",
-                         i + 1);
+                snprintf(k->v[i].shown + (n < sizeof k->v[i].shown - 12 ? n : sizeof k->v[i].shown - 12), 12, " #%u",
+                         (unsigned)((i + 1) % 1000000000u)); /* at most 9 digits: the 12 bytes hold them */
             }
         }
         if (!clash) break;

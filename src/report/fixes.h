@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "memheat/err.h"
-#include "memheat/store.h"
+#include "store/store.h"
 
 /* Calibration of the saving model (docs/report.md; measured on an H200 by
  * bench/fixpairs, 2026-11-28). */

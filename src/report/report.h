@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "memheat/err.h"
-#include "memheat/store.h"
+#include "store/store.h"
 
 typedef struct mh_report_opts {
     mh_db_progress_fn progress; /* NULL = quiet */

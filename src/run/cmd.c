@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/run.h"
+#include "run/run.h"
 #include "util/grow.h"
 
 void mh_run_cmd_init(mh_run_cmd *c) { memset(c, 0, sizeof *c); }

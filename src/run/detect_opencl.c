@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memheat/run.h"
+#include "run/run.h"
 
 static int read_at(FILE *f, long off, void *buf, size_t n) {
     return fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, n, f) == n;

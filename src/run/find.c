@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memheat/run.h"
+#include "run/run.h"
 
 #ifndef MEMHEAT_PKGLIBDIR_REL
 #define MEMHEAT_PKGLIBDIR_REL "../lib/memheat"

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "run_internal.h"
 
 static uint64_t now_ns(void) {

@@ -5,9 +5,9 @@
 #define MH_RUN_INTERNAL_H
 
 #include "memheat/bandwidth.h"
-#include "memheat/run.h"
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "run/run.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "memheat/timing.h"
 
 /* cuda.c: the CUDA Sanitizer tracer (libmemheat_cuda.so). */

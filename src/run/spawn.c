@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "memheat/run.h"
+#include "run/run.h"
 
 /* A signal handler can only reach static state: the group to forward to and
  * the last signal memheat received while a program ran (0 = none). */

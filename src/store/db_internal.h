@@ -6,7 +6,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "memheat/store.h"
+#include "store/store.h"
 
 struct mh_db {
     sqlite3 *h;

@@ -1,7 +1,7 @@
 /* put_results.c -- writing analysis results the pass hands over: the
  * locality metrics of a launch, and the findings with their bank-conflict
  * table. The store only writes what it is given; the pass that computes it
- * is driven from above (src/pipeline/import.c). */
+ * is driven from above (src/import/import.c). */
 #include "db_internal.h"
 
 #include <jansson.h>

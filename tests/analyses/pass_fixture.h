@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/pass.h"
 #include "memheat/trace.h"
 #include "../mh_test.h"

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 
 int main(int argc, char **argv) {
     if (argc != 3) {

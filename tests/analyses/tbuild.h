@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/trace.h"
 
 typedef struct tb {

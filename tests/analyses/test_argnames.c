@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "../mh_test.h"
-#include "memheat/analyze.h"
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "render/analyze.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "tbuild.h"
 #include "util/sig.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../mh_test.h"
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/banks.h"
 #include "tbuild.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../mh_test.h"
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "tbuild.h"
 
 static const mh_pat_finding *find_kind(const mh_analyze_result *r, const char *label, int kind) {

@@ -32,7 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "memheat/synth.h"
 #include "util/grow.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "../mh_test.h"
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "tbuild.h"
 
 /* Entropy in bits of a distribution given as counts. */

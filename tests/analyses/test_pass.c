@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memheat/analyze.h"
-#include "memheat/import.h"
+#include "render/analyze.h"
+#include "import/import.h"
 #include "memheat/pass.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 #include "../mh_test.h"
 #include "pass_fixture.h"

@@ -10,7 +10,7 @@
 
 #include "../mh_test.h"
 #include "analyses/occur.h"
-#include "memheat/analyze.h"
+#include "render/analyze.h"
 #include "tbuild.h"
 
 static size_t kinds_of(const mh_analyze_result *r, const char *label, int *kinds, size_t cap) {

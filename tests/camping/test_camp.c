@@ -1,4 +1,4 @@
-/* test_camp.c -- unit tests of the camping model (src/analyses/camp.c).
+/* test_camp.c -- unit tests of the camping model (src/analyses/camp_*.c).
  *
  * Synthetic benchmark data with known coefficients (each regression form must
  * recover them, with t statistics matching the closed form), the band and

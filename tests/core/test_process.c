@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "../mh_test.h"
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 
 #include <jansson.h>

@@ -13,8 +13,8 @@
 #include <jansson.h>
 
 #include "cli/profile_in.h"
-#include "memheat/analyze.h"
-#include "memheat/import.h"
+#include "render/analyze.h"
+#include "import/import.h"
 #include "memheat/pass.h"
 #include "report/report.h"
 #include "util/crc32c.h"

@@ -36,7 +36,7 @@
 #include <stdio.h>
 
 #include "fuzz_mutate.h"
-#include "memheat/store.h"
+#include "store/store.h"
 
 typedef struct fz_tally {
     unsigned long inputs, runs, bad_codes, lies, lost, raw_msgs, multi_line;

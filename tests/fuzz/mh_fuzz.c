@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 
 #include "fuzz_mutate.h"

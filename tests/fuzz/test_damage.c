@@ -18,10 +18,10 @@
 
 #include "../mh_test.h"
 #include "fuzz_mutate.h"
-#include "memheat/import.h"
+#include "import/import.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 #include "util/crc32c.h"
 

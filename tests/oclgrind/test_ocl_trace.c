@@ -18,7 +18,7 @@
 #include "memheat/heat.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
-#include "memheat/run.h"
+#include "run/run.h"
 #include "memheat/trace.h"
 
 #define GROUP 256

@@ -49,8 +49,8 @@
 #include <unistd.h>
 
 #include "memheat/camp.h"
-#include "memheat/import.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 #include "memheat/timing.h"
 #include "memheat/trace.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/store.h"
+#include "store/store.h"
 #include "mh_test.h"
 #include "report/rankdata.h"
 #include "report/report.h"

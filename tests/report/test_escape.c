@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/store.h"
+#include "store/store.h"
 #include "mh_test.h"
 
 /* string value or "" (a missing key fails the comparison, not the test run) */

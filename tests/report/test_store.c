@@ -20,10 +20,10 @@
 #include "analyses/tbuild.h"
 
 #include "memheat/heat.h"
-#include "memheat/import.h"
+#include "import/import.h"
 #include "memheat/model.h"
 #include "memheat/pass.h"
-#include "memheat/store.h"
+#include "store/store.h"
 #include "memheat/synth.h"
 #include "memheat/timing.h"
 #include "memheat/trace.h"

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memheat/run.h"
+#include "run/run.h"
 #include "memheat/synth.h"
 #include "memheat/timing.h"
 #include "mh_test.h"

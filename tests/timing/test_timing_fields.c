@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "../mh_test.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "memheat/timing.h"
 
 static char dir[1024];

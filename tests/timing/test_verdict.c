@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "memheat/bandwidth.h"
-#include "memheat/store.h"
+#include "import/import.h"
+#include "store/store.h"
 #include "memheat/verdict.h"
 #include "../mh_test.h"
 

@@ -3,9 +3,10 @@
  * far as the process can judge it, and writing sites and counts to the trace.
  *
  * Three tables, each an array of entries plus an open-addressing index of
- * entry numbers: Python stacks (keys -> resolved frames), sites (native
- * return addresses + Python stack + NVTX ranges -> id) and per-(site,
- * configuration) launch counts. A capture unwinds and reads outside the
+ * entry numbers (site_index.c; the state: site_state.h): Python stacks
+ * (keys -> resolved frames, pystacks.c), sites (native return addresses +
+ * Python stack + NVTX ranges -> id) and per-(site, configuration) launch
+ * counts. A capture unwinds and reads outside the
  * lock, then looks up under it; only a new site does more (objects looked
  * up, Python strings copied), and it is rare: a training step repeats the
  * same few hundred sites. */
@@ -21,73 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/site/site_state.h"
 #include "util/framefilter.h"
 #include "util/grow.h"
 #include "util/hash.h"
 
-typedef struct pystack_ent {
-    uint64_t hash;
-    mh_site_pykey key[MH_SITE_PY_DEPTH];
-    uint32_t n;
-    int cut;
-    mh_site_pyframe *frames; /* n resolved frames (strings owned) */
-} pystack_ent;
-
-typedef struct site_ent {
-    uint64_t hash;
-    uint32_t flags;
-    uint32_t pystack;  /* pystack_ent site_index, MH_SITE_NONE = none */
-    uint32_t n_native, n_nvtx;
-    uint64_t *pc;      /* n_native */
-    uint32_t *object;  /* n_native object ids */
-    uint32_t *nvtx;    /* n_nvtx interned range ids */
-    uint32_t user;
-    int written;
-} site_ent;
-
-typedef struct stat_ent {
-    uint64_t hash;
-    uint32_t site;
-    char *name;
-    mh_dim3 grid, block;
-    uint32_t dyn_smem;
-    uint64_t launches;
-} stat_ent;
-
-typedef struct obj_ent {
-    mh_site_object o; /* path and build_id owned */
-    int written;
-} obj_ent;
-
-/* An open-addressing index of entry numbers + 1 (0 = empty), keyed by hash. */
-typedef struct site_index {
-    uint32_t *slot;
-    size_t cap; /* power of two */
-} site_index;
-
-struct mh_site_state {
-    pthread_mutex_t mu;
-    int enabled;
-    char *extra_filter; /* MEMHEAT_FRAME_FILTER, or NULL */
-    pystack_ent *py;
-    size_t npy, cappy;
-    site_index pyix;
-    site_ent *sites;
-    size_t nsites, capsites;
-    site_index siteix;
-    stat_ent *stats;
-    size_t nstats, capstats;
-    site_index statix;
-    obj_ent *objs;
-    size_t nobjs, capobjs;
-    unsigned long long adds_seen; /* dl_iterate_phdr's count of objects loaded, at the last scan */
-    uint64_t captures, py_unreadable, capture_ns;
-    int oom;
-};
-
 /* ---- small helpers ---- */
-
-static uint64_t mix(uint64_t h, uint64_t v) { return mh_mix64(h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))); }
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -95,47 +35,6 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Entry number of the entry whose hash is h and which eq() accepts, or -1;
- * *at receives the slot where a new one goes. */
-static long ix_find(const site_index *x, uint64_t h, int (*eq)(const void *, size_t, const void *), const void *tab,
-                    const void *key, size_t *at) {
-    if (!x->cap) {
-        *at = 0;
-        return -1;
-    }
-    size_t j = (size_t)h & (x->cap - 1);
-    while (x->slot[j]) {
-        if (eq(tab, x->slot[j] - 1, key)) return (long)(x->slot[j] - 1);
-        j = (j + 1) & (x->cap - 1);
-    }
-    *at = j;
-    return -1;
-}
-
-/* Adds entry e (hash h) to the site_index, growing it to keep it at most half full. */
-static int ix_add(site_index *x, uint64_t h, uint32_t e, size_t n_after, const uint64_t *(*hash_of)(const void *, size_t),
-                  const void *tab) {
-    if (2 * n_after > x->cap) {
-        size_t cap = x->cap ? 2 * x->cap : 256;
-        uint32_t *s = calloc(cap, sizeof *s);
-        if (!s) return -1;
-        for (size_t i = 0; i < x->cap; i++) {
-            if (!x->slot[i]) continue;
-            size_t j = (size_t)*hash_of(tab, x->slot[i] - 1) & (cap - 1);
-            while (s[j]) j = (j + 1) & (cap - 1);
-            s[j] = x->slot[i];
-        }
-        free(x->slot);
-        x->slot = s;
-        x->cap = cap;
-    }
-    size_t j = (size_t)h & (x->cap - 1);
-    while (x->slot[j]) j = (j + 1) & (x->cap - 1);
-    x->slot[j] = e + 1;
-    return 0;
-}
-
-static const uint64_t *py_hash_of(const void *tab, size_t i) { return &((const pystack_ent *)tab)[i].hash; }
 static const uint64_t *site_hash_of(const void *tab, size_t i) { return &((const site_ent *)tab)[i].hash; }
 static const uint64_t *stat_hash_of(const void *tab, size_t i) { return &((const stat_ent *)tab)[i].hash; }
 
@@ -229,57 +128,6 @@ static uint32_t object_of(mh_site_state *s, uint64_t pc) {
     return MH_SITE_NONE;
 }
 
-/* ---- Python stacks ---- */
-
-static int py_eq(const void *tab, size_t i, const void *key) {
-    const pystack_ent *e = &((const pystack_ent *)tab)[i];
-    const mh_site_pystack *k = key;
-    return e->n == k->n && !memcmp(e->key, k->key, k->n * sizeof *k->key);
-}
-
-static uint64_t py_hash(const mh_site_pystack *st) {
-    uint64_t h = 0x5079u + st->n;
-    for (uint32_t i = 0; i < st->n; i++) h = mix(mix(h, st->key[i].code), st->key[i].instr);
-    return h;
-}
-
-/* The stack's entry, added (its strings read now, while its frames are
- * alive) when new; under mu. MH_SITE_NONE without memory. */
-static uint32_t pystack_intern(mh_site_state *s, const mh_site_pystack *st) {
-    uint64_t h = py_hash(st);
-    size_t at;
-    long e = ix_find(&s->pyix, h, py_eq, s->py, st, &at);
-    if (e >= 0) return (uint32_t)e;
-    pystack_ent *v = mh_grow(s->py, &s->cappy, s->npy + 1, sizeof *v, 64);
-    if (!v) return MH_SITE_NONE;
-    s->py = v;
-    pystack_ent *p = &v[s->npy];
-    memset(p, 0, sizeof *p);
-    p->hash = h;
-    p->n = st->n;
-    p->cut = st->cut;
-    memcpy(p->key, st->key, st->n * sizeof *st->key);
-    p->frames = calloc(st->n ? st->n : 1, sizeof *p->frames);
-    if (!p->frames) return MH_SITE_NONE;
-    for (uint32_t i = 0; i < st->n; i++)
-        if (!mh_site_py_resolve(st, i, &p->frames[i])) {
-            p->frames[i].file = strdup("?");
-            p->frames[i].function = strdup("?");
-        }
-    if (ix_add(&s->pyix, h, (uint32_t)s->npy, s->npy + 1, py_hash_of, s->py) != 0) return MH_SITE_NONE;
-    return (uint32_t)s->npy++;
-}
-
-uint32_t mh_site_pystack_here(mh_site_state *s) {
-    if (!s || !s->enabled) return MH_SITE_NONE;
-    mh_site_pystack st;
-    if (!mh_site_py_read(&st) || st.n == 0) return MH_SITE_NONE;
-    pthread_mutex_lock(&s->mu);
-    uint32_t id = pystack_intern(s, &st);
-    pthread_mutex_unlock(&s->mu);
-    return id;
-}
-
 /* ---- sites ---- */
 
 typedef struct site_key {
@@ -299,9 +147,9 @@ static int site_eq(const void *tab, size_t i, const void *key) {
 }
 
 static uint64_t site_hash(const site_key *k) {
-    uint64_t h = mix(mix(0x517eu, k->pystack), k->flags);
-    for (uint32_t i = 0; i < k->n_native; i++) h = mix(h, k->pc[i]);
-    for (uint32_t i = 0; i < k->n_nvtx; i++) h = mix(h, 0x1000000ull + k->nvtx[i]);
+    uint64_t h = mh_site_mix(mh_site_mix(0x517eu, k->pystack), k->flags);
+    for (uint32_t i = 0; i < k->n_native; i++) h = mh_site_mix(h, k->pc[i]);
+    for (uint32_t i = 0; i < k->n_nvtx; i++) h = mh_site_mix(h, 0x1000000ull + k->nvtx[i]);
     return h;
 }
 
@@ -349,7 +197,7 @@ static uint32_t site_add(mh_site_state *s, const site_key *k, uint64_t h) {
     memcpy(e->nvtx, k->nvtx, k->n_nvtx * sizeof *e->nvtx);
     for (uint32_t i = 0; i < k->n_native; i++) e->object[i] = object_of(s, e->pc[i]);
     e->user = judge_user(s, e);
-    if (ix_add(&s->siteix, h, (uint32_t)s->nsites, s->nsites + 1, site_hash_of, s->sites) != 0) {
+    if (mh_site_ix_add(&s->siteix, h, (uint32_t)s->nsites, s->nsites + 1, site_hash_of, s->sites) != 0) {
         free(e->pc);
         free(e->object);
         free(e->nvtx);
@@ -378,7 +226,7 @@ uint32_t mh_site_capture(mh_site_state *s, unsigned skip) {
     s->captures++;
     uint32_t py = MH_SITE_NONE;
     if (have_py) {
-        py = pystack_intern(s, &st);
+        py = mh_site_pystack_intern(s, &st);
         if (st.cut) flags |= MH_SITE_PY_CUT;
     } else if (fwd != MH_SITE_NONE && fwd < s->npy) {
         py = fwd;
@@ -387,7 +235,7 @@ uint32_t mh_site_capture(mh_site_state *s, unsigned skip) {
     site_key k = {.pc = pc, .n_native = nn, .pystack = py, .nvtx = nvtx, .n_nvtx = nv, .flags = flags};
     uint64_t h = site_hash(&k);
     size_t at;
-    long e = ix_find(&s->siteix, h, site_eq, s->sites, &k, &at);
+    long e = mh_site_ix_find(&s->siteix, h, site_eq, s->sites, &k, &at);
     uint32_t id = e >= 0 ? (uint32_t)e : site_add(s, &k, h);
     if (id == MH_SITE_NONE) s->oom = 1;
     s->capture_ns += now_ns() - t0;
@@ -407,14 +255,14 @@ static int stat_eq(const void *tab, size_t i, const void *key) {
 void mh_site_count(mh_site_state *s, uint32_t site, const mh_collect_launch *l) {
     if (!s || !s->enabled || site == MH_SITE_NONE || !l || !l->name) return;
     stat_ent k = {.site = site, .name = (char *)l->name, .grid = l->grid, .block = l->block, .dyn_smem = l->dyn_smem};
-    uint64_t h = mix(mix(mix(mix(0x57a7u, site), ((uint64_t)l->grid.x << 32) ^ l->grid.y),
+    uint64_t h = mh_site_mix(mh_site_mix(mh_site_mix(mh_site_mix(0x57a7u, site), ((uint64_t)l->grid.x << 32) ^ l->grid.y),
                          ((uint64_t)l->grid.z << 32) ^ l->block.x),
                      ((uint64_t)l->block.y << 32) ^ l->block.z ^ ((uint64_t)l->dyn_smem << 16));
     for (const char *p = l->name; *p; p++) h = h * 1099511628211ull ^ (unsigned char)*p;
     k.hash = h;
     pthread_mutex_lock(&s->mu);
     size_t at;
-    long e = ix_find(&s->statix, h, stat_eq, s->stats, &k, &at);
+    long e = mh_site_ix_find(&s->statix, h, stat_eq, s->stats, &k, &at);
     if (e >= 0) {
         s->stats[e].launches++;
     } else {
@@ -428,7 +276,7 @@ void mh_site_count(mh_site_state *s, uint32_t site, const mh_collect_launch *l) 
             k.name = name;
             k.launches = 1;
             v[s->nstats] = k;
-            if (ix_add(&s->statix, h, (uint32_t)s->nstats, s->nstats + 1, stat_hash_of, s->stats) == 0) s->nstats++;
+            if (mh_site_ix_add(&s->statix, h, (uint32_t)s->nstats, s->nstats + 1, stat_hash_of, s->stats) == 0) s->nstats++;
             else free(name), s->oom = 1;
         }
     }

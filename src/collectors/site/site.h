@@ -99,7 +99,7 @@ int mh_site_py_read(mh_site_pystack *st);
 int mh_site_py_resolve(const mh_site_pystack *st, uint32_t i, mh_site_pyframe *out);
 const char *mh_site_py_version(void);
 
-/* capture.c: the id of the calling thread's Python stack as the site table
+/* pystacks.c: the id of the calling thread's Python stack as the site table
  * keeps it (site_nvtx.c ties a forward op's NVTX sequence number to it);
  * MH_SITE_NONE without Python frames. */
 uint32_t mh_site_pystack_here(mh_site_state *s);

@@ -1,0 +1,30 @@
+/* results.h -- a copy of what an analysis emitted (analysis.h's result
+ * kinds), kept past the emission: a launch lane's results until their turn,
+ * a result held while the others end a launch (pass.c). */
+#ifndef MH_PASS_RESULTS_H
+#define MH_PASS_RESULTS_H
+
+#include "analyses/analysis.h"
+#include "memheat/heat.h"
+#include "memheat/locality.h"
+
+typedef struct mh_result {
+    int kind;        /* enum mh_result_kind */
+    unsigned row;    /* the analysis that emitted it */
+    uint32_t launch; /* its launch; UINT32_MAX = none */
+    union {
+        mh_heat_result heat; /* rows and regions owned */
+        mh_loc_result loc;
+    } u;
+} mh_result;
+
+/* A copy of result r of kind from row; NULL without memory. take: the
+ * caller owns it (mh_result_free). */
+mh_result *mh_result_copy(int kind, unsigned row, const void *r);
+/* The copy pointing at model m (emitted on a copy of it, equal by index). */
+void mh_result_repoint(mh_result *c, const mh_model *m);
+/* The result as emitted (for an mh_emit). */
+const void *mh_result_get(const mh_result *c);
+void mh_result_free(mh_result *c);
+
+#endif
