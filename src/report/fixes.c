@@ -306,6 +306,13 @@ static const family *family_of(const char *kind) {
     return NULL;
 }
 
+/* 1 when the fix's cause has a model of its time (a family above). */
+static int cause_modelled(const char *cause) {
+    for (size_t i = 0; i < sizeof FAMILIES / sizeof *FAMILIES; i++)
+        if (!strcmp(FAMILIES[i].cause, cause)) return 1;
+    return 0;
+}
+
 /* The pipes the launch keeps when the finding's cause is fixed. */
 static void fixed_pipes(const ctx *x, const work *w, const family *fam, const json_t *f, double P[3]) {
     double l1 = w->l1, st = w->st, dram = w->dram;
@@ -654,6 +661,11 @@ static int pattern_fixes(ctx *x) {
         double save = 0, base = 0;
         int any = 0;
         r->configs = g->ncfgs;
+        if (!cause_modelled(r->cause)) {
+            snprintf(r->note, sizeof r->note, "no estimate: memheat has no model of the time a %s costs", r->cause);
+            free(g->a);
+            continue;
+        }
         for (size_t j = 0; j < g->na; j++) {
             const acc *a = &g->a[j];
             double tot = cfg_total(a->c);
