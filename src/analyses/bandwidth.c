@@ -414,8 +414,19 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
     /* names as Nsight Compute shows them (util/kname.h): demangled, short */
     fprintf(f, "%-*s %6s %11s %11s %11s %8s %6s %6s %6s %5s %s\n", MH_BW_NAME_COLS, "kernel", "count", "total",
             "median", "min", "GB/s", "%peak", "sec/ld", "sec/st", "occ", "verdict");
-    size_t unmeasured = 0;
-    for (size_t i = 0; i < rep->nrows && i < max_rows; i++) {
+    size_t unmeasured = 0, nshow = rep->nrows < max_rows ? rep->nrows : max_rows;
+    enum { NAME_CAP = 512 };
+    /* kernels that print alike get longer names (cutlass::Kernel2<…> four times is no table) */
+    char *shown = malloc((nshow ? nshow : 1) * NAME_CAP);
+    const char **names = malloc((nshow ? nshow : 1) * sizeof *names);
+    for (size_t i = 0; names && i < nshow; i++) names[i] = rep->rows[i].s.name;
+    if (!shown || !names ||
+        mh_kname_unique(names, nshow, MH_BW_NAME_COLS, MH_BW_NAME_COLS, shown, NAME_CAP, NAME_CAP) != 0) {
+        free(shown);
+        shown = NULL;
+    }
+    free(names);
+    for (size_t i = 0; i < nshow; i++) {
         const mh_bw_row *r = &rep->rows[i];
         char tot[32], med[32], mn[32], bw[32], pk[32], sl[32], ss[32], oc[32];
         int timed = r->s.unmeasured < r->s.count;
@@ -430,8 +441,9 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
         else snprintf(ss, sizeof ss, "-");
         if (isfinite(r->s.occupancy_pct)) snprintf(oc, sizeof oc, "%.0f%%", r->s.occupancy_pct);
         else snprintf(oc, sizeof oc, "-");
-        char nm[512];
-        mh_kname(r->s.name, MH_KNAME_SHORT, MH_BW_NAME_COLS, nm, sizeof nm);
+        char nm[NAME_CAP];
+        if (shown) memcpy(nm, shown + i * NAME_CAP, NAME_CAP);
+        else mh_kname(r->s.name, MH_KNAME_SHORT, MH_BW_NAME_COLS, nm, sizeof nm);
         fprintf(f, "%s%*s %6llu %11s %11s %11s %8s %6s %6s %6s %5s %s%s\n", nm,
                 (int)(MH_BW_NAME_COLS - mh_kname_cols(nm)), "", (unsigned long long)r->s.count, tot, med, mn, bw, pk,
                 sl, ss, oc, mh_bw_verdict_name(r->verdict), r->s.unmeasured ? " *" : "");
@@ -442,6 +454,7 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
             fprintf(f, "  %s: %s\n", mh_bw_verdict_name(r->verdict), note);
         }
     }
+    free(shown);
     if (unmeasured)
         fprintf(f,
                 "* %zu kernel%s with launches that have no clean time (traced, or queued on an idle stream so "

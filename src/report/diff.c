@@ -224,34 +224,15 @@ static void fmt_change(char *b, size_t n, double a, double v) {
     else snprintf(b, n, "%+.1f%%", (v - a) / a * 100.0);
 }
 
-/* Every row's shown name: ncu's short form; rows that would print alike get
- * their template arguments, then the whole name, then a number. */
+/* Every row's shown name, unlike every other row's (mh_kname_unique). */
 static int unique_names(kset *k) {
-    for (size_t i = 0; i < k->n; i++) mh_kname(k->v[i].name, MH_KNAME_SHORT, 72, k->v[i].shown, sizeof k->v[i].shown);
-    unsigned char *bump = calloc(k->n ? k->n : 1, 1);
-    if (!bump) return MH_ERR_NOMEM;
-    for (int level = MH_KNAME_ARGS; level <= MH_KNAME_WHOLE + 1; level++) {
-        int clash = 0;
-        for (size_t i = 0; i < k->n; i++) { /* the rows that clash, all found before any changes */
-            bump[i] = 0;
-            for (size_t j = 0; j < k->n && !bump[i]; j++)
-                bump[i] = j != i && !strcmp(k->v[i].shown, k->v[j].shown) && strcmp(k->v[i].name, k->v[j].name);
-            clash |= bump[i];
-        }
-        for (size_t i = 0; i < k->n; i++) {
-            if (!bump[i]) continue;
-            if (level <= MH_KNAME_WHOLE)
-                mh_kname(k->v[i].name, level, 0, k->v[i].shown, sizeof k->v[i].shown);
-            else { /* the same text for two names (a damaged profile): numbered */
-                size_t n = strlen(k->v[i].shown);
-                snprintf(k->v[i].shown + (n < sizeof k->v[i].shown - 12 ? n : sizeof k->v[i].shown - 12), 12, " #%u",
-                         (unsigned)((i + 1) % 1000000000u)); /* at most 9 digits: the 12 bytes hold them */
-            }
-        }
-        if (!clash) break;
-    }
-    free(bump);
-    return MH_OK;
+    if (!k->n) return MH_OK;
+    const char **names = malloc(k->n * sizeof *names);
+    if (!names) return MH_ERR_NOMEM;
+    for (size_t i = 0; i < k->n; i++) names[i] = k->v[i].name;
+    int rc = mh_kname_unique(names, k->n, 72, 0, k->v[0].shown, sizeof k->v[0], sizeof k->v[0].shown);
+    free(names);
+    return rc ? MH_ERR_NOMEM : MH_OK;
 }
 
 /* The run as a whole, A against B. */

@@ -5,6 +5,7 @@
  * only top-level brackets are cut at. */
 #include "util/kname.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,57 @@ size_t mh_kname(const char *name, int level, size_t width, char *out, size_t cap
     free(d);
     cut(out, width);
     return strlen(out);
+}
+
+/* Cuts out (a UTF-8 text) to width columns by its middle: its head, an
+ * ellipsis, its tail (where names of one template differ most). */
+static void cut_middle(char *out, size_t cap, size_t width) {
+    size_t cols = mh_kname_cols(out);
+    if (!width || cols <= width || width < 3) return;
+    size_t head = (width - 1) / 2, tail = width - 1 - head;
+    size_t h = 0, t = 0, c = 0;
+    for (size_t i = 0; out[i]; i++) {
+        if (((unsigned char)out[i] & 0xC0) == 0x80) continue;
+        if (c == head) h = i;
+        if (c == cols - tail) t = i;
+        c++;
+    }
+    size_t tl = strlen(out + t), el = strlen(MH_KNAME_ELLIPSIS);
+    if (h + el + tl + 1 > cap) return;
+    memmove(out + h + el, out + t, tl + 1);
+    memcpy(out + h, MH_KNAME_ELLIPSIS, el);
+}
+
+int mh_kname_unique(const char *const *names, size_t n, size_t width, size_t long_width, char *shown, size_t stride,
+                    size_t cap) {
+    assert(cap > 16 && cap <= stride);
+    for (size_t i = 0; i < n; i++) mh_kname(names[i], MH_KNAME_SHORT, width, shown + i * stride, cap);
+    unsigned char *bump = calloc(n ? n : 1, 1);
+    if (!bump) return -1;
+    for (int level = MH_KNAME_ARGS; level <= MH_KNAME_WHOLE + 1; level++) {
+        int clash = 0;
+        for (size_t i = 0; i < n; i++) { /* the rows that clash, all found before any changes */
+            bump[i] = 0;
+            for (size_t j = 0; j < n && !bump[i]; j++)
+                bump[i] = j != i && !strcmp(shown + i * stride, shown + j * stride) &&
+                          strcmp(names[i] ? names[i] : "", names[j] ? names[j] : "");
+            clash |= bump[i];
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (!bump[i]) continue;
+            char *o = shown + i * stride;
+            if (level <= MH_KNAME_WHOLE) {
+                mh_kname(names[i], level, 0, o, cap);
+                cut_middle(o, cap, long_width);
+            } else { /* the same text for two names: numbered */
+                size_t l = strlen(o), at = l + 12 < cap ? l : cap - 12;
+                snprintf(o + at, 12, " #%u", (unsigned)((i + 1) % 1000000000u));
+            }
+        }
+        if (!clash) break;
+    }
+    free(bump);
+    return 0;
 }
 
 size_t mh_kname_label(const char *label, size_t width, char *out, size_t cap) {

@@ -20,6 +20,14 @@ enum { MH_KNAME_SHORT = 0, MH_KNAME_ARGS = 1, MH_KNAME_WHOLE = 2 };
  * limit; a name still longer is cut with an ellipsis), into out. Returns
  * strlen(out). */
 size_t mh_kname(const char *name, int level, size_t width, char *out, size_t cap);
+/* The names a table shows for n different kernels: each one's short form
+ * in `width` columns (0 = no limit); names that would print alike get their
+ * template arguments, then the whole name, each cut in the middle to
+ * `long_width` columns (0 = no limit; the ends of such names differ), then a
+ * number. shown: n texts of `cap` bytes, `stride` bytes apart. Returns 0, or
+ * -1 out of memory. */
+int mh_kname_unique(const char *const *names, size_t n, size_t width, size_t long_width, char *shown, size_t stride,
+                    size_t cap);
 /* An object label for people: a kernel argument's by-value struct field,
  * `arg 1: at::native::gpu_kernel_impl_nocast<...{lambda(float)#1}>(...) (field +112)`,
  * with its type shortened as a kernel name (`arg 1: at::native::gpu_kernel_impl_nocast<…> (field +112)`);

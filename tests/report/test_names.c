@@ -79,6 +79,35 @@ static void test_long_name(void) {
     CHECK(!strncmp(out, "kernel<namespace::SomeLongStructName00, ", 40));
 }
 
+/* A table of 48 columns: four CUTLASS kernels that all shorten to
+ * `cutlass::Kernel2<…>` get names of their own, cut in the middle so their
+ * differing ends show; the same name twice stays alike. */
+static void test_unique(void) {
+    const char *names[5] = {
+        "_ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_256x128_8x4_nn_align1EEvNT_6ParamsE",
+        "_ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_256x128_8x4_nt_align1EEvNT_6ParamsE",
+        "_ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_128x256_8x4_nt_align1EEvNT_6ParamsE",
+        "saxpy",
+        "_ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_256x128_8x4_nn_align1EEvNT_6ParamsE",
+    };
+    char shown[5][128];
+    char one[128];
+    mh_kname(names[0], MH_KNAME_SHORT, 48, one, sizeof one);
+    CHECK(strstr(one, "cutlass::Kernel2<") == one && mh_kname_cols(one) <= 48); /* alone: ncu's short form */
+    CHECK(mh_kname_unique(names, 5, 48, 48, shown[0], sizeof shown[0], sizeof shown[0]) == 0);
+    for (int i = 0; i < 5; i++) {
+        CHECK(mh_kname_cols(shown[i]) <= 48);
+        for (int j = 0; j < 5; j++)
+            if (i != j) CHECK(!strcmp(shown[i], shown[j]) == !strcmp(names[i], names[j]));
+    }
+    CHECK(!strcmp(shown[3], "saxpy"));
+    CHECK(strstr(shown[0], "cutlass::Kernel2<") == shown[0]);
+    CHECK(strstr(shown[1], "nt_align1>") != NULL && strstr(shown[0], "nn_align1>") != NULL);
+    /* no limit: the template argument whole */
+    CHECK(mh_kname_unique(names, 3, 48, 0, shown[0], sizeof shown[0], sizeof shown[0]) == 0);
+    CHECK(!strcmp(shown[2], "cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>"));
+}
+
 static void test_annotate(void) {
     json_t *root = json_pack("{s:[{s:s},{s:s}],s:[{s:s}]}", "launches", "name", "_Z11h_histogramPKfPfi", "name",
                              "saxpy", "kernels", "name", "_Z11h_histogramPKfPfi");
@@ -94,4 +123,5 @@ static void test_annotate(void) {
     json_decref(root);
 }
 
-MH_TEST_MAIN(T(test_demangle), T(test_short), T(test_ncu_names), T(test_long_name), T(test_annotate))
+MH_TEST_MAIN(T(test_demangle), T(test_short), T(test_ncu_names), T(test_long_name), T(test_unique),
+             T(test_annotate))
