@@ -92,6 +92,7 @@ typedef struct mh_timing_counter_info {
     uint64_t ranges_dropped;   /* CUPTI reported dropped */
     uint64_t matched;          /* launches joined to the timeline */
     uint32_t passes;           /* replay passes per kernel CUPTI needed */
+    char metrics[1024];        /* the metrics profiled, comma-separated (those one pass holds) */
 } mh_timing_counter_info;
 
 /* One run of the program under the timing or counters pass. */

@@ -52,14 +52,15 @@ static void help(FILE *f) {
           "passes (CUDA):\n"
           "      --passes separate  default: an un-instrumented timing run (CUPTI activity\n"
           "                         records: every launch, graph kernels too, as the GPU ran it),\n"
-          "                         then the traced run\n"
+          "                         a counters run, then the traced run\n"
           "      --passes one       one run, traced and timed in the same process: faster, but\n"
           "                         kernels timed with CUDA events; launches without a clean time\n"
           "                         (traced, or on an idle stream) take their configuration's\n"
           "                         median or are left out\n"
-          "      --counters         add a hardware-counters run (kernel replay of the first launch\n"
-          "                         of each configuration: DRAM bytes, bandwidth)\n"
-          "      --no-counters      no hardware-counters run (the default)\n"
+          "      --counters         a hardware-counters run after the timing run (kernel replay\n"
+          "                         of the first launch of each configuration: DRAM bytes,\n"
+          "                         bandwidth); the default with separate passes\n"
+          "      --no-counters      no hardware-counters run (the default with --passes one)\n"
           "      --no-trace         timing only (its own un-instrumented run)\n"
           "      --no-timing        trace only\n"
           "  -q, --quiet\n"
@@ -98,7 +99,7 @@ int mh_cmd_run(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     mh_collect_cfg_init(&o.collect);
     o.trace = o.timing = 1;
-    o.counters = 0;                /* hardware counters only with --counters (kernel replay) */
+    o.counters = -1;               /* counters run: on with separate passes, --counters / --no-counters */
     o.passes = MH_PASSES_SEPARATE; /* one run: --passes one */
     const char *name = NULL;
     uint64_t v;

@@ -3,9 +3,8 @@
  *
  * Passes: MH_RUN_TIMING, the program alone under the library (CUPTI Activity
  * API: GPU timestamps of every kernel, memcpy and memset, nothing replayed);
- * MH_RUN_COUNTERS, range profiling with kernel replay (serializes and slows
- * kernels, so it never shares a run with the clean timing; with one pass, only
- * the first launch of each configuration is profiled); MH_RUN_JOINED, the
+ * MH_RUN_COUNTERS, range profiling of every launch (serializes kernels, so
+ * it never shares a run with the clean timing); MH_RUN_JOINED, the
  * library loaded by the CUDA tracer in the traced run (MEMHEAT_TIMING_LIB).
  * */
 #include <stdio.h>
@@ -55,12 +54,9 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
     } else if (pass == MH_RUN_TIMING || pass == MH_RUN_COUNTERS) {
         rc = mh_run_cmd_env(cmd, "CUDA_INJECTION64_PATH", lib, err);
         if (rc == MH_OK) rc = mh_run_cmd_args(cmd, o->argv, err);
-        /* counters for the first launch of each configuration, given to its
-         * other launches (mh_timing_merge_counters): replaying every launch of
-         * a training job took minutes; MEMHEAT_COUNTERS_SAMPLE=all in the
-         * environment profiles every launch */
-        if (rc == MH_OK && pass == MH_RUN_COUNTERS && !getenv("MEMHEAT_COUNTERS_SAMPLE"))
-            rc = mh_run_cmd_env(cmd, "MEMHEAT_COUNTERS_SAMPLE", "config", err);
+        /* the counters run profiles every launch (one pass each, as it
+         * runs); MEMHEAT_COUNTERS_SAMPLE=config in memheat's environment,
+         * inherited, profiles the first launch of each configuration only */
     } else {
         return mh_err_set(err, MH_ERR_INTERNAL, "the timing collector has no pass %d", pass);
     }

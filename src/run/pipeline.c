@@ -1,11 +1,12 @@
 /* pipeline.c -- `memheat run` after option parsing: the passes, the timing
  * read once, the profile they feed.
  *
- * One pass (default, CUDA): the program runs ONCE under the tracer with the
- * timer riding in the same process (MH_RUN_JOINED); with --counters a
- * counters run follows (first launch per configuration). Separate passes, as
- * ncu replays an application: (1) the timing run, un-instrumented, so kernel
- * times are the program's own, (2) the counters run, (3) the traced run.
+ * Separate passes (the default, CUDA), as ncu replays an application: (1)
+ * the timing run, un-instrumented, so kernel times are the program's own,
+ * (2) the counters run (first launch per configuration; --no-counters drops
+ * it), (3) the traced run. One pass (--passes one): the program runs ONCE
+ * under the tracer with the timer riding in the same process
+ * (MH_RUN_JOINED); a counters run follows only with --counters.
  * Then the timing file is loaded once, analysed once (the table printed and
  * the profile's rows come from the same report), and trace + timing are
  * imported into NAME.mhdb. A program that fails in a pass ends the passes,
@@ -62,7 +63,8 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
     int status = 0, rc;
     uint64_t wall = 0;
     mh_err perr = {0};
-    int counters = timer && o->counters > 0;
+    /* counters: asked for, or by default where the passes are separate */
+    int counters = timer && (o->counters > 0 || (o->counters < 0 && o->passes == MH_PASSES_SEPARATE));
     if (o->passes == MH_PASSES_ONE && o->trace) {
         if (!o->quiet)
             fprintf(stderr, "memheat: traced run (%s%s): %s\n", tracer->name, timer ? ", timed" : "", o->argv[0]);

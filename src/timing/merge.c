@@ -1,14 +1,15 @@
 /* merge.c -- the join of a counters pass onto the timeline (timing.h).
  *
  * A counters pass that profiled every launch is joined by launch order per
- * device: the i-th launch of the timeline gets the i-th counters record when
- * the names agree (a diverging program stops the join: "partial"). A pass
- * that profiled only the first launch of each configuration (memheat run's
- * one-pass mode, MEMHEAT_COUNTERS_SAMPLE=config) has fewer records than
- * launches: each record then goes to EVERY launch of its configuration
- * (name, grid, block, dynamic shared memory). Records that carry no
- * configuration (grid 0) match by name. Launches that a profiled-every-launch
- * pass left without counters are filled the same way. */
+ * device: launches of the timeline take the counters records in order where
+ * the names agree, stepping over timed launches that have no record (the
+ * kernel nodes of CUDA graphs, which the counters pass does not profile); a
+ * diverging program stops the join ("partial"). A pass that profiled only
+ * the first launch of each configuration (MEMHEAT_COUNTERS_SAMPLE=config:
+ * fewer records than launches, one per configuration) gives each record to EVERY launch of
+ * its configuration (name, grid, block, dynamic shared memory). Launches that
+ * a profiled-every-launch pass left without counters get those of the first
+ * record of their name. */
 #include "memheat/timing.h"
 
 #include <stdio.h>
@@ -47,6 +48,10 @@ static void dev_set_add(uint32_t *devs, size_t *n, uint32_t dev) {
     devs[(*n)++] = dev;
 }
 
+/* How far the timeline may run ahead of the counters records (launches the
+ * counters pass did not record) before the passes count as diverged. */
+#define ALIGN_AHEAD 4096
+
 /* ---- join by configuration ---- */
 
 typedef struct cfg_key {
@@ -78,6 +83,22 @@ static int cmp_key(const void *x, const void *y) {
     if (c) return c;
     const cfg_key *a = x, *b = y;
     return a->pos < b->pos ? -1 : (a->pos > b->pos);
+}
+
+/* 1 when the records b hold one per configuration (a sampled pass), 0 when
+ * some configuration repeats (every launch profiled); -1 out of memory. */
+static int one_per_config(const ord *b, size_t nb) {
+    int with_cfg = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (b[i].k->grid[0] != 0) with_cfg = 1;
+    cfg_key *keys = malloc((nb ? nb : 1) * sizeof *keys);
+    if (!keys) return -1;
+    for (size_t i = 0; i < nb; i++) keys[i] = key_of(b[i].k, with_cfg, i);
+    qsort(keys, nb, sizeof *keys, cmp_cfg);
+    int one = 1;
+    for (size_t i = 1; i < nb && one; i++) one = cmp_cfg(&keys[i - 1], &keys[i]) != 0;
+    free(keys);
+    return one;
 }
 
 /* Gives every launch a[i] that has no counters yet those of the first record
@@ -128,8 +149,10 @@ int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err) {
         ord *b = launch_order(ctr, dev, &nb);
         long missing = 0;
         if (!a || !b) goto nomem;
-        if (nb < na) {
-            /* sampled: one record per configuration */
+        int sampled = nb < na ? one_per_config(b, nb) : 0;
+        if (sampled < 0) goto nomem;
+        if (sampled) {
+            /* one record per configuration */
             missing = join_by_config(t, a, na, b, nb, &matched);
             if (missing < 0) goto nomem;
             if (missing > 0 && !diverged) {
@@ -141,27 +164,41 @@ int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err) {
             free(b);
             continue;
         }
-        size_t n = na < nb ? na : nb;
+        /* every launch: in order, names agreeing. A timed launch the
+         * counters pass has no record of (a CUDA graph's kernel node: the
+         * profiler stops for graph launches) is stepped over when the record
+         * turns up within ALIGN_AHEAD launches; else the passes diverged. */
         int here = 0, holes = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (strcmp(a[i].k->name, b[i].k->name) != 0) {
+        size_t i = 0, j = 0;
+        while (i < na && j < nb) {
+            if (strcmp(a[i].k->name, b[j].k->name) != 0) {
+                size_t ahead = i + 1;
+                while (ahead < na && ahead <= i + ALIGN_AHEAD && strcmp(a[ahead].k->name, b[j].k->name) != 0) ahead++;
+                if (ahead < na && ahead <= i + ALIGN_AHEAD) {
+                    holes = 1; /* a[i..ahead) have no record: filled by name below */
+                    i = ahead;
+                    continue;
+                }
                 if (!diverged)
                     snprintf(why, sizeof why, "launch %zu on device %u differs between passes (%.80s vs %.80s)", i,
-                             dev, a[i].k->name, b[i].k->name);
+                             dev, a[i].k->name, b[j].k->name);
                 diverged = here = 1;
                 break;
             }
-            if (!b[i].k->has_counters) {
+            if (!b[j].k->has_counters) {
                 holes = 1;
+                i++, j++;
                 continue;
             }
             mh_timing_kernel *k = &t->kernels[a[i].idx];
             k->has_counters = 1;
-            k->c = b[i].k->c;
+            k->c = b[j].k->c;
             matched++;
+            i++, j++;
         }
+        if (!here && i < na) holes = 1;
         if (!here && holes && join_by_config(t, a, na, b, nb, &matched) < 0) goto nomem;
-        if (!here && na != nb && !diverged) {
+        if (!here && j < nb && !diverged) {
             snprintf(why, sizeof why, "device %u: %zu launches timed, %zu profiled", dev, na, nb);
             diverged = 1;
         }
@@ -180,6 +217,7 @@ int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err) {
     ci->ranges = ctr->counters.ranges;
     ci->ranges_dropped = ctr->counters.ranges_dropped;
     ci->passes = ctr->counters.passes;
+    snprintf(ci->metrics, sizeof ci->metrics, "%s", ctr->counters.metrics);
     ci->matched = matched;
     if (strcmp(ctr->counters.status, "ok") != 0 && ctr->counters.status[0]) {
         snprintf(ci->status, sizeof ci->status, "%s", ctr->counters.status);

@@ -43,7 +43,8 @@ static int cmp_stats_total(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-static double add_finite(double acc, double v) { return isfinite(v) ? acc + v : acc; }
+/* acc + v where v is a figure; acc may be NAN (no figure yet) */
+static double add_finite(double acc, double v) { return isfinite(v) ? (isnan(acc) ? v : acc + v) : acc; }
 
 int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh_err *err) {
     *out = NULL;
@@ -69,6 +70,9 @@ int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh
         s->name = ix[i].k->name;
         s->device = ix[i].k->device;
         s->min_ns = UINT64_MAX;
+        /* a counter no launch measured (not in the set profiled) stays unknown, not 0 */
+        s->ld_requests = s->ld_sectors = s->st_requests = s->st_sectors = NAN;
+        s->flops_sp = s->flops_dp = NAN;
         double occ_w = 0, warps_w = 0, occ_t = 0, warps_t = 0;
         size_t nd = 0; /* measured durations in dur[] */
         while (j < t->nkernels && ix[j].k->device == s->device && strcmp(ix[j].k->name, s->name) == 0) {

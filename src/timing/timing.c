@@ -258,6 +258,7 @@ int mh_timing_save_text(const mh_timing *t, struct json_t *analysis, const char 
         put(ci, "ranges_dropped", json_integer((json_int_t)t->counters.ranges_dropped), &bad);
         put(ci, "matched", json_integer((json_int_t)t->counters.matched), &bad);
         put(ci, "passes", json_integer(t->counters.passes), &bad);
+        put(ci, "metrics", json_string(t->counters.metrics), &bad);
     }
     put(root, "counters", ci, &bad);
 
@@ -470,6 +471,7 @@ int mh_timing_load(mh_timing *t, const char *path, mh_err *err) {
         t->counters.ranges_dropped = rd_u64(&r, ci, "ranges_dropped", 1, 0);
         t->counters.matched = rd_u64(&r, ci, "matched", 1, 0);
         t->counters.passes = rd_u32(&r, ci, "passes", 1);
+        rd_str(&r, ci, "metrics", 1, t->counters.metrics, sizeof t->counters.metrics);
     }
 
     json_t *devs = rd_array(&r, root, "devices");

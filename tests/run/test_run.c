@@ -209,9 +209,11 @@ static void test_own_pass_env(void) {
     opts_for(&o, g_env_argv);
     mh_err err = {0};
     const mh_run_backend *cupti = mh_run_backend_find("cupti");
-    const char *sample_of[2];
-    for (int sep = 0; sep < 2; sep++) {
-        o.passes = sep ? MH_PASSES_SEPARATE : MH_PASSES_ONE;
+    /* the counters run profiles every launch, with or without --counters,
+     * on either passes: no sampling asked of the collector */
+    for (int i = 0; i < 4; i++) {
+        o.passes = i % 2 ? MH_PASSES_SEPARATE : MH_PASSES_ONE;
+        o.counters = i < 2 ? -1 : 1;
         mh_run_cmd cmd;
         mh_run_cmd_init(&cmd);
         CHECK(mh_run_build(&o, cupti, MH_RUN_COUNTERS, path_in("c.part"), NULL, NULL, &cmd, &err) == MH_OK);
@@ -219,12 +221,9 @@ static void test_own_pass_env(void) {
         CHECK(inj && strcmp(inj, path_in("libmemheat_cupti.so")) == 0);
         CHECK(strcmp(mh_run_cmd_getenv(&cmd, "MEMHEAT_TIMING_MODE"), "counters") == 0);
         CHECK(mh_run_cmd_getenv(&cmd, "MEMHEAT_TIMING_LIB") == NULL);
-        sample_of[sep] = mh_run_cmd_getenv(&cmd, "MEMHEAT_COUNTERS_SAMPLE") ? "config" : NULL;
+        CHECK(mh_run_cmd_getenv(&cmd, "MEMHEAT_COUNTERS_SAMPLE") == NULL);
         mh_run_cmd_free(&cmd);
     }
-    /* either way the counters run profiles the first launch of each configuration */
-    CHECK(sample_of[0] && strcmp(sample_of[0], "config") == 0);
-    CHECK(sample_of[1] && strcmp(sample_of[1], "config") == 0);
     mh_collect_cfg_free(&o.collect);
 }
 
@@ -286,21 +285,31 @@ static void test_pipeline_one_counters(void) {
     load_timing(&t);
     CHECK(t.nkernels == 4 && strcmp(t.counters.status, "ok") == 0 && t.counters.matched == 4);
     for (size_t i = 0; i < t.nkernels; i++) {
-        /* every launch of a configuration has the counters of its first launch */
+        /* --counters profiles every launch: each has its own */
         CHECK(t.kernels[i].has_counters);
-        CHECK(t.kernels[i].c.dram_read_bytes == (strcmp(t.kernels[i].name, "A") == 0 ? 1000.0 : 2000.0));
+        CHECK(t.kernels[i].c.dram_read_bytes == 1000.0 * (double)(i + 1));
     }
     mh_timing_free(&t);
 }
 
 static void test_pipeline_separate(void) {
-    CHECK(pipeline(MH_PASSES_SEPARATE, 1, 1, 1) == MH_OK); /* --passes separate --counters */
+    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK); /* the default: counters run included */
     CHECK(runs_logged() == 3);
     char *log = slurp(g_log);
     CHECK(strncmp(log, "untraced timing\nuntraced counters\ntraced -\n", 44) == 0);
     mh_timing t;
     load_timing(&t);
-    /* joined by configuration: every launch of one has its first launch's counters */
+    /* every launch profiled: joined by launch order, each with its own counters */
+    CHECK(t.counters.matched == 4 && strcmp(t.counters.status, "ok") == 0);
+    for (size_t i = 0; i < t.nkernels; i++)
+        CHECK(t.kernels[i].has_counters && t.kernels[i].c.dram_read_bytes == 1000.0 * (double)(i + 1));
+    mh_timing_free(&t);
+    /* sampled (MEMHEAT_COUNTERS_SAMPLE=config, inherited): joined by configuration,
+     * every launch of one has its first launch's counters */
+    setenv("MEMHEAT_COUNTERS_SAMPLE", "config", 1);
+    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK);
+    unsetenv("MEMHEAT_COUNTERS_SAMPLE");
+    load_timing(&t);
     CHECK(t.counters.matched == 4 && strcmp(t.counters.status, "ok") == 0);
     for (size_t i = 0; i < t.nkernels; i++)
         CHECK(t.kernels[i].has_counters &&

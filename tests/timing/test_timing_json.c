@@ -202,6 +202,25 @@ static void test_merge(void) {
     CHECK(u.kernels[0].has_counters && !u.kernels[1].has_counters && !u.kernels[2].has_counters);
     CHECK(strstr(u.counters.message, "differs") != NULL);
 
+    /* kernel nodes of CUDA graphs, timed but not profiled (G): stepped over,
+     * every profiled launch still gets its own record; a graph node whose
+     * kernel also ran outside the graph (B) gets that kernel's first record */
+    mh_timing g;
+    mh_timing_init(&g);
+    kern(&g, "A", 1, 0, 10);
+    kern(&g, "G", 2, 15, 18); /* a graph launch's correlation id */
+    kern(&g, "B", 3, 20, 30);
+    kern(&g, "G", 4, 35, 38);
+    kern(&g, "B", 4, 39, 40);
+    kern(&g, "A", 5, 40, 50);
+    CHECK(mh_timing_merge_counters(&g, &c, &err) == MH_OK);
+    CHECK(strcmp(g.counters.status, "ok") == 0 && g.counters.matched == 4);
+    CHECK(g.kernels[0].c.dram_read_bytes == 1000.0 && g.kernels[2].c.dram_read_bytes == 2000.0);
+    CHECK(g.kernels[5].c.dram_read_bytes == 3000.0);
+    CHECK(!g.kernels[1].has_counters && !g.kernels[3].has_counters);
+    CHECK(g.kernels[4].has_counters && g.kernels[4].c.dram_read_bytes == 2000.0);
+    mh_timing_free(&g);
+
     /* a counters pass that failed keeps its status and message */
     mh_timing f, v;
     mh_timing_init(&f);

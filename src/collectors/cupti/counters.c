@@ -2,18 +2,23 @@
  * (cupti_range_profiler.h + cupti_profiler_host.h, CUPTI 13), the library
  * Nsight Compute is built on.
  *
- * Auto range + kernel replay: every kernel launch profiled is one range, and CUPTI
- * replays it (saving and restoring the memory it writes) as many times as the
- * metric set needs passes, so the program's results do not change. Ranges fill
- * a counter-data image of G.max_ranges entries; when it is full (checked after
- * each launch) and at exit, the image is decoded, each range's metrics are
- * evaluated and given to the launches recorded by inject.c in launch order, and
- * the image is re-armed. With MEMHEAT_COUNTERS_SAMPLE=config only the first
- * launch of each configuration is profiled: the profiler is stopped (its
- * ranges decoded) before a launch of a configuration seen already, started
- * again before a new one, and only profiled launches are recorded (the join
- * gives their counters to every launch of the configuration). Only the first
- * CUDA context is profiled; launches in other contexts are listed without
+ * Auto range: every kernel launch profiled is one range. The metrics are
+ * those that fit in ONE pass (choose_metrics), so every launch is counted
+ * as it runs, once, in the program's own cache state (user replay with
+ * nothing to replay); a set of several passes (MEMHEAT_COUNTERS_METRICS=all)
+ * uses kernel replay, which saves and restores the memory a launch writes so
+ * the program's results do not change. Ranges fill a counter-data image of
+ * G.max_ranges entries; when it is full (checked after each launch) and at
+ * exit, the image is decoded, each range's metrics are evaluated and given to
+ * the launches recorded by inject.c in launch order (collect: only when
+ * ranges and launches pair one to one), and the image is re-armed. A graph
+ * launch stops the profiler first, so the kernel nodes no callback records
+ * make no range. With MEMHEAT_COUNTERS_SAMPLE=config only the first launch
+ * of each configuration is profiled: the profiler is stopped (its ranges
+ * decoded) before a launch of a configuration seen already, started again
+ * before a new one, and only profiled launches are recorded (the join gives
+ * their counters to every launch of the configuration). Only the first CUDA
+ * context is profiled; launches in other contexts are listed without
  * counters.
  *
  * cupti_profiler_host.h includes the C++ header <string> although it declares
@@ -30,27 +35,28 @@
 
 #include "collectors/cupti/cupti_internal.h"
 
-/* What memheat asks for, and where each value goes. */
+/* What memheat asks for, and where each value goes; in the order kept
+ * while one replay pass holds them (choose_metrics). */
 enum {
-    M_DRAM_RD, M_DRAM_WR, M_LD_REQ, M_LD_SEC, M_ST_REQ, M_ST_SEC, M_OCC, M_WARPS,
-    M_FADD, M_FMUL, M_FFMA, M_DADD, M_DMUL, M_DFMA, M_TIME, M_COUNT
+    M_DRAM_RD, M_DRAM_WR, M_TIME, M_FFMA, M_FADD, M_FMUL, M_LD_SEC, M_ST_SEC, M_LD_REQ, M_ST_REQ, M_WARPS, M_OCC,
+    M_DFMA, M_DADD, M_DMUL, M_COUNT
 };
 static const char *const metric_names[M_COUNT] = {
     "dram__bytes_read.sum",
     "dram__bytes_write.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "sm__warps_active.avg.per_cycle_active",
+    "gpu__time_duration.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "sm__warps_active.avg.per_cycle_active",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "gpu__time_duration.sum",
 };
 
 struct mh_cupti_prof {
@@ -67,6 +73,7 @@ struct mh_cupti_prof {
     int slot[M_COUNT];          /* names[i] is metric slot[i] */
     size_t n;
     size_t in_image;            /* launches since the last Start */
+    size_t first;               /* g->t.kernels index at the last Start: the image's launches follow */
     int started;
 };
 
@@ -116,7 +123,10 @@ static int arm(mh_cupti_ctx *g, mh_cupti_prof *p) {
     sc.counterDataImageSize = p->image_size;
     sc.pCounterDataImage = p->image;
     sc.range = CUPTI_AutoRange;
-    sc.replayMode = CUPTI_KernelReplay;
+    /* one pass: the launch runs once, as the program runs it, and is
+     * counted (user replay with nothing to replay: no memory saved and
+     * restored, the program's own cache state); more: kernel replay */
+    sc.replayMode = g->t.counters.passes <= 1 ? CUPTI_UserReplay : CUPTI_KernelReplay;
     sc.maxRangesPerPass = g->max_ranges;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
@@ -127,49 +137,18 @@ static int arm(mh_cupti_ctx *g, mh_cupti_prof *p) {
     if (failed(g, "cuptiRangeProfilerStart", cuptiRangeProfilerStart(&st))) return -1;
     p->started = 1;
     p->in_image = 0;
+    p->first = g->t.nkernels;
     return 0;
 }
 
 static double val(const double *v, const int *have, int m) { return have[m] ? v[m] : NAN; }
 
-/* How far ahead of the next launch without counters a range's kernel is
- * looked for by name. */
-#define MATCH_AHEAD 64
-
-/* The recorded launch (index into g->t.kernels, of p's context, from `next`
- * on) that range r of the decoded image stands for, or SIZE_MAX when none
- * does. Auto ranges are named after their kernel: the first launch of that
- * name within MATCH_AHEAD launches is it, so a range of a launch the
- * callbacks did not see (a CUDA graph's kernel nodes) is dropped instead of
- * shifting every later launch's counters onto the wrong kernel, and a
- * launch that got no range keeps none. Where the image names no range (or
- * no name has matched in the first 8 ranges: the names are of another
- * form), ranges go to launches in order, as many as there are. */
-static size_t match_range(mh_cupti_ctx *g, mh_cupti_prof *p, size_t r, size_t next) {
-    while (next < g->t.nkernels && g->t.kernels[next].context != p->ctx_id) next++;
-    if (next >= g->t.nkernels) return SIZE_MAX;
-    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri;
-    memset(&ri, 0, sizeof ri);
-    ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
-    ri.pCounterDataImage = p->image;
-    ri.counterDataImageSize = p->image_size;
-    ri.rangeIndex = r;
-    ri.rangeDelimiter = "/";
-    int by_name = !g->names_unmatched && cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS &&
-                  ri.rangeName && ri.rangeName[0];
-    if (!by_name) return next;
-    size_t seen = 0;
-    for (size_t i = next; i < g->t.nkernels && seen < MATCH_AHEAD; i++) {
-        const mh_timing_kernel *k = &g->t.kernels[i];
-        if (k->context != p->ctx_id) continue;
-        seen++;
-        if (strcmp(k->name, ri.rangeName) == 0) {
-            g->names_matched++;
-            return i;
-        }
-    }
-    if (!g->names_matched && ++g->names_missed >= 8) g->names_unmatched = 1; /* fall back to order from now on */
-    return g->names_unmatched ? next : SIZE_MAX;
+/* The records of p's context in [p->first, end of g->t.kernels): the
+ * launches profiled since the image was armed. */
+static size_t image_launches(const mh_cupti_ctx *g, const mh_cupti_prof *p) {
+    size_t n = 0;
+    for (size_t i = p->first; i < g->t.nkernels; i++) n += g->t.kernels[i].context == p->ctx_id;
+    return n;
 }
 
 /* Stops, decodes and hands the ranges to the recorded launches (lock held). */
@@ -181,6 +160,11 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
     sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     sp.pRangeProfilerObject = p->obj;
     if (failed(g, "cuptiRangeProfilerStop", cuptiRangeProfilerStop(&sp))) return;
+    if (!sp.isAllPassSubmitted) { /* user replay of a set that needs more passes: nothing to decode */
+        snprintf(g->error, sizeof g->error, "the counters need %u replay passes and only one ran",
+                 g->t.counters.passes);
+        return;
+    }
     CUpti_RangeProfiler_DecodeData_Params dd;
     memset(&dd, 0, sizeof dd);
     dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
@@ -194,15 +178,25 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
     gi.counterDataImageSize = p->image_size;
     if (failed(g, "cuptiRangeProfilerGetCounterDataInfo", cuptiRangeProfilerGetCounterDataInfo(&gi))) return;
 
-    size_t next = g->decoded; /* next launch of this context without counters */
+    /* Auto ranges are numbered, not named after their kernel, so range r is
+     * the r-th launch profiled since the image was armed. That holds only
+     * when every range has its launch: a range of a kernel the callbacks did
+     * not see (a launch entry point of a later CUDA) would shift every later
+     * launch onto another kernel's counters, so an image whose range count
+     * differs from its launch count gives no counters at all (its launches
+     * are counted lost, the first one named). */
+    size_t n = image_launches(g, p);
+    if (gi.numTotalRanges != n) {
+        g->lost_launches += n;
+        g->lost_ranges += gi.numTotalRanges;
+        for (size_t i = p->first; i < g->t.nkernels && !g->lost_first[0]; i++)
+            if (g->t.kernels[i].context == p->ctx_id)
+                snprintf(g->lost_first, sizeof g->lost_first, "%s", g->t.kernels[i].name);
+        return;
+    }
+    size_t next = p->first;
     for (size_t r = 0; r < gi.numTotalRanges; r++) {
-        size_t at = match_range(g, p, r, next);
-        if (at == SIZE_MAX) { /* a range no recorded launch stands for: its counters are dropped */
-            g->unmatched_ranges++;
-            continue;
-        }
-        g->skipped_launches += at - next; /* launches between had no range: they keep no counters */
-        next = at;
+        while (g->t.kernels[next].context != p->ctx_id) next++;
         double out[M_COUNT];
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
         memset(&ev, 0, sizeof ev);
@@ -237,7 +231,103 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
         c->replay_ns = val(v, have, M_TIME);
         g->t.counters.ranges++;
     }
-    g->decoded = next;
+}
+
+/* A fresh host object holding the metrics names[0, n): its config image in
+ * p->config and the replay passes it needs in *passes. 0, or -1 (g->error
+ * set where CUPTI failed). */
+static int host_config(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip, const char **names, size_t n,
+                       size_t *passes) {
+    if (p->host) {
+        CUpti_Profiler_Host_Deinitialize_Params hd = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL,
+                                                      p->host};
+        cuptiProfilerHostDeinitialize(&hd);
+        p->host = NULL;
+    }
+    free(p->config);
+    p->config = NULL;
+    CUpti_Profiler_Host_Initialize_Params hi;
+    memset(&hi, 0, sizeof hi);
+    hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = chip;
+    hi.pCounterAvailabilityImage = p->avail;
+    if (failed(g, "cuptiProfilerHostInitialize", cuptiProfilerHostInitialize(&hi))) return -1;
+    p->host = hi.pHostObject;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, NULL,
+                                                      p->host, names, n};
+    if (failed(g, "cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&am))) return -1;
+    CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
+                                                        NULL, p->host, 0};
+    if (failed(g, "cuptiProfilerHostGetConfigImageSize", cuptiProfilerHostGetConfigImageSize(&cs))) return -1;
+    p->config_size = cs.configImageSize;
+    p->config = malloc(p->config_size ? p->config_size : 1);
+    if (!p->config) {
+        g->oom = 1;
+        snprintf(g->error, sizeof g->error, "out of memory setting up range profiling");
+        return -1;
+    }
+    CUpti_Profiler_Host_GetConfigImage_Params gc = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, NULL,
+                                                    p->host, p->config_size, p->config};
+    if (failed(g, "cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage(&gc))) return -1;
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, NULL,
+                                                    p->config_size, p->config, 0};
+    *passes = cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS ? np.numOfPasses : 0;
+    return 0;
+}
+
+/* The metrics profiled: those this chip knows, from the first of
+ * metric_names on, each kept only while the set still takes ONE replay pass.
+ * A kernel replayed over several passes has its memory restored between
+ * them, and the DRAM bytes of a later pass count that traffic too: on a
+ * PyTorch training step they came out 1.4-2.3x Nsight Compute's, in one
+ * pass within 5% for most kernels (docs/timing.md). MEMHEAT_COUNTERS_METRICS
+ * =all keeps every metric (several passes), =NAME,NAME... exactly those. */
+static int choose_metrics(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip) {
+    const char *only = getenv("MEMHEAT_COUNTERS_METRICS");
+    int all = only && strcmp(only, "all") == 0, listed = only && *only && !all;
+    const char *known[M_COUNT];
+    int kslot[M_COUNT];
+    size_t nk = 0, passes = 0;
+    CUpti_Profiler_Host_Initialize_Params hi;
+    memset(&hi, 0, sizeof hi);
+    hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = chip;
+    hi.pCounterAvailabilityImage = p->avail;
+    if (failed(g, "cuptiProfilerHostInitialize", cuptiProfilerHostInitialize(&hi))) return -1;
+    p->host = hi.pHostObject;
+    for (int m = 0; m < M_COUNT; m++) { /* an unknown metric must not cost the rest */
+        if (listed && !strstr(only, metric_names[m])) continue;
+        CUpti_Profiler_Host_GetMetricProperties_Params mp;
+        memset(&mp, 0, sizeof mp);
+        mp.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        mp.pHostObject = p->host;
+        mp.pMetricName = metric_names[m];
+        if (cuptiProfilerHostGetMetricProperties(&mp) != CUPTI_SUCCESS) continue;
+        known[nk] = metric_names[m];
+        kslot[nk++] = m;
+    }
+    if (nk == 0) {
+        snprintf(g->error, sizeof g->error, "none of memheat's metrics is known for chip %s", chip);
+        g->prof_unavailable = 1;
+        return -1;
+    }
+    p->n = 0;
+    for (size_t i = 0; i < nk; i++) {
+        p->names[p->n] = known[i];
+        p->slot[p->n] = kslot[i];
+        if (host_config(g, p, chip, p->names, p->n + 1, &passes) != 0) return -1;
+        if (all || listed || passes <= 1 || p->n == 0) p->n++;
+    }
+    if (host_config(g, p, chip, p->names, p->n, &passes) != 0) return -1;
+    g->t.counters.passes = (uint32_t)passes;
+    char *m = g->t.counters.metrics;
+    size_t cap = sizeof g->t.counters.metrics, at = 0;
+    m[0] = '\0';
+    for (size_t i = 0; i < p->n && at < cap; i++)
+        at += (size_t)snprintf(m + at, cap - at, "%s%s", i ? "," : "", p->names[i]);
+    return 0;
 }
 
 void mh_cupti_prof_context_created(mh_cupti_ctx *g, CUcontext ctx) {
@@ -277,46 +367,7 @@ void mh_cupti_prof_context_created(mh_cupti_ctx *g, CUcontext ctx) {
     CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL, dev, NULL};
     if (failed(g, "cuptiDeviceGetChipName", cuptiDeviceGetChipName(&cn))) goto fail;
 
-    CUpti_Profiler_Host_Initialize_Params hi;
-    memset(&hi, 0, sizeof hi);
-    hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hi.pChipName = cn.pChipName;
-    hi.pCounterAvailabilityImage = p->avail;
-    if (failed(g, "cuptiProfilerHostInitialize", cuptiProfilerHostInitialize(&hi))) goto fail;
-    p->host = hi.pHostObject;
-
-    /* keep the metrics this chip knows; an unknown one must not cost the rest */
-    for (int m = 0; m < M_COUNT; m++) {
-        CUpti_Profiler_Host_GetMetricProperties_Params mp;
-        memset(&mp, 0, sizeof mp);
-        mp.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
-        mp.pHostObject = p->host;
-        mp.pMetricName = metric_names[m];
-        if (cuptiProfilerHostGetMetricProperties(&mp) != CUPTI_SUCCESS) continue;
-        p->names[p->n] = metric_names[m];
-        p->slot[p->n++] = m;
-    }
-    if (p->n == 0) {
-        snprintf(g->error, sizeof g->error, "none of memheat's metrics is known for chip %s", cn.pChipName);
-        g->prof_unavailable = 1;
-        goto fail;
-    }
-    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, NULL,
-                                                      p->host, p->names, p->n};
-    if (failed(g, "cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&am))) goto fail;
-    CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
-                                                        NULL, p->host, 0};
-    if (failed(g, "cuptiProfilerHostGetConfigImageSize", cuptiProfilerHostGetConfigImageSize(&cs))) goto fail;
-    p->config_size = cs.configImageSize;
-    p->config = malloc(p->config_size ? p->config_size : 1);
-    if (!p->config) goto oom;
-    CUpti_Profiler_Host_GetConfigImage_Params gc = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, NULL,
-                                                    p->host, p->config_size, p->config};
-    if (failed(g, "cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage(&gc))) goto fail;
-    CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, NULL,
-                                                    p->config_size, p->config, 0};
-    if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS) g->t.counters.passes = (uint32_t)np.numOfPasses;
+    if (choose_metrics(g, p, cn.pChipName) != 0) goto fail;
 
     CUpti_RangeProfiler_GetCounterDataSize_Params ds;
     memset(&ds, 0, sizeof ds);
@@ -384,10 +435,12 @@ static int config_first(mh_cupti_ctx *g, uint64_t h) {
 }
 
 int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name, const mh_cupti_geom *geom) {
-    if (!g->sample_config) return 1;
     pthread_mutex_lock(&g->lock);
-    int first = config_first(g, config_hash(name ? name : "?", geom));
-    if (first < 0) g->oom = 1;
+    int first = 1; /* every launch, or one of no known configuration, is profiled */
+    if (g->sample_config && geom) {
+        first = config_first(g, config_hash(name ? name : "?", geom));
+        if (first < 0) g->oom = 1;
+    }
     mh_cupti_prof *p = g->prof;
     if (p && p->ctx == ctx && !g->error[0]) {
         if (first == 1 && !p->started) arm(g, p);
@@ -395,6 +448,13 @@ int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name
     }
     pthread_mutex_unlock(&g->lock);
     return first == 1;
+}
+
+void mh_cupti_prof_before_graph(mh_cupti_ctx *g, CUcontext ctx) {
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_prof *p = g->prof;
+    if (p && p->ctx == ctx && p->started) collect(g, p);
+    pthread_mutex_unlock(&g->lock);
 }
 
 void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx) {

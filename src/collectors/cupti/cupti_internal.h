@@ -46,11 +46,9 @@ typedef struct mh_cupti_ctx {
     int finished;
     size_t max_ranges;           /* ranges per counter-data image before a decode */
     mh_cupti_prof *prof;         /* range profiler of the (first) context, counters mode */
-    size_t decoded;              /* kernels of t that already got their counters */
-    uint64_t unmatched_ranges;   /* ranges no recorded launch stood for (counters.c: match_range) */
-    uint64_t skipped_launches;   /* recorded launches that no range stood for */
-    uint64_t names_matched, names_missed; /* ranges matched to a launch by name, and not */
-    int names_unmatched;         /* range names never match launch names: ranges go in launch order */
+    uint64_t lost_launches;      /* profiled launches left without counters (counters.c: collect) */
+    uint64_t lost_ranges;        /* the ranges of their images */
+    char lost_first[128];        /* the first of them, by name */
     int setup_tries;             /* range-profiler set-ups attempted (at most 2) */
     int sample_config;           /* MEMHEAT_COUNTERS_SAMPLE=config: first launch of each configuration only */
     uint64_t *configs_seen;      /* open-addressed hashes of the configurations profiled (0 = empty slot) */
@@ -68,6 +66,10 @@ void mh_cupti_prof_after_launch(mh_cupti_ctx *g, CUcontext ctx);
  * unprofiled (the profiler stopped and its ranges decoded first). Without
  * sampling every launch is profiled (1). */
 int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name, const mh_cupti_geom *geom);
+/* At a graph launch's entry: the profiler is stopped (its ranges decoded) so
+ * the graph's kernel nodes, which no launch callback records, make no range;
+ * the next profiled launch starts it again. */
+void mh_cupti_prof_before_graph(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_finish(mh_cupti_ctx *g);
 

@@ -251,8 +251,20 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         }
         else {
             if (!G.prof) mh_cupti_prof_context_created(&G, cb->context);
-            tl_have_geom = G.sample_config && mh_cupti_launch_geometry(hook_api(id), cb->functionParams, &tl_geom);
-            tl_profiled = tl_have_geom ? mh_cupti_prof_before_launch(&G, cb->context, cb->symbolName, &tl_geom) : 1;
+            if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+                mh_cupti_prof_before_graph(&G, cb->context);
+                tl_profiled = 0; /* its kernel nodes are not recorded (and make no range) */
+                return;
+            }
+            int geom = mh_cupti_launch_geometry(hook_api(id), cb->functionParams, &tl_geom);
+            CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
+            if (geom && cuStreamIsCapturing(tl_geom.stream, &cap) == CUDA_SUCCESS &&
+                cap != CU_STREAM_CAPTURE_STATUS_NONE) {
+                tl_profiled = 0; /* captured into a graph, not run: no range, no record */
+                return;
+            }
+            tl_have_geom = G.sample_config && geom;
+            tl_profiled = mh_cupti_prof_before_launch(&G, cb->context, cb->symbolName, tl_have_geom ? &tl_geom : NULL);
         }
         return;
     }
@@ -301,13 +313,13 @@ static void finish(void) {
         if (G.error[0]) {
             snprintf(ci->status, sizeof ci->status, "%s", G.prof_unavailable ? "unavailable" : "failed");
             snprintf(ci->message, sizeof ci->message, "%s", G.error);
-        } else if (G.unmatched_ranges || G.skipped_launches) {
+        } else if (G.lost_launches) {
             snprintf(ci->status, sizeof ci->status, "partial");
             snprintf(ci->message, sizeof ci->message,
-                     "%llu profiled range%s stood for no launch the counters pass saw (CUDA graph kernel nodes?) "
-                     "and %llu launch%s got no range: those have no counters, every other launch keeps its own",
-                     (unsigned long long)G.unmatched_ranges, G.unmatched_ranges == 1 ? "" : "s",
-                     (unsigned long long)G.skipped_launches, G.skipped_launches == 1 ? "" : "es");
+                     "%llu profiled launch%s (the first %.100s) got no counters: their %llu range%s did not pair "
+                     "one to one with them; every other launch keeps its own",
+                     (unsigned long long)G.lost_launches, G.lost_launches == 1 ? "" : "es", G.lost_first,
+                     (unsigned long long)G.lost_ranges, G.lost_ranges == 1 ? "" : "s");
         } else {
             snprintf(ci->status, sizeof ci->status, "ok");
         }
@@ -423,7 +435,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
         if (r != CUPTI_SUCCESS) note_error("enabling CUPTI activity records", r);
     } else {
         enable_launch_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0);
-        enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 0);
+        enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1);
     }
     atexit(finish);
     catch_fatal_signals();
