@@ -11,6 +11,11 @@
       against launch i of memheat's timing file (the same program, the same
       launch order): per kernel name the median over the launches ncu
       profiled; kernels over 20 us are judged at +-10%.
+  compare.py bytes TIMING.json NCU.csv
+      the same pairing for DRAM bytes (dram__bytes_read.sum +
+      dram__bytes_write.sum) against the counters memheat gave each launch:
+      per kernel name the sums over the launches ncu profiled, judged at +-5%
+      where ncu saw at least 1 MB.
 Exit status 0; the judgement is in the summary lines."""
 import collections
 import csv
@@ -81,10 +86,59 @@ def ncu(timing, path):
           (sum(len(v[0]) for v in by.values()), over, within))
 
 
+def ncu_rows(path):
+    rows = list(csv.reader(open(path)))
+    hdr, per = None, collections.defaultdict(dict)
+    for row in rows:
+        if "Kernel Name" in row and "Metric Name" in row:
+            hdr = row
+            continue
+        if not hdr or len(row) != len(hdr):
+            continue
+        d = dict(zip(hdr, row))
+        try:
+            per[int(d["ID"])][d["Metric Name"]] = float(d["Metric Value"].replace(",", ""))
+        except ValueError:
+            pass
+    return per
+
+
+def dram_bytes(path, path_ncu):
+    per = ncu_rows(path_ncu)
+    ks = sorted(json.load(open(path))["kernels"], key=lambda k: k["seq"])
+    by = collections.defaultdict(lambda: [0, 0.0, 0.0, 0, 0.0, 0.0])
+    for i in sorted(per):
+        m = per[i]
+        if i >= len(ks) or "dram__bytes_read.sum" not in m:
+            continue
+        c = ks[i].get("counters") or {}
+        b = by[ks[i]["name"]]
+        b[0] += 1
+        b[1] += m["dram__bytes_read.sum"] + m.get("dram__bytes_write.sum", 0)
+        b[4] += m["dram__bytes_read.sum"]
+        if "dram_read_bytes" in c:
+            b[2] += c["dram_read_bytes"] + c.get("dram_write_bytes", 0)
+            b[5] += c["dram_read_bytes"]
+            b[3] += 1
+    print("%-64s %4s %4s %12s %12s %6s %6s" % ("kernel", "n", "ctr", "ncu bytes", "memheat", "ratio", "reads"))
+    judged = within = 0
+    for name, (n, nb, mb, nc, nr, mr) in sorted(by.items(), key=lambda kv: -kv[1][1]):
+        ratio = mb / nb if nb and nc == n else float("nan")
+        if nb >= 1e6 * n:
+            judged += 1
+            within += abs(ratio - 1) <= 0.05
+        print("%-64.64s %4d %4d %12.0f %12.0f %6.3f %6.3f" % (name, n, nc, nb, mb, ratio,
+                                                          mr / nr if nr and nc == n else float("nan")))
+    print("summary: launches compared %d; kernels with >= 1 MB per launch %d, bytes within 5%% of ncu %d" %
+          (sum(v[0] for v in by.values()), judged, within))
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "times":
         times(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "ncu":
         ncu(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "bytes":
+        dram_bytes(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)

@@ -3,10 +3,12 @@
 # against independent tools on real programs. Builds memheat (BUILD_DIR) and
 # ref_activity.so (CUPTI activity records only), then per job: a plain run,
 # a run under ref_activity, `memheat run` (the default), `memheat run
-# --passes one`; for the training job also ncu on its first NCU_COUNT
-# launches (--cache-control none --clock-control none). compare.py writes the
-# per-kernel tables; everything lands in RESULT_DIR/truth.tar.gz.
-# usage: bench/truth/run.sh [BUILD_DIR] [RESULT_DIR]   env: JOBS="train graph" NCU_COUNT=120
+# --no-counters` (and `--passes one` with ONE=1); for the training job also
+# ncu on its first NCU_COUNT launches (--clock-control none, --cache-control
+# none and all: time and DRAM bytes). Every wall time goes to walls.txt.
+# compare.py writes the per-kernel tables; everything lands in
+# RESULT_DIR/truth.tar.gz.
+# usage: bench/truth/run.sh [BUILD_DIR] [RESULT_DIR]   env: JOBS="train graph" NCU_COUNT=120 ONE=
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${1:-build-truth}
@@ -25,28 +27,42 @@ fi
 M=$B/memheat
 gcc -O1 -shared -fPIC -o "$W/ref_activity.so" bench/truth/ref_activity.c -I/usr/local/cuda/include \
   -L/usr/local/cuda/lib64 -lcupti -Wl,-rpath,/usr/local/cuda/lib64 || { echo "FAIL ref_activity"; exit 1; }
-wall() { local s=$(date +%s%N); "$@"; local rc=$?; echo "rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" >&2; }
+# wall LABEL CMD...: runs CMD, appends "LABEL rc=.. wall_ms=.." to walls.txt
+wall() {
+  local l=$1 s=$(date +%s%N); shift
+  "$@"; local rc=$?
+  echo "$l rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a "$W/walls.txt"
+}
 for j in $JOBS; do
   case $j in
     train) C="python3 bench/realworld/train.py" ;;
     graph) C="python3 bench/truth/graph_replay.py" ;;
     *) echo "unknown job $j"; continue ;;
   esac
-  echo "== $j plain" && wall timeout 150 $C >"$W/$j.plain.out" 2>&1
-  echo "== $j ref" && wall timeout 150 env CUDA_INJECTION64_PATH="$W/ref_activity.so" REF_OUT="$W/$j.ref.tsv" $C >/dev/null 2>&1
-  echo "== $j memheat" && wall timeout 300 "$M" run -o "$W/$j" -- $C >"$W/$j.mh.out" 2>"$W/$j.mh.err"
-  echo "== $j memheat --passes one" && wall timeout 300 "$M" run --passes one -o "$W/$j.one" -- $C >"$W/$j.one.out" 2>"$W/$j.one.err"
+  wall "$j plain" timeout 150 $C >"$W/$j.plain.out" 2>&1
+  wall "$j ref" timeout 150 env CUDA_INJECTION64_PATH="$W/ref_activity.so" REF_OUT="$W/$j.ref.tsv" $C >/dev/null 2>&1
+  wall "$j memheat" timeout 300 "$M" run -o "$W/$j" -- $C >"$W/$j.mh.out" 2>"$W/$j.mh.err"
+  wall "$j memheat --no-counters" timeout 300 "$M" run --no-counters -o "$W/$j.nc" -- $C >"$W/$j.nc.out" 2>"$W/$j.nc.err"
   python3 bench/truth/compare.py times "$W/$j.mhdb" "$W/$j.ref.tsv" >"$W/$j.times.txt"
-  python3 bench/truth/compare.py times "$W/$j.one.mhdb" "$W/$j.ref.tsv" >"$W/$j.one.times.txt"
-  tail -1 "$W/$j.times.txt"; tail -1 "$W/$j.one.times.txt"
+  tail -1 "$W/$j.times.txt"
+  if [ -n "${ONE:-}" ]; then
+    wall "$j memheat --passes one" timeout 300 "$M" run --passes one -o "$W/$j.one" -- $C >"$W/$j.one.out" 2>"$W/$j.one.err"
+    python3 bench/truth/compare.py times "$W/$j.one.mhdb" "$W/$j.ref.tsv" >"$W/$j.one.times.txt"
+    tail -1 "$W/$j.one.times.txt"
+  fi
   diff <(grep -E "^(losses|sum)" "$W/$j.plain.out") <(grep -E "^(losses|sum)" "$W/$j.mh.out") >/dev/null &&
     echo "$j: program output identical under memheat"
 done 2>&1 | tee "$W/run.log"
 if [[ " $JOBS " == *" train "* ]] && command -v ncu >/dev/null; then
-  timeout 200 ncu --csv --print-units base --clock-control none --cache-control none -c "$NCU_COUNT" \
-    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-    python3 bench/realworld/train.py >"$W/train.ncu.csv" 2>"$W/train.ncu.err"
-  python3 bench/truth/compare.py ncu "$W/train.timing.json" "$W/train.ncu.csv" >"$W/train.ncu.txt"
-  tail -1 "$W/train.ncu.txt" | tee -a "$W/run.log"
-fi
+  for cc in none all; do
+    wall "train ncu --cache-control $cc" timeout 250 ncu --csv --print-units base --clock-control none \
+      --cache-control $cc -c "$NCU_COUNT" \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      python3 bench/realworld/train.py >"$W/train.ncu.$cc.csv" 2>"$W/train.ncu.$cc.err"
+    python3 bench/truth/compare.py bytes "$W/train.timing.json" "$W/train.ncu.$cc.csv" >"$W/train.bytes.$cc.txt"
+    tail -1 "$W/train.bytes.$cc.txt"
+  done
+  python3 bench/truth/compare.py ncu "$W/train.timing.json" "$W/train.ncu.none.csv" >"$W/train.ncu.txt"
+  tail -1 "$W/train.ncu.txt"
+fi 2>&1 | tee -a "$W/run.log"
 tar -czf "$R/truth.tar.gz" --exclude='*.mht' -C /tmp truth-work
