@@ -448,7 +448,7 @@ void mh_bw_report_print(FILE *f, const mh_bw_report *rep, size_t max_rows) {
                 (int)(MH_BW_NAME_COLS - mh_kname_cols(nm)), "", (unsigned long long)r->s.count, tot, med, mn, bw, pk,
                 sl, ss, oc, mh_bw_verdict_name(r->verdict), r->s.unmeasured ? " *" : "");
         if (r->s.unmeasured) unmeasured++;
-        if (r->verdict != MH_BW_UNKNOWN) {
+        if (r->verdict != MH_BW_UNKNOWN || isfinite(r->why.frac_bw_roof)) { /* unknown: says what is missing */
             char note[768];
             mh_verdict_note(&r->why, note, sizeof note);
             fprintf(f, "  %s: %s\n", mh_bw_verdict_name(r->verdict), note);

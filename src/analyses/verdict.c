@@ -317,7 +317,8 @@ void mh_verdict_note(const mh_verdict *v, char *buf, size_t cap) {
         break;
     default:
         if (isfinite(v->frac_bw_roof) && !isfinite(v->frac_compute_roof))
-            snprintf(buf, cap, "%s; compute roof unknown (no flop counters)", r);
+            snprintf(buf, cap, "%s; compute roof unknown: no flop counters in this run's counter set "
+                     "(MEMHEAT_COUNTERS_METRICS=all adds them, by kernel replay)", r);
         else if (isfinite(v->frac_bw_roof))
             snprintf(buf, cap, "%s; %s: what else limits it is not known", r, w);
         else

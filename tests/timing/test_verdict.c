@@ -100,6 +100,10 @@ static void build(mh_timing *t) {
     launches(t, &clock, "full_wave", 3, &us100, 1, 128, 0.05, 0.001);
     for (size_t i = from; i < t->nkernels; i++) t->kernels[i].dyn_smem = 160 * 1024;
     launches(t, &clock, "half_idle", 3, &us100, 1, 60, 0.05, 0.001);
+    /* counters without flop counts (the one-pass set of an H200): roofs half known */
+    from = t->nkernels;
+    launches(t, &clock, "noflops", 3, &us100, 1, 4096, 0.05, 0.001);
+    for (size_t i = from; i < t->nkernels; i++) t->kernels[i].c.flops_sp = t->kernels[i].c.flops_dp = NAN;
     mh_timing_sort(t);
 }
 
@@ -193,6 +197,9 @@ static void test_verdicts(void) {
     if (r) CHECK_NEAR_REL(r->why.waves, 128.0 / 132.0, 1e-12);
     r = row(&rep, "half_idle"); /* 60 blocks on 132 SMs */
     CHECK(r && r->verdict == MH_VERDICT_SMALL_GRID);
+    r = row(&rep, "noflops"); /* far below the bandwidth roof, compute roof unknown: no verdict */
+    CHECK(r && r->verdict == MH_VERDICT_UNKNOWN && isfinite(r->why.frac_bw_roof) &&
+          isnan(r->why.frac_compute_roof) && isnan(r->s.flops_sp));
 
     /* notes name the cause with its figures */
     char note[768];
@@ -235,6 +242,10 @@ static void test_verdicts(void) {
         buf[n] = '\0';
         fclose(f);
         CHECK(strstr(buf, "  small-grid: ") && strstr(buf, "  launch-bound: ") && strstr(buf, "  first-touch: "));
+        /* an unknown verdict with counters says what is missing; one without counters prints no line */
+        CHECK(strstr(buf, "  unknown: 5.0% of the bandwidth roof, ? of the compute roof; compute roof unknown") != NULL);
+        const char *u = strstr(buf, "  unknown: ");
+        CHECK(u && !strstr(u + 1, "  unknown: "));
     }
     mh_bw_report_free(&rep);
     mh_timing_free(&t);
