@@ -54,19 +54,7 @@ def times(db, ref):
 
 
 def ncu(timing, path):
-    rows = list(csv.reader(open(path)))
-    hdr, per = None, collections.defaultdict(dict)
-    for row in rows:
-        if "Kernel Name" in row and "Metric Name" in row:
-            hdr = row
-            continue
-        if not hdr or len(row) != len(hdr):
-            continue
-        d = dict(zip(hdr, row))
-        try:
-            per[int(d["ID"])][d["Metric Name"]] = float(d["Metric Value"].replace(",", ""))
-        except ValueError:
-            pass
+    per = ncu_rows(path)
     ks = sorted(json.load(open(timing))["kernels"], key=lambda k: k["seq"])
     by = collections.defaultdict(lambda: ([], []))
     for i in sorted(per):

@@ -233,19 +233,14 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
     }
 }
 
-/* A fresh host object holding the metrics names[0, n): its config image in
- * p->config and the replay passes it needs in *passes. 0, or -1 (g->error
- * set where CUPTI failed). */
-static int host_config(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip, const char **names, size_t n,
-                       size_t *passes) {
+/* p->host: a new host object for chip (the old one, if any, released). */
+static int host_new(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip) {
     if (p->host) {
         CUpti_Profiler_Host_Deinitialize_Params hd = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL,
                                                       p->host};
         cuptiProfilerHostDeinitialize(&hd);
         p->host = NULL;
     }
-    free(p->config);
-    p->config = NULL;
     CUpti_Profiler_Host_Initialize_Params hi;
     memset(&hi, 0, sizeof hi);
     hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
@@ -254,6 +249,17 @@ static int host_config(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip, cons
     hi.pCounterAvailabilityImage = p->avail;
     if (failed(g, "cuptiProfilerHostInitialize", cuptiProfilerHostInitialize(&hi))) return -1;
     p->host = hi.pHostObject;
+    return 0;
+}
+
+/* A fresh host object holding the metrics names[0, n): its config image in
+ * p->config and the replay passes it needs in *passes. 0, or -1 (g->error
+ * set where CUPTI failed). */
+static int host_config(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip, const char **names, size_t n,
+                       size_t *passes) {
+    free(p->config);
+    p->config = NULL;
+    if (host_new(g, p, chip) != 0) return -1;
     CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, NULL,
                                                       p->host, names, n};
     if (failed(g, "cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&am))) return -1;
@@ -280,8 +286,8 @@ static int host_config(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip, cons
  * metric_names on, each kept only while the set still takes ONE replay pass.
  * A kernel replayed over several passes has its memory restored between
  * them, and the DRAM bytes of a later pass count that traffic too: on a
- * PyTorch training step they came out 1.4-2.3x Nsight Compute's, in one
- * pass within 5% for most kernels (docs/timing.md). MEMHEAT_COUNTERS_METRICS
+ * PyTorch training step they came out 1.4-2.3x Nsight Compute's; in one
+ * pass 18 of 25 kernels are within 10% of it (docs/timing.md). MEMHEAT_COUNTERS_METRICS
  * =all keeps every metric (several passes), =NAME,NAME... exactly those. */
 static int choose_metrics(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip) {
     const char *only = getenv("MEMHEAT_COUNTERS_METRICS");
@@ -289,14 +295,7 @@ static int choose_metrics(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip) {
     const char *known[M_COUNT];
     int kslot[M_COUNT];
     size_t nk = 0, passes = 0;
-    CUpti_Profiler_Host_Initialize_Params hi;
-    memset(&hi, 0, sizeof hi);
-    hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hi.pChipName = chip;
-    hi.pCounterAvailabilityImage = p->avail;
-    if (failed(g, "cuptiProfilerHostInitialize", cuptiProfilerHostInitialize(&hi))) return -1;
-    p->host = hi.pHostObject;
+    if (host_new(g, p, chip) != 0) return -1;
     for (int m = 0; m < M_COUNT; m++) { /* an unknown metric must not cost the rest */
         if (listed && !strstr(only, metric_names[m])) continue;
         CUpti_Profiler_Host_GetMetricProperties_Params mp;
