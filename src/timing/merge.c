@@ -85,12 +85,18 @@ static int cmp_key(const void *x, const void *y) {
     return a->pos < b->pos ? -1 : (a->pos > b->pos);
 }
 
+/* 1 when the records carry their configuration (grid 0: they do not, and
+ * match by name). */
+static int has_config(const ord *b, size_t nb) {
+    for (size_t i = 0; i < nb; i++)
+        if (b[i].k->grid[0] != 0) return 1;
+    return 0;
+}
+
 /* 1 when the records b hold one per configuration (a sampled pass), 0 when
  * some configuration repeats (every launch profiled); -1 out of memory. */
 static int one_per_config(const ord *b, size_t nb) {
-    int with_cfg = 0;
-    for (size_t i = 0; i < nb; i++)
-        if (b[i].k->grid[0] != 0) with_cfg = 1;
+    int with_cfg = has_config(b, nb);
     cfg_key *keys = malloc((nb ? nb : 1) * sizeof *keys);
     if (!keys) return -1;
     for (size_t i = 0; i < nb; i++) keys[i] = key_of(b[i].k, with_cfg, i);
@@ -105,9 +111,7 @@ static int one_per_config(const ord *b, size_t nb) {
  * of b (in launch order) with its configuration. Returns the launches still
  * without counters, or -1 when out of memory. */
 static long join_by_config(mh_timing *t, const ord *a, size_t na, const ord *b, size_t nb, uint64_t *matched) {
-    int with_cfg = 0;
-    for (size_t i = 0; i < nb; i++)
-        if (b[i].k->grid[0] != 0) with_cfg = 1;
+    int with_cfg = has_config(b, nb);
     cfg_key *keys = malloc((nb ? nb : 1) * sizeof *keys);
     if (!keys) return -1;
     size_t nk = 0;

@@ -316,8 +316,12 @@ static int choose_metrics(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip) {
     for (size_t i = 0; i < nk; i++) {
         p->names[p->n] = known[i];
         p->slot[p->n] = kslot[i];
+        if (all || listed || p->n == 0) { /* asked for, or the first: kept without a trial */
+            p->n++;
+            continue;
+        }
         if (host_config(g, p, chip, p->names, p->n + 1, &passes) != 0) return -1;
-        if (all || listed || passes <= 1 || p->n == 0) p->n++;
+        if (passes <= 1) p->n++;
     }
     if (host_config(g, p, chip, p->names, p->n, &passes) != 0) return -1;
     g->t.counters.passes = (uint32_t)passes;
