@@ -265,14 +265,18 @@ static int quick_check(mh_db *db, mh_err *err) {
     return rc;
 }
 
-/* Columns that came within schema version 3 without a bump (schema.c):
- * a profile written before them lacks them and reads as before. */
+/* Columns (and the global_request table: column NULL) that came within a
+ * schema version without a bump (schema.c): a profile written before them
+ * lacks them, and every reader probes for them (read.c, heat_share.c,
+ * rankread.c), so it reads as before. */
 static int optional_column(const char *table, const char *col) {
-    static const char *const opt[][2] = {{"object", "arg"},     {"object", "arg_type"}, {"object", "arg_name"},
-                                         {"object", "parent"},  {"object", "used_lo"},  {"object", "used_hi"},
-                                         {"heat_row", "kinds"}, {"bank_conflict", "banks"}, {"kernel", "verdict"}};
+    static const char *const opt[][2] = {
+        {"object", "arg"},         {"object", "arg_type"},     {"object", "arg_name"},    {"object", "parent"},
+        {"object", "used_lo"},     {"object", "used_hi"},      {"heat_row", "kinds"},     {"bank_conflict", "banks"},
+        {"kernel", "verdict"},     {"bank_conflict", "ideal"}, {"bank_conflict", "extra"}, {"bank_conflict", "kind"},
+        {"bank_conflict", "object"}, {"heat_map", "rows_of"},  {"kernel_run", "timed"},   {"global_request", NULL}};
     for (size_t i = 0; i < sizeof opt / sizeof *opt; i++)
-        if (!strcmp(opt[i][0], table) && !strcmp(opt[i][1], col)) return 1;
+        if (!strcmp(opt[i][0], table) && (!opt[i][1] || !strcmp(opt[i][1], col))) return 1;
     return 0;
 }
 

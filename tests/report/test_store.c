@@ -474,7 +474,9 @@ static void test_kinds_old_profile(void) {
     CHECK(json_array_size(json_object_get(b0, "banks")) == 32);
     json_decref(s);
 
-    /* the same profile as written before kinds and banks */
+    /* the same profile as written before kinds and banks, and before the
+     * columns of the estimated savings (ideal and extra wavefronts, the
+     * global requests, timed runs, shared heat maps): it opens and reports */
     const char *old = "store_old.mhdb";
     FILE *in = fopen(synth_db, "rb"), *out = fopen(old, "wb");
     CHECK(in && out);
@@ -484,8 +486,13 @@ static void test_kinds_old_profile(void) {
     if (in) fclose(in);
     if (out) fclose(out);
     CHECK(sqlite3_open(old, &h) == SQLITE_OK);
-    CHECK(sqlite3_exec(h, "ALTER TABLE heat_row DROP COLUMN kinds; ALTER TABLE bank_conflict DROP COLUMN banks;", 0, 0,
-                       0) == SQLITE_OK);
+    CHECK(sqlite3_exec(h,
+                       "ALTER TABLE heat_row DROP COLUMN kinds; ALTER TABLE bank_conflict DROP COLUMN banks;"
+                       " ALTER TABLE bank_conflict DROP COLUMN ideal; ALTER TABLE bank_conflict DROP COLUMN extra;"
+                       " ALTER TABLE bank_conflict DROP COLUMN kind; ALTER TABLE bank_conflict DROP COLUMN object;"
+                       " DROP TABLE global_request; ALTER TABLE heat_map DROP COLUMN rows_of;"
+                       " ALTER TABLE kernel_run DROP COLUMN timed;",
+                       0, 0, 0) == SQLITE_OK);
     sqlite3_close(h);
     mh_err err = {0};
     mh_db *db;
@@ -554,7 +561,22 @@ static void test_ideal_wavefronts(void) {
     CHECK_EQ_U(q1(h, "SELECT count(*) FROM bank_conflict WHERE pc = 32 AND kind = 'load' AND object IS NOT NULL"), 1);
     CHECK_EQ_U(q1(h, "SELECT lines FROM global_request WHERE pc = 48"), 8 * 32); /* 32 lines a request */
     CHECK_EQ_U(q1(h, "SELECT ideal_lines FROM global_request WHERE pc = 48"), 8 * 1);
+    /* damaged cells the savings read (a real 1e308 for a block count, an SM
+     * count past 32 bits) are not converted out of range: the report is
+     * still written */
+    CHECK(sqlite3_exec(h, "UPDATE launch SET n_blocks = 1e308; UPDATE device SET sm_count = 4294967296.5", 0, 0, 0) ==
+          SQLITE_OK);
     sqlite3_close(h);
+    mh_db *d = NULL;
+    CHECK(mh_db_open(&d, db, 0, &err) == MH_OK);
+    char *html = NULL;
+    size_t hlen = 0;
+    FILE *f = d ? open_memstream(&html, &hlen) : NULL;
+    CHECK(f && mh_report_html(d, f, NULL, &err) == MH_OK);
+    if (f) fclose(f);
+    CHECK(html && hlen > 0);
+    free(html);
+    if (d) mh_db_close(d);
     unlink(t.path);
 }
 
