@@ -34,6 +34,7 @@
 #include "analyses/occur.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/sort.h"
 
 #define MAX_ADDRS (1u << 16)      /* addresses counted per launch */
 #define ATOM_MIN_OPS 32           /* a finding needs at least this many operations on the object, */
@@ -177,7 +178,7 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
     uint64_t keys[64], *key = n <= 64 ? keys : malloc(n * sizeof *key);
     if (!key) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) key[i] = v[i].canon;
-    qsort(key, n, sizeof *key, cmp_u64);
+    mh_sort(key, n, sizeof *key, cmp_u64);
     const mh_model_launch *ml = mh_model_launch_get(ar->model, k->launch);
     int64_t bi = ml ? mh_model_block_index(ml, k->block) : -1;
     uint64_t gw = (uint64_t)(bi < 0 ? 0 : bi) * (ml ? ml->warps_per_block : 1) + k->warp;
@@ -307,7 +308,7 @@ static int classify(mh_atom_run *ar, alaunch *l, unsigned space, int64_t obj) {
         f->pcs[f->npcs++] = (mh_pat_pc){p->pc, ops ? (double)(ops - addrs) * (double)p->ops / (double)ops : 0,
                                         pi ? pi->file : NULL, pi ? pi->line : 0};
     }
-    if (f->npcs > 1) qsort(f->pcs, f->npcs, sizeof *f->pcs, cmp_pcref);
+    if (f->npcs > 1) mh_sort(f->pcs, f->npcs, sizeof *f->pcs, cmp_pcref);
     else f->npcs = 0; /* one pc: named by the finding itself */
     f->requests = req;
     f->flagged = ops;
@@ -393,8 +394,8 @@ static int run_finish(void *run, mh_err *err) {
         int rc = end_launch(ar, ar->al[0].launch, err);
         if (rc) return rc;
     }
-    if (ar->nf) qsort(ar->f, ar->nf, sizeof *ar->f, mh_pat_cmp_finding);
-    if (ar->npcs) qsort(ar->pcs, ar->npcs, sizeof *ar->pcs, cmp_pc);
+    if (ar->nf) mh_sort(ar->f, ar->nf, sizeof *ar->f, mh_pat_cmp_finding);
+    if (ar->npcs) mh_sort(ar->pcs, ar->npcs, sizeof *ar->pcs, cmp_pc);
     return MH_OK;
 }
 
@@ -437,8 +438,8 @@ static int run_merge(void *dst_, void *const *src_, size_t nsrc, uint64_t (*rank
         if (src->peak > dst->peak) dst->peak = src->peak;
         dst->split += src->split + (src->grp ? mh_grp_split(src->grp) : 0);
     }
-    if (dst->nf) qsort(dst->f, dst->nf, sizeof *dst->f, mh_pat_cmp_finding);
-    if (dst->npcs) qsort(dst->pcs, dst->npcs, sizeof *dst->pcs, cmp_pc);
+    if (dst->nf) mh_sort(dst->f, dst->nf, sizeof *dst->f, mh_pat_cmp_finding);
+    if (dst->npcs) mh_sort(dst->pcs, dst->npcs, sizeof *dst->pcs, cmp_pc);
     return MH_OK;
 }
 

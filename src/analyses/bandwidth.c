@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "util/datadir.h"
+#include "util/sort.h"
 
 /* ---- device peaks ----------------------------------------------------- */
 
@@ -74,7 +75,7 @@ static int cmp_iv(const void *x, const void *y) {
 static size_t merge_iv(mh_bw_iv *iv, size_t n) {
     size_t m = 0;
     if (n == 0) return 0;
-    qsort(iv, n, sizeof *iv, cmp_iv);
+    mh_sort(iv, n, sizeof *iv, cmp_iv);
     for (size_t i = 0; i < n; i++) {
         if (iv[i].b <= iv[i].a) continue; /* empty */
         if (m > 0 && iv[i].a <= iv[m - 1].b) {

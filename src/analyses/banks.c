@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/sort.h"
 
 unsigned mh_bank_phases(uint32_t size) { return size > 8 ? 4u : size > 4 ? 2u : 1u; }
 
@@ -142,7 +143,7 @@ int mh_bank_sort_launch(mh_bank_table *t, uint32_t launch, size_t from, mh_err *
         p[k].e = t->v[i];
         at[k++] = i;
     }
-    qsort(p, m, sizeof *p, cmp_placed_pc); /* pcs are distinct within a launch */
+    mh_sort(p, m, sizeof *p, cmp_placed_pc); /* pcs are distinct within a launch */
     for (k = 0; k < m; k++) {
         t->v[at[k]] = p[k].e;
         t->h[p[k].slot] = (uint32_t)at[k] + 1;

@@ -12,6 +12,7 @@
 
 #include "analyses/camp_shared.h"
 #include "util/grow.h"
+#include "util/sort.h"
 
 /* ---- data --------------------------------------------------------------- */
 
@@ -225,7 +226,7 @@ int mh_camp_data_load_csv(mh_camp_data *d, const char *path, mh_err *err) {
         goto out;
     }
     /* median per configuration */
-    qsort(rows, nrows, sizeof *rows, cmp_raw);
+    mh_sort(rows, nrows, sizeof *rows, cmp_raw);
     double *t = malloc(nrows * sizeof *t);
     if (!t) {
         rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory");
@@ -236,7 +237,7 @@ int mh_camp_data_load_csv(mh_camp_data *d, const char *path, mh_err *err) {
         while (j < nrows && cmp_raw(&rows[i], &rows[j]) == 0) j++;
         for (size_t k = i; k < j; k++) t[k - i] = rows[k].s.time_ms;
         size_t m = j - i;
-        qsort(t, m, sizeof *t, cmp_double);
+        mh_sort(t, m, sizeof *t, cmp_double);
         mh_camp_sample s = rows[i].s;
         s.time_ms = m % 2 ? t[m / 2] : 0.5 * (t[m / 2 - 1] + t[m / 2]);
         rc = mh_camp_data_add(d, &s, err);

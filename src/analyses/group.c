@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/sort.h"
 
 typedef struct group {
     char *key, *label;
@@ -135,7 +136,7 @@ static int cmp(const void *a, const void *b) {
 }
 
 void mh_groups_finish(mh_groups *g) {
-    if (g->n) qsort(g->v, g->n, sizeof *g->v, cmp);
+    if (g->n) mh_sort(g->v, g->n, sizeof *g->v, cmp);
 }
 
 void mh_groups_print(const mh_groups *g, FILE *f, size_t max) {

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/sort.h"
 
 static lstate *find_ls(mh_loc_run *lr, uint32_t launch) {
     for (size_t i = 0; i < lr->nls; i++)
@@ -165,7 +166,7 @@ static int fill_static(mh_loc_metrics *m, const uint64_t *const c[2], const size
         if (!scratch) return MH_ERR_NOMEM;
         if (n[0]) memcpy(scratch, c[0], n[0] * sizeof *scratch);
         if (n[1]) memcpy(scratch + n[0], c[1], n[1] * sizeof *scratch);
-        qsort(scratch, all, sizeof *scratch, cmp_u64_desc);
+        mh_sort(scratch, all, sizeof *scratch, cmp_u64_desc);
         while (k < all && run * 10 < total * 9) run += scratch[k++];
         free(scratch);
     }

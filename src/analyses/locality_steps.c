@@ -13,6 +13,7 @@
 
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/sort.h"
 
 /* The peak at the end of a record, the counting stage's memory then being bytes1. */
 static void note_bytes(mh_loc_run *lr, size_t bytes1) {
@@ -107,7 +108,7 @@ static void sort_u64(uint64_t *v, size_t n) {
     unsigned depth = 2 * 64;
     while (n > 24) {
         if (depth-- == 0) {
-            qsort(v, n, sizeof *v, cmp_u64);
+            mh_sort(v, n, sizeof *v, cmp_u64);
             return;
         }
         uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
@@ -126,7 +127,7 @@ static void sort_u64(uint64_t *v, size_t n) {
         /* [0, j] <= piv <= [j + 1, n): recurse into the smaller side */
         size_t left = j + 1;
         if (left >= n) { /* no progress (cannot happen with a median pivot): let qsort finish */
-            qsort(v, n, sizeof *v, cmp_u64);
+            mh_sort(v, n, sizeof *v, cmp_u64);
             return;
         }
         if (left < n - left) {

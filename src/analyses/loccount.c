@@ -1,6 +1,7 @@
 /* loccount.c -- accesses per canonical address within one launch, for the
  * locality analysis (loccount.h says how and why). Split out of locality.c, which passed 800 lines. */
 #include "analyses/loccount.h"
+#include "util/sort.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -234,7 +235,7 @@ static void radix_sort_u64(uint64_t *v, uint64_t *tmp, size_t n) {
     size_t small[256];
     size_t *count = bits == 8 ? small : malloc(R * sizeof *count);
     if (!count) { /* fall back to qsort */
-        qsort(v, n, sizeof *v, cmp_u64);
+        mh_sort(v, n, sizeof *v, cmp_u64);
         return;
     }
     uint64_t *src = v, *dst = tmp;
@@ -275,7 +276,7 @@ static void radix_sort_cnt(mh_lcnt_ent *v, mh_lcnt_ent *tmp, size_t n) {
     size_t small[256];
     size_t *count = bits == 8 ? small : malloc(R * sizeof *count);
     if (!count) {
-        qsort(v, n, sizeof *v, cmp_cnt_key);
+        mh_sort(v, n, sizeof *v, cmp_cnt_key);
         return;
     }
     mh_lcnt_ent *src = v, *dst = tmp;
@@ -423,7 +424,7 @@ int mh_lcnt_sorted_two(mh_lcnt *a, mh_lcnt *b, mh_big_cache *ca, size_t *ba, mh_
                 }
     }
     if (rc == MH_OK) {
-        qsort(sample, ns, sizeof *sample, cmp_u64);
+        mh_sort(sample, ns, sizeof *sample, cmp_u64);
         for (unsigned i = 0; i + 1 < j->k; i++) j->spl[i] = ns ? sample[(i + 1) * ns / j->k] : 0;
         on_threads(j, count_buckets);
         size_t sum = 0; /* bucket by bucket, thread by thread: where each (thread, bucket)'s entries go */

@@ -26,6 +26,7 @@
 
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/sort.h"
 
 #define div_by mh_pat_div
 #define mod_by mh_pat_mod
@@ -252,7 +253,7 @@ static int merge_launch(mh_pat_run *pr, size_t before) {
     }
     pr->nf = out;
     for (size_t i = before; i < out; i++)
-        if (pr->f[i].npcs > 1) qsort(pr->f[i].pcs, pr->f[i].npcs, sizeof *pr->f[i].pcs, cmp_pcref);
+        if (pr->f[i].npcs > 1) mh_sort(pr->f[i].pcs, pr->f[i].npcs, sizeof *pr->f[i].pcs, cmp_pcref);
     return MH_OK;
 }
 
@@ -433,8 +434,8 @@ int mh_pat_run_finish(mh_pat_run *pr, mh_err *err) {
         int rc = end_launch(pr, &pr->ps[0], err);
         if (rc) return rc;
     }
-    if (pr->nf) qsort(pr->f, pr->nf, sizeof *pr->f, mh_pat_cmp_finding);
-    if (pr->nreq) qsort(pr->req, pr->nreq, sizeof *pr->req, mh_pat_cmp_req);
+    if (pr->nf) mh_sort(pr->f, pr->nf, sizeof *pr->f, mh_pat_cmp_finding);
+    if (pr->nreq) mh_sort(pr->req, pr->nreq, sizeof *pr->req, mh_pat_cmp_req);
     return MH_OK;
 }
 

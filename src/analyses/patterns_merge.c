@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/sort.h"
 
 static int merge_banks(mh_pat_run *dst, mh_pat_run *const *src, size_t nsrc,
                        uint64_t (*rank)(void *ctx, uint32_t launch), void *ctx, mh_err *err) {
@@ -88,7 +89,7 @@ int mh_pat_run_merge(mh_pat_run *dst, mh_pat_run *const *src, size_t nsrc,
         if (r->peak > dst->peak) dst->peak = r->peak;
         dst->merged_split += mh_pat_run_split(r);
     }
-    if (dst->nf) qsort(dst->f, dst->nf, sizeof *dst->f, mh_pat_cmp_finding);
-    if (dst->nreq) qsort(dst->req, dst->nreq, sizeof *dst->req, mh_pat_cmp_req);
+    if (dst->nf) mh_sort(dst->f, dst->nf, sizeof *dst->f, mh_pat_cmp_finding);
+    if (dst->nreq) mh_sort(dst->req, dst->nreq, sizeof *dst->req, mh_pat_cmp_req);
     return MH_OK;
 }

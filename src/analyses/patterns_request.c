@@ -5,6 +5,7 @@
  * the helper stage (every other request evaluated ahead of it). Split out of
  * patterns.c, which passed 800 lines; shared types in patterns_state.h. */
 #include "analyses/patterns_state.h"
+#include "util/sort.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -204,7 +205,7 @@ static mh_bank_cost shared_cost(const mh_pat_run *pr, const mh_grp_entry *v, siz
 /* A global request's entries in slot, then thread order. */
 static void sort_global(mh_grp_entry *v, size_t n) {
     if (n <= 64) MH_ISORT(mh_grp_entry, v, n, LT_ENT);
-    else qsort(v, n, sizeof *v, cmp_slot_thread);
+    else mh_sort(v, n, sizeof *v, cmp_slot_thread);
 }
 
 static int request_eval(mh_pat_run *pr, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {

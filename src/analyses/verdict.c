@@ -9,6 +9,7 @@
  * enough blocks, latency (too few bytes in flight to cover DRAM latency). Pure arithmetic
  * over the timing file: the occupancy limits and latencies are tables. */
 #include "memheat/verdict.h"
+#include "util/sort.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -99,7 +100,7 @@ int mh_verdict_index_build(const mh_timing *t, mh_verdict_index *ix, mh_err *err
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory sorting launches for the verdicts");
     }
     for (size_t i = 0; i < t->nkernels; i++) ix->k[i] = &t->kernels[i];
-    qsort(ix->k, t->nkernels, sizeof *ix->k, cmp_launch);
+    mh_sort(ix->k, t->nkernels, sizeof *ix->k, cmp_launch);
     ix->n = t->nkernels;
     return MH_OK;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/sort.h"
 
 static long long jint(const json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
 static double jnum(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
@@ -52,7 +53,7 @@ int mh_report_rank_procs(const json_t *root, mh_rank_procs *out) {
         if (r->has_rank) snprintf(r->label, sizeof r->label, "rank %lld", r->rank);
         else snprintf(r->label, sizeof r->label, "pid %lld", jint(r->p, "pid"));
     }
-    qsort(out->v, n, sizeof *out->v, cmp_proc);
+    mh_sort(out->v, n, sizeof *out->v, cmp_proc);
     out->n = n;
     if (!(out->byid = malloc(n * sizeof *out->byid))) {
         mh_report_rank_procs_free(out);
@@ -164,7 +165,7 @@ static lidx *launch_index(const json_t *root, size_t *n) {
         v[i].l = json_array_get(ls, i);
         v[i].id = jint(v[i].l, "id");
     }
-    qsort(v, *n, sizeof *v, cmp_lidx);
+    mh_sort(v, *n, sizeof *v, cmp_lidx);
     return v;
 }
 
@@ -240,7 +241,7 @@ int mh_report_rank_kernels(const json_t *root, const mh_rank_procs *p, mh_rank_k
             vals[row->m++] = metric;
             if (metric > worst) worst = metric, row->worst = c;
         }
-        qsort(vals, row->m, sizeof *vals, cmp_double);
+        mh_sort(vals, row->m, sizeof *vals, cmp_double);
         size_t m = row->m;
         row->median = m ? (m % 2 ? vals[m / 2] : (vals[m / 2 - 1] + vals[m / 2]) / 2) : 0;
         row->ratio = row->median > 0 ? worst / row->median : 0;
@@ -322,7 +323,7 @@ int mh_report_rank_findings(const json_t *root, const mh_rank_procs *p, int with
             first = 0;
         }
     }
-    qsort(out->v, out->n, sizeof *out->v, cmp_fgroup);
+    mh_sort(out->v, out->n, sizeof *out->v, cmp_fgroup);
     free(li);
     return 0;
 nomem:

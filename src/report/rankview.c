@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/sort.h"
 
 static long long jint(const json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
 static const char *jstr(const json_t *o, const char *k) {
@@ -124,10 +125,10 @@ static int groups(mh_rank_view *v) {
         r[n++] = (lrec){.id = id, .pi = pi, .cfg = cfg, .content = content};
     }
     if (!rc) { /* the n-th launch of a configuration in each process */
-        qsort(r, n, sizeof *r, cmp_cfg_pi);
+        mh_sort(r, n, sizeof *r, cmp_cfg_pi);
         for (size_t i = 0; i < n; i++)
             r[i].nth = i && r[i - 1].pi == r[i].pi && !strcmp(r[i - 1].cfg, r[i].cfg) ? r[i - 1].nth + 1 : 0;
-        qsort(r, n, sizeof *r, cmp_group);
+        mh_sort(r, n, sizeof *r, cmp_group);
         v->lg = calloc(n ? n : 1, sizeof *v->lg);
         v->g = calloc(n ? n : 1, sizeof *v->g);
         if (!v->lg || !v->g) rc = -1;
@@ -164,7 +165,7 @@ static int groups(mh_rank_view *v) {
         free(r[i].content);
     }
     free(r);
-    if (!rc) qsort(v->lg, v->nlg, sizeof *v->lg, cmp_id);
+    if (!rc) mh_sort(v->lg, v->nlg, sizeof *v->lg, cmp_id);
     return rc;
 }
 
@@ -205,7 +206,7 @@ static int findings(mh_rank_view *v) {
                         .space = jstr(f, "space"), .obj = jstr(f, "object_label"),
                         .cost = json_number_value(json_object_get(f, "cost"))};
     }
-    qsort(r, n, sizeof *r, cmp_fkey);
+    mh_sort(r, n, sizeof *r, cmp_fkey);
     int rc = 0;
     for (size_t i = 0; i < n && !rc;) {
         size_t j = i;
@@ -233,7 +234,7 @@ static int findings(mh_rank_view *v) {
         i = j;
     }
     free(r);
-    if (!rc) qsort(v->fl, v->nfl, sizeof *v->fl, cmp_id);
+    if (!rc) mh_sort(v->fl, v->nfl, sizeof *v->fl, cmp_id);
     return rc;
 }
 
@@ -279,7 +280,7 @@ static int summary(mh_rank_view *v) {
         s->bw = ns > 0 && json_is_number(json_object_get(q, "dram_bytes")) ? by / ns * 1e9 : -1;
         if (s->set) vals[m++] = s->metric;
     }
-    qsort(vals, m, sizeof *vals, cmp_double);
+    mh_sort(vals, m, sizeof *vals, cmp_double);
     v->median = m ? (m % 2 ? vals[m / 2] : (vals[m / 2 - 1] + vals[m / 2]) / 2) : 0;
     free(vals);
     for (size_t k = 0; k < v->fg.n; k++) { /* common: on more than half the ranks */
@@ -296,7 +297,7 @@ static int summary(mh_rank_view *v) {
         if (s->ratio > MH_RANK_IMBALANCE || (s->ratio > 0 && s->ratio < 1 / MH_RANK_IMBALANCE)) s->outlier = 2;
         else if (s->absent || s->extra) s->outlier = 1;
     }
-    qsort(v->s, n, sizeof *v->s, cmp_sum);
+    mh_sort(v->s, n, sizeof *v->s, cmp_sum);
     return 0;
 }
 
@@ -320,8 +321,8 @@ static int keep(mh_rank_view *v) {
             v->keep_procs[v->nkp++] = v->p.v[find_id(v->lg, v->nlg, id)->c].id;
         }
     v->keep_procs[v->nkp++] = v->p.v[v->ref].id;
-    qsort(v->keep, v->nkeep, sizeof *v->keep, cmp_i64);
-    qsort(v->keep_procs, v->nkp, sizeof *v->keep_procs, cmp_i64);
+    mh_sort(v->keep, v->nkeep, sizeof *v->keep, cmp_i64);
+    mh_sort(v->keep_procs, v->nkp, sizeof *v->keep_procs, cmp_i64);
     size_t u = 0; /* distinct */
     for (size_t i = 0; i < v->nkp; i++)
         if (!u || v->keep_procs[u - 1] != v->keep_procs[i]) v->keep_procs[u++] = v->keep_procs[i];

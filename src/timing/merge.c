@@ -11,6 +11,7 @@
  * a profiled-every-launch pass left without counters get those of the first
  * record of their name. */
 #include "memheat/timing.h"
+#include "util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ static ord *launch_order(const mh_timing *t, uint32_t dev, size_t *n) {
     size_t m = 0;
     for (size_t i = 0; i < t->nkernels; i++)
         if (t->kernels[i].device == dev) o[m++] = (ord){&t->kernels[i], i};
-    qsort(o, m, sizeof *o, cmp_ord);
+    mh_sort(o, m, sizeof *o, cmp_ord);
     *n = m;
     return o;
 }
@@ -100,7 +101,7 @@ static int one_per_config(const ord *b, size_t nb) {
     cfg_key *keys = malloc((nb ? nb : 1) * sizeof *keys);
     if (!keys) return -1;
     for (size_t i = 0; i < nb; i++) keys[i] = key_of(b[i].k, with_cfg, i);
-    qsort(keys, nb, sizeof *keys, cmp_cfg);
+    mh_sort(keys, nb, sizeof *keys, cmp_cfg);
     int one = 1;
     for (size_t i = 1; i < nb && one; i++) one = cmp_cfg(&keys[i - 1], &keys[i]) != 0;
     free(keys);
@@ -117,7 +118,7 @@ static long join_by_config(mh_timing *t, const ord *a, size_t na, const ord *b, 
     size_t nk = 0;
     for (size_t i = 0; i < nb; i++)
         if (b[i].k->has_counters) keys[nk++] = key_of(b[i].k, with_cfg, i);
-    qsort(keys, nk, sizeof *keys, cmp_key);
+    mh_sort(keys, nk, sizeof *keys, cmp_key);
     long missing = 0;
     for (size_t i = 0; i < na; i++) {
         mh_timing_kernel *k = &t->kernels[a[i].idx];

@@ -5,6 +5,7 @@
  * side on several streams (the denominator of their bandwidth). Apart from
  * timing.c (the file format), which libmemheat_cupti.so compiles alone. */
 #include "memheat/timing.h"
+#include "util/sort.h"
 
 #include <assert.h>
 #include <math.h>
@@ -20,7 +21,7 @@ static int cmp_u64(const void *a, const void *b) {
 
 double mh_timing_median_u64(uint64_t *v, size_t n) {
     if (n == 0) return 0.0;
-    qsort(v, n, sizeof *v, cmp_u64);
+    mh_sort(v, n, sizeof *v, cmp_u64);
     if (n % 2) return (double)v[n / 2];
     return ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
 }
@@ -62,7 +63,7 @@ int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh
         return mh_err_set(err, MH_ERR_NOMEM, "out of memory aggregating kernels");
     }
     for (size_t i = 0; i < t->nkernels; i++) ix[i].k = &t->kernels[i];
-    qsort(ix, t->nkernels, sizeof *ix, cmp_by_name);
+    mh_sort(ix, t->nkernels, sizeof *ix, cmp_by_name);
     size_t ns = 0;
     for (size_t i = 0; i < t->nkernels;) {
         size_t j = i;
@@ -126,7 +127,7 @@ int mh_timing_aggregate(const mh_timing *t, mh_timing_stats **out, size_t *n, mh
     free(ix);
     free(dur);
     free(share);
-    qsort(st, ns, sizeof *st, cmp_stats_total);
+    mh_sort(st, ns, sizeof *st, cmp_stats_total);
     *out = st;
     *n = ns;
     return MH_OK;
@@ -170,7 +171,7 @@ double *mh_timing_shares(const mh_timing *t) {
         e[2 * i] = (edge){k->start_ns, k->device, 1, i};
         e[2 * i + 1] = (edge){k->end_ns, k->device, 0, i};
     }
-    qsort(e, 2 * n, sizeof *e, cmp_edge);
+    mh_sort(e, 2 * n, sizeof *e, cmp_edge);
     double S = 0;
     long running = 0;
     for (size_t j = 0; j < 2 * n; j++) {
@@ -240,7 +241,7 @@ size_t mh_timing_borrow_times(mh_timing *t) {
         return marked;
     }
     for (size_t i = 0; i < t->nkernels; i++) ix[i] = &t->kernels[i];
-    qsort(ix, t->nkernels, sizeof *ix, cmp_config);
+    mh_sort(ix, t->nkernels, sizeof *ix, cmp_config);
     size_t kept = 0;
     for (size_t i = 0; i < t->nkernels;) {
         size_t j = i, nclean = 0, ninst = 0;

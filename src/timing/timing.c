@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/sort.h"
 
 void mh_timing_counters_clear(mh_timing_counters *c) {
 #define CLEAR(KIND, f, REQ, col, BRK) c->f = NAN;
@@ -93,9 +94,9 @@ static int cmp_copy_start(const void *a, const void *b) {
 }
 
 void mh_timing_sort(mh_timing *t) {
-    if (t->nkernels) qsort(t->kernels, t->nkernels, sizeof *t->kernels, cmp_kernel_start);
+    if (t->nkernels) mh_sort(t->kernels, t->nkernels, sizeof *t->kernels, cmp_kernel_start);
     for (size_t i = 0; i < t->nkernels; i++) t->kernels[i].seq = i;
-    if (t->ncopies) qsort(t->copies, t->ncopies, sizeof *t->copies, cmp_copy_start);
+    if (t->ncopies) mh_sort(t->copies, t->ncopies, sizeof *t->copies, cmp_copy_start);
 }
 
 /* ---- copy kinds ------------------------------------------------------- */

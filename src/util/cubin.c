@@ -23,6 +23,7 @@
 
 #include "util/demangle.h"
 #include "util/grow.h"
+#include "util/sort.h"
 
 #define EM_CUDA 190
 #define ET_EXEC 2
@@ -406,7 +407,7 @@ int mh_cubin_read(const void *image, size_t size, mh_cubin *out, mh_err *err) {
                 if (j > np) memmove(&k->vars[np + 1], &k->vars[np], (j - np) * sizeof v);
                 k->vars[np++] = v;
             }
-        if (np > 1) qsort(k->vars, np, sizeof *k->vars, var_cmp);
+        if (np > 1) mh_sort(k->vars, np, sizeof *k->vars, var_cmp);
     }
     /* kernels with nothing known are left out (every kernel's PTX body opened one) */
     size_t kept = 0;
