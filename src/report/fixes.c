@@ -29,6 +29,7 @@
 #include "memheat/verdict.h"
 #include "util/grow.h"
 #include "util/kname.h"
+#include "util/sort.h"
 
 /* ---- JSON helpers ---- */
 
@@ -36,9 +37,18 @@ static double jnum(const json_t *o, const char *k) {
     const json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
+/* An integer field; a real one in the range of long long is truncated, any
+ * other (a damaged profile's 1e308, NaN) is `def`. */
 static long long jint(const json_t *o, const char *k, long long def) {
     const json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (long long)json_integer_value(v) : json_is_real(v) ? (long long)json_real_value(v) : def;
+    if (json_is_integer(v)) return (long long)json_integer_value(v);
+    double r = json_is_real(v) ? json_real_value(v) : NAN;
+    return r >= -9.2e18 && r <= 9.2e18 ? (long long)r : def;
+}
+/* An unsigned 32-bit field; anything outside 0..UINT32_MAX (damage) is 0. */
+static uint32_t ju32(const json_t *o, const char *k) {
+    long long v = jint(o, k, 0);
+    return v >= 0 && v <= (long long)UINT32_MAX ? (uint32_t)v : 0;
 }
 static const char *jstr(const json_t *o, const char *k) {
     const char *s = json_string_value(json_object_get(o, k));
@@ -66,14 +76,14 @@ static void dev_of(const json_t *root, dev *d) {
         if (!best || (timing && strcmp(jstr(best, "source"), "timing"))) best = o;
     }
     if (!best) return;
-    d->sms = (double)jint(best, "sm_count", 0);
-    d->clock_hz = (double)jint(best, "sm_clock_khz", 0) * 1e3;
+    d->td.sm_count = ju32(best, "sm_count");
+    d->sms = (double)d->td.sm_count;
+    d->clock_hz = (double)ju32(best, "sm_clock_khz") * 1e3;
     d->peak_Bps = jnum(best, "peak_Bps");
-    d->td.sm_count = (uint32_t)d->sms;
-    d->td.cc_major = (uint32_t)jint(best, "cc_major", 0);
-    d->td.cc_minor = (uint32_t)jint(best, "cc_minor", 0);
-    d->td.max_threads_per_sm = (uint32_t)jint(best, "max_threads_per_sm", 0);
-    if (!d->td.max_threads_per_sm) d->td.max_threads_per_sm = (uint32_t)(jint(best, "max_warps_per_sm", 0) * 32);
+    d->td.cc_major = ju32(best, "cc_major");
+    d->td.cc_minor = ju32(best, "cc_minor");
+    d->td.max_threads_per_sm = ju32(best, "max_threads_per_sm");
+    if (!d->td.max_threads_per_sm) d->td.max_threads_per_sm = ju32(best, "max_warps_per_sm") * 32u;
     d->known = d->sms > 0 && d->clock_hz > 0 && isfinite(d->peak_Bps) && d->peak_Bps > 0;
 }
 
@@ -485,7 +495,7 @@ typedef struct acc {
 } acc;
 
 typedef struct fold {
-    mh_fix *f;
+    size_t f; /* its fix: an index into x->out->v, which grows (a pointer would dangle) */
     char key[1024];
     acc *a;
     size_t na, capa;
@@ -549,7 +559,7 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
         if (!nfix) return MH_ERR_NOMEM;
         g = &v[(*nfo)++];
         memset(g, 0, sizeof *g);
-        g->f = nfix;
+        g->f = (size_t)(nfix - x->out->v);
         snprintf(g->key, sizeof g->key, "%s", key);
         nfix->cause = fam ? fam->cause : kind;
         nfix->title = fam ? fam->title : kind;
@@ -559,7 +569,7 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
         nfix->cost_min = INFINITY;
         if (!nfix->kernel || !nfix->object) return MH_ERR_NOMEM;
     }
-    mh_fix *r = g->f;
+    mh_fix *r = &x->out->v[g->f];
     long long *ids = realloc(r->findings, (r->nfindings + 1) * sizeof *ids);
     if (!ids) return MH_ERR_NOMEM;
     r->findings = ids;
@@ -656,7 +666,7 @@ static int pattern_fixes(ctx *x) {
     /* per fix: the configurations' shares times their clean times */
     for (size_t k = 0; k < nfo; k++) {
         fold *g = &fo[k];
-        mh_fix *r = g->f;
+        mh_fix *r = &x->out->v[g->f];
         if (!isfinite(r->cost_min)) r->cost_min = r->cost_max = r->cost;
         double save = 0, base = 0;
         int any = 0;
@@ -895,7 +905,7 @@ static int chain_fixes(ctx *x) {
         v[m++] = (run1){jstr(o, "name"), jint(o, "device", 0), jint(o, "stream", 0), jnum(o, "start_ns"),
                         jnum(o, "dur_ns")};
     }
-    qsort(v, m, sizeof *v, cmp_run);
+    mh_sort(v, m, sizeof *v, cmp_run);
     chainsig *sig = NULL;
     size_t nsig = 0, capsig = 0;
     int rc = MH_OK;
@@ -942,7 +952,7 @@ static int chain_fixes(ctx *x) {
         /* the launch interval of the run: the median start-to-start */
         size_t ng = 0;
         for (size_t k = i + 1; k < j; k++) gaps[ng++] = v[k].start - v[k - 1].start;
-        qsort(gaps, ng, sizeof *gaps, cmp_dbl);
+        mh_sort(gaps, ng, sizeof *gaps, cmp_dbl);
         double interval = ng ? gaps[ng / 2] : 0;
         for (size_t a = a0; a + p <= j; a += p) { /* whole loop trips only */
             /* a trip lasts from its first launch to its last, then its last kernel or one launch
@@ -1117,7 +1127,7 @@ int mh_fixes_compute(mh_db *db, const json_t *root, mh_fixes *out, mh_err *err) 
         mh_fixes_free(out);
         return rc == MH_ERR_NOMEM ? mh_err_set(err, rc, "out of memory ranking the fixes") : rc;
     }
-    qsort(out->v, out->n, sizeof *out->v, cmp_fix);
+    if (out->n > 1) mh_sort(out->v, out->n, sizeof *out->v, cmp_fix);
     return MH_OK;
 }
 
