@@ -79,6 +79,9 @@ int mh_analyze_file(const char *path, const mh_analyze_opts *o, mh_analyze_resul
         res->group_by = opts.group_by;
         if (opts.group_by != MH_GROUP_NONE) res->groups = mh_analyze_group(res, opts.group_by);
     }
+    /* an end record followed by damage (a cut chunk after it) is not a
+     * complete trace: what the exit code says, the JSON says */
+    if (rc != MH_OK) res->complete = 0;
     return rc;
 }
 

@@ -47,7 +47,7 @@ typedef struct mh_analyze_result {
     uint64_t accesses;
     int truncated;        /* the trace ends inside a chunk */
     int partial;          /* reading stopped early (cut or damage): results cover what came before */
-    int complete;         /* END record seen */
+    int complete;         /* END record seen and the whole file read without error */
     size_t peak_heat, peak_loc, peak_pat;
     size_t peak_total;    /* every analysis's peak, summed */
     mh_pass_times times;  /* mh_pass_stats */

@@ -26,6 +26,15 @@ done
 check "1: heatmap -o still wrote every map" "$nref" "$(ls maps1 | wc -l)"
 grep -q '"complete": false' a1.json && ok "1: analyze JSON written, complete false" || bad "1: analyze JSON"
 
+# ---- 1b. an end record followed by a cut chunk: exit 4, and the JSON agrees ----
+"$M" synth -o one.mht --shape coalesced --warps 1 --blocks 1 --iters 1 || exit 1
+nch=$("$M" info one.mht | awk '/^chunks/ {print $2}')
+# the first bytes of the chunk that would come next: its magic and number
+{ cat one.mht; printf 'MHCK'; printf "\\$(printf %03o "$nch")\\000\\000\\000\\220\\000\\000\\000"; } >end_cut.mht
+"$M" analyze -q -o a1b.json end_cut.mht >/dev/null 2>&1; rc=$?
+check "1b: analyze of a complete trace followed by a cut chunk exits 4" 4 $rc
+grep -q '"complete": false' a1b.json && ok "1b: its JSON says complete false" || bad "1b: its JSON says complete true"
+
 # ---- 2. one bad record never discards good data ----
 for kind in unknown-launch dup-launch ended-launch dup-end; do
     "$F" make-bad $kind raw.mht bad.mht || { bad "2: make-bad $kind"; continue; }
