@@ -6,7 +6,9 @@
 # traced), and a synthetic trace of every shape. The profiles are what
 # `memheat run` writes, rewritten with 512-byte pages (VACUUM: the same
 # rows, a fifth of the bytes). Run it again when the trace or profile
-# format changes.
+# format changes; make_corpus_cuda.sh adds the seeds of a PyTorch program
+# (on a GPU machine). matmul_schema3.mhdb is a profile of schema 3, written
+# before the columns the readers probe for: kept, so that it must still open.
 set -eu
 M=$1 E=$2 D=${3:-$(dirname "$0")/corpus}
 mkdir -p "$D" && D=$(cd "$D" && pwd)
