@@ -26,7 +26,7 @@ static int is_file(const char *p) {
 
 int mh_run_find_file(const mh_run_opts *o, const char *file, char *out, size_t cap, mh_err *err) {
     /* beside memheat, the build tree, the install tree, older layouts */
-    static const char *const rel[] = {"", "/lib/memheat", "/" MEMHEAT_PKGLIBDIR_REL, "/../lib/memheat", "/lib",
+    static const char *const rel[] = {"", "/lib/memheat", ("/" MEMHEAT_PKGLIBDIR_REL), "/../lib/memheat", "/lib",
                                       "/../lib"};
     const char *env = getenv("MEMHEAT_LIB_DIR");
     if (env && *env) {

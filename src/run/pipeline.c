@@ -3,7 +3,7 @@
  *
  * Separate passes (the default, CUDA), as ncu replays an application: (1)
  * the timing run, un-instrumented, so kernel times are the program's own,
- * (2) the counters run (first launch per configuration; --no-counters drops
+ * (2) the counters run (every launch; --no-counters drops
  * it), (3) the traced run. One pass (--passes one): the program runs ONCE
  * under the tracer with the timer riding in the same process
  * (MH_RUN_JOINED); a counters run follows only with --counters.

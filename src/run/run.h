@@ -7,9 +7,9 @@
  * opts->collect.trace_path; the timer (the CUPTI collector) writes a timing
  * file (include/memheat/timing.h). Each entry says which programs it serves
  * (detect), which environment and argv its pass needs (prepare), and what the
- * pass must have left (check). By default a CUDA program runs ONCE, traced,
- * with the timer riding in the same process (MH_RUN_JOINED); --passes separate
- * gives each collector its own run of the program. */
+ * pass must have left (check). By default (--passes separate) each collector
+ * has its own run of the program: timing, counters, trace; --passes one runs
+ * it ONCE, traced, with the timer riding in the same process (MH_RUN_JOINED). */
 #ifndef MH_RUN_RUN_H
 #define MH_RUN_RUN_H
 

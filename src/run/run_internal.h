@@ -76,8 +76,8 @@ int mh_run_timed_load(mh_run_timed *tm, const char *path, mh_err *err);
  * program's. MH_ERR_CHILD when the program failed (tm loaded if anything was written). */
 int mh_run_timed_pass(const mh_run_opts *o, const mh_run_backend *timer, mh_run_timed *tm, int *status,
                       mh_err *err);
-/* Runs the counters pass of `timer` (the first launch of each configuration
- * profiled) and joins its counters onto tm->t; a failed pass is
+/* Runs the counters pass of `timer` (every launch profiled, or the first of
+ * each configuration with MEMHEAT_COUNTERS_SAMPLE=config) and joins its counters onto tm->t; a failed pass is
  * recorded in tm->t.counters, not returned. */
 void mh_run_timed_counters(const mh_run_opts *o, const mh_run_backend *timer, mh_run_timed *tm);
 /* Post-processing, the same for every path: measured peak from the
