@@ -8,7 +8,7 @@
 # none and all: time and DRAM bytes). Every wall time goes to walls.txt.
 # compare.py writes the per-kernel tables; everything lands in
 # RESULT_DIR/truth.tar.gz.
-# usage: bench/truth/run.sh [BUILD_DIR] [RESULT_DIR]   env: JOBS="train graph" NCU_COUNT=120 ONE=
+# usage: bench/truth/run.sh [BUILD_DIR] [RESULT_DIR]   env: JOBS="train graph" (also compile, jax) NCU_COUNT=120 ONE=
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${1:-build-truth}
@@ -37,6 +37,8 @@ for j in $JOBS; do
   case $j in
     train) C="python3 bench/realworld/train.py" ;;
     graph) C="python3 bench/truth/graph_replay.py" ;;
+    compile) C="python3 bench/truth/compiled.py" ;;
+    jax) C="python3 bench/truth/jax_mlp.py" ;;
     *) echo "unknown job $j"; continue ;;
   esac
   wall "$j plain" timeout 150 $C >"$W/$j.plain.out" 2>&1
@@ -50,8 +52,10 @@ for j in $JOBS; do
     python3 bench/truth/compare.py times "$W/$j.one.mhdb" "$W/$j.ref.tsv" >"$W/$j.one.times.txt"
     tail -1 "$W/$j.one.times.txt"
   fi
-  diff <(grep -E "^(losses|sum)" "$W/$j.plain.out") <(grep -E "^(losses|sum)" "$W/$j.mh.out") >/dev/null &&
-    echo "$j: program output identical under memheat"
+  # memheat runs the program several times: each run's result line against the plain run's
+  ref=$(grep -E "^(losses|sum)" "$W/$j.plain.out")
+  grep -E "^(losses|sum)" "$W/$j.mh.out" | awk -v r="$ref" -v j="$j" \
+    '{ n++; if ($0 == r) same++ } END { printf "%s: %d of %d runs under memheat print the plain run'"'"'s result\n", j, same, n }'
 done 2>&1 | tee "$W/run.log"
 if [[ " $JOBS " == *" train "* ]] && command -v ncu >/dev/null; then
   for cc in none all; do
