@@ -249,9 +249,13 @@ static int pragma_int(mh_db *db, const char *sql, int64_t *v, mh_err *err) {
     return rc;
 }
 
-static int quick_check(mh_db *db, mh_err *err) {
+/* PRAGMA integrity_check, not quick_check: an index that lost rows or a NULL
+ * in a NOT NULL column passes quick_check, and then only the readers whose
+ * queries touch it fail (report did, analyze and heatmap did not). About 6 ms
+ * per MB of profile. */
+static int integrity_check(mh_db *db, mh_err *err) {
     sqlite3_stmt *st;
-    int rc = mh_db_prepare(db, &st, "PRAGMA quick_check(1)", err);
+    int rc = mh_db_prepare(db, &st, "PRAGMA integrity_check(1)", err);
     if (rc) return rc;
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
@@ -395,7 +399,7 @@ int mh_db_open(mh_db **out, const char *path, unsigned flags, mh_err *err) {
         mh_db_close(db);
         return rc;
     }
-    if (!(flags & MH_DB_OWN) && (rc = quick_check(db, err))) {
+    if (!(flags & MH_DB_OWN) && (rc = integrity_check(db, err))) {
         mh_db_close(db);
         return rc;
     }

@@ -54,7 +54,7 @@ int mh_db_create_named(mh_db **db, const char *path, const char *name, int overw
  * -> MH_ERR_EMPTY; not SQLite, or SQLite of another application, or a table
  * or column of its schema version missing -> MH_ERR_DB ("not a memheat
  * profile (missing table T)"); written by a newer schema -> MH_ERR_VERSION;
- * damaged pages (PRAGMA quick_check, unless MH_DB_OWN) -> MH_ERR_CORRUPT. */
+ * damaged pages (PRAGMA integrity_check, unless MH_DB_OWN) -> MH_ERR_CORRUPT. */
 int mh_db_open(mh_db **db, const char *path, unsigned flags, mh_err *err);
 void mh_db_close(mh_db *db);
 const char *mh_db_path(const mh_db *db);

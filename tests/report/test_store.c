@@ -338,6 +338,17 @@ static void test_bad_files(void) {
     sqlite3_exec(h, "UPDATE meta SET value = 'x' WHERE key = 'format'", 0, 0, 0);
     sqlite3_close(h);
     CHECK(open_status("bad_meta.mhdb", msg, sizeof msg) == MH_ERR_DB);
+    /* an index whose rows no longer match its table (quick_check passes it,
+     * and only the readers whose queries use the index failed) */
+    copy_file(synth_db, "bad_index.mhdb");
+    sqlite3_open("bad_index.mhdb", &h);
+    CHECK(sqlite3_exec(h,
+                       "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = 'CREATE INDEX launch_process ON"
+                       " launch(name)' WHERE name = 'launch_process'",
+                       0, 0, 0) == SQLITE_OK);
+    sqlite3_close(h);
+    CHECK(open_status("bad_index.mhdb", msg, sizeof msg) == MH_ERR_CORRUPT);
+    CHECK(strstr(msg, "damaged") != NULL);
     /* damaged pages: overwrite 4 KiB in the middle of the file */
     copy_file(synth_db, "bad_pages.mhdb");
     struct stat sb;
