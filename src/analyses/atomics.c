@@ -21,7 +21,16 @@
  * address are serialised). Per launch and address: the operations and the
  * warps that hit it (exact up to 64 sampled warps, a lower bound beyond),
  * for at most MAX_ADDRS addresses per launch (the operations on further
- * addresses are counted, their addresses not). Thresholds: docs/metrics.md. */
+ * addresses are counted, their addresses not). Thresholds: docs/metrics.md.
+ *
+ * The serial chain of global atomics (bench/atomics, measured on an H200):
+ * the L2 performs a request's atomics on one 128-byte line as one
+ * transaction, in as many steps as the most lanes on one word position
+ * (byte offset / 4 mod 8: the same word of the line's four sectors shares
+ * one); transactions on the lines of one 512-byte group run one after
+ * another, groups side by side. A finding's cost for global memory is that
+ * chain: the steps of every request, summed, over the groups the atomics
+ * touch (an even spread assumed); docs/report.md turns it into time. */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -52,6 +61,7 @@ typedef struct mh_atom_pc {
     uint64_t requests;   /* warp requests */
     uint64_t distinct;   /* distinct addresses, summed over the requests */
     uint64_t degree_sum; /* the most lanes on one address, summed over the requests */
+    uint64_t serial;     /* the requests' serial operations at L2 (serial_ops), summed */
     uint32_t degree_max;
     uint32_t size;       /* bytes per operation (the first request's) */
 } mh_atom_pc;
@@ -168,6 +178,26 @@ static int cmp_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+#define LINE_SHIFT 7  /* a 128-byte line: one L2 transaction of a request */
+#define GROUP_SHIFT 9 /* lines of a 512-byte group are served one after another */
+
+/* The steps the L2 takes for one request's lanes key[i..j) of one object
+ * (sorted canonical keys: a line's lanes are adjacent): per line, the most
+ * lanes on one word position; summed over the lines. */
+static uint64_t serial_ops(const uint64_t *key, size_t i, size_t j) {
+    uint64_t steps = 0;
+    for (size_t a = i, b; a < j; a = b) {
+        uint64_t line = MH_CANON_OFF(key[a]) >> LINE_SHIFT;
+        unsigned pos[8] = {0}, most = 0;
+        for (b = a; b < j && MH_CANON_OFF(key[b]) >> LINE_SHIFT == line; b++) {
+            unsigned w = (unsigned)(MH_CANON_OFF(key[b]) >> 2) & 7u;
+            if (++pos[w] > most) most = pos[w];
+        }
+        steps += most;
+    }
+    return steps;
+}
+
 /* A finished warp request (groupbuf's callback): per object of it, its
  * lanes, distinct addresses and degree; per address, operations and warps. */
 static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t n, mh_err *err) {
@@ -209,6 +239,7 @@ static int request_done(void *ctx, const mh_grp_key *k, mh_grp_entry *v, size_t 
         p->ops += j - i;
         p->degree_sum += degree;
         if (degree > p->degree_max) p->degree_max = degree;
+        p->serial += serial_ops(key, i, j);
     }
     if (key != keys) free(key);
     note(ar);
@@ -269,7 +300,7 @@ static int cmp_pcref(const void *a, const void *b) {
 
 /* The finding of (space, obj) of launch l, if its atomics contend. */
 static int classify(mh_atom_run *ar, alaunch *l, unsigned space, int64_t obj) {
-    uint64_t ops = 0, req = 0, degree_sum = 0, addrs = 0, hot_ops = 0, hot_warps = 0, npcs = 0;
+    uint64_t ops = 0, req = 0, degree_sum = 0, addrs = 0, hot_ops = 0, hot_warps = 0, npcs = 0, serial = 0;
     uint32_t degree_max = 0;
     const mh_atom_pc *top = NULL;
     for (size_t i = l->pc0; i < ar->npcs; i++) {
@@ -278,19 +309,26 @@ static int classify(mh_atom_run *ar, alaunch *l, unsigned space, int64_t obj) {
         ops += p->ops;
         req += p->requests;
         degree_sum += p->degree_sum;
+        serial += p->serial;
         if (p->degree_max > degree_max) degree_max = p->degree_max;
         if (!top || p->ops > top->ops) top = p;
         npcs++;
     }
+    uint64_t *group = l->naddr ? malloc(l->naddr * sizeof *group) : NULL; /* the 512-byte groups touched */
+    if (l->naddr && !group) return MH_ERR_NOMEM;
     for (size_t i = 0; i < l->capaddr; i++) {
         const addr_slot *s = &l->addr[i];
         if (!s->canon || MH_CANON_SPACE(s->canon) != space || MH_CANON_OBJ(s->canon) != obj) continue;
-        addrs++;
+        group[addrs++] = MH_CANON_OFF(s->canon) >> GROUP_SHIFT;
         if (s->ops > hot_ops) {
             hot_ops = s->ops;
             hot_warps = (uint64_t)__builtin_popcountll(s->warps);
         }
     }
+    uint64_t groups = 0;
+    if (addrs) mh_sort(group, addrs, sizeof *group, cmp_u64);
+    for (uint64_t i = 0; i < addrs; i++) groups += !i || group[i] != group[i - 1];
+    free(group);
     if (!top || !addrs || ops < ATOM_MIN_OPS || ops < ATOM_OPS_PER_ADDR * addrs) return MH_OK;
     if (hot_warps < ATOM_MIN_SHARERS && degree_max < ATOM_MIN_SHARERS) return MH_OK;
     mh_pat_finding *v = mh_grow(ar->f, &ar->capf, ar->nf + 1, sizeof *v, 8);
@@ -301,12 +339,16 @@ static int classify(mh_atom_run *ar, alaunch *l, unsigned space, int64_t obj) {
     f->pcs = malloc(npcs * sizeof *f->pcs);
     if (!f->pcs) return MH_ERR_NOMEM;
     ar->nf++;
+    int global = space == MH_SPACE_GLOBAL;
+    /* global: the serial chain at L2 (the header), in operations; shared: the
+     * operations that wait behind another on their address */
+    double cost = global ? (double)serial / (double)(groups ? groups : 1) : (double)(ops - addrs);
     for (size_t i = l->pc0; i < ar->npcs; i++) {
         const mh_atom_pc *p = &ar->pcs[i];
         if (p->launch != l->launch || p->space != space || p->obj != obj) continue;
         const mh_pcinfo *pi = mh_model_pcinfo(ar->model, p->pc);
-        f->pcs[f->npcs++] = (mh_pat_pc){p->pc, ops ? (double)(ops - addrs) * (double)p->ops / (double)ops : 0,
-                                        pi ? pi->file : NULL, pi ? pi->line : 0};
+        double part = global ? (serial ? (double)p->serial / (double)serial : 0) : (ops ? (double)p->ops / (double)ops : 0);
+        f->pcs[f->npcs++] = (mh_pat_pc){p->pc, cost * part, pi ? pi->file : NULL, pi ? pi->line : 0};
     }
     if (f->npcs > 1) mh_sort(f->pcs, f->npcs, sizeof *f->pcs, cmp_pcref);
     else f->npcs = 0; /* one pc: named by the finding itself */
@@ -316,7 +358,7 @@ static int classify(mh_atom_run *ar, alaunch *l, unsigned space, int64_t obj) {
     f->degree_avg = req ? (double)degree_sum / (double)req : 0;
     f->degree_max = degree_max;
     f->max_word_temp = (uint32_t)hot_warps;
-    f->cost = (double)(ops - addrs); /* operations that wait behind another on their address */
+    f->cost = cost;
     const char *name = *f->name ? f->name : space == MH_SPACE_SHARED ? "the shared array" : "this array";
     snprintf(f->summary, sizeof f->summary,
              "%" PRIu64 " atomic operations (%" PRIu64 " warp requests) on %" PRIu64 "%s addresses, %.1f per address; "
@@ -324,6 +366,12 @@ static int classify(mh_atom_run *ar, alaunch *l, unsigned space, int64_t obj) {
              "average, %u at most",
              ops, req, addrs, l->untracked ? "+" : "", (double)ops / (double)addrs, hot_ops, hot_warps, f->degree_avg,
              degree_max);
+    if (global) {
+        size_t n = strlen(f->summary);
+        snprintf(f->summary + n, sizeof f->summary - n,
+                 "; %.0f operations one after another at L2 (%" PRIu64 " 512-byte group%s)", cost, groups,
+                 groups == 1 ? "" : "s");
+    }
     if (space == MH_SPACE_SHARED)
         snprintf(f->suggestion, sizeof f->suggestion,
                  "the atomics on %.180s serialise on few words: give each warp its own copy (per-warp sub-histograms, "

@@ -287,7 +287,7 @@ static void work_free(work *w) { free(w->o); }
 
 /* ---- families of pattern findings ---- */
 
-enum delta { D_SECTORS, D_REQUESTS, D_SHARED_OBJ, D_COST_L1 };
+enum delta { D_SECTORS, D_REQUESTS, D_SHARED_OBJ, D_COST_L1, D_ATOMIC };
 
 typedef struct family {
     const char *cause, *title;
@@ -307,6 +307,7 @@ static const family FAMILIES[] = {
     {"smem_abuse", "Shared memory used where registers would do", {"smem_abuse_thread", "smem_abuse_warp"},
      D_SHARED_OBJ},
     {"bank_conflict", "Shared-memory bank conflicts", {"bank_conflict"}, D_COST_L1},
+    {"atomic_contention", "Atomic operations piled on few addresses", {"atomic_contention"}, D_ATOMIC},
 };
 
 static const family *family_of(const char *kind) {
@@ -350,13 +351,25 @@ static void fixed_pipes(const ctx *x, const work *w, const family *fam, const js
     case D_COST_L1: /* bank conflicts (and a cause with no family): its cost in wavefronts */
         if (isfinite(cost)) l1 -= cost;
         break;
+    case D_ATOMIC: /* shared memory: the waiting operations, as wavefronts; global: atomic_pipe's chain goes */
+        if (!strcmp(jstr(f, "space"), "shared") && isfinite(cost)) l1 -= cost;
+        break;
     }
     pipes(x, w, fmax(l1, 0), fmax(st, 0), fmax(dram, 0), P);
 }
 
-/* The share of the launch's time the fix saves (see the header). */
-static double share_of(const double P[3], const double Pf[3], double t, int *near) {
-    double M = pmax(P), Mf = pmax(Pf);
+/* The time of a global atomic finding's serial chain at L2 (its cost, in
+ * steps of MH_FIX_ATOM_CYCLES, for the grid), ns; 0 for any other finding. */
+static double atomic_pipe(const ctx *x, const work *w, const family *fam, const json_t *f) {
+    double cost = jnum(f, "cost");
+    if (!fam || fam->delta != D_ATOMIC || strcmp(jstr(f, "space"), "global") || !isfinite(cost) || cost <= 0) return 0;
+    return div0(w->s * cost * MH_FIX_ATOM_CYCLES, x->d.clock_hz) * 1e9;
+}
+
+/* The share of the launch's time the fix saves (see the header); A: the
+ * atomic chain the fix removes, a pipe of its own beside P. */
+static double share_of(const double P[3], const double Pf[3], double A, double t, int *near) {
+    double M = fmax(pmax(P), A), Mf = pmax(Pf);
     *near = M >= MH_FIX_NEAR * t;
     if (!(M > 0) || !(t > 0)) return 0;
     double prop = 1.0 - Mf / M;
@@ -617,7 +630,8 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
     double Pf[3];
     fixed_pipes(x, w, fam, f, Pf);
     int near = 0;
-    double sh = isfinite(t) ? share_of(w->P, Pf, t, &near) : NAN;
+    double A = atomic_pipe(x, w, fam, f);
+    double sh = isfinite(t) ? share_of(w->P, Pf, A, t, &near) : NAN;
     acc *a = NULL;
     for (size_t k = 0; k < g->na && !a; k++)
         if (g->a[k].c == c) a = &g->a[k];
@@ -634,13 +648,17 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
         a->n++;
     }
     if (best) { /* the model in words, from the launch that speaks for the fix */
-        char a1[24], a2[24], a3[24], b1[24], tt[24];
+        char a1[24], a2[24], a3[24], a4[24], at[48] = "", b1[24], tt[24];
         mh_fix_fmt_ns(w->P[0], a1, sizeof a1), mh_fix_fmt_ns(w->P[1], a2, sizeof a2), mh_fix_fmt_ns(w->P[2], a3, sizeof a3);
         mh_fix_fmt_ns(pmax(Pf), b1, sizeof b1), mh_fix_fmt_ns(t, tt, sizeof tt);
+        if (A > 0) {
+            mh_fix_fmt_ns(A, a4, sizeof a4);
+            snprintf(at, sizeof at, ", atomics in series at L2 %s", a4);
+        }
         snprintf(r->model, sizeof r->model,
-                 "pipes of the launch (%.0f x its traced blocks): L1 %s, stores to L2 %s, DRAM %s; fixed, the "
+                 "pipes of the launch (%.0f x its traced blocks): L1 %s, stores to L2 %s, DRAM %s%s; fixed, the "
                  "busiest takes %s; %s of the %s it runs untraced: %s",
-                 w->s, a1, a2, a3, b1, near ? "near its busiest pipe" : "below every pipe", tt,
+                 w->s, a1, a2, a3, at, b1, near ? "near its busiest pipe" : "below every pipe", tt,
                  near ? "saving = time x (1 - fixed / busiest)"
                       : "saving = time x geometric mean of (busiest - fixed) / time and 1 - fixed / busiest");
     }

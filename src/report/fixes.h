@@ -22,6 +22,7 @@
 #define MH_FIX_NEAR 0.60          /* a kernel runs near its busiest pipe from this share of its time on */
 #define MH_FIX_STORE_LINES 0.28   /* partial-line stores an SM hands to L2 per clock (transpose_slow) */
 #define MH_FIX_DRAM_FRAC 0.55     /* share of the theoretical DRAM bandwidth a kernel reaches */
+#define MH_FIX_ATOM_CYCLES 1.45   /* SM clocks per step of a line's atomics at L2 (bench/atomics: one address) */
 #define MH_FIX_LOW_WARPS 16       /* latency-bound without counters: at most this many warps resident per SM */
 #define MH_FIX_CHAIN_GAP_NS 20000 /* launches of a chain follow each other within this gap */
 #define MH_FIX_PINNED_BPS 20e9    /* the least a pinned host copy reaches (PCIe gen4 x16 and later) */

@@ -19,7 +19,7 @@ enum { BINS = 16, ITERS = 8, THREADS = 256 };
 /* Launch `launch` of a histogram: ITERS rounds, each thread loading its
  * element of `in` (coalesced) and updating bin (tid * 7 + i * 3) % BINS of
  * `hist` with `kind` (every warp's 32 lanes hit 16 bins, two lanes each). */
-static void histogram(tb *t, uint32_t launch, unsigned kind, unsigned space, uint64_t hist, int spread) {
+static void histogram(tb *t, uint32_t launch, unsigned kind, unsigned space, uint64_t hist, int spread, unsigned stride) {
     for (uint32_t i = 0; i < ITERS; i++)
         for (uint16_t w = 0; w < THREADS / 32; w++) {
             for (uint16_t l = 0; l < 32; l++) {
@@ -30,23 +30,28 @@ static void histogram(tb *t, uint32_t launch, unsigned kind, unsigned space, uin
             for (uint16_t l = 0; l < 32; l++) {
                 uint16_t th = (uint16_t)(w * 32 + l);
                 uint32_t bin = spread ? i * THREADS + th : (th * 7u + i * 3u) % BINS;
-                tb_acc(t, launch, 0, th, 2 * i + 1, hist + 4u * bin, 4, kind, space, 0x110);
+                tb_acc(t, launch, 0, th, 2 * i + 1, hist + (uint64_t)stride * bin, 4, kind, space, 0x110);
             }
         }
 }
 
-/* A trace of one histogram launch; the bins' object is labelled "hist". */
-static int make(tb *t, const char *name, unsigned kind, unsigned space, int spread) {
+/* A trace of one histogram launch; the bins' object is labelled "hist",
+ * its bins `stride` bytes apart. */
+static int make_strided(tb *t, const char *name, unsigned kind, unsigned space, int spread, unsigned stride) {
     if (!tb_open(t, name)) return 0;
     tb_alloc(t, 0, MH_TRACE_NO_LAUNCH, 0x200000, 4u * ITERS * THREADS, MH_SPACE_GLOBAL, "in");
     uint64_t hist = space == MH_SPACE_SHARED ? 0x1000 : 0x100000;
-    uint32_t size = spread ? 4u * ITERS * THREADS : 4u * BINS;
+    uint32_t size = spread ? stride * ITERS * THREADS : stride * BINS;
     tb_alloc(t, 1, space == MH_SPACE_SHARED ? 0 : MH_TRACE_NO_LAUNCH, hist, size, space, "hist");
     tb_launch(t, 0, "histogram", 1, THREADS);
     tb_pcinfo(t, 0x110, "histogram", "hist.cu", 12);
-    histogram(t, 0, kind, space, hist, spread);
+    histogram(t, 0, kind, space, hist, spread, stride);
     tb_end(t, 0);
     return tb_close(t);
+}
+
+static int make(tb *t, const char *name, unsigned kind, unsigned space, int spread) {
+    return make_strided(t, name, kind, space, spread, 4);
 }
 
 static const mh_pat_finding *find(const mh_analyze_result *r, const char *kind) {
@@ -72,7 +77,10 @@ static void test_histogram(void) {
         CHECK_EQ_U(f->degree_max, 2);                    /* two lanes of a warp on one bin */
         CHECK_NEAR(f->degree_avg, 2.0, 1e-12);
         CHECK_EQ_U(f->max_word_temp, THREADS / 32);      /* every warp on the hottest bin */
-        CHECK_NEAR(f->cost, ITERS * THREADS - BINS, 1e-9); /* operations behind another on their bin */
+        /* the chain at L2: each request's 16 bins lie in one line, bins k and k + 8 on one word
+         * position: 4 lanes a position, 4 steps a request, one 512-byte group */
+        CHECK_NEAR(f->cost, ITERS * THREADS / 32 * 4, 1e-9);
+        CHECK(strstr(f->summary, "256 operations one after another at L2 (1 512-byte group)") != NULL);
         CHECK_EQ_U(f->pc, 0x110);
         CHECK(f->file && !strcmp(f->file, "hist.cu") && f->line == 12);
         CHECK(strstr(f->summary, "2048 atomic operations (64 warp requests) on 16 addresses") != NULL);
@@ -141,6 +149,31 @@ static void test_spread(void) {
     unlink(t.path);
 }
 
+/* The chain at L2 follows the bins' layout: bins a sector apart share word
+ * position 0 of their line (16 bins in 4 lines of one 512-byte group: each
+ * request 8 lanes a line, 32 steps); bins a line apart spread over 4 groups
+ * (2 lanes a line, 32 steps a request, a quarter in each group). */
+static void test_chain_layouts(void) {
+    static const struct {
+        unsigned stride;
+        double cost;
+    } c[] = {{32, ITERS * THREADS / 32 * 32.0}, {128, ITERS * THREADS / 32 * 32.0 / 4}};
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        tb t;
+        CHECK(make_strided(&t, "atomic_layout", MH_KIND_ATOMIC, MH_SPACE_GLOBAL, 0, c[k].stride));
+        for (unsigned th = 1; th <= 8; th += 7) {
+            mh_analyze_opts o = {.threads = th};
+            mh_analyze_result res;
+            CHECK(mh_analyze_file(t.path, &o, &res, NULL) == MH_OK);
+            const mh_pat_finding *f = find(&res, "atomic_contention");
+            CHECK(f != NULL);
+            if (f) CHECK_NEAR(f->cost, c[k].cost, 1e-9);
+            mh_analyze_free(&res);
+        }
+        unlink(t.path);
+    }
+}
+
 /* Shared-memory atomics: the per-warp copies fix. */
 static void test_shared(void) {
     tb t;
@@ -153,10 +186,11 @@ static void test_shared(void) {
         CHECK(f->space == MH_SPACE_SHARED);
         CHECK(strstr(f->suggestion, "per-warp") != NULL);
         CHECK_EQ_U(f->flagged, ITERS * THREADS);
+        CHECK_NEAR(f->cost, ITERS * THREADS - BINS, 1e-9); /* operations behind another on their bin */
     }
     mh_analyze_free(&res);
     unlink(t.path);
 }
 
 MH_TEST_MAIN({"histogram", test_histogram}, {"loads_still_hot", test_loads_still_hot}, {"spread", test_spread},
-             {"shared", test_shared})
+             {"chain_layouts", test_chain_layouts}, {"shared", test_shared})
