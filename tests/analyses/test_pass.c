@@ -13,7 +13,7 @@
 
 #include "render/analyze.h"
 #include "import/import.h"
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "store/store.h"
 #include "memheat/synth.h"
 #include "../mh_test.h"

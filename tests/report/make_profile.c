@@ -48,7 +48,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 #include "import/import.h"
 #include "store/store.h"
 #include "memheat/synth.h"

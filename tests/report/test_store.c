@@ -19,10 +19,10 @@
 
 #include "analyses/tbuild.h"
 
-#include "memheat/heat.h"
+#include "analyses/heat.h"
 #include "import/import.h"
-#include "memheat/model.h"
-#include "memheat/pass.h"
+#include "analyses/model.h"
+#include "pass/pass.h"
 #include "store/store.h"
 #include "memheat/synth.h"
 #include "memheat/timing.h"
