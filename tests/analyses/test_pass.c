@@ -15,7 +15,7 @@
 #include "import/import.h"
 #include "pass/pass.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "../mh_test.h"
 #include "pass_fixture.h"
 

@@ -7,7 +7,7 @@
 
 #include "../mh_test.h"
 #include "analyses/heat.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "pass/pass.h"
 
 static char dir[256];

@@ -22,7 +22,7 @@
 #include "analyses/model.h"
 #include "pass/pass.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "util/crc32c.h"
 
 #define REC_LAUNCH 2

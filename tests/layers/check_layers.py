@@ -26,7 +26,7 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 # layer shares (timing_fields.h, the timing file's field list, is also the
 # trace's: trace)
 PUBLIC = {"err.h": "util", "trace.h": "trace", "trace_fields.h": "trace", "timing.h": "timing",
-          "timing_fields.h": "trace", "collect.h": "collectors", "synth.h": "collectors"}
+          "timing_fields.h": "trace", "collect.h": "collectors"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -51,7 +51,7 @@
 #include "analyses/camp.h"
 #include "import/import.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "memheat/timing.h"
 #include "memheat/trace.h"
 

@@ -24,7 +24,7 @@
 #include "analyses/model.h"
 #include "pass/pass.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "memheat/timing.h"
 #include "memheat/trace.h"
 #include "mh_test.h"
