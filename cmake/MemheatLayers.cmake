@@ -5,7 +5,7 @@
 # header does not build (tests/layers). A layer's headers are included as
 # "<layer>/<file>.h"; the build gives each layer a folder of its own that
 # holds only a link to its source folder, so that no layer sees src/ whole.
-# include/memheat/ (the formats and the analyses' API) is seen by all.
+# include/memheat/ (errors and the formats every layer shares) is seen by all.
 #
 #   mh_layer(NAME SOURCES... [USES layer...] [LIBS lib...])
 # makes memheat_NAME from src/NAME's SOURCES; USES: the lower layers it

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "render/analyze.h"
-#include "memheat/heat.h"
-#include "memheat/pass.h"
+#include "analyses/heat.h"
+#include "pass/pass.h"
 #include "memheat/trace.h"
 
 static double now(void) {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 static const char *forms[] = {"paper", "linear", "hinge", "recip"};
 static const char *ops[] = {"read", "write"};

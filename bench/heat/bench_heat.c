@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memheat/heat.h"
-#include "memheat/pass.h"
-#include "memheat/model.h"
+#include "analyses/heat.h"
+#include "pass/pass.h"
+#include "analyses/model.h"
 #include "memheat/trace.h"
 
 static double now(void) {

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memheat/bandwidth.h"
+#include "analyses/bandwidth.h"
 #include "run/run.h"
 
 static int usage(void) {

@@ -21,9 +21,9 @@
 
 #include <jansson.h>
 
+#include "analyses/model.h"
+#include "analyses/patterns.h"
 #include "memheat/err.h"
-#include "memheat/model.h"
-#include "memheat/patterns.h"
 #include "memheat/trace.h"
 #include "sched/plan.h"
 #include "sched/pool.h"

@@ -1,8 +1,8 @@
 /* bandwidth.c -- effective bandwidth, roofline verdict, copy/compute overlap and
  * the OpenMPC pipelining model over a timing-pass result (see
- * include/memheat/bandwidth.h and docs/timing.md). Pure C; no device access,
+ * src/analyses/bandwidth.h and docs/timing.md). Pure C; no device access,
  * so every formula is unit-tested on hand-computable timelines. */
-#include "memheat/bandwidth.h"
+#include "analyses/bandwidth.h"
 #include "util/kname.h"
 
 #include <errno.h>

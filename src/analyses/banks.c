@@ -1,8 +1,8 @@
 /* banks.c -- shared-memory bank conflicts: the wavefronts of one warp-level
- * access under the hardware's phase rule (memheat/banks.h, docs/metrics.md
+ * access under the hardware's phase rule (analyses/banks.h, docs/metrics.md
  * section 5) and per-(launch, pc) statistics, with the words per bank of each
  * pc's worst request (the report's bank view draws them). */
-#include "memheat/banks.h"
+#include "analyses/banks.h"
 
 #include <assert.h>
 #include <stdlib.h>

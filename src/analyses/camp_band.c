@@ -10,7 +10,7 @@
  * into its band; camp_names.c spells the words, forms, operations and
  * layouts as the CSV and the model file do; camp_model.c stores the model per device as JSON (jansson)
  * and runs the calibration. See docs/camping.md. */
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* camp_data.c -- the camping micro-benchmark's timings: samples in memory
  * and the CSV that bench/camping/camp_bench writes (header, fields, medians
  * of repeated rows). Part of the partition-camping model (camp_band.c). */
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 #include <assert.h>
 #include <errno.h>

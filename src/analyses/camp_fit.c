@@ -3,7 +3,7 @@
  * equation (1), linear, hinge, reciprocal) fitted by GSL's least squares and
  * chosen by cross-validated error. Part of the partition-camping model
  * (camp_band.c). */
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 #include <assert.h>
 #include <errno.h>

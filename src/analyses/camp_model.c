@@ -1,7 +1,7 @@
 /* camp_model.c -- the camping model per device as a JSON file (save, load,
  * path), and calibration: running the micro-benchmark sweep, fitting, and
  * saving. Part of the partition-camping model (camp_band.c). */
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 #include <assert.h>
 #include <errno.h>

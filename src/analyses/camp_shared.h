@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 extern const int mh_camp_word_sizes[MH_CAMP_NWORD];
 extern const char *const mh_camp_form_names[MH_CAMP_NFORM];

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "memheat/model.h"
+#include "analyses/model.h"
 #include "memheat/trace.h"
 
 #define MH_CANON_OFF_BITS 40

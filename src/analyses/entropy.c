@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "memheat/locality.h"
+#include "analyses/locality.h"
 
 /* The c * log2(c) table (entropy.h). */
 double mh_loc_clog2[MH_LOC_CLOG_N];

@@ -1,6 +1,6 @@
 /* entropy.h -- the entropy sums of the locality metrics: c * log2(c) of
  * the counts, from a table for small counts (entropy.c), and the entropy
- * of a sorted list of keys (memheat/locality.h's mh_loc_entropy). */
+ * of a sorted list of keys (analyses/locality.h's mh_loc_entropy). */
 #ifndef MH_ANALYSES_ENTROPY_H
 #define MH_ANALYSES_ENTROPY_H
 

@@ -1,12 +1,12 @@
-/* finding.h -- a finding (memheat/patterns.h's mh_pat_finding) as every
+/* finding.h -- a finding (analyses/patterns.h's mh_pat_finding) as every
  * analysis that finds makes one: its launch, object and pc named from the
  * model (finding.c), and re-pointed at another model when a launch lane's
  * run is merged into the pass's. */
 #ifndef MH_ANALYSES_FINDING_H
 #define MH_ANALYSES_FINDING_H
 
-#include "memheat/model.h"
-#include "memheat/patterns.h"
+#include "analyses/model.h"
+#include "analyses/patterns.h"
 
 /* qsort's order of findings: most costly first, then (launch, object,
  * kind); total on one analysis's output (one finding per launch, object

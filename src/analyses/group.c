@@ -1,5 +1,5 @@
-/* group.c -- findings, time and bandwidth by the user's code (memheat/group.h). */
-#include "memheat/group.h"
+/* group.c -- findings, time and bandwidth by the user's code (analyses/group.h). */
+#include "analyses/group.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* heat.c -- the word-sector heat map table (include/memheat/heat.h).
+/* heat.c -- the word-sector heat map table (src/analyses/heat.h).
  *
  * Open addressing with linear probing, keyed by sector tag. An entry is 48
  * bytes: the tag, eight 32-bit warp masks (one per word) for warps 0..31 of
@@ -18,7 +18,7 @@
  * stay its capacity, as before. Rows (56 bytes: the kinds unpacked) are
  * built in the table's own memory: at most 85% of the 48-byte slots are
  * used, so they fit (mh_heat_take_rows). */
-#include "memheat/heat.h"
+#include "analyses/heat.h"
 
 #include <assert.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "analyses/analysis.h"
-#include "memheat/heat.h"
+#include "analyses/heat.h"
 
 static int row_emit(void *ctx, const mh_heat_result *r, mh_err *err) {
     const mh_emit *e = ctx;

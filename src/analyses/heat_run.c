@@ -11,14 +11,14 @@
  * emitted. Regions
  * (the data objects the sectors fall in) are resolved once per run of rows,
  * after sorting, never per access. Also the CSV, region-file and terminal
- * renderings of a finished map (include/memheat/heat.h). */
+ * renderings of a finished map (src/analyses/heat.h). */
 #include <assert.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/heat.h"
+#include "analyses/heat.h"
 #include "util/grow.h"
 
 typedef struct launch_maps {

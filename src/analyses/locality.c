@@ -1,6 +1,6 @@
 /* locality.c -- AIWC locality metrics (footprint, 90% footprint, address
  * entropy, relative local memory usage, parallel spatial locality), streamed
- * over a trace; definitions in docs/metrics.md, API in memheat/locality.h.
+ * over a trace; definitions in docs/metrics.md, API in analyses/locality.h.
  *
  * Per launch in flight: the access count of every canonical address (the
  * footprint/entropy input; memory = distinct addresses; loccount.c), here,

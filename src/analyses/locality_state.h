@@ -5,7 +5,7 @@
 #ifndef MH_LOCALITY_INTERNAL_H
 #define MH_LOCALITY_INTERNAL_H
 
-#include "memheat/locality.h"
+#include "analyses/locality.h"
 
 #include <math.h>
 

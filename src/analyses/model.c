@@ -1,6 +1,6 @@
 /* model.c -- launches and data objects of a run, built from trace records
- * (include/memheat/model.h). Owns copies of every string it keeps. */
-#include "memheat/model.h"
+ * (src/analyses/model.h). Owns copies of every string it keeps. */
+#include "analyses/model.h"
 
 #include <assert.h>
 #include <inttypes.h>

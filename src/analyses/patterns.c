@@ -1,6 +1,6 @@
 /* patterns.c -- the pattern analysis's evidence and driver: gathers, per
  * data object of a launch, what patterns_classify.c decides from
- * (memheat/patterns.h; shared types in patterns_state.h).
+ * (analyses/patterns.h; shared types in patterns_state.h).
  *
  * Three inputs per launch, all bounded by distinct sectors / words / pcs:
  *  - heat summaries: per object, counts of hot, false-sharing and fully used

@@ -1,4 +1,4 @@
-/* patterns_merge.c -- mh_pat_run_merge (memheat/patterns.h): the pattern
+/* patterns_merge.c -- mh_pat_run_merge (analyses/patterns.h): the pattern
  * runs of mh_pass's launch lanes (lanes.c) made into one, equal to the run
  * the serial pass builds.
  *

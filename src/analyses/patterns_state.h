@@ -5,7 +5,7 @@
 #ifndef MH_PATTERNS_INTERNAL_H
 #define MH_PATTERNS_INTERNAL_H
 
-#include "memheat/patterns.h"
+#include "analyses/patterns.h"
 
 #include "analyses/canon.h"
 #include "analyses/finding.h"
@@ -119,7 +119,7 @@ typedef struct pstate {
     size_t bank0; /* bank-table entries before the launch's first */
 } pstate;
 
-/* Stages per batch of accesses (memheat/patterns.h, mh_pat_run_keys):
+/* Stages per batch of accesses (analyses/patterns.h, mh_pat_run_keys):
  * the keys stage owns canon, pa and bytes1 (pa and bytes1 the owners stage's where it
  * runs); the counting stage owns occ; the grouping stage owns grp, ps (request
  * statistics), banks, bytes and peak; the rest is touched only between

@@ -1,4 +1,4 @@
-/* sites.c -- a trace's call sites, symbolised and judged (memheat/sites.h).
+/* sites.c -- a trace's call sites, symbolised and judged (analyses/sites.h).
  *
  * Fed the site records in order; mh_sites_resolve then reports every
  * loaded object the trace names to one libdw session (dwfl_report_elf at
@@ -10,7 +10,7 @@
  * collector. A missing object or debug information leaves a frame with
  * what is known (object, or object + function) and never fails the import. */
 #define _GNU_SOURCE
-#include "memheat/sites.h"
+#include "analyses/sites.h"
 
 #include <elfutils/libdwfl.h>
 #include <stdio.h>

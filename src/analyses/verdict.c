@@ -1,5 +1,5 @@
 /* verdict.c -- what limits each kernel, with the figures that show it
- * (include/memheat/verdict.h; rules and sources: docs/timing.md, "Verdicts").
+ * (src/analyses/verdict.h; rules and sources: docs/timing.md, "Verdicts").
  *
  * Near a roof (MH_VERDICT_ROOF_FRAC of the bandwidth or compute roof) the
  * roofline verdict holds. Far below both, the first rule that fits: launch
@@ -8,7 +8,7 @@
  * ones), a small grid (blocks for fewer than half of the SMs), and, with
  * enough blocks, latency (too few bytes in flight to cover DRAM latency). Pure arithmetic
  * over the timing file: the occupancy limits and latencies are tables. */
-#include "memheat/verdict.h"
+#include "analyses/verdict.h"
 #include "util/sort.h"
 
 #include <jansson.h>

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/camp.h"
 #include "cli/cli.h"
-#include "memheat/camp.h"
 #include "store/store.h"
 
 static void help(FILE *f) {

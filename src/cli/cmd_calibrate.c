@@ -5,7 +5,7 @@
  * more entry):
  *   --bandwidth   runs memheat-bwcal (a copy kernel, src/collectors/cupti/bwcal.cu)
  *                 and stores its achieved peak in the calibration file that
- *                 the timing pass reads (include/memheat/bandwidth.h).
+ *                 the timing pass reads (src/analyses/bandwidth.h).
  *   --camping     runs memheat-campbench (bench/camping/camp_bench.cu) over
  *                 every occupancy, fits the camping model (mh_camp_calibrate)
  *                 and stores it per device for `memheat band`. */
@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/bandwidth.h"
+#include "analyses/camp.h"
 #include "cli/cli.h"
-#include "memheat/bandwidth.h"
-#include "memheat/camp.h"
 #include "run/run.h"
 
 typedef struct calib_opts {

@@ -16,11 +16,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "analyses/heat.h"
+#include "analyses/model.h"
 #include "cli/cli.h"
 #include "cli/profile_in.h"
-#include "memheat/heat.h"
-#include "memheat/model.h"
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "util/outfile.h"
 
 typedef struct hm_ctx {

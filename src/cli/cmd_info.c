@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "memheat/model.h"
-#include "memheat/pass.h"
+#include "analyses/model.h"
+#include "pass/pass.h"
 #include "store/store.h"
 #include "memheat/trace.h"
 

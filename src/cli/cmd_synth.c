@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 
 static void help(FILE *f) {
     fputs("usage: memheat synth -o TRACE [options]\n\n"

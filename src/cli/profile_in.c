@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/group.h"
+#include "analyses/group.h"
 #include "render/analyze.h"
-#include "memheat/patterns.h"
+#include "analyses/patterns.h"
 #include "store/store.h"
 #include "render/finding_view.h"
 #include "render/summary.h"

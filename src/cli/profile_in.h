@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyses/heat.h"
 #include "memheat/err.h"
-#include "memheat/heat.h"
 
 enum mh_cli_input { MH_CLI_IN_TRACE = 0, MH_CLI_IN_PROFILE = 1 };
 
@@ -39,7 +39,7 @@ typedef struct mh_cli_profile_analyze_opts {
     size_t max_findings; /* 0 = all */
     int show_coalesced;
     int no_locality, no_patterns;
-    int group_by;        /* enum mh_group_by (memheat/group.h) */
+    int group_by;        /* enum mh_group_by (analyses/group.h) */
 } mh_cli_profile_analyze_opts;
 
 /* `memheat analyze PROFILE`: the findings, bank table and locality stored in

@@ -1,9 +1,9 @@
-/* synth.c -- synthetic traces of known access shapes (include/memheat/synth.h).
+/* synth.c -- synthetic traces of known access shapes (src/collectors/synth.h).
  *
  * Each shape is a small address function of (iteration, warp, lane); the
  * generator walks threads in warp order, as a GPU issues them, and streams
  * accesses through the real trace writer in batches. */
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 
 #include <stdlib.h>
 #include <string.h>

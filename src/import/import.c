@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "import/import.h"
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "store/store.h"
 #include "util/outfile.h"
 

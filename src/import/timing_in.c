@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/bandwidth.h"
+#include "analyses/bandwidth.h"
 #include "import/import.h"
 #include "memheat/timing.h"
 #include "util/grow.h"

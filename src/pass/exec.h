@@ -6,7 +6,7 @@
 #ifndef MH_PASS_EXEC_H
 #define MH_PASS_EXEC_H
 
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "pass/table.h"
 
 #define MH_EXEC_MAX_PARTS 4

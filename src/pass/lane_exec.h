@@ -7,7 +7,7 @@
 #ifndef MH_PASS_LANE_EXEC_H
 #define MH_PASS_LANE_EXEC_H
 
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "pass/results.h"
 #include "sched/lanes.h"
 

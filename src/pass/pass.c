@@ -1,5 +1,5 @@
 /* pass.c -- mh_pass: the one streaming pass reader -> model -> analyses ->
- * consumers (memheat/pass.h).
+ * consumers (pass/pass.h).
  *
  * The loop: a record is checked against the model (bad ones are skipped
  * and counted), then goes to the executor of its launch's episode: the
@@ -13,7 +13,7 @@
  * end_apart). Results are emitted only at a kernel end or at the finish,
  * and every emission and consumer call happens on this thread, in trace
  * order, whatever the thread count. */
-#include "memheat/pass.h"
+#include "pass/pass.h"
 
 #include <assert.h>
 #include <stdio.h>

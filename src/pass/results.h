@@ -5,8 +5,8 @@
 #define MH_PASS_RESULTS_H
 
 #include "analyses/analysis.h"
-#include "memheat/heat.h"
-#include "memheat/locality.h"
+#include "analyses/heat.h"
+#include "analyses/locality.h"
 
 typedef struct mh_result {
     int kind;        /* enum mh_result_kind */

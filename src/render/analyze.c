@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/heat.h"
-#include "memheat/pass.h"
-#include "memheat/sites.h"
+#include "analyses/heat.h"
+#include "analyses/sites.h"
+#include "pass/pass.h"
 #include "pass/table.h"
 #include "render/finding_view.h"
 #include "util/demangle.h"

@@ -15,12 +15,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyses/group.h"
+#include "analyses/locality.h"
+#include "analyses/model.h"
+#include "analyses/patterns.h"
 #include "memheat/err.h"
-#include "memheat/group.h"
-#include "memheat/locality.h"
-#include "memheat/model.h"
-#include "memheat/pass.h"
-#include "memheat/patterns.h"
+#include "pass/pass.h"
 
 typedef struct mh_analyze_opts {
     size_t group_budget; /* bytes per grouping buffer (locality, patterns); 0 = 64 MiB */

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memheat/heat.h"
+#include "analyses/heat.h"
 #include "pass/table.h"
 #include "render/finding_view.h"
 #include "util/outfile.h"

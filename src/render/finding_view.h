@@ -1,6 +1,6 @@
 /* finding_view.h -- one finding as people read it, as text and as JSON:
  * the one renderer for `memheat analyze` on a trace (a finding of the
- * analyses, memheat/patterns.h's mh_pat_finding) and on a profile (the
+ * analyses, analyses/patterns.h's mh_pat_finding) and on a profile (the
  * row the store keeps), and for any summary that lists findings (`memheat
  * run`'s end-of-run summary reads the profile's rows the same way).
  *
@@ -24,9 +24,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "memheat/heat.h"
-#include "memheat/model.h"
-#include "memheat/patterns.h"
+#include "analyses/heat.h"
+#include "analyses/model.h"
+#include "analyses/patterns.h"
 
 typedef struct mh_fview {
     const char *kind;

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/verdict.h"
 #include "memheat/timing.h"
-#include "memheat/verdict.h"
 #include "util/grow.h"
 #include "util/kname.h"
 #include "util/sort.h"

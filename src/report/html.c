@@ -7,7 +7,7 @@
  * uint32 little-endian (tag_lo, tag_hi, count, region + 1) and nine
  * temperatures per run as uint8, uint16 or uint32 (the narrowest that holds
  * the map's hottest cell: a sampled block's map rarely passes 255 warps), and a third blob of each run's access kinds (uint32: 3 bits per
- * word, memheat/heat.h MH_HEAT_KINDS_OF; runs fold only when their kinds match
+ * word, analyses/heat.h MH_HEAT_KINDS_OF; runs fold only when their kinds match
  * too; the map's "kinds" says whether the profile recorded them); then the embedded JS (assets/util.js, heatmap.js, findings.js,
  * timeline.js, report.js concatenated into one function scope), which draws
  * everything. Findings whose source is found (source.c: where the report is

@@ -4,7 +4,7 @@
 #ifndef MH_RUN_INTERNAL_H
 #define MH_RUN_INTERNAL_H
 
-#include "memheat/bandwidth.h"
+#include "analyses/bandwidth.h"
 #include "run/run.h"
 #include "import/import.h"
 #include "store/store.h"

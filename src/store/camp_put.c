@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 static char *arr_d(const double *v, int n) {
     json_t *a = json_array();

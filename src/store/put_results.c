@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/locality.h"
-#include "memheat/patterns.h"
+#include "analyses/locality.h"
+#include "analyses/patterns.h"
 
 /* Locality of one launch: a row per address space with accesses, and the
  * total, each with its entropy and parallel-spatial-locality curves. */

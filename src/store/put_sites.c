@@ -5,8 +5,8 @@
  * never symbolises or judges anything itself. */
 #include <stdlib.h>
 
+#include "analyses/sites.h"
 #include "db_internal.h"
-#include "memheat/sites.h"
 
 static int put_site(mh_db *db, sqlite3_stmt *st, const mh_sites_site *e, mh_err *err) {
     const mh_sites_frame *u = e->user >= 0 ? &e->frames[e->user] : NULL;

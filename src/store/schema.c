@@ -48,7 +48,7 @@ const char mh_db_schema_sql[] =
     "  n_blocks INTEGER, n_sampled INTEGER, sampled TEXT, threads_per_block INTEGER,\n"
     "  warps_per_block INTEGER, ended INTEGER, recorded INTEGER, dropped INTEGER, gpu_ns INTEGER, process INTEGER,\n"
     "  site INTEGER);\n"
-    /* version 4: call sites (memheat/sites.h) and every launch counted per site */
+    /* version 4: call sites (analyses/sites.h) and every launch counted per site */
     "CREATE TABLE site(id INTEGER PRIMARY KEY, label TEXT, file TEXT, line INTEGER, function TEXT,\n"
     "  code TEXT, scope TEXT, nvtx TEXT, kind TEXT, forward INTEGER, launches INTEGER, frames TEXT,\n"
     "  process INTEGER);\n"

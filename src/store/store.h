@@ -19,11 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyses/heat.h"
+#include "analyses/locality.h"
+#include "analyses/model.h"
+#include "analyses/patterns.h"
 #include "memheat/err.h"
-#include "memheat/heat.h"
-#include "memheat/locality.h"
-#include "memheat/model.h"
-#include "memheat/patterns.h"
 #include "memheat/trace.h"
 
 #define MH_DB_SCHEMA_VERSION 4 /* 2: launch_config; 3: process; 4: call sites; older profiles are read as they are */
@@ -100,7 +100,7 @@ int mh_db_put_timing(mh_db *db, const struct mh_timing *t, const struct mh_bw_re
 /* A JSON document kept verbatim (kind: "timing", "findings", "locality",
  * "camp", ...). Replaces an earlier one of the same kind. */
 int mh_db_put_document(mh_db *db, const char *kind, const char *json, mh_err *err);
-/* A partition-camping band (include/memheat/camp.h) of one kernel, for the
+/* A partition-camping band (src/analyses/camp.h) of one kernel, for the
  * report's CampProf chart. Replaces an earlier band of the same kernel. */
 struct mh_camp_band;
 int mh_db_put_camp(mh_db *db, const char *kernel, const char *device, const struct mh_camp_band *b, mh_err *err);
@@ -163,7 +163,7 @@ typedef struct mh_db_heat_row {
     uint32_t word[MH_HEAT_WORDS];
     uint32_t sector;
     int32_t region; /* index in the map's regions, -1 = none */
-    uint32_t kinds; /* kinds per word packed (memheat/heat.h MH_HEAT_KINDS_OF); 0 = a profile without kinds */
+    uint32_t kinds; /* kinds per word packed (analyses/heat.h MH_HEAT_KINDS_OF); 0 = a profile without kinds */
 } mh_db_heat_row;
 
 /* Streams the rows of heat map map_id in tag order to fn (return non-zero to

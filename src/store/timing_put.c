@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/bandwidth.h"
+#include "analyses/bandwidth.h"
 #include "memheat/timing.h"
 #include "memheat/timing_fields.h"
 #include "util/grow.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "render/analyze.h"
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "memheat/trace.h"
 #include "../mh_test.h"
 

@@ -5,7 +5,7 @@
 
 #include "../mh_test.h"
 #include "render/analyze.h"
-#include "memheat/banks.h"
+#include "analyses/banks.h"
 #include "tbuild.h"
 
 /* Lanes lo..hi-1 of one warp, lane l at byte base + l * stride, `size` bytes. */

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "render/analyze.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "util/grow.h"
 
 typedef struct label {

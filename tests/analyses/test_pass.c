@@ -13,9 +13,9 @@
 
 #include "render/analyze.h"
 #include "import/import.h"
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "../mh_test.h"
 #include "pass_fixture.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../mh_test.h"
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 
 #define NEAR(a, b, tol) CHECK(fabs((a) - (b)) <= (tol) * (1 + fabs(b)))
 

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "../mh_test.h"
-#include "memheat/heat.h"
-#include "memheat/pass.h"
-#include "memheat/synth.h"
+#include "analyses/heat.h"
+#include "collectors/synth.h"
+#include "pass/pass.h"
 
 static char dir[256];
 

@@ -12,7 +12,7 @@
 #include "../mh_test.h"
 #include "import/import.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 
 #include <jansson.h>
 

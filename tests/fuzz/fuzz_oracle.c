@@ -15,7 +15,7 @@
 #include "cli/profile_in.h"
 #include "render/analyze.h"
 #include "import/import.h"
-#include "memheat/pass.h"
+#include "pass/pass.h"
 #include "report/report.h"
 #include "util/crc32c.h"
 

@@ -35,7 +35,7 @@
 
 #include "import/import.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 
 #include "fuzz_mutate.h"
 

@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 
 #include "fuzz_mutate.h"
 #include "fuzz_oracle.h"

@@ -19,10 +19,10 @@
 #include "../mh_test.h"
 #include "fuzz_mutate.h"
 #include "import/import.h"
-#include "memheat/model.h"
-#include "memheat/pass.h"
+#include "analyses/model.h"
+#include "pass/pass.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "util/crc32c.h"
 
 #define REC_LAUNCH 2

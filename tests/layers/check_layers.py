@@ -22,13 +22,11 @@ import sys
 LAYERS = ["util", "trace", "timing", "collectors", "sched", "analyses", "pass", "render", "store", "import", "run",
           "report", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
-# include/memheat/ headers by layer: the formats and the analyses' API
-# (timing_fields.h, the timing file's field list, is also the trace's: trace)
+# include/memheat/ headers by the layer that defines them: the formats every
+# layer shares (timing_fields.h, the timing file's field list, is also the
+# trace's: trace)
 PUBLIC = {"err.h": "util", "trace.h": "trace", "trace_fields.h": "trace", "timing.h": "timing",
-          "timing_fields.h": "trace", "collect.h": "collectors", "synth.h": "collectors", "model.h": "analyses",
-          "heat.h": "analyses", "locality.h": "analyses", "patterns.h": "analyses", "banks.h": "analyses",
-          "bandwidth.h": "analyses", "verdict.h": "analyses", "camp.h": "analyses", "sites.h": "analyses",
-          "group.h": "analyses", "pass.h": "pass"}
+          "timing_fields.h": "trace", "collect.h": "collectors"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

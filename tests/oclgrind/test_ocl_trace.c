@@ -5,7 +5,7 @@
  *       every work-item's exact number of accesses per space and kind, each
  *       sequence number exactly once, nothing dropped, labels of its buffers.
  *   test_ocl_trace heat TRACE      pattern kernels, block 0 sampled: the heat
- *       map (include/memheat/heat.h) of each pattern's object has the known
+ *       map (src/analyses/heat.h) of each pattern's object has the known
  *       word and sector temperatures of its pattern.
  *   test_ocl_trace detect HOST     mh_run_is_opencl_host: HOST yes, /bin/sh no.
  * Exit 0 when every check passes. */
@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "../mh_test.h"
-#include "memheat/heat.h"
-#include "memheat/model.h"
-#include "memheat/pass.h"
+#include "analyses/heat.h"
+#include "analyses/model.h"
+#include "pass/pass.h"
 #include "run/run.h"
 #include "memheat/trace.h"
 

@@ -48,10 +48,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memheat/camp.h"
+#include "analyses/camp.h"
 #include "import/import.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "memheat/timing.h"
 #include "memheat/trace.h"
 

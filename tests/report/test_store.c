@@ -19,12 +19,12 @@
 
 #include "analyses/tbuild.h"
 
-#include "memheat/heat.h"
+#include "analyses/heat.h"
 #include "import/import.h"
-#include "memheat/model.h"
-#include "memheat/pass.h"
+#include "analyses/model.h"
+#include "pass/pass.h"
 #include "store/store.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "memheat/timing.h"
 #include "memheat/trace.h"
 #include "mh_test.h"

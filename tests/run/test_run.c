@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "run/run.h"
-#include "memheat/synth.h"
+#include "collectors/synth.h"
 #include "memheat/timing.h"
 #include "mh_test.h"
 

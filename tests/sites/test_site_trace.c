@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyses/sites.h"
 #include "collectors/site/site.h"
-#include "memheat/sites.h"
 #include "mh_test.h"
 
 static char g_path[256];

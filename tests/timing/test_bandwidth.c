@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../mh_test.h"
-#include "memheat/bandwidth.h"
+#include "analyses/bandwidth.h"
 
 static char dir[1024];
 

@@ -1,4 +1,4 @@
-/* test_verdict.c -- the bound verdicts of include/memheat/verdict.h on
+/* test_verdict.c -- the bound verdicts of src/analyses/verdict.h on
  * synthetic timelines, one kernel per verdict (a saturating copy, a
  * compute-heavy kernel, a tiny grid, a 3 us kernel, a slow first launch, a
  * many-wave kernel far below both roofs), the thresholds on both sides, the
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memheat/bandwidth.h"
+#include "analyses/bandwidth.h"
 #include "import/import.h"
 #include "store/store.h"
-#include "memheat/verdict.h"
+#include "analyses/verdict.h"
 #include "../mh_test.h"
 
 static char dir[1024];

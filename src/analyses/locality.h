@@ -11,14 +11,14 @@
  * distinct canonical addresses of the launches in flight (16 bytes each), the
  * sampled blocks' accumulators, and the logical-time-step groups still open,
  * which are capped by a byte budget (see src/analyses/groupbuf.h). */
-#ifndef MEMHEAT_LOCALITY_H
-#define MEMHEAT_LOCALITY_H
+#ifndef MH_ANALYSES_LOCALITY_H
+#define MH_ANALYSES_LOCALITY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyses/model.h"
 #include "memheat/err.h"
-#include "memheat/model.h"
 #include "memheat/trace.h"
 
 #define MH_LOC_NBITS 11              /* n = 0..10 low bits dropped */

@@ -9,16 +9,16 @@
  * from the timeline, and the OpenMPC pipelining model of seed 004:
  *   speedup = (fused + in + out + compute) / (fused + max(in, out, compute)).
  * Formulas and units: docs/timing.md. */
-#ifndef MEMHEAT_BANDWIDTH_H
-#define MEMHEAT_BANDWIDTH_H
+#ifndef MH_ANALYSES_BANDWIDTH_H
+#define MH_ANALYSES_BANDWIDTH_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyses/verdict.h"
 #include "memheat/err.h"
 #include "memheat/timing.h"
-#include "memheat/verdict.h"
 
 /* Half-open time interval [a, b) in ns. */
 typedef struct mh_bw_iv {

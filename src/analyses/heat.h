@@ -13,15 +13,15 @@
  * mh_heat_run drives maps from a trace: one per (launch, space), handed to a
  * callback with its sorted rows and regions when the launch ends, then freed,
  * so memory is bounded by the distinct sectors of the launches in flight. */
-#ifndef MEMHEAT_HEAT_H
-#define MEMHEAT_HEAT_H
+#ifndef MH_ANALYSES_HEAT_H
+#define MH_ANALYSES_HEAT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyses/model.h"
 #include "memheat/err.h"
-#include "memheat/model.h"
 #include "memheat/trace.h"
 
 #define MH_HEAT_WORDS 8 /* 4-byte words per 32-byte sector */

@@ -11,8 +11,8 @@
  * the source line when the file is readable, the module or function the
  * framework ran for it, the NVTX path. Grouping by site or NVTX path
  * (`memheat analyze --group-by`) and the profile's site table read these. */
-#ifndef MEMHEAT_SITES_H
-#define MEMHEAT_SITES_H
+#ifndef MH_ANALYSES_SITES_H
+#define MH_ANALYSES_SITES_H
 
 #include <jansson.h>
 #include <stddef.h>

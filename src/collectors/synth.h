@@ -4,8 +4,8 @@
  * whose heat maps are known in advance, one launch per shape, each shape's
  * data object labelled with the shape's name. The shapes are those of the
  * CUTHERMO paper's Fig. 3 and Fig. 6. */
-#ifndef MEMHEAT_SYNTH_H
-#define MEMHEAT_SYNTH_H
+#ifndef MH_COLLECTORS_SYNTH_H
+#define MH_COLLECTORS_SYNTH_H
 
 #include <stdint.h>
 

@@ -65,17 +65,17 @@
  * Every emission and every consumer call happens on the calling thread, in
  * trace order; stats.peak_* are the largest executor's.
  * Results are identical for any number of threads. */
-#ifndef MEMHEAT_PASS_H
-#define MEMHEAT_PASS_H
+#ifndef MH_PASS_PASS_H
+#define MH_PASS_PASS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyses/heat.h"
+#include "analyses/locality.h"
+#include "analyses/model.h"
+#include "analyses/patterns.h"
 #include "memheat/err.h"
-#include "memheat/heat.h"
-#include "memheat/locality.h"
-#include "memheat/model.h"
-#include "memheat/patterns.h"
 #include "memheat/trace.h"
 
 /* mh_pass_opts.analyses: bit i asks for row i of the table */

@@ -15,16 +15,16 @@
  * Driving order per trace record: mh_model_feed, mh_heat_run_feed (whose emit
  * callback calls mh_pat_run_heat), then mh_pat_run_feed. At the end:
  * mh_heat_run_finish, then mh_pat_run_finish. */
-#ifndef MEMHEAT_PATTERNS_H
-#define MEMHEAT_PATTERNS_H
+#ifndef MH_ANALYSES_PATTERNS_H
+#define MH_ANALYSES_PATTERNS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memheat/banks.h"
+#include "analyses/banks.h"
+#include "analyses/heat.h"
+#include "analyses/model.h"
 #include "memheat/err.h"
-#include "memheat/heat.h"
-#include "memheat/model.h"
 #include "memheat/trace.h"
 
 enum mh_pat_kind {

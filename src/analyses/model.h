@@ -5,14 +5,14 @@
  * shared-memory array) its address falls in. mh_model is fed every trace record
  * in order and keeps exactly that, with its own copies of all strings, so the
  * analyses stay streaming and never re-read the trace. */
-#ifndef MEMHEAT_MODEL_H
-#define MEMHEAT_MODEL_H
+#ifndef MH_ANALYSES_MODEL_H
+#define MH_ANALYSES_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyses/sites.h"
 #include "memheat/err.h"
-#include "memheat/sites.h"
 #include "memheat/trace.h"
 
 typedef struct mh_model_launch {

@@ -8,8 +8,8 @@
  * blocks for fewer than half of the SMs, or, with enough blocks, memory
  * latency (too few bytes in flight, Little's law). Rules, thresholds and their
  * sources: docs/timing.md, "Verdicts". Pure arithmetic over mh_timing. */
-#ifndef MEMHEAT_VERDICT_H
-#define MEMHEAT_VERDICT_H
+#ifndef MH_ANALYSES_VERDICT_H
+#define MH_ANALYSES_VERDICT_H
 
 #include <stddef.h>
 #include <stdint.h>

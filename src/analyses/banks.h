@@ -17,8 +17,8 @@
  * phase with an active lane, and the difference is the bank conflicts
  * (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}). Statistics are
  * kept per (launch, pc). */
-#ifndef MEMHEAT_BANKS_H
-#define MEMHEAT_BANKS_H
+#ifndef MH_ANALYSES_BANKS_H
+#define MH_ANALYSES_BANKS_H
 
 #include <stddef.h>
 #include <stdint.h>

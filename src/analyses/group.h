@@ -6,8 +6,8 @@
  * by findings' cost, then time, and rendered the same way from a trace
  * (analyze.c) and from a profile (cli/profile_in.c): one text table, one
  * JSON array. */
-#ifndef MEMHEAT_GROUP_H
-#define MEMHEAT_GROUP_H
+#ifndef MH_ANALYSES_GROUP_H
+#define MH_ANALYSES_GROUP_H
 
 #include <jansson.h>
 #include <stdint.h>

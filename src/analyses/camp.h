@@ -11,8 +11,8 @@
  *
  * Nothing here touches a GPU: mh_camp_calibrate runs the benchmark binary as
  * a child process and reads back its CSV. */
-#ifndef MEMHEAT_CAMP_H
-#define MEMHEAT_CAMP_H
+#ifndef MH_ANALYSES_CAMP_H
+#define MH_ANALYSES_CAMP_H
 
 #include <stddef.h>
 
