@@ -20,6 +20,7 @@
 #include "util/demangle.h"
 #include "util/framefilter.h"
 #include "util/grow.h"
+#include "util/utf8.h"
 
 static char *dup(const char *s) { return strdup(s ? s : ""); }
 
@@ -320,6 +321,20 @@ int mh_sites_resolve(mh_sites *s, const char *extra, mh_err *err) {
     return MH_OK;
 }
 
+/* A trace's text as a JSON string: "" for none, U+FFFD for bytes that are
+ * not UTF-8 (a damaged trace), so that no site is left out. */
+static json_t *jtext(const char *t) {
+    if (!t) t = "";
+    json_t *v = json_string(t);
+    if (v) return v;
+    size_t n = strlen(t);
+    char *o = malloc(3 * n + 1);
+    if (!o) return NULL;
+    v = json_stringn(o, mh_utf8_repair(t, n, o));
+    free(o);
+    return v;
+}
+
 json_t *mh_sites_json(const mh_sites *s) {
     json_t *a = json_array();
     for (size_t i = 0; a && i < s->n; i++) {
@@ -329,15 +344,16 @@ json_t *mh_sites_json(const mh_sites *s) {
             const mh_sites_frame *f = &e->frames[j];
             char pc[24];
             snprintf(pc, sizeof pc, "0x%llx", (unsigned long long)f->pc);
-            json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i}", "kind", f->python ? "python" : "native", "object", f->object,
-                                  "function", f->function, "file", f->file, "line", (int)f->line);
+            json_t *o = json_pack("{s:s, s:o*, s:o*, s:o*, s:i}", "kind", f->python ? "python" : "native", "object",
+                                  jtext(f->object), "function", jtext(f->function), "file", jtext(f->file), "line",
+                                  (int)f->line);
             if (o && !f->python) json_object_set_new(o, "pc", json_string(pc));
             json_array_append_new(fr, o);
         }
-        json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:b}", "id", (int)e->id, "label",
-                              e->label ? e->label : "", "where", e->where ? e->where : "", "code", e->code ? e->code : "",
-                              "scope", e->scope ? e->scope : "", "nvtx", e->nvtx_path ? e->nvtx_path : "", "launches",
-                              (json_int_t)e->launches, "forward", (e->flags & MH_SITE_PY_FORWARD) != 0);
+        json_t *o = json_pack("{s:i, s:o*, s:o*, s:o*, s:o*, s:o*, s:I, s:b}", "id", (int)e->id, "label",
+                              jtext(e->label), "where", jtext(e->where), "code", jtext(e->code), "scope", jtext(e->scope),
+                              "nvtx", jtext(e->nvtx_path), "launches", (json_int_t)e->launches, "forward",
+                              (e->flags & MH_SITE_PY_FORWARD) != 0);
         if (!o) {
             json_decref(fr);
             continue;

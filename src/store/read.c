@@ -15,36 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of one UTF-8 sequence at s (n bytes left), 0 where there is none:
- * overlong forms, surrogates and code points past U+10FFFF are none. */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-    unsigned c = s[0];
-    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (!len || len > n) return 0;
-    unsigned cp = len == 1 ? c : c & (0x7Fu >> len);
-    for (size_t k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80) return 0;
-        cp = cp << 6 | (s[k] & 0x3Fu);
-    }
-    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
-}
+#include "util/utf8.h"
 
 json_t *mh_db_json_text(const char *s, size_t n) {
     json_t *v = json_stringn(s, n);
     if (v) return v;
     char *o = malloc(3 * n + 1);
     if (!o) return json_null();
-    size_t k = 0;
-    for (size_t i = 0; i < n;) {
-        size_t len = utf8_seq((const unsigned char *)s + i, n - i);
-        if (len) memcpy(o + k, s + i, len);
-        else memcpy(o + k, "\xEF\xBF\xBD", 3);
-        k += len ? len : 3;
-        i += len ? len : 1;
-    }
-    v = json_stringn(o, k);
+    v = json_stringn(o, mh_utf8_repair(s, n, o));
     free(o);
     return v ? v : json_null();
 }
