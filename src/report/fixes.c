@@ -648,7 +648,7 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
         a->n++;
     }
     if (best) { /* the model in words, from the launch that speaks for the fix */
-        char a1[24], a2[24], a3[24], a4[24], at[48] = "", b1[24], tt[24];
+        char a1[24], a2[24], a3[24], a4[24], at[64] = "", b1[24], tt[24];
         mh_fix_fmt_ns(w->P[0], a1, sizeof a1), mh_fix_fmt_ns(w->P[1], a2, sizeof a2), mh_fix_fmt_ns(w->P[2], a3, sizeof a3);
         mh_fix_fmt_ns(pmax(Pf), b1, sizeof b1), mh_fix_fmt_ns(t, tt, sizeof tt);
         if (A > 0) {
@@ -656,9 +656,9 @@ static int fold_finding(ctx *x, const json_t *f, fold **fo, size_t *nfo, size_t 
             snprintf(at, sizeof at, ", atomics in series at L2 %s", a4);
         }
         snprintf(r->model, sizeof r->model,
-                 "pipes of the launch (%.0f x its traced blocks): L1 %s, stores to L2 %s, DRAM %s%s; fixed, the "
+                 "pipes of the launch (%llu x its traced blocks): L1 %s, stores to L2 %s, DRAM %s%s; fixed, the "
                  "busiest takes %s; %s of the %s it runs untraced: %s",
-                 w->s, a1, a2, a3, at, b1, near ? "near its busiest pipe" : "below every pipe", tt,
+                 (unsigned long long)(fmin(fmax(w->s, 0), 1e15) + 0.5), a1, a2, a3, at, b1, near ? "near its busiest pipe" : "below every pipe", tt,
                  near ? "saving = time x (1 - fixed / busiest)"
                       : "saving = time x geometric mean of (busiest - fixed) / time and 1 - fixed / busiest");
     }

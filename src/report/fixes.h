@@ -51,7 +51,7 @@ typedef struct mh_fix {
     double base_ns;         /* the kernel's (or copies') clean time the saving is a part of */
     double share_min, share_max; /* the per-configuration share, spread */
     double bytes;           /* copies: their bytes */
-    char model[320];        /* how the saving was computed (the report's hover) */
+    char model[400];        /* how the saving was computed (the report's hover) */
     char fix[520];          /* what to change, in the program's language */
     char note[200];         /* e.g. why there is no saving */
 } mh_fix;
