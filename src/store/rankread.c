@@ -22,6 +22,10 @@
 
 #include "db_internal.h"
 
+/* The sum of an integer column that a damaged cell cannot overflow (SQLite's
+ * SUM fails on it; TOTAL sums in floating point), NULL where every value is. */
+#define ISUM(x) "(CASE WHEN COUNT(" x ") > 0 THEN CAST(TOTAL(" x ") AS INTEGER) END)"
+
 /* Rows of sql as an array of objects (column name: value); text columns
  * named "..._json" are parsed. */
 static int rows(mh_db *db, const char *sql, json_t **out, mh_err *err) {
@@ -87,11 +91,12 @@ int mh_db_read_ranks(mh_db *db, json_t **out, mh_err *err) {
         " COALESCE(l.n, 0) AS launches_traced, COALESCE(l.acc, 0) AS accesses, c.run AS launches_run,"
         " k.ns AS kernel_ns, k.counted_ns AS counted_ns, k.bytes AS dram_bytes"
         " FROM process p"
-        " LEFT JOIN (SELECT process, COUNT(*) AS n, SUM(recorded) AS acc FROM launch GROUP BY process) l"
+        " LEFT JOIN (SELECT process, COUNT(*) AS n, " ISUM("recorded") " AS acc FROM launch GROUP BY process) l"
         "   ON l.process = p.id"
-        " LEFT JOIN (SELECT process, SUM(launches) AS run FROM launch_config GROUP BY process) c ON c.process = p.id"
-        " LEFT JOIN (SELECT process, SUM(total_ns) AS ns,"
-        "   SUM(CASE WHEN with_counters > 0 THEN total_ns END) AS counted_ns,"
+        " LEFT JOIN (SELECT process, " ISUM("launches") " AS run FROM launch_config GROUP BY process) c"
+        "   ON c.process = p.id"
+        " LEFT JOIN (SELECT process, " ISUM("total_ns") " AS ns,"
+        "   " ISUM("CASE WHEN with_counters > 0 THEN total_ns END") " AS counted_ns,"
         "   SUM(CASE WHEN with_counters > 0 THEN dram_bytes END) AS bytes FROM kernel GROUP BY process) k"
         "   ON k.process = p.id"
         " ORDER BY p.id",
