@@ -271,6 +271,8 @@ typedef struct mh_trace_writer mh_trace_writer;
 typedef struct mh_trace_writer_opts {
     int zstd_level;     /* 0 = default (1: collectors favour speed) */
     size_t chunk_bytes; /* uncompressed bytes per chunk, 0 = default (1 MiB) */
+    int background;     /* 1: a thread of the writer's codes, compresses and writes the chunks
+                         * (mh_trace_flush hands a chunk over; see mh_trace_sync) */
 } mh_trace_writer_opts;
 
 int mh_trace_create(mh_trace_writer **w, const char *path, const mh_trace_header *h,
@@ -290,8 +292,16 @@ int mh_trace_write_site_object(mh_trace_writer *w, const mh_site_object *o, mh_e
 int mh_trace_write_site(mh_trace_writer *w, const mh_site *s, mh_err *err);
 int mh_trace_write_launch_site(mh_trace_writer *w, const mh_launch_site *ls, mh_err *err);
 int mh_trace_write_site_stats(mh_trace_writer *w, const mh_site_stats *st, mh_err *err);
-/* Ends the current chunk and writes it out, so a later crash loses nothing before. */
+/* Ends the current chunk and writes it out, so a later crash loses nothing
+ * before; in background mode hands it to the writer's thread (which writes it
+ * while the process lives) and returns the thread's error, if any. */
 int mh_trace_flush(mh_trace_writer *w, mh_err *err);
+/* Waits until every chunk handed over is written (background mode; at once
+ * otherwise); returns the background thread's error, if any. */
+int mh_trace_sync(mh_trace_writer *w, mh_err *err);
+/* Chunks handed over and not yet written (0 without background); safe to
+ * poll from a signal handler (an atomic load). */
+int mh_trace_pending(mh_trace_writer *w);
 /* Writes the END record, flushes and closes; frees w in every case. */
 int mh_trace_close(mh_trace_writer *w, mh_err *err);
 /* Frees w without the END record (a collector that is giving up). */

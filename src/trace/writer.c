@@ -6,9 +6,17 @@
  * checksummed chunk header and written with write(2). Consecutive access
  * batches are merged into one ACCESSES record so that an access costs its 32
  * bytes and nothing more. The header chunk is written at once, so even a run
- * that dies at its first kernel leaves a readable file. */
+ * that dies at its first kernel leaves a readable file.
+ *
+ * With opts->background a thread of the writer's own codes, compresses and
+ * writes the chunks, in the order they were ended: mh_trace_flush hands the
+ * chunk over and returns (the caller's thread, a traced program's launch,
+ * does not wait for zstd), at most BG_QUEUE chunks wait, and an error of
+ * the thread is returned by the next call. mh_trace_sync waits for the
+ * chunks handed over; close waits for them before its END record. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +29,14 @@
 #include "util/grow.h"
 
 #define DEFAULT_CHUNK (1u << 20)
+#define BG_QUEUE 8 /* chunks handed over and not yet written, at most */
+
+/* A chunk handed to the background thread. */
+typedef struct bg_job {
+    unsigned char *raw;
+    size_t len, cap;
+    uint32_t index;
+} bg_job;
 
 struct mh_trace_writer {
     int fd;
@@ -39,6 +55,21 @@ struct mh_trace_writer {
     uint64_t records;   /* records begun, the header included */
     uint64_t accesses;
     char path[1024];
+    /* background mode (bg): the thread and what it shares, under mu */
+    int bg;
+    pid_t pid;                /* the process whose thread it is (a forked child has none) */
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    bg_job q[BG_QUEUE];       /* ring: head, n */
+    unsigned head, n;
+    int busy;                 /* the thread is writing a chunk it took */
+    int stop;
+    unsigned char *spare[BG_QUEUE]; /* raw buffers back from the thread */
+    size_t spare_cap[BG_QUEUE];
+    unsigned nspare;
+    int bg_rc;                /* first error of the thread (sticky) */
+    char bg_msg[sizeof(((mh_err *)0)->msg)];
 };
 
 static int write_all(mh_trace_writer *w, const void *buf, size_t n, mh_err *err) {
@@ -63,17 +94,18 @@ static int reserve(mh_trace_writer *w, size_t extra, mh_err *err) {
     return MH_OK;
 }
 
-int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
-    w->acc_rec = SIZE_MAX;
-    if (w->len == 0) return MH_OK;
-    size_t clen0 = w->len + MH_TF_CODE_EXTRA;
+/* Codes, compresses and writes the chunk raw[0..len) as chunk `index`;
+ * updates the chain. The thread that owns code, comp, cctx and chain: the
+ * caller's, or the background thread. */
+static int write_chunk(mh_trace_writer *w, const unsigned char *raw, size_t len, uint32_t index, mh_err *err) {
+    size_t clen0 = len + MH_TF_CODE_EXTRA;
     if (clen0 > w->code_cap) {
         unsigned char *p = realloc(w->code, clen0);
         if (!p) return mh_err_set(err, MH_ERR_NOMEM, "out of memory coding a trace chunk");
         w->code = p;
         w->code_cap = clen0;
     }
-    mh_tf_code(w->raw, w->len, w->code);
+    mh_tf_code(raw, len, w->code);
     size_t bound = ZSTD_compressBound(clen0);
     if (bound > w->comp_cap) {
         unsigned char *p = realloc(w->comp, bound);
@@ -86,7 +118,7 @@ int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
         return mh_err_set(err, MH_ERR_INTERNAL, "zstd: %s", ZSTD_getErrorName(clen));
     unsigned char hdr[MH_TF_CHUNK_HDR_BYTES];
     mh_put32(hdr, MH_TF_CHUNK_MAGIC);
-    mh_put32(hdr + 4, w->chunk_index);
+    mh_put32(hdr + 4, index);
     mh_put32(hdr + 8, (uint32_t)clen0);
     mh_put32(hdr + 12, (uint32_t)clen);
     mh_put32(hdr + 16, mh_crc32c(0, w->comp, clen));
@@ -95,9 +127,96 @@ int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
     if (rc == MH_OK) rc = write_all(w, w->comp, clen, err);
     if (rc != MH_OK) return rc;
     w->chain = mh_crc32c(w->chain, hdr + 16, 4);
-    w->chunk_index++;
-    w->len = 0;
     return MH_OK;
+}
+
+static void *bg_main(void *arg) {
+    mh_trace_writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->n && !w->stop) pthread_cond_wait(&w->work, &w->mu);
+        if (!w->n) break; /* stopped, nothing left */
+        bg_job j = w->q[w->head];
+        w->busy = 1;
+        int failed = w->bg_rc != MH_OK;
+        pthread_mutex_unlock(&w->mu);
+        mh_err e;
+        mh_err_clear(&e);
+        int rc = failed ? MH_OK : write_chunk(w, j.raw, j.len, j.index, &e);
+        pthread_mutex_lock(&w->mu);
+        w->head = (w->head + 1) % BG_QUEUE;
+        __atomic_sub_fetch(&w->n, 1, __ATOMIC_RELEASE);
+        w->busy = 0;
+        if (rc != MH_OK && w->bg_rc == MH_OK) {
+            w->bg_rc = rc;
+            snprintf(w->bg_msg, sizeof w->bg_msg, "%s", e.msg);
+        }
+        if (w->nspare < BG_QUEUE) {
+            w->spare[w->nspare] = j.raw;
+            w->spare_cap[w->nspare++] = j.cap;
+        } else {
+            free(j.raw);
+        }
+        pthread_cond_broadcast(&w->done);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Under mu: the thread's error, once, as the caller's. */
+static int bg_error(mh_trace_writer *w, mh_err *err) {
+    return w->bg_rc == MH_OK ? MH_OK : mh_err_set(err, w->bg_rc, "%s", w->bg_msg);
+}
+
+/* 1 in a child forked after the thread started: the thread is not there. */
+static int bg_forked(const mh_trace_writer *w) {
+    return getpid() != w->pid;
+}
+
+int mh_trace_sync(mh_trace_writer *w, mh_err *err) {
+    if (!w->bg) return MH_OK;
+    if (bg_forked(w)) return mh_err_set(err, MH_ERR_IO, "trace %s: written by another process (forked)", w->path);
+    pthread_mutex_lock(&w->mu);
+    while (w->n) pthread_cond_wait(&w->done, &w->mu);
+    int rc = bg_error(w, err);
+    pthread_mutex_unlock(&w->mu);
+    return rc;
+}
+
+int mh_trace_pending(mh_trace_writer *w) {
+    if (!w->bg) return 0;
+    return (int)__atomic_load_n(&w->n, __ATOMIC_ACQUIRE);
+}
+
+int mh_trace_flush(mh_trace_writer *w, mh_err *err) {
+    w->acc_rec = SIZE_MAX;
+    if (w->len == 0) return MH_OK;
+    if (!w->bg) {
+        int rc = write_chunk(w, w->raw, w->len, w->chunk_index, err);
+        if (rc != MH_OK) return rc;
+        w->chunk_index++;
+        w->len = 0;
+        return MH_OK;
+    }
+    if (bg_forked(w)) return mh_err_set(err, MH_ERR_IO, "trace %s: written by another process (forked)", w->path);
+    pthread_mutex_lock(&w->mu);
+    while (w->n == BG_QUEUE) pthread_cond_wait(&w->done, &w->mu);
+    int rc = bg_error(w, err);
+    if (rc == MH_OK) {
+        w->q[(w->head + w->n) % BG_QUEUE] = (bg_job){w->raw, w->len, w->cap, w->chunk_index++};
+        __atomic_add_fetch(&w->n, 1, __ATOMIC_RELEASE);
+        if (w->nspare) {
+            w->raw = w->spare[--w->nspare];
+            w->cap = w->spare_cap[w->nspare];
+        } else {
+            w->raw = NULL;
+            w->cap = 0;
+        }
+        w->len = 0;
+        pthread_cond_signal(&w->work);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return rc;
 }
 
 /* Opens a record of `type` with `plen` payload bytes; returns its payload. */
@@ -188,6 +307,27 @@ int mh_trace_create(mh_trace_writer **out, const char *path, const mh_trace_head
         mh_trace_abandon(w);
         return rc;
     }
+    if (opts && opts->background) {
+        if (pthread_mutex_init(&w->mu, NULL) != 0) goto no_thread;
+        if (pthread_cond_init(&w->work, NULL) != 0) {
+            pthread_mutex_destroy(&w->mu);
+            goto no_thread;
+        }
+        if (pthread_cond_init(&w->done, NULL) != 0) {
+            pthread_cond_destroy(&w->work);
+            pthread_mutex_destroy(&w->mu);
+            goto no_thread;
+        }
+        w->pid = getpid();
+        if (pthread_create(&w->th, NULL, bg_main, w) != 0) {
+            pthread_cond_destroy(&w->done);
+            pthread_cond_destroy(&w->work);
+            pthread_mutex_destroy(&w->mu);
+            goto no_thread;
+        }
+        w->bg = 1;
+    }
+no_thread: /* without its thread the writer writes on the caller's */
     *out = w;
     return MH_OK;
 }
@@ -410,8 +550,29 @@ int mh_trace_write_site_stats(mh_trace_writer *w, const mh_site_stats *st, mh_er
 
 uint64_t mh_trace_written_accesses(const mh_trace_writer *w) { return w->accesses; }
 
+/* Stops the background thread after the chunks handed over. */
+static void bg_stop(mh_trace_writer *w) {
+    if (!w->bg) return;
+    if (bg_forked(w)) { /* no thread to stop; its lock and queue are the parent's */
+        w->bg = 0;
+        return;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->th, NULL);
+    for (unsigned i = 0; i < w->nspare; i++) free(w->spare[i]);
+    w->nspare = 0;
+    pthread_cond_destroy(&w->done);
+    pthread_cond_destroy(&w->work);
+    pthread_mutex_destroy(&w->mu);
+    w->bg = 0;
+}
+
 void mh_trace_abandon(mh_trace_writer *w) {
     if (!w) return;
+    bg_stop(w);
     if (w->fd >= 0) close(w->fd);
     if (w->cctx) ZSTD_freeCCtx(w->cctx);
     free(w->raw);
@@ -425,13 +586,16 @@ int mh_trace_close(mh_trace_writer *w, mh_err *err) {
      * the chunk it may have flushed is counted) */
     unsigned char *p = rec_begin(w, MH_REC_END, MH_TF_END_BYTES, err);
     int rc = p ? MH_OK : (err ? err->code : MH_ERR_IO);
-    if (p) {
+    if (rc == MH_OK) rc = mh_trace_sync(w, err); /* the chain of every chunk before */
+    if (rc == MH_OK) {
         mh_put32(p, w->chunk_index);
         mh_put32(p + 4, w->chain);
         mh_put64(p + 8, w->records - 1);
         mh_put64(p + 16, w->accesses);
     }
     if (rc == MH_OK) rc = mh_trace_flush(w, err);
+    if (rc == MH_OK) rc = mh_trace_sync(w, err);
+    bg_stop(w);
     if (rc == MH_OK && close(w->fd) != 0)
         rc = mh_err_set(err, MH_ERR_IO, "closing trace %s: %s", w->path, strerror(errno));
     else if (rc != MH_OK)

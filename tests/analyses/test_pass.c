@@ -182,7 +182,7 @@ static void write_lanes_trace(const char *path) {
     mh_err err = {0};
     mh_trace_header h = synthetic_header();
     mh_trace_writer *w;
-    mh_trace_writer_opts wo = {0, 16 << 10}; /* small chunks: cuts and damage fall mid-trace */
+    mh_trace_writer_opts wo = {.chunk_bytes = 16 << 10}; /* small chunks: cuts and damage fall mid-trace */
     CHECK(mh_trace_create(&w, path, &h, &wo, &err) == MH_OK);
     mh_alloc a = {0, MH_TRACE_NO_LAUNCH, 0x100000, 1u << 16, MH_SPACE_GLOBAL, "A"};
     CHECK(mh_trace_write_alloc(w, &a, &err) == MH_OK);

@@ -1,8 +1,13 @@
 /* test_trace.c -- trace format v1: round trip of every record type across many
  * chunks, and the damaged-file cases (cut short, flipped byte, wrong magic,
  * future version, empty file, garbage), each a clean error, never a crash. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../mh_test.h"
@@ -27,8 +32,9 @@ static mh_access make_access(uint64_t i) {
 
 #define N_ACC 200000u
 
-/* Writes a multi-chunk trace with every record type; returns 0 on success. */
-static int write_sample(const char *path, size_t chunk) {
+/* Writes a multi-chunk trace with every record type (chunks coded and
+ * written on the writer's own thread with `background`); returns 0 on success. */
+static int write_sample_bg(const char *path, size_t chunk, int background) {
     mh_err err = {0};
     mh_trace_header h = {.producer = "test", .command = "./app --flag \"x\"", .note = "n",
                          .start_unix_ns = 123456789,
@@ -36,7 +42,7 @@ static int write_sample(const char *path, size_t chunk) {
                                     .cc_major = 9, .cc_minor = 0, .mem_clock_khz = 2619000,
                                     .bus_width_bits = 5120, .l2_bytes = 50u << 20, .max_warps_per_sm = 64,
                                     .global_mem_bytes = 80ull << 30}};
-    mh_trace_writer_opts o = {.chunk_bytes = chunk};
+    mh_trace_writer_opts o = {.chunk_bytes = chunk, .background = background};
     mh_trace_writer *w;
     if (mh_trace_create(&w, path, &h, &o, &err) != MH_OK) return 1;
     uint32_t sampled[3] = {0, 7, 9};
@@ -52,6 +58,7 @@ static int write_sample(const char *path, size_t chunk) {
     for (uint32_t i = 0; i < N_ACC; i += 1000) {
         for (uint32_t k = 0; k < 1000; k++) batch[k] = make_access(i + k);
         if (mh_trace_write_accesses(w, batch, 1000, &err)) return 3;
+        if (i % 7000 == 0 && mh_trace_flush(w, &err)) return 3; /* as collectors do at kernel ends */
         if (i == 50000) {
             mh_pcinfo p = {.pc = 0x40, .function = "gemm", .file = "gemm.cu", .line = 17};
             if (mh_trace_write_pcinfo(w, &p, &err)) return 4;
@@ -65,6 +72,8 @@ static int write_sample(const char *path, size_t chunk) {
         return 5;
     return mh_trace_close(w, &err) != MH_OK;
 }
+
+static int write_sample(const char *path, size_t chunk) { return write_sample_bg(path, chunk, 0); }
 
 typedef struct counts {
     uint64_t acc, launches, allocs, frees, ends, dropped, pcs, bad_acc;
@@ -134,6 +143,85 @@ static void poke(const char *path, long off, unsigned char xor_mask) {
     fseek(f, off, SEEK_SET);
     fputc(ch ^ xor_mask, f);
     fclose(f);
+}
+
+static long file_bytes(const char *path, unsigned char **out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc(n > 0 ? (size_t)n : 1);
+    if (fread(*out, 1, (size_t)n, f) != (size_t)n) n = -1;
+    fclose(f);
+    return n;
+}
+
+/* Chunks written on the writer's thread: the same file byte for byte (the
+ * same chunks in the same order, the same END); small chunks, so that the
+ * queue fills and the caller waits for room; an error of the thread (a full
+ * disk) comes back to the caller, at a later call or at close. */
+static void test_background(void) {
+    const char *a = tmp("fg.mht"), *b = tmp("bg.mht");
+    CHECK(write_sample_bg(a, 4096, 0) == 0);
+    CHECK(write_sample_bg(b, 4096, 1) == 0);
+    unsigned char *x = NULL, *y = NULL;
+    long nx = file_bytes(a, &x), ny = file_bytes(b, &y);
+    CHECK(nx > 100000);
+    CHECK(nx == ny && x && y && memcmp(x, y, (size_t)nx) == 0);
+    free(x);
+    free(y);
+    counts c = read_all(b);
+    CHECK_EQ_U(c.status, MH_OK);
+    CHECK_EQ_U(c.acc, N_ACC);
+    CHECK(c.complete);
+
+    /* a pipe whose reader goes away: the header fits the pipe, later chunks
+     * fail on the thread (EPIPE) and the caller hears of it */
+    const char *fifo = tmp("bg.fifo");
+    unlink(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    CHECK(rd >= 0);
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    mh_trace_header h = {.producer = "test", .device = {.warp_size = 32, .sector_size = 32}};
+    mh_trace_writer_opts o = {.chunk_bytes = 4096, .background = 1};
+    mh_trace_writer *w;
+    mh_err err = {0};
+    CHECK(mh_trace_create(&w, fifo, &h, &o, &err) == MH_OK);
+    CHECK(mh_trace_sync(w, &err) == MH_OK);
+    close(rd);
+    mh_access v[512];
+    for (int i = 0; i < 512; i++) v[i] = make_access((uint64_t)i);
+    int rc = MH_OK;
+    for (int i = 0; i < 64 && rc == MH_OK; i++) rc = mh_trace_write_accesses(w, v, 512, &err);
+    if (rc == MH_OK) rc = mh_trace_close(w, &err);
+    else mh_trace_abandon(w);
+    CHECK_EQ_U(rc, MH_ERR_IO);
+    CHECK(strstr(err.msg, "writing trace") != NULL);
+    signal(SIGPIPE, old);
+    unlink(fifo);
+
+    /* a child forked while the thread has chunks to write: the child's calls
+     * fail at once (no thread there to wait for), the parent's file is whole */
+    const char *f = tmp("bgfork.mht");
+    CHECK(mh_trace_create(&w, f, &h, &o, &err) == MH_OK);
+    for (int i = 0; i < 16; i++) CHECK(mh_trace_write_accesses(w, v, 512, &err) == MH_OK);
+    pid_t pid = fork();
+    if (pid == 0) {
+        mh_err e2;
+        int bad = mh_trace_write_accesses(w, v, 512, &e2) == MH_OK && mh_trace_flush(w, &e2) == MH_OK;
+        bad |= mh_trace_sync(w, &e2) == MH_OK;
+        _exit(bad ? 1 : 0);
+    }
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(mh_trace_close(w, &err) == MH_OK);
+    counts k = read_all(f);
+    CHECK_EQ_U(k.status, MH_OK);
+    CHECK_EQ_U(k.acc, 16 * 512);
+    CHECK(k.complete);
 }
 
 static void test_roundtrip(void) {
@@ -432,7 +520,7 @@ int main(void) {
     static const mh_test_case cases[] = {T(test_roundtrip), T(test_fields), T(test_truncated), T(test_flipped),
                                          T(test_bad_magic_version_empty), T(test_big_batch_spans_chunks),
                                          T(test_unclosed_writer), T(test_launch_stats), T(test_karg),
-                                         T(test_one_launch)};
+                                         T(test_one_launch), T(test_background)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;
