@@ -117,6 +117,38 @@ else
   echo "FAIL exit3: no readable trace ($(tail -1 "$R/exit3.out"))"; fail=1
 fi
 
+echo "== a program that aborts, a program that forks (skipped without torch)"
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  # every traced launch before the abort is in the trace, each with its end
+  # (the writer's thread finishes its chunks before the signal takes its course)
+  timeout 120 "$M" run --no-timing --keep-trace -q -o "$R/abort" -- python3 -c 'import os, torch
+x = torch.arange(1 << 20, device="cuda", dtype=torch.float32)
+for k in range(6): x = x * 2 + k if k % 2 else torch.sin(x)
+print("sum", float(x.sum()))
+os.abort()' >"$R/abort.out" 2>&1
+  a_launch=$("$M" info "$R/abort.mht" 2>/dev/null | grep -c "^  #")
+  a_end=$("$M" info "$R/abort.mht" 2>&1 | grep -c -i "no kernel end\|without its end")
+  if [ "$a_launch" -ge 3 ] && grep -q '^sum' "$R/abort.out"; then
+    echo "PASS abort: $a_launch traced launches kept ($a_end without their end)"
+  else
+    echo "FAIL abort: $a_launch traced launches in the trace ($(tail -1 "$R/abort.out"))"; fail=1
+  fi
+  # a child forked after kernels exits through exit(): the parent's trace stays complete
+  timeout 120 "$M" run --no-timing --keep-trace -q -o "$R/fork" -- python3 -c 'import os, sys, torch
+x = torch.ones(1 << 20, device="cuda")
+print("a", float((x * 3).sum()))
+pid = os.fork()
+if pid == 0:
+    sys.exit(0)
+os.waitpid(pid, 0)
+print("b", float((x + 1).sum()))' >"$R/fork.out" 2>&1; f_rc=$?
+  if [ $f_rc -eq 0 ] && "$M" info "$R/fork.mht" 2>&1 | grep -q "complete" && [ "$(grep -c '^[ab] ' "$R/fork.out")" -eq 2 ]; then
+    echo "PASS fork: the child's exit left the parent's trace complete"
+  else
+    echo "FAIL fork: rc $f_rc, $("$M" info "$R/fork.mht" 2>&1 | head -1)"; fail=1
+  fi
+fi
+
 echo "== closed-source library: a cuBLAS kernel under PyTorch (skipped without torch)"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   timeout 120 "$M" run --no-timing --keep-trace -q --kernel 'gemm|GEMM|cutlass|sm90|xmma' --launch-count 1 \

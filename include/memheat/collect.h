@@ -26,7 +26,8 @@
 enum mh_launch_policy {
     MH_LAUNCH_CONFIG = 0, /* "config" (default) */
     MH_LAUNCH_ALL = 1,    /* "all" */
-    MH_LAUNCH_EVERY = 2   /* "every:N" */
+    MH_LAUNCH_EVERY = 2,  /* "every:N" */
+    MH_LAUNCH_SHAPE = 3   /* "shape": CONFIG, where a new grid of a traced (function, block, dynamic shared memory) is counted, not traced */
 };
 
 /* Under CONFIG, at most this many configurations of one kernel function are
@@ -46,7 +47,8 @@ typedef struct mh_collect_config {
     uint32_t dyn_smem;
     uint64_t launches;  /* launches of this configuration seen */
     uint64_t traced;    /* of which traced */
-    int over_cap;       /* first seen after its kernel had its quota of traced configurations */
+    int over_cap;       /* not traced by rule: first seen after its kernel had its quota of traced
+                         * configurations, or (shape) another grid of a traced shape */
 } mh_collect_config;
 
 typedef struct mh_collect_cfg {
@@ -163,8 +165,10 @@ void mh_collect_process_get(mh_process *p, mh_collect_procbuf *buf);
 /* What a collector calls instead of mh_trace_create: claims a name for
  * path (mh_collect_claim), creates the trace there and writes this
  * process's MH_REC_PROCESS record with the given device UUIDs (may be none),
- * flushed at once. got (may be NULL) receives the path used. */
+ * flushed at once. opts (may be NULL) are the writer's. got (may be NULL)
+ * receives the path used. */
 int mh_collect_trace_open(mh_trace_writer **w, const char *path, const mh_trace_header *h,
-                          const char *const *devices, uint32_t ndevices, char *got, size_t gotcap, mh_err *err);
+                          const mh_trace_writer_opts *opts, const char *const *devices, uint32_t ndevices, char *got,
+                          size_t gotcap, mh_err *err);
 
 #endif

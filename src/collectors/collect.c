@@ -160,13 +160,19 @@ int mh_collect_parse_policy(const char *s, mh_collect_cfg *cfg, mh_err *err) {
     } else if (!strncmp(s, "config:", 7) && parse_u64(s + 7, &n) && n <= UINT32_MAX) {
         cfg->launch_policy = MH_LAUNCH_CONFIG;
         cfg->configs_per_kernel = n;
+    } else if (!strcmp(s, "shape")) {
+        cfg->launch_policy = MH_LAUNCH_SHAPE;
+        cfg->configs_per_kernel = MH_COLLECT_CONFIGS_PER_KERNEL;
+    } else if (!strncmp(s, "shape:", 6) && parse_u64(s + 6, &n) && n <= UINT32_MAX) {
+        cfg->launch_policy = MH_LAUNCH_SHAPE;
+        cfg->configs_per_kernel = n;
     } else if (!strcmp(s, "all")) {
         cfg->launch_policy = MH_LAUNCH_ALL;
     } else if (!strncmp(s, "every:", 6) && parse_u64(s + 6, &n) && n >= 1) {
         cfg->launch_policy = MH_LAUNCH_EVERY;
         cfg->launch_every = n;
     } else {
-        return mh_err_set(err, MH_ERR_ARG, "bad launch policy '%s': expected config, config:N (N >= 0), all or every:N (N >= 1)", s);
+        return mh_err_set(err, MH_ERR_ARG, "bad launch policy '%s': expected config, config:N (N >= 0), shape, shape:N, all or every:N (N >= 1)", s);
     }
     return MH_OK;
 }
@@ -175,9 +181,11 @@ const char *mh_collect_policy_text(const mh_collect_cfg *cfg, char *buf, size_t 
     switch (cfg->launch_policy) {
     case MH_LAUNCH_ALL: snprintf(buf, cap, "all"); break;
     case MH_LAUNCH_EVERY: snprintf(buf, cap, "every:%" PRIu64, cfg->launch_every); break;
-    default:
-        if (cfg->configs_per_kernel == MH_COLLECT_CONFIGS_PER_KERNEL) snprintf(buf, cap, "config");
-        else snprintf(buf, cap, "config:%" PRIu64, cfg->configs_per_kernel);
+    default: {
+        const char *word = cfg->launch_policy == MH_LAUNCH_SHAPE ? "shape" : "config";
+        if (cfg->configs_per_kernel == MH_COLLECT_CONFIGS_PER_KERNEL) snprintf(buf, cap, "%s", word);
+        else snprintf(buf, cap, "%s:%" PRIu64, word, cfg->configs_per_kernel);
+    }
         break;
     }
     return buf;
@@ -248,6 +256,18 @@ static uint64_t traced_configs_of(const mh_collect_state *st, const char *name) 
     return n;
 }
 
+/* 1 when another configuration of c's kernel with c's block and dynamic
+ * shared memory (another grid only) has a traced launch. */
+static int traced_shape_of(const mh_collect_state *st, const mh_collect_config *c) {
+    for (size_t i = 0; i < st->capconfigs; i++) {
+        const mh_collect_config *o = &st->configs[i];
+        if (o->name && o->traced && o != c && o->block.x == c->block.x && o->block.y == c->block.y &&
+            o->block.z == c->block.z && o->dyn_smem == c->dyn_smem && !strcmp(o->name, c->name))
+            return 1;
+    }
+    return 0;
+}
+
 int mh_collect_more_possible(const mh_collect_cfg *cfg, const mh_collect_state *st) {
     return !(cfg->launch_count && st->traced >= cfg->launch_count);
 }
@@ -272,8 +292,13 @@ int mh_collect_want_launch(const mh_collect_cfg *cfg, mh_collect_state *st, cons
     if (!mh_collect_more_possible(cfg, st)) return 0;
     switch (cfg->launch_policy) {
     case MH_LAUNCH_CONFIG:
+    case MH_LAUNCH_SHAPE:
         /* Unknown configuration (table full): traced, so nothing is missed. */
         if (c && (c->traced || c->over_cap)) return 0;
+        if (c && cfg->launch_policy == MH_LAUNCH_SHAPE && traced_shape_of(st, c)) {
+            c->over_cap = 1;
+            return 0;
+        }
         if (c && cfg->configs_per_kernel &&
             traced_configs_of(st, c->name) >= cfg->configs_per_kernel) {
             c->over_cap = 1; /* decided once per configuration */
@@ -373,14 +398,15 @@ void mh_collect_process_get(mh_process *p, mh_collect_procbuf *buf) {
 }
 
 int mh_collect_trace_open(mh_trace_writer **w, const char *path, const mh_trace_header *h,
-                          const char *const *devices, uint32_t ndevices, char *got, size_t gotcap, mh_err *err) {
+                          const mh_trace_writer_opts *opts, const char *const *devices, uint32_t ndevices, char *got,
+                          size_t gotcap, mh_err *err) {
     *w = NULL;
     char mine[4200];
     int rc = mh_collect_claim(path, mine, sizeof mine, err);
     if (rc) return rc;
     if (got && (size_t)snprintf(got, gotcap, "%s", mine) >= gotcap)
         return mh_err_set(err, MH_ERR_ARG, "trace path too long: %s", mine);
-    rc = mh_trace_create(w, mine, h, NULL, err);
+    rc = mh_trace_create(w, mine, h, opts, err);
     if (rc) return rc;
     mh_process p;
     mh_collect_procbuf buf;

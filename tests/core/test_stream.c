@@ -109,7 +109,7 @@ static void test_process_record(void) {
     const char *uu[2] = {"GPU-aaaa", "GPU-bbbb"};
     mh_trace_writer *w;
     mh_err e;
-    CHECK(mh_collect_trace_open(&w, path, &h, uu, 2, got, sizeof got, &e) == MH_OK);
+    CHECK(mh_collect_trace_open(&w, path, &h, &(mh_trace_writer_opts){.background = 1}, uu, 2, got, sizeof got, &e) == MH_OK);
     CHECK(!strcmp(got, path));
     CHECK(mh_trace_close(w, &e) == MH_OK);
     mh_trace_reader *r;
@@ -132,7 +132,7 @@ static void test_process_record(void) {
     CHECK(mh_trace_complete(r));
     mh_trace_close_reader(r);
     /* a second process of the run gets its own file */
-    CHECK(mh_collect_trace_open(&w, path, &h, NULL, 0, got, sizeof got, &e) == MH_OK);
+    CHECK(mh_collect_trace_open(&w, path, &h, NULL, NULL, 0, got, sizeof got, &e) == MH_OK);
     CHECK(strcmp(got, path) != 0);
     CHECK(mh_trace_close(w, &e) == MH_OK);
     unsetenv("RANK");

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectors/site/site.h"
@@ -57,7 +58,9 @@ typedef struct mh_cuda_buf {
     mh_access *rec;      /* device, cap records */
     uint32_t *seq;       /* device, seq_slots counters */
     uint32_t *host_seq;  /* host copy of the counters */
-    mh_access *host;     /* drain staging, MH_CUDA_DRAIN_RECORDS records */
+    mh_access *host;     /* drain staging, MH_CUDA_DRAIN_RECORDS records: pinned (sanitizerAllocHost:
+                            copies 5-10x faster than to pageable memory) or, failing that, malloc'd */
+    int host_pinned;
     uint64_t cap;
     uint64_t seq_slots;
     struct mh_cuda_buf *next;
@@ -148,6 +151,12 @@ typedef struct mh_cuda {
     uint64_t launches_traced;
     /* how launches were decided (printed at exit with MEMHEAT_CUDA_DEBUG=1) */
     uint64_t dbg_entry_unknown, dbg_entry_used, dbg_name_differs, dbg_module_differs;
+    /* host time spent on traced launches, by part (atomic adds; printed with
+     * MEMHEAT_CUDA_DEBUG=1): waits for the context's work before (un)patching,
+     * patching, unpatching, the wait for a traced kernel at its end, and the
+     * read-back of its records */
+    uint64_t ns_quiesce, ns_patch, ns_unpatch, ns_kernel_wait, ns_readback, ns_copy, ns_write;
+    uint64_t dbg_copied, dbg_kept; /* records copied back (holes included) and kept */
     uint64_t selected_open;     /* launches selected for tracing whose LAUNCH_END has not run yet */
     uint64_t graph_kernels;     /* kernel nodes of graph launches: counted, not traced or timed */
     mh_cuda_buf *free_bufs;
@@ -156,6 +165,17 @@ typedef struct mh_cuda {
     mh_site_state *sites;       /* call sites (collectors/site/site.h); NULL: not captured */
 } mh_cuda;
 
+
+/* Monotonic host time in ns (for the debug line's costs). */
+static inline uint64_t mh_cuda_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+/* Adds the time since t0 to *acc. */
+static inline void mh_cuda_spent(uint64_t *acc, uint64_t t0) {
+    __atomic_add_fetch(acc, mh_cuda_now_ns() - t0, __ATOMIC_RELAXED);
+}
 
 /* mh_cuda_module_acquire results */
 enum { MH_ACQ_OK = 0, MH_ACQ_FAILED = -1, MH_ACQ_BUSY = -2 };

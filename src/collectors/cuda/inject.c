@@ -10,7 +10,9 @@
  *   - for a launch that is traced, gives the patch a device descriptor and a
  *     record buffer, and at the launch's end waits for it, copies the records
  *     into the trace, writes mh_kernel_end with the exact number dropped if
- *     the buffer was too small, and flushes, so a later crash loses nothing;
+ *     the buffer was too small, and flushes (the writer's own thread codes and
+ *     writes the chunk; a fatal signal waits for it), so a later crash loses
+ *     nothing;
  *   - for a launch that is not traced, passes a NULL descriptor (the patch
  *     returns at its first test) or runs an unpatched module;
  *   - with MEMHEAT_TIMING_LIB, hosts the timing collector in the same run
@@ -20,17 +22,59 @@
  * This file: the state, start and exit, the trace header, the callback
  * dispatch. The state is this file's one static, g_state: the Sanitizer hands
  * it back to the callback as userdata, every other function is handed it;
- * only the driver's entry point (InitializeInjection) and the atexit handler,
- * which take no arguments, name it. Callbacks may come from several host threads: the locking rules
+ * only the driver's entry point (InitializeInjection) and the atexit, fatal
+ * signal and fork handlers, which take no arguments, name it. Callbacks may come from several host threads: the locking rules
  * are in cuda_internal.h (mu is recursive because our own sanitizerAlloc can
  * re-enter the resource callback on the same thread). */
 #include "cuda_internal.h"
+
+#include <signal.h>
 
 static mh_cuda g_state = {.mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .patch_mu = PTHREAD_MUTEX_INITIALIZER,
                           .mod_mu = PTHREAD_MUTEX_INITIALIZER, .gate_mu = PTHREAD_MUTEX_INITIALIZER,
                           .gate_cv = PTHREAD_COND_INITIALIZER};
 
 /* ---- trace creation: header from the first context's device ---- */
+
+/* ---- a program that dies on a signal, a program that forks ----
+ * Chunks of the trace are written on the writer's thread (mh_cuda_open_trace).
+ * A program that dies on a signal would lose the chunks that thread has not
+ * written yet (a few milliseconds' worth: the last traced launches): where the
+ * program has no handler of its own when the trace opens, the handler waits
+ * for them (at most 5 s), then the signal takes its default course. */
+static void mh_cuda_on_fatal(int sig) {
+    mh_trace_writer *w = __atomic_load_n(&g_state.w, __ATOMIC_ACQUIRE);
+    for (int i = 0; w && i < 5000 && mh_trace_pending(w) > 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    raise(sig); /* SA_RESETHAND put the default action back */
+}
+
+/* Under mu, once the trace is open. */
+static void mh_cuda_catch_fatal(mh_cuda *mh) {
+    (void)mh;
+    static int done;
+    if (done) return;
+    done = 1;
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = mh_cuda_on_fatal;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* A child forked without exec shares the parent's trace file but not the
+ * writer's thread: it never writes to it (and its exit does not close it). */
+static void mh_cuda_forked_child(void) {
+    g_state.w = NULL;
+    g_state.closed = 1;
+}
 
 static void mh_cuda_command_line(char *out, size_t cap) {
     out[0] = '\0';
@@ -101,13 +145,17 @@ static void mh_cuda_open_trace(mh_cuda *mh, CUdevice dev) {
     mh_err_clear(&err);
     pthread_mutex_lock(&mh->mu);
     mh->smem_reserved = reserved;
-    /* one trace per process: the first takes the path, later ones <stem>.<pid>.mht (collect.h) */
+    /* one trace per process: the first takes the path, later ones <stem>.<pid>.mht (collect.h).
+     * Chunks are coded and written on the writer's own thread: a traced
+     * launch's end hands its records over instead of waiting for zstd. */
+    mh_trace_writer_opts wo = {.background = 1};
     if (!mh->w && !mh->closed &&
-        mh_collect_trace_open(&mh->w, mh->cfg.trace_path, &h, uuids, nuuids, NULL, 0, &err) != MH_OK) {
+        mh_collect_trace_open(&mh->w, mh->cfg.trace_path, &h, &wo, uuids, nuuids, NULL, 0, &err) != MH_OK) {
         mh_cuda_warn("cannot create the trace: %s", err.msg);
         mh->w = NULL;
         mh->closed = 1;
     }
+    if (mh->w) mh_cuda_catch_fatal(mh);
     pthread_mutex_unlock(&mh->mu);
 }
 
@@ -202,6 +250,14 @@ static void mh_cuda_at_exit(void) {
                 ", unpatched %" PRIu64 "; gate timeouts: closing %" PRIu64 ", entering %" PRIu64 "\n",
                 mh->dbg_entry_used, mh->dbg_entry_unknown, mh->dbg_name_differs, mh->dbg_module_differs,
                 mh->modules_patched, mh->modules_unpatched, mh->gate_close_timeouts, mh->gate_enter_timeouts);
+    if (dbg && *dbg == '1')
+        fprintf(stderr,
+                "memheat-cuda: traced launches %" PRIu64 ", host ms: waits before (un)patching %.1f, patching %.1f, "
+                "unpatching %.1f, waits for traced kernels %.1f, read-back %.1f (copies %.1f, trace writes %.1f); "
+                "records copied %" PRIu64 ", kept %" PRIu64 "\n",
+                mh->launches_traced, mh->ns_quiesce / 1e6, mh->ns_patch / 1e6, mh->ns_unpatch / 1e6,
+                mh->ns_kernel_wait / 1e6, mh->ns_readback / 1e6, mh->ns_copy / 1e6, mh->ns_write / 1e6,
+                mh->dbg_copied, mh->dbg_kept);
     if (dbg && *dbg == '1') {
         pthread_mutex_lock(&mh->mod_mu);
         fprintf(stderr,
@@ -331,6 +387,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     mh_err serr;
     if (mh_site_open(&mh->sites, &serr) != MH_OK) mh->sites = NULL; /* launches without call sites */
     atexit(mh_cuda_at_exit);
+    pthread_atfork(NULL, NULL, mh_cuda_forked_child);
     mh->active = 1;
     pthread_mutex_unlock(&mh->mu);
     return 1;

@@ -70,7 +70,13 @@ static void mh_cuda_buf_destroy(mh_cuda_buf *b) {
     if (b->seq) sanitizerFree(b->ctx, b->seq);
     mh_cuda_own_end();
     free(b->host_seq);
-    free(b->host);
+    if (b->host_pinned) {
+        mh_cuda_own_begin();
+        sanitizerFreeHost(b->ctx, b->host);
+        mh_cuda_own_end();
+    } else {
+        free(b->host);
+    }
     free(b);
 }
 
@@ -98,7 +104,11 @@ static mh_cuda_buf *mh_cuda_buf_get(mh_cuda *mh, CUcontext ctx, uint64_t slots) 
         if (!b) return NULL;
         b->ctx = ctx;
         b->cap = cap;
-        b->host = malloc((size_t)MH_CUDA_DRAIN_RECORDS * sizeof(mh_access));
+        size_t hb = (size_t)MH_CUDA_DRAIN_RECORDS * sizeof(mh_access);
+        mh_cuda_own_begin();
+        b->host_pinned = sanitizerAllocHost(ctx, (void **)&b->host, hb) == SANITIZER_SUCCESS && b->host;
+        mh_cuda_own_end();
+        if (!b->host_pinned) b->host = malloc(hb);
         mh_cuda_own_begin();
         int ok = b->host && sanitizerAlloc(ctx, (void **)&b->desc, sizeof(mh_cuda_desc)) == SANITIZER_SUCCESS &&
                  sanitizerAlloc(ctx, (void **)&b->rec, (size_t)b->cap * sizeof(mh_access)) == SANITIZER_SUCCESS;
@@ -553,7 +563,10 @@ void mh_cuda_launch_end(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
     if (!fl) return;
     mh_cuda_buf *buf = fl->buf;
     mh_cuda_desc d;
+    uint64_t t0 = mh_cuda_now_ns();
     SanitizerResult r = sanitizerStreamSynchronize(ld->hStream);
+    mh_cuda_spent(&mh->ns_kernel_wait, t0);
+    t0 = mh_cuda_now_ns();
     if (r == SANITIZER_SUCCESS) r = sanitizerMemcpyDeviceToHost(&d, buf->desc, sizeof d, ld->hStream);
     if (r == SANITIZER_SUCCESS)
         r = sanitizerMemcpyDeviceToHost(buf->host_seq, buf->seq, (size_t)d.slots * sizeof(uint32_t), ld->hStream);
@@ -574,11 +587,14 @@ void mh_cuda_launch_end(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
         uint64_t n = (uint64_t)steps * d.slots; /* records in the used rows, holes included */
         for (uint64_t off = 0; off < n; off += MH_CUDA_DRAIN_RECORDS) {
             uint64_t k = n - off < MH_CUDA_DRAIN_RECORDS ? n - off : MH_CUDA_DRAIN_RECORDS;
+            uint64_t tc = mh_cuda_now_ns();
             if (sanitizerMemcpyDeviceToHost(buf->host, buf->rec + off, (size_t)k * sizeof(mh_access),
                                             ld->hStream) != SANITIZER_SUCCESS) {
                 mh_cuda_dropped_locked(mh, fl->id, 0, "records lost: device-to-host copy failed");
                 break;
             }
+            mh_cuda_spent(&mh->ns_copy, tc);
+            __atomic_add_fetch(&mh->dbg_copied, k, __ATOMIC_RELAXED);
             /* Keep the records that exist (step < the thread's final count). */
             size_t m = 0;
             for (uint64_t i = 0; i < k; i++) {
@@ -590,15 +606,19 @@ void mh_cuda_launch_end(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
                 buf->host[m++] = a;
             }
             if (!m) continue;
+            __atomic_add_fetch(&mh->dbg_kept, m, __ATOMIC_RELAXED);
+            uint64_t tw = mh_cuda_now_ns();
             pthread_mutex_lock(&mh->mu);
             int ok = mh->w && mh_trace_write_accesses(mh->w, buf->host, m, &err) == MH_OK;
             if (!ok && mh->w) mh_cuda_writer_failed(mh, &err);
             pthread_mutex_unlock(&mh->mu);
+            mh_cuda_spent(&mh->ns_write, tw);
             if (!ok) break;
             e.recorded += m;
         }
         if (d.t_end > d.t_start) e.gpu_ns = d.t_end - d.t_start;
     }
+    mh_cuda_spent(&mh->ns_readback, t0);
     pthread_mutex_lock(&mh->mu);
     if (over) {
         e.dropped += over;
@@ -609,8 +629,10 @@ void mh_cuda_launch_end(mh_cuda *mh, const Sanitizer_LaunchData *ld) {
         mh_cuda_write_dropped(mh, fl->id, over, why);
     }
     if (mh->w) {
+        uint64_t tw = mh_cuda_now_ns();
         if (mh_trace_write_kernel_end(mh->w, &e, &err) != MH_OK || mh_trace_flush(mh->w, &err) != MH_OK)
             mh_cuda_writer_failed(mh, &err);
+        mh_cuda_spent(&mh->ns_write, tw);
     }
     mh->selected_open--;
     pthread_mutex_unlock(&mh->mu);

@@ -45,10 +45,12 @@ static _Thread_local int tl_in_patch;
 /* Waits for the work queued in ctx (see above). */
 static void mh_cuda_patch_quiesce(mh_cuda *mh, CUcontext ctx) {
     if (mh->patch_nosync) return;
+    uint64_t t0 = mh_cuda_now_ns();
     CUcontext cur = NULL;
     int pushed = cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur != ctx && cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
     CUresult r = cuCtxSynchronize();
     if (pushed) cuCtxPopCurrent(&cur);
+    mh_cuda_spent(&mh->ns_quiesce, t0);
     if (r != CUDA_SUCCESS && mh->sync_failures++ == 0) {
         const char *s = NULL;
         cuGetErrorString(r, &s);
@@ -104,6 +106,7 @@ static int mh_cuda_patch_module(mh_cuda *mh, CUcontext ctx, CUmodule mod, int ga
         if (mh_cuda_gate_close(mh, ctx) != 0) return 1;
         mh_cuda_patch_quiesce(mh, ctx);
     }
+    uint64_t t0 = mh_cuda_now_ns();
     if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, mod, "mh_patch_global")) !=
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, mod, "mh_patch_shared")) !=
@@ -115,10 +118,12 @@ static int mh_cuda_patch_module(mh_cuda *mh, CUcontext ctx, CUmodule mod, int ga
         (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, "mh_patch_block_exit")) !=
             SANITIZER_SUCCESS ||
         (r = sanitizerPatchModule(mod)) != SANITIZER_SUCCESS) {
+        mh_cuda_spent(&mh->ns_patch, t0);
         if (gated) mh_cuda_gate_open(mh, ctx);
         if (mh->patch_failures++ == 0) mh_cuda_warn("cannot patch a module: %s", mh_cuda_sanstr(r));
         return -1;
     }
+    mh_cuda_spent(&mh->ns_patch, t0);
     if (gated) mh_cuda_gate_open(mh, ctx);
     mh->modules_patched++;
     return 0;
@@ -211,7 +216,9 @@ static void mh_cuda_unpatch_idle(mh_cuda *mh) {
             continue;
         }
         mh_cuda_patch_quiesce(mh, ctx);
+        uint64_t t0 = mh_cuda_now_ns();
         SanitizerResult r = sanitizerUnpatchModule(mod);
+        mh_cuda_spent(&mh->ns_unpatch, t0);
         mh_cuda_gate_open(mh, ctx);
         pthread_mutex_lock(&mh->mod_mu);
         mh_cuda_module *m = mh_cuda_module_find(mh, ctx, mod);

@@ -208,7 +208,7 @@ int mh_ocl_open(mh_ocl **out, const char *command, mh_err *err) {
         .device = {.name = "Oclgrind (simulated OpenCL device)", .flags = MH_DEV_SIMULATED,
                    .warp_size = o->cfg.warp_size, .sector_size = 32},
     };
-    if (mh_collect_trace_open(&o->w, o->cfg.trace_path, &h, NULL, 0, NULL, 0, err) != MH_OK) {
+    if (mh_collect_trace_open(&o->w, o->cfg.trace_path, &h, NULL, NULL, 0, NULL, 0, err) != MH_OK) {
         mh_collect_cfg_free(&o->cfg);
         pthread_mutex_destroy(&o->mu);
         free(o);
