@@ -195,6 +195,57 @@ static void test_policy_config_cap(void) {
     mh_collect_cfg_free(&c);
 }
 
+/* "shape": a new grid of a traced (kernel, block, dynamic shared memory) is
+ * counted, not traced (a sequence length new every step); a new block or
+ * shared-memory size is a new shape, still under the per-kernel quota; the
+ * policy travels through the environment. */
+static void test_policy_shape(void) {
+    mh_collect_cfg c;
+    mh_collect_cfg_init(&c);
+    CHECK(mh_collect_parse_policy("shape", &c, NULL) == MH_OK);
+    CHECK(mh_collect_cfg_finish(&c, NULL) == MH_OK);
+    char buf[32];
+    CHECK(!strcmp(mh_collect_policy_text(&c, buf, sizeof buf), "shape"));
+    mh_collect_state st = {0};
+    int traced = 0;
+    for (uint32_t g = 1; g <= 30; g++) {
+        mh_collect_launch k = L("softmax", NULL, g);
+        int t = mh_collect_want_launch(&c, &st, &k);
+        CHECK(t == (g == 1));
+        traced += t;
+    }
+    mh_collect_launch wide = {"softmax", NULL, {7, 1, 1}, {256, 1, 1}, 0};
+    mh_collect_launch smem = {"softmax", NULL, {7, 1, 1}, {128, 1, 1}, 4096};
+    mh_collect_launch other = L("gelu", NULL, 9);
+    CHECK(mh_collect_want_launch(&c, &st, &wide) == 1);  /* another block size */
+    CHECK(mh_collect_want_launch(&c, &st, &smem) == 1);  /* another shared-memory size */
+    CHECK(mh_collect_want_launch(&c, &st, &wide) == 0);  /* that configuration again */
+    CHECK(mh_collect_want_launch(&c, &st, &other) == 1); /* another kernel */
+    CHECK_EQ_U(traced, 1);
+    CHECK_EQ_U(st.launches, 34);
+    CHECK_EQ_U(st.nconfigs, 33); /* every grid still counted on its own */
+    mh_collect_state_free(&st);
+
+    /* the per-kernel quota still holds among shapes; the text round-trips */
+    CHECK(mh_collect_parse_policy("shape:2", &c, NULL) == MH_OK);
+    CHECK(!strcmp(mh_collect_policy_text(&c, buf, sizeof buf), "shape:2"));
+    CHECK(mh_collect_cfg_to_env(&c, NULL) == MH_OK);
+    mh_collect_cfg d;
+    CHECK(mh_collect_cfg_from_env(&d, NULL) == MH_OK);
+    CHECK(d.launch_policy == MH_LAUNCH_SHAPE && d.configs_per_kernel == 2);
+    traced = 0;
+    for (uint32_t b = 32; b <= 256; b *= 2) {
+        mh_collect_launch k = {"scan", NULL, {4, 1, 1}, {b, 1, 1}, 0};
+        traced += mh_collect_want_launch(&d, &st, &k);
+    }
+    CHECK_EQ_U(traced, 2);
+    CHECK(mh_collect_parse_policy("shape:", &c, NULL) == MH_ERR_ARG);
+    unsetenv("MEMHEAT_LAUNCH_POLICY");
+    mh_collect_state_free(&st);
+    mh_collect_cfg_free(&d);
+    mh_collect_cfg_free(&c);
+}
+
 /* NCCL kernels are counted, never traced, unless asked for; other kernels
  * are not affected. */
 static void test_collectives(void) {
@@ -274,5 +325,5 @@ static void test_blocks(void) {
     CHECK(mh_collect_block_sampled(&c, grid, 5));
 }
 
-MH_TEST_MAIN(T(test_parse_block), T(test_env_roundtrip), T(test_want_launch), T(test_policy_config), T(test_policy_config_cap),
+MH_TEST_MAIN(T(test_parse_block), T(test_env_roundtrip), T(test_want_launch), T(test_policy_config), T(test_policy_config_cap), T(test_policy_shape),
              T(test_policy_every), T(test_blocks), T(test_collectives))
