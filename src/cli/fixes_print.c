@@ -41,6 +41,8 @@ void mh_cli_fixes_print(FILE *f, const mh_fixes *fx, size_t max, int brief) {
         }
         if (!strcmp(r->cause, "launch_chain") || !strcmp(r->cause, "pageable_copy"))
             fprintf(f, " (%zu %s)\n", r->launches, !strcmp(r->cause, "pageable_copy") ? "copies" : "runs");
+        else if (!strcmp(r->cause, "small_grid") || !strcmp(r->cause, "latency_bound"))
+            fprintf(f, " (%s; %zu launch%s)\n", r->kinds, r->launches, r->launches == 1 ? "" : "es"); /* timed, not traced */
         else
             fprintf(f, " (%s; %zu launch%s traced, %zu configuration%s)\n", r->kinds, r->launches,
                     r->launches == 1 ? "" : "es", r->configs, r->configs == 1 ? "" : "s");

@@ -20,11 +20,13 @@
  * longest kernel or launch interval, a pageable copy the pinned rate. */
 #include "report/fixes.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/bandwidth.h"
 #include "analyses/verdict.h"
 #include "memheat/timing.h"
 #include "util/grow.h"
@@ -83,6 +85,7 @@ static void dev_of(const json_t *root, dev *d) {
     d->td.cc_major = ju32(best, "cc_major");
     d->td.cc_minor = ju32(best, "cc_minor");
     d->td.max_threads_per_sm = ju32(best, "max_threads_per_sm");
+    d->td.sm_clock_khz = ju32(best, "sm_clock_khz");
     if (!d->td.max_threads_per_sm) d->td.max_threads_per_sm = ju32(best, "max_warps_per_sm") * 32u;
     d->known = d->sms > 0 && d->clock_hz > 0 && isfinite(d->peak_Bps) && d->peak_Bps > 0;
 }
@@ -93,6 +96,7 @@ typedef struct cfg {
     const char *name;
     long long grid[3], block[3], dyn, regs, smem, process;
     double launches, clean, clean_ns;
+    double with_flops, flops_sp, flops_dp; /* launches whose FP instructions were counted, and their sums */
 } cfg;
 
 typedef struct ctx {
@@ -132,8 +136,37 @@ static int load_cfgs(ctx *x) {
         c->launches = (double)jint(o, "launches", 0);
         c->clean = (double)jint(o, "clean", 0);
         c->clean_ns = jnum(o, "clean_ns");
+        c->with_flops = (double)jint(o, "with_flops", 0);
+        c->flops_sp = jnum(o, "flops_sp");
+        c->flops_dp = jnum(o, "flops_dp");
     }
     return MH_OK;
+}
+
+/* Kernel families of dense math (GEMM, convolution, attention from cuBLAS,
+ * cuDNN, CUTLASS): their time goes to the FMA or tensor pipes, which the
+ * trace does not see; without FP counters memheat cannot tell them from a
+ * latency-bound kernel, so it does not call them one. */
+static int dense_math_kernel(const char *name) {
+    static const char *const families[] = {"gemm", "xmma", "cutlass", "wgmma", "hmma", "fmha",
+                                           "flash_fwd", "flash_bwd", "fprop", "dgrad", "wgrad"};
+    for (const char *p = name; *p; p++)
+        for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+            const char *f = families[i];
+            size_t k = 0;
+            while (f[k] && tolower((unsigned char)p[k]) == f[k]) k++;
+            if (!f[k]) return 1;
+        }
+    return 0;
+}
+
+/* A launch's FP pipe time from its counted FP instructions (NAN: not counted). */
+static double cfg_fp_ns(const ctx *x, const cfg *c) {
+    if (!(c->with_flops > 0)) return NAN;
+    double sp = mh_bw_peak_flops(&x->d.td, 0), dp = mh_bw_peak_flops(&x->d.td, 1), ns = 0;
+    if (isfinite(c->flops_sp) && sp > 0) ns += c->flops_sp / sp * 1e9;
+    if (isfinite(c->flops_dp) && c->flops_dp > 0) ns += dp > 0 ? c->flops_dp / dp * 1e9 : INFINITY;
+    return ns / c->with_flops;
 }
 
 /* Mean clean time of a configuration's launch (NAN: none clean). */
@@ -778,8 +811,12 @@ static int config_fixes(ctx *x) {
             fix_text(x, r->cause, "", "", NULL, r->fix, sizeof r->fix);
             continue;
         }
-        /* latency: far below every pipe memheat counts, and few warps resident; a kernel shorter
-         * than twice the launch cost is bound by its launches (the chains below) */
+        /* latency: far below every pipe memheat counts (the FP pipes too, where counted), and few
+         * warps resident; a kernel shorter than twice the launch cost is bound by its launches (the
+         * chains below); dense math whose FP work was not counted is not judged */
+        double fp = cfg_fp_ns(x, c);
+        if (isfinite(P) && isfinite(fp) && fp > P) P = fp;
+        if (!isfinite(fp) && dense_math_kernel(c->name)) continue;
         if (!isfinite(P) || P >= MH_FIX_NEAR * t || t < MH_VERDICT_LAUNCH_MULT * MH_VERDICT_LAUNCH_NS) continue;
         mh_timing_kernel tk;
         memset(&tk, 0, sizeof tk);

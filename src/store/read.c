@@ -255,6 +255,9 @@ static int has_column(mh_db *db, const char *table, const char *col) { return mh
     " sum(has_counters) AS with_counters,"                                                                          \
     " sum(CASE WHEN has_counters THEN dram_read_bytes + dram_write_bytes END) AS dram_bytes,"                      \
     " sum(CASE WHEN has_counters AND " CLEAN(TIMED) " THEN end_ns - start_ns END) AS counted_ns,"                 \
+    " sum(has_counters AND (flops_sp IS NOT NULL OR flops_dp IS NOT NULL)) AS with_flops,"                          \
+    " sum(CASE WHEN has_counters THEN flops_sp END) AS flops_sp, sum(CASE WHEN has_counters THEN flops_dp END)"      \
+    " AS flops_dp,"                                                                                                 \
     " min(start_ns) AS first_ns"                                                                                    \
     " FROM kernel_run GROUP BY name, device, grid_x, grid_y, grid_z, block_x, block_y, block_z, dyn_smem, process" \
     " ORDER BY first_ns"

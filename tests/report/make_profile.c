@@ -42,7 +42,13 @@
  *     kernel "scale": "a" read as periodic's "a" (strided) on every rank: same heat map everywhere
  *     kernel "gather": "b" as periodic's "b" on every rank; rank 1 also reads "c" like "a"
  *       -> a finding on "c" on rank 1 only, and gather's heat map differs on rank 1
- *     timing: rank 1 runs every kernel 3x slower than ranks 0 and 2 */
+ *     timing: rank 1 runs every kernel 3x slower than ranks 0 and 2
+ *
+ *   make_profile latency OUT.mhdb   three kernels of 4 blocks x 8 warps (one block per SM of the
+ *     test GPU's 4: 8 warps resident), each traced once with 8 loads and timed 5 times at 40 us,
+ *     far above their memory pipes: "lat_plain" (no FP counters), "cutlass_sgemm_nn" (dense math,
+ *     no FP counters) and "lat_fp" (FP32 instructions counted: 36 us a launch at the test GPU's
+ *     1.024 TFLOP/s) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +127,90 @@ static int write_timing_x(const char *path, const char *const *names, int n, int
     snprintf(t.counters.status, sizeof t.counters.status, "ok");
     mh_timing_sort(&t);
     int rc = mh_timing_save(&t, NULL, path, err);
+    mh_timing_free(&t);
+    return rc;
+}
+
+#define LAT_KERNELS 3
+static const char *const lat_names[LAT_KERNELS] = {"lat_plain", "cutlass_sgemm_nn", "lat_fp"};
+
+static int write_latency(const char *trace, const char *timing, mh_err *err) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = "make_profile latency";
+    h.command = "latency";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, trace, &h, NULL, err);
+    if (rc) return rc;
+    mh_alloc a = {.id = 0, .launch = MH_TRACE_NO_LAUNCH, .base = 0x10000, .size = 1 << 16,
+                  .space = MH_SPACE_GLOBAL, .label = "a"};
+    rc = mh_trace_write_alloc(w, &a, err);
+    for (uint32_t k = 0; k < LAT_KERNELS && !rc; k++) {
+        mh_launch l;
+        memset(&l, 0, sizeof l);
+        l.id = k;
+        l.name = l.display_name = lat_names[k];
+        l.grid = (mh_dim3){4, 1, 1};
+        l.block = (mh_dim3){256, 1, 1};
+        l.regs = 32;
+        uint32_t b0 = 0;
+        l.n_sampled = 1;
+        l.sampled = &b0;
+        if ((rc = mh_trace_write_launch(w, &l, err))) break;
+        for (uint32_t t = 0; t < 8 && !rc; t++) {
+            mh_access x = {.addr = a.base + 4 * t, .pc = 0x100, .launch = k, .block = 0, .seq = 0,
+                           .thread = (uint16_t)t, .size = 4, .flags = MH_ACCESS_FLAGS(MH_KIND_LOAD, MH_SPACE_GLOBAL)};
+            rc = mh_trace_write_accesses(w, &x, 1, err);
+        }
+        mh_kernel_end e = {.launch = k, .recorded = 8};
+        if (!rc) rc = mh_trace_write_kernel_end(w, &e, err);
+    }
+    if (rc) {
+        mh_trace_abandon(w);
+        return rc;
+    }
+    if ((rc = mh_trace_close(w, err))) return rc;
+
+    mh_timing t;
+    mh_timing_init(&t);
+    snprintf(t.producer, sizeof t.producer, "make_profile");
+    mh_timing_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "Test GPU <64 GB/s>");
+    d.cc_major = 9;
+    d.sm_count = 4;
+    d.sm_clock_khz = 1000000;
+    d.mem_clock_khz = 1000000;
+    d.bus_width_bits = 256;
+    d.max_threads_per_sm = 2048;
+    if (mh_timing_add_device(&t, &d) < 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t clock = 1000, dur = 40000;
+    for (int r = 0; r < 5; r++)
+        for (int i = 0; i < LAT_KERNELS; i++) {
+            mh_timing_kernel *k = mh_timing_add_kernel(&t, lat_names[i]);
+            if (!k) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            k->start_ns = clock;
+            k->end_ns = clock += dur;
+            clock += 30000;
+            k->grid[0] = 4;
+            k->grid[1] = k->grid[2] = 1;
+            k->block[0] = 256;
+            k->block[1] = k->block[2] = 1;
+            k->regs = 32;
+            k->has_counters = 1;
+            mh_timing_counters_clear(&k->c);
+            k->c.dram_read_bytes = k->c.dram_write_bytes = 4096;
+            k->c.occupancy_pct = 12.5;
+            k->c.warps_per_sm = 8;
+            if (i == 2) k->c.flops_sp = 36000.0 * 1024.0; /* 36 us of the FP32 pipes at 1,024 per ns */
+        }
+    t.counters.requested = 1;
+    snprintf(t.counters.status, sizeof t.counters.status, "ok");
+    mh_timing_sort(&t);
+    rc = mh_timing_save(&t, NULL, timing, err);
     mh_timing_free(&t);
     return rc;
 }
@@ -449,7 +539,7 @@ out:
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_profile synth|hostile|periodic|kinds|ranks|big OUT.mhdb [N]\n");
+        fprintf(stderr, "usage: make_profile synth|hostile|periodic|kinds|ranks|latency|big OUT.mhdb [N]\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -487,6 +577,9 @@ int main(int argc, char **argv) {
         if ((rc = write_periodic(trace, &err))) return fail(&err);
         const char *names[1] = {"periodic"};
         if ((rc = write_timing(timing, names, 1, 1, &err))) return fail(&err);
+        io.timing_path = timing;
+    } else if (strcmp(mode, "latency") == 0) {
+        if ((rc = write_latency(trace, timing, &err))) return fail(&err);
         io.timing_path = timing;
     } else if (strcmp(mode, "kinds") == 0) {
         if ((rc = write_kinds(trace, &err))) return fail(&err);

@@ -1,0 +1,56 @@
+/* test_fixes.c -- the latency-bound cause judges only what memheat can see:
+ * three kernels with the same few warps, the same traced loads and the same
+ * 40 us (make_profile latency). A kernel whose FP instructions were not
+ * counted is latency-bound; the same with its FP32 work counted at 36 us of
+ * the pipes is not (its busiest pipe is near its time); dense math (a
+ * CUTLASS GEMM) whose FP work was not counted is not judged at all. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mh_test.h"
+#include "report/fixes.h"
+#include "store/store.h"
+
+static const char *make_profile;
+
+static const mh_fix *fix_of(const mh_fixes *fx, const char *kernel, const char *cause) {
+    for (size_t i = 0; i < fx->n; i++)
+        if (!strcmp(fx->v[i].kernel, kernel) && !strcmp(fx->v[i].cause, cause)) return &fx->v[i];
+    return NULL;
+}
+
+static void test_latency_bound(void) {
+    const char *path = "fixes_latency.mhdb";
+    char cmd[1024];
+    remove(path);
+    snprintf(cmd, sizeof cmd, "%s latency %s", make_profile, path);
+    CHECK(system(cmd) == 0);
+    mh_err err = {0};
+    mh_db *db;
+    CHECK(mh_db_open(&db, path, 0, &err) == MH_OK);
+    json_t *root = NULL;
+    CHECK(mh_db_read_summary(db, &root, &err) == MH_OK);
+    mh_fixes fx;
+    CHECK(mh_fixes_compute(db, root, &fx, &err) == MH_OK);
+    const mh_fix *plain = fix_of(&fx, "lat_plain", "latency_bound");
+    CHECK(plain != NULL);
+    /* 5 launches of 40 us, all of it but the pipes' 7 ns */
+    CHECK(plain && plain->launches == 5 && plain->saving_ns > 199000 && plain->saving_ns <= 200000);
+    CHECK(fix_of(&fx, "lat_fp", "latency_bound") == NULL);
+    CHECK(fix_of(&fx, "cutlass_sgemm_nn", "latency_bound") == NULL);
+    mh_fixes_free(&fx);
+    json_decref(root);
+    mh_db_close(db);
+    remove(path);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_report_fixes MAKE_PROFILE\n");
+        return 2;
+    }
+    make_profile = argv[1];
+    static const mh_test_case cases[] = {T(test_latency_bound)};
+    return mh_test_run(cases, sizeof cases / sizeof cases[0]);
+}
