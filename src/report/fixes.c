@@ -759,6 +759,40 @@ static int pattern_fixes(ctx *x) {
 
 /* ---- a kernel configuration's grid and latency ---- */
 
+/* The fix just added (the last) folded into an earlier one of the same
+ * kernel and cause, from another configuration: one fix per (kernel,
+ * cause), its saving and launches summed, the spread of the shares and
+ * costs kept, the hover and the example launch of the configuration that
+ * saves most. */
+static void fold_config_fix(ctx *x) {
+    mh_fixes *f = x->out;
+    mh_fix *r = &f->v[f->n - 1], *e = NULL;
+    for (size_t i = 0; i + 1 < f->n && !e; i++)
+        if (!strcmp(f->v[i].cause, r->cause) && !strcmp(f->v[i].kernel, r->kernel)) e = &f->v[i];
+    if (!e) {
+        r->part_max_ns = r->saving_ns;
+        return;
+    }
+    e->saving_ns += r->saving_ns;
+    e->base_ns += r->base_ns;
+    e->launches += r->launches;
+    e->configs += r->configs;
+    e->share_min = fmin(e->share_min, r->share_min);
+    e->share_max = fmax(e->share_max, r->share_max);
+    e->cost_min = fmin(e->cost_min, r->cost_min);
+    e->cost_max = fmax(e->cost_max, r->cost_max);
+    e->cost = fmax(e->cost, r->cost);
+    if (r->saving_ns > e->part_max_ns) {
+        e->part_max_ns = r->saving_ns;
+        e->launch = r->launch;
+        memcpy(e->model, r->model, sizeof e->model);
+        memcpy(e->note, r->note, sizeof e->note);
+    }
+    free(r->kernel);
+    free(r->object);
+    f->n--;
+}
+
 static int config_fixes(ctx *x) {
     if (!x->d.known) return MH_OK;
     for (size_t i = 0; i < x->nc; i++) {
@@ -809,6 +843,7 @@ static int config_fixes(ctx *x) {
                      blocks, x->d.sms, pp, tt);
             snprintf(r->note, sizeof r->note, "%.0f of %.0f SMs idle", x->d.sms - blocks, x->d.sms);
             fix_text(x, r->cause, "", "", NULL, r->fix, sizeof r->fix);
+            fold_config_fix(x);
             continue;
         }
         /* latency: far below every pipe memheat counts (the FP pipes too, where counted), and few
@@ -847,6 +882,15 @@ static int config_fixes(ctx *x) {
         snprintf(r->note, sizeof r->note, "%.0f warps per SM, below %d%% of the busiest pipe", resident,
                  (int)(MH_FIX_NEAR * 100));
         fix_text(x, r->cause, "", "", NULL, r->fix, sizeof r->fix);
+        fold_config_fix(x);
+    }
+    /* the hover of a fix folded from several configurations says so */
+    for (size_t i = 0; i < x->out->n; i++) {
+        mh_fix *r = &x->out->v[i];
+        if (r->configs < 2 || (strcmp(r->cause, "small_grid") && strcmp(r->cause, "latency_bound"))) continue;
+        char m[sizeof r->model];
+        snprintf(m, sizeof m, "%zu configurations, their savings summed; the largest: %s", r->configs, r->model);
+        memcpy(r->model, m, sizeof m);
     }
     return MH_OK;
 }

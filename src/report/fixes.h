@@ -49,6 +49,7 @@ typedef struct mh_fix {
     double cost, cost_min, cost_max; /* sum, and the spread over the launches (pattern findings) */
     double saving_ns;       /* estimated time saved; NAN when no clean time is known */
     double base_ns;         /* the kernel's (or copies') clean time the saving is a part of */
+    double part_max_ns;     /* small grid, latency: the saving of the configuration that saves most */
     double share_min, share_max; /* the per-configuration share, spread */
     double bytes;           /* copies: their bytes */
     char model[400];        /* how the saving was computed (the report's hover) */

@@ -48,7 +48,8 @@
  *     test GPU's 4: 8 warps resident), each traced once with 8 loads and timed 5 times at 40 us,
  *     far above their memory pipes: "lat_plain" (no FP counters), "cutlass_sgemm_nn" (dense math,
  *     no FP counters) and "lat_fp" (FP32 instructions counted: 36 us a launch at the test GPU's
- *     1.024 TFLOP/s) */
+ *     1.024 TFLOP/s); and "lat_plain" again in a second configuration, 8 blocks (16 warps
+ *     resident), traced once and timed 5 times */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,8 +132,9 @@ static int write_timing_x(const char *path, const char *const *names, int n, int
     return rc;
 }
 
-#define LAT_KERNELS 3
-static const char *const lat_names[LAT_KERNELS] = {"lat_plain", "cutlass_sgemm_nn", "lat_fp"};
+#define LAT_KERNELS 4
+static const char *const lat_names[LAT_KERNELS] = {"lat_plain", "cutlass_sgemm_nn", "lat_fp", "lat_plain"};
+static const uint32_t lat_grid[LAT_KERNELS] = {4, 4, 4, 8};
 
 static int write_latency(const char *trace, const char *timing, mh_err *err) {
     mh_trace_header h;
@@ -153,7 +155,7 @@ static int write_latency(const char *trace, const char *timing, mh_err *err) {
         memset(&l, 0, sizeof l);
         l.id = k;
         l.name = l.display_name = lat_names[k];
-        l.grid = (mh_dim3){4, 1, 1};
+        l.grid = (mh_dim3){lat_grid[k], 1, 1};
         l.block = (mh_dim3){256, 1, 1};
         l.regs = 32;
         uint32_t b0 = 0;
@@ -195,7 +197,7 @@ static int write_latency(const char *trace, const char *timing, mh_err *err) {
             k->start_ns = clock;
             k->end_ns = clock += dur;
             clock += 30000;
-            k->grid[0] = 4;
+            k->grid[0] = lat_grid[i];
             k->grid[1] = k->grid[2] = 1;
             k->block[0] = 256;
             k->block[1] = k->block[2] = 1;

@@ -3,7 +3,8 @@
  * 40 us (make_profile latency). A kernel whose FP instructions were not
  * counted is latency-bound; the same with its FP32 work counted at 36 us of
  * the pipes is not (its busiest pipe is near its time); dense math (a
- * CUTLASS GEMM) whose FP work was not counted is not judged at all. */
+ * CUTLASS GEMM) whose FP work was not counted is not judged at all. A kernel
+ * latency-bound in two configurations is one fix: summed, its spread kept. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,14 @@ static void test_latency_bound(void) {
     CHECK(mh_fixes_compute(db, root, &fx, &err) == MH_OK);
     const mh_fix *plain = fix_of(&fx, "lat_plain", "latency_bound");
     CHECK(plain != NULL);
-    /* 5 launches of 40 us, all of it but the pipes' 7 ns */
-    CHECK(plain && plain->launches == 5 && plain->saving_ns > 199000 && plain->saving_ns <= 200000);
+    /* one fix for its two configurations: 10 launches of 40 us, all of it but the pipes' few ns */
+    CHECK(plain && plain->launches == 10 && plain->configs == 2);
+    CHECK(plain && plain->saving_ns > 399000 && plain->saving_ns <= 400000 && plain->base_ns == 400000);
+    CHECK(plain && plain->cost_min == 8 && plain->cost_max == 16); /* warps resident per SM */
+    CHECK(plain && strstr(plain->model, "2 configurations") == plain->model);
+    size_t n = 0;
+    for (size_t i = 0; i < fx.n; i++) n += !strcmp(fx.v[i].kernel, "lat_plain");
+    CHECK_EQ_U(n, 1);
     CHECK(fix_of(&fx, "lat_fp", "latency_bound") == NULL);
     CHECK(fix_of(&fx, "cutlass_sgemm_nn", "latency_bound") == NULL);
     mh_fixes_free(&fx);
