@@ -762,7 +762,7 @@ static int pattern_fixes(ctx *x) {
 /* The fix just added (the last) folded into an earlier one of the same
  * kernel and cause, from another configuration: one fix per (kernel,
  * cause), its saving and launches summed, the spread of the shares and
- * costs kept, the hover and the example launch of the configuration that
+ * costs kept, the cost, hover and example launch of the configuration that
  * saves most. */
 static void fold_config_fix(ctx *x) {
     mh_fixes *f = x->out;
@@ -781,9 +781,9 @@ static void fold_config_fix(ctx *x) {
     e->share_max = fmax(e->share_max, r->share_max);
     e->cost_min = fmin(e->cost_min, r->cost_min);
     e->cost_max = fmax(e->cost_max, r->cost_max);
-    e->cost = fmax(e->cost, r->cost);
     if (r->saving_ns > e->part_max_ns) {
         e->part_max_ns = r->saving_ns;
+        e->cost = r->cost;
         e->launch = r->launch;
         memcpy(e->model, r->model, sizeof e->model);
         memcpy(e->note, r->note, sizeof e->note);
@@ -916,7 +916,7 @@ static int cmp_dbl(const void *a, const void *b) {
 }
 
 typedef struct chainsig {
-    char names[1024];
+    char *names;           /* the period's names, " + " between them (owned) */
     const char *first;
     size_t period, instances;
     size_t parts;          /* runs of a part of the chain folded in (a run cut by a longer launch) */
@@ -1027,27 +1027,35 @@ static int chain_fixes(ctx *x) {
             i = j;
             continue;
         }
-        char names[1024] = "";
-        for (size_t k = 0; k < p; k++) {
-            size_t nl = strlen(names);
-            snprintf(names + nl, sizeof names - nl, "%s%s", k ? " + " : "", v[i + (rot + k) % p].name);
+        size_t len = 1;
+        for (size_t k = 0; k < p; k++) len += strlen(v[i + (rot + k) % p].name) + 3;
+        char *names = malloc(len);
+        if (!names) {
+            rc = MH_ERR_NOMEM;
+            break;
         }
+        names[0] = '\0';
+        for (size_t k = 0, nl = 0; k < p; k++)
+            nl += (size_t)snprintf(names + nl, len - nl, "%s%s", k ? " + " : "", v[i + (rot + k) % p].name);
         chainsig *s = NULL;
         for (size_t k = 0; k < nsig && !s; k++)
             if (!strcmp(sig[k].names, names)) s = &sig[k];
         if (!s) {
             chainsig *nv = mh_grow(sig, &capsig, nsig + 1, sizeof *nv, 8);
             if (!nv) {
+                free(names);
                 rc = MH_ERR_NOMEM;
                 break;
             }
             sig = nv;
             s = &sig[nsig++];
             memset(s, 0, sizeof *s);
-            snprintf(s->names, sizeof s->names, "%s", names);
+            s->names = names; /* take */
+            names = NULL;
             s->first = v[i + rot].name;
             s->period = p;
         }
+        free(names); /* a chain seen before: its signature has the names */
         /* the launch interval of the run: the median start-to-start */
         size_t ng = 0;
         for (size_t k = i + 1; k < j; k++) gaps[ng++] = v[k].start - v[k - 1].start;
@@ -1114,6 +1122,7 @@ static int chain_fixes(ctx *x) {
                  sig[k].instances, sig[k].period, parts, short_ns / 1e3);
         fix_text(x, r->cause, "", "", NULL, r->fix, sizeof r->fix);
     }
+    for (size_t k = 0; k < nsig; k++) free(sig[k].names);
     free(sig);
     free(v);
     free(gaps);

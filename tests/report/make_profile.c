@@ -49,7 +49,10 @@
  *     far above their memory pipes: "lat_plain" (no FP counters), "cutlass_sgemm_nn" (dense math,
  *     no FP counters) and "lat_fp" (FP32 instructions counted: 36 us a launch at the test GPU's
  *     1.024 TFLOP/s); and "lat_plain" again in a second configuration, 8 blocks (16 warps
- *     resident), traced once and timed 5 times */
+ *     resident), traced once and timed 5 times
+ *
+ *   make_profile chain OUT.mhdb     a loop of six 3-us kernels with names of 300 characters
+ *     ("chain_k<i>_" and x's), launched back to back on one stream, 20 trips (no trace) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +214,60 @@ static int write_latency(const char *trace, const char *timing, mh_err *err) {
         }
     t.counters.requested = 1;
     snprintf(t.counters.status, sizeof t.counters.status, "ok");
+    mh_timing_sort(&t);
+    rc = mh_timing_save(&t, NULL, timing, err);
+    mh_timing_free(&t);
+    return rc;
+}
+
+#define CHAIN_KERNELS 6
+#define CHAIN_NAME 300
+
+static int write_chain(const char *trace, const char *timing, mh_err *err) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = "make_profile chain";
+    h.command = "chain";
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, trace, &h, NULL, err);
+    if (rc || (rc = mh_trace_close(w, err))) return rc;
+    char names[CHAIN_KERNELS][CHAIN_NAME + 1];
+    for (int i = 0; i < CHAIN_KERNELS; i++) {
+        memset(names[i], 'x', CHAIN_NAME);
+        names[i][CHAIN_NAME] = '\0';
+        memcpy(names[i], "chain_k", 7);
+        names[i][7] = (char)('0' + i);
+    }
+    mh_timing t;
+    mh_timing_init(&t);
+    snprintf(t.producer, sizeof t.producer, "make_profile");
+    mh_timing_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "Test GPU <64 GB/s>");
+    d.cc_major = 9;
+    d.sm_count = 4;
+    d.sm_clock_khz = 1000000;
+    d.mem_clock_khz = 1000000;
+    d.bus_width_bits = 256;
+    d.max_threads_per_sm = 2048;
+    if (mh_timing_add_device(&t, &d) < 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t clock = 1000;
+    for (int r = 0; r < 20; r++)
+        for (int i = 0; i < CHAIN_KERNELS; i++) {
+            mh_timing_kernel *k = mh_timing_add_kernel(&t, names[i]);
+            if (!k) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            k->start_ns = clock;
+            k->end_ns = clock + 3000;
+            clock += 5000; /* launched every 5 us */
+            k->grid[0] = 64;
+            k->grid[1] = k->grid[2] = 1;
+            k->block[0] = 256;
+            k->block[1] = k->block[2] = 1;
+            k->stream = 7;
+        }
     mh_timing_sort(&t);
     rc = mh_timing_save(&t, NULL, timing, err);
     mh_timing_free(&t);
@@ -541,7 +598,7 @@ out:
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_profile synth|hostile|periodic|kinds|ranks|latency|big OUT.mhdb [N]\n");
+        fprintf(stderr, "usage: make_profile synth|hostile|periodic|kinds|ranks|latency|chain|big OUT.mhdb [N]\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -579,6 +636,9 @@ int main(int argc, char **argv) {
         if ((rc = write_periodic(trace, &err))) return fail(&err);
         const char *names[1] = {"periodic"};
         if ((rc = write_timing(timing, names, 1, 1, &err))) return fail(&err);
+        io.timing_path = timing;
+    } else if (strcmp(mode, "chain") == 0) {
+        if ((rc = write_chain(trace, timing, &err))) return fail(&err);
         io.timing_path = timing;
     } else if (strcmp(mode, "latency") == 0) {
         if ((rc = write_latency(trace, timing, &err))) return fail(&err);

@@ -52,12 +52,48 @@ static void test_latency_bound(void) {
     remove(path);
 }
 
+/* A loop of six kernels whose names add up to far more than 1 KB is one
+ * launch-bound chain naming all six, whole (their names were cut at 1 KB:
+ * the last name of the chain then matched no kernel). */
+static void test_chain_names(void) {
+    const char *path = "fixes_chain.mhdb";
+    char cmd[1024];
+    remove(path);
+    snprintf(cmd, sizeof cmd, "%s chain %s", make_profile, path);
+    CHECK(system(cmd) == 0);
+    mh_err err = {0};
+    mh_db *db;
+    CHECK(mh_db_open(&db, path, 0, &err) == MH_OK);
+    json_t *root = NULL;
+    CHECK(mh_db_read_summary(db, &root, &err) == MH_OK);
+    mh_fixes fx;
+    CHECK(mh_fixes_compute(db, root, &fx, &err) == MH_OK);
+    size_t chains = 0;
+    for (size_t i = 0; i < fx.n; i++) {
+        const mh_fix *r = &fx.v[i];
+        if (strcmp(r->cause, "launch_chain")) continue;
+        chains++;
+        CHECK_EQ_U(r->configs, 6);
+        CHECK(r->kernels && strlen(r->kernels) == 6 * 300 + 5 * 3);
+        for (int k = 0; k < 6 && r->kernels; k++) {
+            char head[16];
+            snprintf(head, sizeof head, "chain_k%d", k);
+            CHECK(strstr(r->kernels, head) != NULL);
+        }
+    }
+    CHECK_EQ_U(chains, 1);
+    mh_fixes_free(&fx);
+    json_decref(root);
+    mh_db_close(db);
+    remove(path);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: test_report_fixes MAKE_PROFILE\n");
         return 2;
     }
     make_profile = argv[1];
-    static const mh_test_case cases[] = {T(test_latency_bound)};
+    static const mh_test_case cases[] = {T(test_latency_bound), T(test_chain_names)};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }
