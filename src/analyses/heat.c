@@ -241,14 +241,17 @@ static int wset_add(mh_heat *h, wset *s, uint32_t w) {
         return 1;
     }
     uint32_t lo = 0, hi = s->n;
+    if (hi && s->v[hi - 1] < w) lo = hi; /* warps mostly come in order: append */
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
         if (s->v[mid] < w) lo = mid + 1;
         else hi = mid;
     }
     if (lo < s->n && s->v[lo] == w) return 1;
-    if (s->n == OVF_SMALL) { /* switch to a bitmap */
-        uint32_t maxw = w > s->v[s->n - 1] ? w : s->v[s->n - 1];
+    uint32_t maxw = s->n && s->v[s->n - 1] > w ? s->v[s->n - 1] : w;
+    /* a bitmap once the ids would take as many words as it does (warps of a
+     * few blocks: dense sets), or past OVF_SMALL ids */
+    if (s->n == OVF_SMALL || (s->n >= ARENA_FIRST && s->n >= maxw / 32 + 1)) { /* switch to a bitmap */
         uint32_t cap = maxw / 32 + 1;
         uint32_t *v = calloc(cap, sizeof *v);
         if (!v) return 0;
