@@ -74,12 +74,11 @@ static int fail(const mh_err *e) {
     return 1;
 }
 
-/* A timing file for the given kernel names: 3 launches each, a device with a
- * known peak (1 GHz x 256 bit x 2 = 64 GB/s) and copies around them. */
-static int write_timing_x(const char *path, const char *const *names, int n, int slow, uint64_t times, mh_err *err) {
-    mh_timing t;
-    mh_timing_init(&t);
-    snprintf(t.producer, sizeof t.producer, "make_profile");
+/* A timing file's start: the test GPU, a device with a known peak (1 GHz x
+ * 256 bit x 2 = 64 GB/s; 4 SMs of cc 9.0 at 1 GHz: 1.024 TFLOP/s FP32). */
+static int test_timing(mh_timing *t) {
+    mh_timing_init(t);
+    snprintf(t->producer, sizeof t->producer, "make_profile");
     mh_timing_device d;
     memset(&d, 0, sizeof d);
     snprintf(d.name, sizeof d.name, "Test GPU <64 GB/s>");
@@ -89,7 +88,26 @@ static int write_timing_x(const char *path, const char *const *names, int n, int
     d.mem_clock_khz = 1000000;
     d.bus_width_bits = 256;
     d.max_threads_per_sm = 2048;
-    if (mh_timing_add_device(&t, &d) < 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    return mh_timing_add_device(t, &d) < 0 ? MH_ERR_NOMEM : MH_OK;
+}
+
+/* A synthetic trace header (warps of 32, sectors of 32 bytes). */
+static mh_trace_header test_header(const char *producer, const char *command) {
+    mh_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = producer;
+    h.command = command;
+    h.device.name = "synthetic";
+    h.device.warp_size = 32;
+    h.device.sector_size = 32;
+    return h;
+}
+
+/* A timing file for the given kernel names: 3 launches each on the test GPU
+ * and copies around them. */
+static int write_timing_x(const char *path, const char *const *names, int n, int slow, uint64_t times, mh_err *err) {
+    mh_timing t;
+    if (test_timing(&t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint64_t clock = 1000;
     mh_timing_copy *c = mh_timing_add_copy(&t);
     c->kind = MH_COPY_HTOD;
@@ -140,13 +158,7 @@ static const char *const lat_names[LAT_KERNELS] = {"lat_plain", "cutlass_sgemm_n
 static const uint32_t lat_grid[LAT_KERNELS] = {4, 4, 4, 8};
 
 static int write_latency(const char *trace, const char *timing, mh_err *err) {
-    mh_trace_header h;
-    memset(&h, 0, sizeof h);
-    h.producer = "make_profile latency";
-    h.command = "latency";
-    h.device.name = "synthetic";
-    h.device.warp_size = 32;
-    h.device.sector_size = 32;
+    mh_trace_header h = test_header("make_profile latency", "latency");
     mh_trace_writer *w;
     int rc = mh_trace_create(&w, trace, &h, NULL, err);
     if (rc) return rc;
@@ -180,18 +192,7 @@ static int write_latency(const char *trace, const char *timing, mh_err *err) {
     if ((rc = mh_trace_close(w, err))) return rc;
 
     mh_timing t;
-    mh_timing_init(&t);
-    snprintf(t.producer, sizeof t.producer, "make_profile");
-    mh_timing_device d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "Test GPU <64 GB/s>");
-    d.cc_major = 9;
-    d.sm_count = 4;
-    d.sm_clock_khz = 1000000;
-    d.mem_clock_khz = 1000000;
-    d.bus_width_bits = 256;
-    d.max_threads_per_sm = 2048;
-    if (mh_timing_add_device(&t, &d) < 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (test_timing(&t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint64_t clock = 1000, dur = 40000;
     for (int r = 0; r < 5; r++)
         for (int i = 0; i < LAT_KERNELS; i++) {
@@ -224,13 +225,7 @@ static int write_latency(const char *trace, const char *timing, mh_err *err) {
 #define CHAIN_NAME 300
 
 static int write_chain(const char *trace, const char *timing, mh_err *err) {
-    mh_trace_header h;
-    memset(&h, 0, sizeof h);
-    h.producer = "make_profile chain";
-    h.command = "chain";
-    h.device.name = "synthetic";
-    h.device.warp_size = 32;
-    h.device.sector_size = 32;
+    mh_trace_header h = test_header("make_profile chain", "chain");
     mh_trace_writer *w;
     int rc = mh_trace_create(&w, trace, &h, NULL, err);
     if (rc || (rc = mh_trace_close(w, err))) return rc;
@@ -242,18 +237,7 @@ static int write_chain(const char *trace, const char *timing, mh_err *err) {
         names[i][7] = (char)('0' + i);
     }
     mh_timing t;
-    mh_timing_init(&t);
-    snprintf(t.producer, sizeof t.producer, "make_profile");
-    mh_timing_device d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "Test GPU <64 GB/s>");
-    d.cc_major = 9;
-    d.sm_count = 4;
-    d.sm_clock_khz = 1000000;
-    d.mem_clock_khz = 1000000;
-    d.bus_width_bits = 256;
-    d.max_threads_per_sm = 2048;
-    if (mh_timing_add_device(&t, &d) < 0) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    if (test_timing(&t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
     uint64_t clock = 1000;
     for (int r = 0; r < 20; r++)
         for (int i = 0; i < CHAIN_KERNELS; i++) {

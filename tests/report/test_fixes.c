@@ -21,19 +21,28 @@ static const mh_fix *fix_of(const mh_fixes *fx, const char *kernel, const char *
     return NULL;
 }
 
-static void test_latency_bound(void) {
-    const char *path = "fixes_latency.mhdb";
-    char cmd[1024];
+/* The fixes of make_profile's profile `mode` (made, read, removed). */
+static void fixes_of(const char *mode, mh_fixes *fx) {
+    char path[64], cmd[1024];
+    snprintf(path, sizeof path, "fixes_%s.mhdb", mode);
     remove(path);
-    snprintf(cmd, sizeof cmd, "%s latency %s", make_profile, path);
+    snprintf(cmd, sizeof cmd, "%s %s %s", make_profile, mode, path);
     CHECK(system(cmd) == 0);
     mh_err err = {0};
     mh_db *db;
+    memset(fx, 0, sizeof *fx);
     CHECK(mh_db_open(&db, path, 0, &err) == MH_OK);
     json_t *root = NULL;
     CHECK(mh_db_read_summary(db, &root, &err) == MH_OK);
+    CHECK(mh_fixes_compute(db, root, fx, &err) == MH_OK);
+    json_decref(root);
+    mh_db_close(db);
+    remove(path);
+}
+
+static void test_latency_bound(void) {
     mh_fixes fx;
-    CHECK(mh_fixes_compute(db, root, &fx, &err) == MH_OK);
+    fixes_of("latency", &fx);
     const mh_fix *plain = fix_of(&fx, "lat_plain", "latency_bound");
     CHECK(plain != NULL);
     /* one fix for its two configurations: 10 launches of 40 us, all of it but the pipes' few ns */
@@ -47,27 +56,14 @@ static void test_latency_bound(void) {
     CHECK(fix_of(&fx, "lat_fp", "latency_bound") == NULL);
     CHECK(fix_of(&fx, "cutlass_sgemm_nn", "latency_bound") == NULL);
     mh_fixes_free(&fx);
-    json_decref(root);
-    mh_db_close(db);
-    remove(path);
 }
 
 /* A loop of six kernels whose names add up to far more than 1 KB is one
  * launch-bound chain naming all six, whole (their names were cut at 1 KB:
  * the last name of the chain then matched no kernel). */
 static void test_chain_names(void) {
-    const char *path = "fixes_chain.mhdb";
-    char cmd[1024];
-    remove(path);
-    snprintf(cmd, sizeof cmd, "%s chain %s", make_profile, path);
-    CHECK(system(cmd) == 0);
-    mh_err err = {0};
-    mh_db *db;
-    CHECK(mh_db_open(&db, path, 0, &err) == MH_OK);
-    json_t *root = NULL;
-    CHECK(mh_db_read_summary(db, &root, &err) == MH_OK);
     mh_fixes fx;
-    CHECK(mh_fixes_compute(db, root, &fx, &err) == MH_OK);
+    fixes_of("chain", &fx);
     size_t chains = 0;
     for (size_t i = 0; i < fx.n; i++) {
         const mh_fix *r = &fx.v[i];
@@ -83,9 +79,6 @@ static void test_chain_names(void) {
     }
     CHECK_EQ_U(chains, 1);
     mh_fixes_free(&fx);
-    json_decref(root);
-    mh_db_close(db);
-    remove(path);
 }
 
 int main(int argc, char **argv) {
