@@ -888,9 +888,13 @@ static int config_fixes(ctx *x) {
     for (size_t i = 0; i < x->out->n; i++) {
         mh_fix *r = &x->out->v[i];
         if (r->configs < 2 || (strcmp(r->cause, "small_grid") && strcmp(r->cause, "latency_bound"))) continue;
-        char m[sizeof r->model];
-        snprintf(m, sizeof m, "%zu configurations, their savings summed; the largest: %s", r->configs, r->model);
-        memcpy(r->model, m, sizeof m);
+        char pre[80];
+        int k = snprintf(pre, sizeof pre, "%zu configurations, their savings summed; the largest: ", r->configs);
+        size_t n = strlen(r->model), room = sizeof r->model - 1 - (size_t)k; /* the model cut to what fits */
+        if (n > room) n = room;
+        memmove(r->model + k, r->model, n);
+        memcpy(r->model, pre, (size_t)k);
+        r->model[(size_t)k + n] = '\0';
     }
     return MH_OK;
 }
