@@ -63,7 +63,6 @@ struct mh_trace_writer {
     pthread_cond_t work, done;
     bg_job q[BG_QUEUE];       /* ring: head, n */
     unsigned head, n;
-    int busy;                 /* the thread is writing a chunk it took */
     int stop;
     unsigned char *spare[BG_QUEUE]; /* raw buffers back from the thread */
     size_t spare_cap[BG_QUEUE];
@@ -137,7 +136,6 @@ static void *bg_main(void *arg) {
         while (!w->n && !w->stop) pthread_cond_wait(&w->work, &w->mu);
         if (!w->n) break; /* stopped, nothing left */
         bg_job j = w->q[w->head];
-        w->busy = 1;
         int failed = w->bg_rc != MH_OK;
         pthread_mutex_unlock(&w->mu);
         mh_err e;
@@ -146,7 +144,6 @@ static void *bg_main(void *arg) {
         pthread_mutex_lock(&w->mu);
         w->head = (w->head + 1) % BG_QUEUE;
         __atomic_sub_fetch(&w->n, 1, __ATOMIC_RELEASE);
-        w->busy = 0;
         if (rc != MH_OK && w->bg_rc == MH_OK) {
             w->bg_rc = rc;
             snprintf(w->bg_msg, sizeof w->bg_msg, "%s", e.msg);
@@ -163,7 +160,7 @@ static void *bg_main(void *arg) {
     return NULL;
 }
 
-/* Under mu: the thread's error, once, as the caller's. */
+/* Under mu: the thread's first error, as the caller's (every call after it). */
 static int bg_error(mh_trace_writer *w, mh_err *err) {
     return w->bg_rc == MH_OK ? MH_OK : mh_err_set(err, w->bg_rc, "%s", w->bg_msg);
 }

@@ -31,7 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "collectors/site/site.h"

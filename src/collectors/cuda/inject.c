@@ -52,8 +52,7 @@ static void mh_cuda_on_fatal(int sig) {
 }
 
 /* Under mu, once the trace is open. */
-static void mh_cuda_catch_fatal(mh_cuda *mh) {
-    (void)mh;
+static void mh_cuda_catch_fatal(void) {
     static int done;
     if (done) return;
     done = 1;
@@ -155,7 +154,7 @@ static void mh_cuda_open_trace(mh_cuda *mh, CUdevice dev) {
         mh->w = NULL;
         mh->closed = 1;
     }
-    if (mh->w) mh_cuda_catch_fatal(mh);
+    if (mh->w) mh_cuda_catch_fatal();
     pthread_mutex_unlock(&mh->mu);
 }
 
