@@ -1,5 +1,7 @@
 """cnn.py -- a ResNet-style CNN training job (cuDNN convolutions, batch norm,
-bf16 autocast) for memheat's call sites (bench/sites/gpu.sh). STEPS steps."""
+bf16 autocast) for memheat's call sites (bench/sites/gpu.sh). STEPS steps.
+CHANNELS_LAST=1 keeps the model and its input in channels_last (bench/advice
+checks its advice on it)."""
 import os
 import torch
 import torch.nn as nn
@@ -27,6 +29,9 @@ model = nn.Sequential(nn.Conv2d(3, 64, 3, padding=1), Block(64), Block(64), nn.A
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 x = torch.randn(32, 3, 64, 64, device=dev)
 y = torch.randint(0, 10, (32,), device=dev)
+if os.environ.get("CHANNELS_LAST") == "1":
+    model = model.to(memory_format=torch.channels_last)
+    x = x.to(memory_format=torch.channels_last)
 for _ in range(steps):
     opt.zero_grad(set_to_none=True)
     with torch.autocast("cuda", dtype=torch.bfloat16):

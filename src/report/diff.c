@@ -230,7 +230,7 @@ static int unique_names(kset *k) {
     const char **names = malloc(k->n * sizeof *names);
     if (!names) return MH_ERR_NOMEM;
     for (size_t i = 0; i < k->n; i++) names[i] = k->v[i].name;
-    int rc = mh_kname_unique(names, k->n, 72, 0, k->v[0].shown, sizeof k->v[0], sizeof k->v[0].shown);
+    int rc = mh_kname_unique(names, k->n, 72, 120, k->v[0].shown, sizeof k->v[0], sizeof k->v[0].shown);
     free(names);
     return rc ? MH_ERR_NOMEM : MH_OK;
 }

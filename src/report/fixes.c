@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "analyses/bandwidth.h"
+#include "report/advice.h"
 #include "analyses/verdict.h"
 #include "memheat/timing.h"
 #include "util/grow.h"
@@ -1209,6 +1210,169 @@ static int copy_fixes(ctx *x) {
     return MH_OK;
 }
 
+/* ---- the framework's terms (advice.h) ---- */
+
+static int pytorch_run(const ctx *x) {
+    for (size_t i = 0; i < x->nc; i++)
+        if ((!i || strcmp(x->c[i].name, x->c[i - 1].name)) && mh_advice_pytorch_kernel(x->c[i].name)) return 1;
+    return 0;
+}
+
+static void advice_measured(const mh_advice *a, char *b, size_t cap) {
+    char s[24], f[24];
+    mh_fix_fmt_ns(a->slow_us * 1e3, s, sizeof s), mh_fix_fmt_ns(a->fixed_us * 1e3, f, sizeof f);
+    snprintf(b, cap, "measured by bench/advice (%s, %s): %s -> %s", a->pair, a->device, s, f);
+}
+
+/* Kernels the table names as a choice of the framework or library (an FP32
+ * GEMM where TF32 would do, layout conversions): one fix per entry, every
+ * kernel it matched folded in (one setting changes them all), saving the
+ * share of their untraced time the entry's pair saved. */
+static int library_fixes(ctx *x, const mh_advice_table *t, int torch) {
+    for (size_t e = 0; e < t->n; e++) {
+        if (strcmp(t->v[e].cause, "library_kernel") || (t->v[e].pytorch && !torch)) continue;
+        mh_fix *r = NULL;
+        double base = 0, best = -1, launches = 0;
+        size_t timed = 0, nk = 0;
+        for (size_t i = 0; i < x->nc; i++) {
+            const cfg *c = &x->c[i];
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(x->c[j].name, c->name);
+            if (seen || mh_advice_find(t, "library_kernel", c->name, torch) != &t->v[e]) continue;
+            double kb = 0;
+            for (size_t j = i; j < x->nc; j++) {
+                if (strcmp(x->c[j].name, c->name)) continue;
+                if (!r) {
+                    if (!(r = new_fix(x))) return MH_ERR_NOMEM;
+                    r->cause = "library_kernel";
+                    r->title = t->v[e].title;
+                }
+                r->configs++, launches += x->c[j].launches;
+                if (isfinite(cfg_total(&x->c[j]))) kb += cfg_total(&x->c[j]), timed++;
+            }
+            base += kb, nk++;
+            size_t old = r->kernels ? strlen(r->kernels) : 0, add = strlen(c->name);
+            char *ks = realloc(r->kernels, old + add + 4);
+            if (!ks) return MH_ERR_NOMEM;
+            snprintf(ks + old, add + 4, "%s%s", old ? " + " : "", c->name);
+            r->kernels = ks;
+            if (kb > best) {
+                best = kb;
+                free(r->kernel);
+                if (!(r->kernel = dupstr(c->name))) return MH_ERR_NOMEM;
+            }
+        }
+        if (!r) continue;
+        const mh_advice *a = &t->v[e];
+        snprintf(r->kinds, sizeof r->kinds, "%s", a->family);
+        snprintf(r->advice, sizeof r->advice, "%s", a->family);
+        if (!(r->object = dupstr(""))) return MH_ERR_NOMEM;
+        if (nk < 2) free(r->kernels), r->kernels = NULL;
+        r->launches = (size_t)launches;
+        double share = 1.0 - a->fixed_us / a->slow_us;
+        r->share_min = r->share_max = share;
+        r->base_ns = timed ? base : NAN;
+        r->saving_ns = timed ? base * share : NAN;
+        r->cost = r->cost_min = r->cost_max = launches;
+        char m[200], tb[24];
+        advice_measured(a, m, sizeof m);
+        mh_fix_fmt_ns(r->base_ns, tb, sizeof tb);
+        snprintf(r->model, sizeof r->model,
+                 "%zu kernel%s, %.0f launches, %s untraced; the change below, %s: saving = their time x (1 - %.4g / "
+                 "%.4g)",
+                 nk, nk == 1 ? "" : "s", launches, tb, m, a->fixed_us, a->slow_us);
+        snprintf(r->fix, sizeof r->fix, "%s", a->text);
+        if (!timed) snprintf(r->note, sizeof r->note, "no untraced time of the kernels");
+        else if (nk > 1) snprintf(r->note, sizeof r->note, "%zu kernels", nk);
+    }
+    return MH_OK;
+}
+
+/* Every other fix on a kernel the table knows: its fix said in the
+ * framework's terms, the measurement quoted. */
+static void advise(ctx *x, const mh_advice_table *t, int torch) {
+    for (size_t i = 0; i < x->out->n; i++) {
+        mh_fix *r = &x->out->v[i];
+        if (!strcmp(r->cause, "library_kernel")) continue;
+        const mh_advice *a = mh_advice_find(t, r->cause, r->kernel, torch);
+        if (!a) continue;
+        char m[200];
+        advice_measured(a, m, sizeof m);
+        snprintf(r->advice, sizeof r->advice, "%s", a->family);
+        snprintf(r->fix, sizeof r->fix, "%s (%s; %s)", a->text, a->title, m);
+    }
+}
+
+/* ---- the user's call site of each fix (issue 43) ---- */
+
+static const json_t *site_by_id(const ctx *x, long long id) {
+    const json_t *o;
+    size_t i;
+    json_array_foreach(json_object_get(x->root, "sites"), i, o) if (jint(o, "id", -1) == id) return o;
+    return NULL;
+}
+
+/* A site with a frame of the user's (a file), its label; NULL otherwise. */
+static const char *user_label(const json_t *site) {
+    const char *l = jstr(site, "label");
+    return site && *jstr(site, "file") && *l ? l : NULL;
+}
+
+/* 1 when the kernel `name` is one of the fix's (its kernel, or one of a
+ * library fix's kernels). */
+static int fix_has_kernel(const mh_fix *r, const char *name) {
+    if (r->kernel && !strcmp(r->kernel, name)) return 1;
+    if (!r->kernels || strcmp(r->cause, "library_kernel")) return 0;
+    size_t n = strlen(name);
+    for (const char *p = r->kernels; (p = strstr(p, name)); p += n)
+        if ((p == r->kernels || !strncmp(p - 3, " + ", 3)) && (!p[n] || !strncmp(p + n, " + ", 3))) return 1;
+    return 0;
+}
+
+/* Each fix's call site in the user's code: the traced launch's that shows it
+ * where it has one, else the site that launched its kernels most often;
+ * with the number of such sites. Copies have none. */
+static void fix_sites(ctx *x) {
+    const json_t *cfgs = json_object_get(x->root, "site_configs");
+    if (!json_array_size(cfgs)) return;
+    for (size_t i = 0; i < x->out->n; i++) {
+        mh_fix *r = &x->out->v[i];
+        if (!r->kernel || r->kernel[0] == '(') continue;
+        const char *best = NULL;
+        if (r->launch >= 0) {
+            const json_t *l = launch_by_id(x->root, r->launch);
+            best = l ? user_label(site_by_id(x, jint(l, "site", -1))) : NULL;
+        }
+        /* launches per labelled site, by label (several sites of one line are one) */
+        const char *labels[64];
+        double counts[64];
+        size_t nl = 0;
+        const json_t *o;
+        size_t k;
+        json_array_foreach(cfgs, k, o) {
+            if (!fix_has_kernel(r, jstr(o, "name"))) continue;
+            const char *lab = user_label(site_by_id(x, jint(o, "site", -1)));
+            if (!lab) continue;
+            size_t j = 0;
+            while (j < nl && strcmp(labels[j], lab)) j++;
+            if (j == nl) {
+                if (nl == sizeof labels / sizeof *labels) continue;
+                labels[nl] = lab, counts[nl++] = 0;
+            }
+            counts[j] += (double)jint(o, "launches", 0);
+        }
+        if (!best && nl) {
+            size_t m = 0;
+            for (size_t j = 1; j < nl; j++)
+                if (counts[j] > counts[m]) m = j;
+            best = labels[m];
+        }
+        if (!best) continue;
+        snprintf(r->site, sizeof r->site, "%s", best);
+        r->nsites = nl ? nl : 1;
+    }
+}
+
 /* ---- ranking ---- */
 
 static int cmp_fix(const void *a, const void *b) {
@@ -1234,6 +1398,11 @@ int mh_fixes_compute(mh_db *db, const json_t *root, mh_fixes *out, mh_err *err) 
     if (!rc) rc = config_fixes(&x);
     if (!rc) rc = chain_fixes(&x);
     if (!rc) rc = copy_fixes(&x);
+    if (!rc && !(rc = mh_advice_builtin(&out->advice, x.err))) { /* the fixes' titles point into it */
+        int torch = pytorch_run(&x);
+        if (!(rc = library_fixes(&x, &out->advice, torch))) advise(&x, &out->advice, torch);
+    }
+    if (!rc) fix_sites(&x);
     free(x.c);
     if (rc) {
         mh_fixes_free(out);
@@ -1251,12 +1420,31 @@ void mh_fixes_free(mh_fixes *f) {
         free(f->v[i].findings);
     }
     free(f->v);
+    mh_advice_free(&f->advice);
     memset(f, 0, sizeof *f);
+}
+
+int mh_fixes_short_names(const mh_fixes *f, size_t n, size_t width, char *shown, size_t stride, size_t cap) {
+    if (n > f->n) n = f->n;
+    if (!n) return MH_OK;
+    const char **names = malloc(n * sizeof *names);
+    if (!names) return MH_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) names[i] = f->v[i].kernel ? f->v[i].kernel : "";
+    int rc = mh_kname_unique(names, n, width, width, shown, stride, cap) ? MH_ERR_NOMEM : MH_OK;
+    for (size_t i = 0; !rc && i < n; i++)
+        if (names[i][0] == '(') snprintf(shown + i * stride, cap, "%s", names[i]); /* copies */
+    free(names);
+    return rc;
 }
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 json_t *mh_fixes_json(const mh_fixes *f) {
+    char *shown = f->n ? malloc(f->n * 256) : NULL;
+    if (f->n && (!shown || mh_fixes_short_names(f, f->n, 72, shown, 256, 256))) {
+        free(shown);
+        return NULL;
+    }
     json_t *a = json_array();
     for (size_t i = 0; a && i < f->n; i++) {
         const mh_fix *r = &f->v[i];
@@ -1267,11 +1455,9 @@ json_t *mh_fixes_json(const mh_fixes *f) {
         json_object_set_new(o, "title", json_string(r->title));
         json_object_set_new(o, "kinds", json_string(r->kinds));
         json_object_set_new(o, "kernel", json_string(r->kernel ? r->kernel : ""));
-        char sk[256], so[256];
-        if (r->kernel && r->kernel[0] == '(') snprintf(sk, sizeof sk, "%s", r->kernel); /* copies */
-        else mh_kname(r->kernel ? r->kernel : "", MH_KNAME_SHORT, 72, sk, sizeof sk);
+        char so[256];
         mh_kname_label(r->object ? r->object : "", 72, so, sizeof so);
-        json_object_set_new(o, "kernel_short", json_string(sk));
+        json_object_set_new(o, "kernel_short", json_string(shown + i * 256));
         json_object_set_new(o, "object_short", json_string(so));
         if (r->kernels) json_object_set_new(o, "kernels", json_string(r->kernels));
         json_object_set_new(o, "object", json_string(r->object ? r->object : ""));
@@ -1293,8 +1479,12 @@ json_t *mh_fixes_json(const mh_fixes *f) {
         if (isfinite(r->bytes)) json_object_set_new(o, "bytes", json_real(r->bytes));
         json_object_set_new(o, "model", json_string(r->model));
         json_object_set_new(o, "fix", json_string(r->fix));
+        json_object_set_new(o, "advice", *r->advice ? json_string(r->advice) : json_null());
+        json_object_set_new(o, "site", *r->site ? json_string(r->site) : json_null());
+        json_object_set_new(o, "sites", json_integer((json_int_t)r->nsites));
         json_object_set_new(o, "note", *r->note ? json_string(r->note) : json_null());
         json_array_append_new(a, o);
     }
+    free(shown);
     return a;
 }

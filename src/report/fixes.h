@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "memheat/err.h"
+#include "report/advice.h"
 #include "store/store.h"
 
 /* Calibration of the saving model (docs/report.md; measured on an H200 by
@@ -30,7 +31,8 @@
 
 typedef struct mh_fix {
     const char *cause;      /* "uncoalesced", "misaligned", "irregular", "hot", "smem_abuse", "bank_conflict",
-                               "small_grid", "latency_bound", "launch_chain", "pageable_copy", "copy_overlap", or
+                               "small_grid", "latency_bound", "launch_chain", "pageable_copy", "copy_overlap",
+                               "library_kernel" (advice.h: a kernel a framework setting replaces), or
                                a finding kind no family names (a cause added later: its kind) */
     const char *title;      /* for people: "Uncoalesced access (thread-to-index mapping)" */
     char kinds[96];         /* finding kinds folded ("strided+false_sharing"), the verdict, ... */
@@ -53,7 +55,10 @@ typedef struct mh_fix {
     double share_min, share_max; /* the per-configuration share, spread */
     double bytes;           /* copies: their bytes */
     char model[400];        /* how the saving was computed (the report's hover) */
-    char fix[520];          /* what to change, in the program's language */
+    char fix[520];          /* what to change, in the program's language (or the framework's: advice.h) */
+    char advice[32];        /* the advice table's entry that said it, "" none */
+    char site[320];         /* the user's call site (the profile's site label: "train.py:34 `code` -> scope"), "" */
+    size_t nsites;          /* call sites in the user's code its kernels were launched from (0: none recorded) */
     char note[200];         /* e.g. why there is no saving */
 } mh_fix;
 
@@ -64,6 +69,7 @@ typedef struct mh_fixes {
     double copy_ns;         /* host<->device copy time */
     int opencl;             /* the fixes speak OpenCL */
     size_t partial;         /* launches whose shared memory was only partly seen (no shared finding) */
+    mh_advice_table advice; /* the advice table: the titles of the library_kernel fixes point into it */
 } mh_fixes;
 
 /* The fixes of a profile: root = its summary (mh_db_read_summary), db the
@@ -73,7 +79,13 @@ int mh_fixes_compute(mh_db *db, const json_t *root, mh_fixes *out, mh_err *err);
 void mh_fixes_free(mh_fixes *f);
 /* A time for people: "1.05 ms", "88.2 us", "-" for NAN. */
 void mh_fix_fmt_ns(double ns, char *b, size_t cap);
-/* Every fix as a JSON array (new reference), the shape of docs/report.md. */
+/* The kernel names of the first n fixes as a table shows them: each one's
+ * short form in `width` columns, names that would print alike lengthened
+ * (util/kname.h's mh_kname_unique), copies as they are; n texts of `cap`
+ * bytes, `stride` apart. MH_OK or MH_ERR_NOMEM. */
+int mh_fixes_short_names(const mh_fixes *f, size_t n, size_t width, char *shown, size_t stride, size_t cap);
+/* Every fix as a JSON array (new reference, NULL out of memory), the shape
+ * of docs/report.md; kernel_short as mh_fixes_short_names gives it. */
 json_t *mh_fixes_json(const mh_fixes *f);
 
 #endif

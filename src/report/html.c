@@ -141,13 +141,38 @@ static void short_labels(json_t *arr, const char *key, const char *out_key) {
     }
 }
 
-static void name_of(json_t *names, const char *name) {
-    if (!name || json_object_get(names, name)) return;
-    char s[256];
-    char *full = mh_demangle(name);
-    mh_kname(name, MH_KNAME_SHORT, 72, s, sizeof s);
-    json_object_set_new(names, name, json_pack("{s:s,s:s}", "short", s, "full", full ? full : name));
-    free(full);
+/* Every kernel name of the page, its short form unlike every other's
+ * (mh_kname_unique) and its whole demangled name. */
+static json_t *kernel_names(const json_t *root) {
+    static const char *const arrays[] = {"kernels", "launches", "kernel_runs"};
+    json_t *seen = json_object(), *names = json_object(), *o;
+    const char **v = NULL;
+    size_t n = 0, cap = 0, i;
+    char *shown = NULL;
+    int ok = seen && names;
+    for (size_t a = 0; ok && a < sizeof arrays / sizeof *arrays; a++)
+        json_array_foreach(json_object_get(root, arrays[a]), i, o) {
+            const char *name = json_string_value(json_object_get(o, "name"));
+            if (!ok || !name || json_object_get(seen, name)) continue;
+            const char **g = mh_grow(v, &cap, n + 1, sizeof *v, 64);
+            if (!g || json_object_set_new(seen, name, json_true())) {
+                ok = 0;
+                break;
+            }
+            v = g;
+            v[n++] = name;
+        }
+    if (ok && n && (!(shown = malloc(n * 256)) || mh_kname_unique(v, n, 72, 72, shown, 256, 256))) ok = 0;
+    for (i = 0; ok && i < n; i++) {
+        char *full = mh_demangle(v[i]);
+        json_object_set_new(names, v[i], json_pack("{s:s,s:s}", "short", shown + i * 256, "full", full ? full : v[i]));
+        free(full);
+    }
+    free(shown);
+    free(v);
+    json_decref(seen);
+    if (!ok) json_object_clear(names);
+    return names;
 }
 
 static int annotate_fixes(mh_db *db, json_t *root, mh_err *err) {
@@ -160,11 +185,7 @@ static int annotate_fixes(mh_db *db, json_t *root, mh_err *err) {
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(root, "heat_maps"), i, m) short_labels(json_object_get(m, "regions"), "label", "label_short");
-    json_t *names = json_object(), *o;
-    static const char *const arrays[] = {"kernels", "launches", "kernel_runs"};
-    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
-        json_array_foreach(json_object_get(root, arrays[a]), i, o) name_of(names, json_string_value(json_object_get(o, "name")));
-    json_object_set_new(root, "kernel_names", names);
+    json_object_set_new(root, "kernel_names", kernel_names(root));
     return MH_OK;
 }
 

@@ -175,12 +175,19 @@ static void cut_middle(char *out, size_t cap, size_t width) {
     memcpy(out + h, MH_KNAME_ELLIPSIS, el);
 }
 
+#define WHOLE_CAP 20000 /* above util/demangle.h's MH_DEMANGLE_MAX */
+
 int mh_kname_unique(const char *const *names, size_t n, size_t width, size_t long_width, char *shown, size_t stride,
                     size_t cap) {
     assert(cap > 16 && cap <= stride);
     for (size_t i = 0; i < n; i++) mh_kname(names[i], MH_KNAME_SHORT, width, shown + i * stride, cap);
     unsigned char *bump = calloc(n ? n : 1, 1);
-    if (!bump) return -1;
+    char *whole = malloc(WHOLE_CAP); /* a whole name, cut in the middle before it is cut to cap */
+    if (!bump || !whole) {
+        free(bump);
+        free(whole);
+        return -1;
+    }
     for (int level = MH_KNAME_ARGS; level <= MH_KNAME_WHOLE + 1; level++) {
         int clash = 0;
         for (size_t i = 0; i < n; i++) { /* the rows that clash, all found before any changes */
@@ -194,16 +201,26 @@ int mh_kname_unique(const char *const *names, size_t n, size_t width, size_t lon
             if (!bump[i]) continue;
             char *o = shown + i * stride;
             if (level <= MH_KNAME_WHOLE) {
-                mh_kname(names[i], level, 0, o, cap);
-                cut_middle(o, cap, long_width);
-            } else { /* the same text for two names: numbered */
-                size_t l = strlen(o), at = l + 12 < cap ? l : cap - 12;
-                snprintf(o + at, 12, " #%u", (unsigned)((i + 1) % 1000000000u));
+                mh_kname(names[i], level, 0, whole, WHOLE_CAP);
+                cut_middle(whole, WHOLE_CAP, long_width);
+                snprintf(o, cap, "%s", whole);
+            } else { /* the same text for two names: numbered by the name's first row, in the width */
+                size_t first = i;
+                for (size_t j = 0; j < i && first == i; j++)
+                    if (!strcmp(names[i] ? names[i] : "", names[j] ? names[j] : "")) first = j;
+                char num[16];
+                int k = snprintf(num, sizeof num, " #%u", (unsigned)((first + 1) % 1000000000u));
+                mh_kname(names[i], MH_KNAME_WHOLE, 0, whole, WHOLE_CAP);
+                if (long_width > (size_t)k + 3) cut_middle(whole, WHOLE_CAP, long_width - (size_t)k);
+                snprintf(o, cap, "%s", whole);
+                size_t l = strlen(o), at = l + (size_t)k < cap ? l : cap - 1 - (size_t)k;
+                memcpy(o + at, num, (size_t)k + 1);
             }
         }
         if (!clash) break;
     }
     free(bump);
+    free(whole);
     return 0;
 }
 

@@ -52,7 +52,13 @@
  *     resident), traced once and timed 5 times
  *
  *   make_profile chain OUT.mhdb     a loop of six 3-us kernels with names of 300 characters
- *     ("chain_k<i>_" and x's), launched back to back on one stream, 20 trips (no trace) */
+ *     ("chain_k<i>_" and x's), launched back to back on one stream, 20 trips (no trace)
+ *
+ *   make_profile advice OUT.mhdb    library kernels the advice table names (no trace): an FP32 cuBLAS
+ *     GEMM (4 launches of 100 us, 8 blocks), an FP32 CUTLASS SIMT SGEMM (2 of 50 us) and a TF32
+ *     GEMM (3 of 20 us)
+ *   make_profile advice_torch OUT.mhdb   the same in a PyTorch program: also ATen's fill kernel (one
+ *     launch of 2 us) and a foreach kernel on a grid of 1 block (5 launches of 30 us) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +257,44 @@ static int write_chain(const char *trace, const char *timing, mh_err *err) {
             k->block[0] = 256;
             k->block[1] = k->block[2] = 1;
             k->stream = 7;
+        }
+    mh_timing_sort(&t);
+    rc = mh_timing_save(&t, NULL, timing, err);
+    mh_timing_free(&t);
+    return rc;
+}
+
+#define ADVICE_KERNELS 5
+static const char *const advice_names[ADVICE_KERNELS] = {
+    "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel"
+    "__5x_cublas",
+    "_ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_128x128_8x4_nn_align1EEvNT_6ParamsE",
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+    "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
+    "at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<2>>"};
+static const uint32_t advice_launches[ADVICE_KERNELS] = {4, 2, 3, 1, 5};
+static const uint64_t advice_ns[ADVICE_KERNELS] = {100000, 50000, 20000, 2000, 30000};
+static const uint32_t advice_grid[ADVICE_KERNELS] = {8, 8, 8, 8, 1};
+
+static int write_advice(const char *trace, const char *timing, int torch, mh_err *err) {
+    mh_trace_header h = test_header("make_profile advice", torch ? "advice_torch" : "advice");
+    mh_trace_writer *w;
+    int rc = mh_trace_create(&w, trace, &h, NULL, err);
+    if (rc || (rc = mh_trace_close(w, err))) return rc;
+    mh_timing t;
+    if (test_timing(&t) != MH_OK) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+    uint64_t clock = 1000;
+    for (int i = 0; i < (torch ? ADVICE_KERNELS : 3); i++)
+        for (uint32_t r = 0; r < advice_launches[i]; r++) {
+            mh_timing_kernel *k = mh_timing_add_kernel(&t, advice_names[i]);
+            if (!k) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
+            k->start_ns = clock;
+            k->end_ns = clock += advice_ns[i];
+            clock += 100000; /* far apart: no launch chain */
+            k->grid[0] = advice_grid[i];
+            k->grid[1] = k->grid[2] = 1;
+            k->block[0] = 256;
+            k->block[1] = k->block[2] = 1;
         }
     mh_timing_sort(&t);
     rc = mh_timing_save(&t, NULL, timing, err);
@@ -582,7 +626,7 @@ out:
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_profile synth|hostile|periodic|kinds|ranks|latency|chain|big OUT.mhdb [N]\n");
+        fprintf(stderr, "usage: make_profile synth|hostile|periodic|kinds|ranks|latency|chain|advice|advice_torch|big OUT.mhdb [N]\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -626,6 +670,9 @@ int main(int argc, char **argv) {
         io.timing_path = timing;
     } else if (strcmp(mode, "latency") == 0) {
         if ((rc = write_latency(trace, timing, &err))) return fail(&err);
+        io.timing_path = timing;
+    } else if (strcmp(mode, "advice") == 0 || strcmp(mode, "advice_torch") == 0) {
+        if ((rc = write_advice(trace, timing, strcmp(mode, "advice") != 0, &err))) return fail(&err);
         io.timing_path = timing;
     } else if (strcmp(mode, "kinds") == 0) {
         if ((rc = write_kinds(trace, &err))) return fail(&err);

@@ -4,7 +4,8 @@
 # launch traced), then `memheat analyze --group-by site|nvtx --json` on the
 # profile must name the lines of ocl_sites.c tagged SITE:prepare (1 launch) and
 # SITE:step (2 launches, under NVTX "train > step" when NVTX is built in),
-# with the findings of the strided transpose at them.
+# with the findings of the strided transpose at them; the fix of the transpose
+# (analyze's fix list, text and JSON) names one of those lines and the other.
 set -euo pipefail
 M=$1 P=$2 SRC=$3 NVTX=$4 D=$5
 rm -rf "$D" && mkdir -p "$D" && cd "$D"
@@ -13,6 +14,8 @@ grep -q "ocl_sites ok" run.out
 "$M" analyze s.mhdb --group-by site --json > site.json
 "$M" analyze s.mhdb --group-by nvtx --json > nvtx.json
 "$M" analyze s.mhdb --group-by site --max 5 > site.txt
+"$M" analyze s.mhdb --json > all.json
+"$M" analyze s.mhdb > all.txt
 python3 - "$SRC" "$NVTX" <<'PY'
 import json, sys
 src, nvtx = sys.argv[1], sys.argv[2]
@@ -32,6 +35,13 @@ if user != ["prepare", "train_step"] or any(s["kind"] != "native" for s in site[
 if nvtx == "ON":
     ng = {g["label"]: g for g in json.load(open("nvtx.json"))["groups"]}
     if ng.get("train > step", {}).get("launches") != 2: bad.append("nvtx groups %r" % {k: v["launches"] for k, v in ng.items()})
+fx = [f for f in json.load(open("all.json")).get("fixes", []) if f["kernel"] == "transpose_naive"]
+want = ["ocl_sites.c:%d " % lines[t] for t in ("SITE:prepare", "SITE:step")]
+if not fx or not any((f.get("site") or "").startswith(w) for f in fx for w in want) or any(f.get("sites") != 2 for f in fx):
+    bad.append("fix sites %r" % [(f.get("site"), f.get("sites")) for f in fx])
+txt = open("all.txt").read()
+if not any(("    at: " + w) in txt for w in want) or "(and 1 other call site)" not in txt:
+    bad.append("the fix list names no call site")
 if bad: print("FAIL: " + "; ".join(bad)); sys.exit(1)
 print("ok: sites named", sorted(groups))
 PY

@@ -152,7 +152,7 @@ function openFinding(f) {
 }
 
 /* The unit of a fix's cost: its findings' (docs/metrics.md section 4), or the figure a timeline cause counts. */
-var CAUSE_UNITS = { small_grid: "blocks in the grid", latency_bound: "warps resident per SM", launch_chain: "kernels in the chain", pageable_copy: "bytes", copy_overlap: "" };
+var CAUSE_UNITS = { small_grid: "blocks in the grid", latency_bound: "warps resident per SM", launch_chain: "kernels in the chain", pageable_copy: "bytes", copy_overlap: "", library_kernel: "launches" };
 function costUnit(x) { return x.cause in CAUSE_UNITS ? CAUSE_UNITS[x.cause] : (COST_UNITS[FAMILY[x.kinds.split("+")[0]]] || x.kinds); }
 function countText(x) {
   if (x.cause === "launch_chain") return x.launches + " runs of " + x.configs + " kernels";
@@ -165,10 +165,11 @@ function countText(x) {
 function groupItem(g, rank) {
   var x = g.fix, f = g.top;
   var li = el("li", { cls: "fix", "data-launch": String(g.launch), "data-cost": String(g.cost), "data-cause": x.cause });
-  var kn = x.kernels ? x.kernels.split(" + ").map(function (n) { var k = (D.kernel_names || {})[n]; return k ? k.short : n; }).join(" \u2192 ") : x.kernel_short || x.kernel;
+  var kn = x.kernels ? x.kernels.split(" + ").map(function (n) { var k = (D.kernel_names || {})[n]; return k ? k.short : n; }).join(x.cause === "library_kernel" ? ", " : " \u2192 ") : x.kernel_short || x.kernel;
   var head = [el("span", { cls: "rank", text: String(rank) }), el("span", { cls: "fix-title", text: x.title }), " in ", el("span", { cls: "mono kname", text: kn, title: ((D.kernel_names || {})[x.kernel] || {}).full || x.kernel })];
   if (x.object) head.push(" \u00b7 ", el("span", { cls: "mono", text: (x.object_short || x.object) + (x.space ? " (" + x.space + ")" : ""), title: x.object }));
   li.appendChild(el("div", { cls: "fix-head" }, head));
+  if (x.site) li.appendChild(el("div", { cls: "fix-site" }, ["at ", el("span", { cls: "mono", text: x.site }), x.sites > 1 ? " (and " + (x.sites - 1) + " other call site" + (x.sites === 2 ? "" : "s") + ")" : ""]));
   var cost = el("div", { cls: "fix-cost" }, [el("span", { cls: "cost", text: fmtInt(g.cost) }), " " + costUnit(x) + " \u00b7 est. saving "]);
   var sv = el("b", { cls: "saving", text: g.share != null ? fmtPct(g.share) : "\u2014", title: x.model || "" });
   cost.appendChild(sv);

@@ -490,7 +490,7 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
 // lines (never one character a line), the launch selector lies within the
 // page, object labels are shortened, the timeline's tooltips name kernels
 // demangled, and the first screen shows the fixes C ranked, each saving
-// with its model in the hover. ----
+// with its model in the hover, the SGEMM's in PyTorch's terms. ----
 {
   const EW = "_ZN2at6native18elementwise_kernelILi128ELi2EZNS0_22gpu_kernel_impl_nocastIZZZNS0_23direct_copy_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE1_clEvENKUlvE8_clEvEUlfE_EEvS4_RKT_EUliE_EEviT1_";
   const CT = "_ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_256x128_8x4_nn_align1EEvNT_6ParamsE";
@@ -531,8 +531,10 @@ run(args.memheat, ["report", "-q", "-f", "periodic.mhdb", "-o", "periodic.html"]
     check(!m.labels.includes("{lambda(float)#1}>(at::TensorIteratorBase&"), "torch: no label repeats the whole functor type");
     check(m.tl.length > 0 && m.tl.some((x) => x.startsWith("cutlass::Kernel2<")) && !m.tl.some((x) => x.startsWith("_ZN")),
       "torch: timeline tooltips name kernels demangled: " + m.tl.slice(0, 2).join(" | "));
-    check(m.fixes.length > 0 && m.fixes.filter((f) => /saving/.test(f.text)).every((f) => /pipes of the launch|blocks for|copies of|runs of|warps resident/.test(f.hover)),
+    check(m.fixes.length > 0 && m.fixes.filter((f) => /saving/.test(f.text)).every((f) => /pipes of the launch|blocks for|copies of|runs of|warps resident|measured by bench\/advice/.test(f.hover)),
       "torch: every estimated saving carries its model in the hover");
+    check(m.fixes.some((f) => /FP32 GEMM on the CUDA cores/.test(f.text) && /allow_tf32/.test(f.text) && /measured by bench\/advice \(gemm_tf32/.test(f.hover)),
+      "torch: the CUTLASS SGEMM of a PyTorch program is told, in PyTorch's terms, to use TF32");
     await narrowCheck(p);
     await finish(p, "torch-800.png");
     await p.page.close();
