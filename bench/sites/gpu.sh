@@ -6,6 +6,8 @@
 #  2. train.py (under emit_nvtx: EMIT_NVTX=1 wraps it) and cnn.py:
 #     `memheat analyze --group-by site|nvtx` and the report's first lines
 #  3. the gemm CUDA example (built -g): the same
+#  4. each profile's fix list (the first screen: every fix with the user's
+#     call site) and its HTML report
 # Results under $1 (default $OUT): one tar of everything.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +27,7 @@ for run in $(seq 1 "$RUNS"); do
       on) STEPS=10 timeout 200 $M run -q -o "$W/train_on" -- python3 bench/realworld/train.py >"$W/out_$mode.txt" 2>&1 ;;
     esac
     rc=$?; t1=$(date +%s.%N)
-    printf "%s\t%s\t%s\t%s\n" "$run" "$mode" "$(echo "$t1 - $t0" | bc)" "$rc" >> "$W/times.tsv"
+    printf "%s\t%s\t%s\t%s\n" "$run" "$mode" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}')" "$rc" >> "$W/times.tsv"
   done
 done
 for g in site nvtx; do $M analyze "$W/train_on.mhdb" --group-by $g --max 15 > "$W/train_$g.txt" 2>&1; done
@@ -42,5 +44,11 @@ STEPS=3 timeout 200 $M run -q -o "$W/cnn" -- python3 bench/sites/cnn.py > "$W/ou
 for g in site nvtx kernel; do $M analyze "$W/cnn.mhdb" --group-by $g --max 15 > "$W/cnn_$g.txt" 2>&1; done
 timeout 120 $M run -q -o "$W/gemm" -- "$B/examples/cuda/gemm" both 256 > "$W/out_gemm.txt" 2>&1
 $M analyze "$W/gemm.mhdb" --group-by site --max 10 > "$W/gemm_site.txt" 2>&1
+# the first screen: each fix with the user's call site (terminal and report)
+for p in train_on train_emit cnn gemm; do
+  $M analyze "$W/$p.mhdb" 2>/dev/null | sed -n '/What to fix first/,$p' > "$W/${p}_fixes.txt"
+  $M report -q -o "$W/$p.html" "$W/$p.mhdb" > /dev/null 2>&1
+  grep -o '"site":"[^"]*"' "$W/$p.html" | sort | uniq -c | sort -rn > "$W/${p}_html_sites.txt"
+done
 rm -f "$W"/*.mhdb.p*.tmp
-tar czf "$R/sites.tgz" -C "$R" w --exclude='*.mht'
+tar czf "$R/sites.tgz" -C "$R" --exclude='*.mht' --exclude='*.mhdb' --exclude='*.html' w

@@ -6,7 +6,9 @@
  * file rebuilt since the run names nothing rather than the wrong line),
  * looks each native return address up one byte back (inside the call
  * instruction: its line is the call's), demangles, and picks the user's
- * frame with util/framefilter.h. Python frames come symbolised from the
+ * frame with util/framefilter.h; frames in an object the filters name
+ * (a framework's, a CUDA library's) are not looked up, since no function
+ * there can be the user's. Python frames come symbolised from the
  * collector. A missing object or debug information leaves a frame with
  * what is known (object, or object + function) and never fails the import. */
 #define _GNU_SOURCE
@@ -140,14 +142,17 @@ static void hex_of(const unsigned char *p, int n, char *out) {
 }
 
 /* Reports every object that exists on disk with the build-id the collector
- * saw; returns the session (NULL: libdw could not start). */
-static Dwfl *report_objects(mh_sites *s) {
+ * saw, but those the frame filters name; returns the session (NULL: libdw
+ * could not start). */
+static Dwfl *report_objects(mh_sites *s, const char *extra) {
     Dwfl *d = dwfl_begin(&k_dwfl_cb);
     if (!d) return NULL;
     dwfl_report_begin(d);
     for (size_t i = 0; i < s->nobjs; i++) {
         const mh_site_object *o = &s->objs[i];
         if (!o->path[0] || o->path[0] != '/') continue; /* the vdso, a JIT region */
+        mh_frame_desc od = {.object = o->path};
+        if (mh_frame_filtered(&od, extra)) continue; /* never looked up (mh_sites_resolve) */
         Dwfl_Module *m = dwfl_report_elf(d, o->path, o->path, -1, o->bias, false);
         if (!m) {
             s->unresolved_objects++;
@@ -302,10 +307,16 @@ static int make_labels(mh_sites_site *e) {
 int mh_sites_resolve(mh_sites *s, const char *extra, mh_err *err) {
     if (s->resolved) return MH_OK;
     if (!extra) extra = getenv(MH_FRAME_FILTER_ENV);
-    Dwfl *d = s->nobjs ? report_objects(s) : NULL;
+    Dwfl *d = s->nobjs ? report_objects(s, extra) : NULL;
     for (size_t i = 0; i < s->n; i++) {
         mh_sites_site *e = &s->v[i];
-        for (uint32_t j = 0; j < e->n_native; j++) symbolise(s, d, &e->frames[j]);
+        for (uint32_t j = 0; j < e->n_native; j++) {
+            /* a frame in a framework's or library's object (libtorch, libcudart, ...) is never the
+             * user's whatever its function: not symbolised (libdw's symbol tables of such objects
+             * took seconds on PyTorch's) */
+            mh_frame_desc od = {.object = e->frames[j].object};
+            if (!mh_frame_filtered(&od, extra)) symbolise(s, d, &e->frames[j]);
+        }
         e->user = pick_user(e, extra);
         if (make_labels(e) != MH_OK) {
             if (d) dwfl_end(d);
