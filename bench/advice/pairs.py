@@ -185,22 +185,12 @@ def cnn_channels_last():
     its input in NCHW (PyTorch's default) against channels_last."""
     import torch.nn as nn
 
-    class Block(nn.Module):
-        def __init__(self, c):
-            super().__init__()
-            self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(c)
-            self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
-            self.bn2 = nn.BatchNorm2d(c)
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            return torch.relu(x + self.bn2(self.conv2(y)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sites"))
+    from cnn import make_model
 
     def make(fmt):
         torch.manual_seed(0)
-        m = nn.Sequential(nn.Conv2d(3, 64, 3, padding=1), Block(64), Block(64), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                          nn.Linear(64, 10)).to(dev).to(memory_format=fmt)
+        m = make_model(dev).to(memory_format=fmt)
         opt = torch.optim.SGD(m.parameters(), lr=0.01)
         x = torch.randn(32, 3, 64, 64, device=dev).to(memory_format=fmt)
         y = torch.randint(0, 10, (32,), device=dev)
