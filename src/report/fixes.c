@@ -1299,7 +1299,8 @@ static void advise(ctx *x, const mh_advice_table *t, int torch) {
         char m[200];
         advice_measured(a, m, sizeof m);
         snprintf(r->advice, sizeof r->advice, "%s", a->family);
-        snprintf(r->fix, sizeof r->fix, "%s (%s; %s)", a->text, a->title, m);
+        if (snprintf(r->fix, sizeof r->fix, "%s (%s; %s)", a->text, a->title, m) >= (int)sizeof r->fix)
+            memcpy(r->fix + sizeof r->fix - 5, "...)", 5); /* cut: its end still says so */
     }
 }
 
