@@ -14,6 +14,8 @@
 #define _GNU_SOURCE
 #include "analyses/sites.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +211,69 @@ static void symbolise(mh_sites *s, Dwfl *d, mh_sites_frame *f) {
     if (!f->file) f->file = strdup("");
 }
 
+/* The outermost inlined call under die that holds pc, into *out; 1 when found. */
+static int outer_inlined(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out, int depth) {
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(die, &child) != 0) return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_inlined_subroutine && dwarf_haspc(&child, pc) == 1) {
+            *out = child;
+            return 1;
+        }
+        /* scopes that may hold it: the function, its lexical blocks */
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) && dwarf_haspc(&child, pc) == 1)
+            return outer_inlined(&child, pc, out, depth + 1);
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+/* The line of the function that holds pc when pc is in code inlined into
+ * it: the outermost inlined call's file (*file) and line; 0 when pc is in
+ * no inlined code or the debug information does not say. */
+static uint32_t inlined_from(Dwfl *d, uint64_t pc, const char **file) {
+    Dwarf_Addr a = pc ? pc - 1 : 0, bias = 0;
+    Dwfl_Module *m = dwfl_addrmodule(d, a);
+    Dwarf_Die *cu = m ? dwfl_module_addrdie(m, a, &bias) : NULL;
+    Dwarf_Die in;
+    if (!cu || !outer_inlined(cu, a - bias, &in, 0)) return 0;
+    Dwarf_Attribute at;
+    Dwarf_Word l = 0, fi = 0;
+    Dwarf_Files *files;
+    size_t nf = 0;
+    if (dwarf_formudata(dwarf_attr(&in, DW_AT_call_line, &at), &l) != 0 ||
+        dwarf_formudata(dwarf_attr(&in, DW_AT_call_file, &at), &fi) != 0 || dwarf_getsrcfiles(cu, &files, &nf) != 0 ||
+        fi >= nf || l == 0 || l > UINT32_MAX)
+        return 0;
+    const char *fn = dwarf_filesrc(files, fi, NULL, NULL);
+    if (!fn) return 0;
+    *file = fn;
+    return (uint32_t)l;
+}
+
+/* nvcc launches a kernel through a host function named like it, defined at
+ * the kernel's definition, that calls __device_stub__<kernel>: the frame
+ * above the stub is that function (marked, never the user's), or the
+ * user's function it was inlined into (its line made the call's). */
+static int launch_wrappers(Dwfl *d, mh_sites_site *e) {
+    for (uint32_t j = 1; d && j < e->n_native; j++) {
+        mh_sites_frame *f = &e->frames[j];
+        if (strncmp(e->frames[j - 1].function, "__device_stub__", 15) || !f->line) continue;
+        const char *file = NULL;
+        uint32_t line = inlined_from(d, f->pc, &file);
+        if (!line) {
+            f->launch_wrapper = 1;
+            continue;
+        }
+        char *c = strdup(file);
+        if (!c) return MH_ERR_NOMEM;
+        free((char *)f->file);
+        f->file = c;
+        f->line = line;
+    }
+    return MH_OK;
+}
+
 /* ---- judging and labels ---- */
 
 static int64_t pick_user(const mh_sites_site *e, const char *extra) {
@@ -221,7 +286,7 @@ static int64_t pick_user(const mh_sites_site *e, const char *extra) {
     for (uint32_t i = 0; i < e->n_native; i++) {
         const mh_sites_frame *f = &e->frames[i];
         mh_frame_desc d = {.object = f->object, .file = f->file, .function = f->function};
-        if (!f->object[0] || mh_frame_filtered(&d, extra)) continue;
+        if (!f->object[0] || f->launch_wrapper || mh_frame_filtered(&d, extra)) continue;
         if (f->line) return i; /* the program's own code has lines (-g) */
         if (named < 0 && f->function[0]) named = i;
     }
@@ -269,8 +334,24 @@ static void scope_of(const mh_sites_site *e, char *out, size_t cap) {
             return;
         }
     }
-    if ((uint32_t)e->user > first && e->frames[e->user - 1].function[0])
-        snprintf(out, cap, "%s", e->frames[e->user - 1].function);
+    if ((uint32_t)e->user <= first || !e->frames[e->user - 1].function[0]) return;
+    const char *fn = e->frames[e->user - 1].function;
+    if (!strncmp(fn, "__device_stub__Z", 16)) { /* nvcc's stub: the kernel it launches */
+        char m[1024];
+        size_t n = strcspn(fn + 15, "(");
+        if (n + 2 <= sizeof m) {
+            m[0] = '_';
+            memcpy(m + 1, fn + 15, n);
+            m[n + 1] = '\0';
+            char *k = mh_demangle(m);
+            if (k) {
+                snprintf(out, cap, "%s", k);
+                free(k);
+                return;
+            }
+        }
+    }
+    snprintf(out, cap, "%s", fn);
 }
 
 static int make_labels(mh_sites_site *e) {
@@ -317,8 +398,9 @@ int mh_sites_resolve(mh_sites *s, const char *extra, mh_err *err) {
             mh_frame_desc od = {.object = e->frames[j].object};
             if (!mh_frame_filtered(&od, extra)) symbolise(s, d, &e->frames[j]);
         }
-        e->user = pick_user(e, extra);
-        if (make_labels(e) != MH_OK) {
+        int rc = launch_wrappers(d, e);
+        if (rc == MH_OK) e->user = pick_user(e, extra);
+        if (rc != MH_OK || make_labels(e) != MH_OK) {
             if (d) dwfl_end(d);
             return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
         }

@@ -28,6 +28,7 @@ typedef struct mh_sites_frame {
     const char *function; /* symbolised or Python function, "" unknown */
     const char *file;     /* source file, "" unknown */
     uint32_t line;        /* 0 = unknown */
+    int launch_wrapper;   /* 1: nvcc's host function that calls __device_stub__<kernel>, never the user's */
 } mh_sites_frame;
 
 typedef struct mh_sites_site {

@@ -92,6 +92,83 @@ static void test_roundtrip_and_symbols(void) {
     remove(g_path);
 }
 
+/* nvcc's launch code: the user's line calls a host function named like the
+ * kernel, defined at the kernel's definition, which calls
+ * __device_stub__<kernel>; that function is often inlined into the user's.
+ * Either way the user's frame is the line that launched, not the kernel's
+ * definition. */
+static int g_launch_line[2];
+
+__attribute__((noinline)) static uint32_t __device_stub__Z11fake_kernelv(mh_site_state *s) {
+    uint32_t id = mh_site_capture(s, 0);
+    __asm__ volatile("" ::: "memory"); /* no tail call: every frame stays on the stack */
+    return id;
+}
+static inline __attribute__((always_inline)) uint32_t fake_kernel_inlined(mh_site_state *s) {
+    uint32_t id = __device_stub__Z11fake_kernelv(s);
+    __asm__ volatile("" ::: "memory");
+    return id;
+}
+__attribute__((noinline)) static uint32_t fake_kernel_called(mh_site_state *s) {
+    uint32_t id = __device_stub__Z11fake_kernelv(s);
+    __asm__ volatile("" ::: "memory");
+    return id;
+}
+__attribute__((noinline)) static uint32_t launch_fake(mh_site_state *s, int inlined) {
+    uint32_t id;
+    if (inlined) {
+        id = fake_kernel_inlined(s); g_launch_line[1] = __LINE__;
+    } else {
+        id = fake_kernel_called(s); g_launch_line[0] = __LINE__;
+    }
+    __asm__ volatile("" ::: "memory");
+    return id;
+}
+
+static void check_wrapper(int inlined) {
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/mh_site_stub_%d_%d.mht", (int)getpid(), inlined);
+    mh_site_state *st;
+    mh_err err;
+    CHECK(mh_site_open(&st, &err) == MH_OK);
+    if (!st) return;
+    uint32_t a = launch_fake(st, inlined);
+    mh_trace_header h = {.producer = "test", .command = "", .note = "",
+                         .device = {.name = "dev", .warp_size = 32, .sector_size = 32}};
+    mh_trace_writer *w;
+    CHECK(mh_trace_create(&w, path, &h, NULL, &err) == MH_OK);
+    mh_launch l = {.id = 0, .name = "fake_kernel", .display_name = "fake_kernel", .grid = {1, 1, 1},
+                   .block = {32, 1, 1}, .n_sampled = MH_TRACE_ALL_BLOCKS};
+    mh_launch_site ls = {.launch = 0, .site = a};
+    CHECK(w && mh_trace_write_launch(w, &l, &err) == MH_OK && mh_site_write_new(st, w, &err) == MH_OK &&
+          mh_trace_write_launch_site(w, &ls, &err) == MH_OK && mh_trace_close(w, &err) == MH_OK);
+    mh_site_close(st);
+    mh_trace_reader *r;
+    CHECK(mh_trace_open(&r, path, &err) == MH_OK);
+    if (!r) return;
+    mh_sites sites = {0};
+    mh_record rec;
+    while (mh_trace_next(r, &rec, &err) == MH_OK && rec.type != MH_REC_EOF) CHECK(mh_sites_feed(&sites, &rec, &err) == MH_OK);
+    mh_trace_close_reader(r);
+    CHECK(mh_sites_resolve(&sites, "", &err) == MH_OK);
+    const mh_sites_site *e = mh_sites_of_launch(&sites, 0);
+    const mh_sites_frame *f = e && e->user >= 0 ? &e->frames[e->user] : NULL;
+    CHECK(f && strstr(f->function, "launch_fake") != NULL);
+    CHECK(f && strstr(f->file, "test_site_trace.c") != NULL);
+    CHECK(f && (f->line == (uint32_t)g_launch_line[inlined] || f->line + 1 == (uint32_t)g_launch_line[inlined]));
+    CHECK(e && e->scope && !strcmp(e->scope, inlined ? "fake_kernel()" : "fake_kernel_called")); /* what it launched */
+    if (f && f->line != (uint32_t)g_launch_line[inlined])
+        fprintf(stderr, "%s: user frame %s at line %u, launched at %d\n", inlined ? "inlined" : "called", f->function,
+                f->line, g_launch_line[inlined]);
+    mh_sites_free(&sites);
+    remove(path);
+}
+
+static void test_launch_wrapper(void) {
+    check_wrapper(0);
+    check_wrapper(1);
+}
+
 /* What a launch's capture costs: the unwind, the Python and NVTX look-ups and
  * the dedup of a known site, per call (printed for bench/sites; a bound
  * generous enough for a loaded CI machine keeps the test meaningful). */
@@ -114,4 +191,4 @@ static void test_cost(void) {
     mh_site_close(s);
 }
 
-MH_TEST_MAIN(T(test_roundtrip_and_symbols), T(test_cost))
+MH_TEST_MAIN(T(test_roundtrip_and_symbols), T(test_launch_wrapper), T(test_cost))
