@@ -141,11 +141,15 @@ static int matches_name(const mh_advice *a, const char *name) {
     return any;
 }
 
-int mh_advice_matches(const mh_advice *a, const char *kernel) {
+/* The entry names the kernel: `name` its demangled name (or the raw one). */
+static int matches(const mh_advice *a, const char *kernel, const char *name) {
     if (!strcmp(a->kernels, "-")) return !kernel || !*kernel || *kernel == '(';
-    if (!kernel || !*kernel) return 0;
-    char *d = mh_demangle(kernel);
-    int m = matches_name(a, d ? d : kernel);
+    return kernel && *kernel && matches_name(a, name);
+}
+
+int mh_advice_matches(const mh_advice *a, const char *kernel) {
+    char *d = kernel ? mh_demangle(kernel) : NULL;
+    int m = matches(a, kernel, d ? d : kernel);
     free(d);
     return m;
 }
@@ -155,15 +159,16 @@ const mh_advice *mh_advice_find(const mh_advice_table *t, const char *cause, con
      * another cause on a kernel a library_kernel entry names, that entry:
      * changing the setting replaces the kernel whatever its fault */
     int lib = !strcmp(cause, "library_kernel");
-    for (int pass = 0; pass < (lib ? 1 : 3); pass++)
-        for (size_t i = 0; i < t->n; i++) {
+    char *d = kernel ? mh_demangle(kernel) : NULL; /* once, for every entry */
+    const mh_advice *found = NULL;
+    for (int pass = 0; pass < (lib ? 1 : 3) && !found; pass++)
+        for (size_t i = 0; i < t->n && !found; i++) {
             const mh_advice *a = &t->v[i];
-            if (a->pytorch && !pytorch) continue;
             const char *want = pass == 0 ? cause : pass == 1 ? "*" : "library_kernel";
-            if (strcmp(a->cause, want)) continue;
-            if (mh_advice_matches(a, kernel)) return a;
+            if ((!a->pytorch || pytorch) && !strcmp(a->cause, want) && matches(a, kernel, d ? d : kernel)) found = a;
         }
-    return NULL;
+    free(d);
+    return found;
 }
 
 int mh_advice_pytorch_kernel(const char *kernel) {
