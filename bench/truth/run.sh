@@ -8,7 +8,9 @@
 # none and all: time and DRAM bytes). Every wall time goes to walls.txt.
 # compare.py writes the per-kernel tables; everything lands in
 # RESULT_DIR/truth.tar.gz.
-# usage: bench/truth/run.sh [BUILD_DIR] [RESULT_DIR]   env: JOBS="train graph" (also compile, jax) NCU_COUNT=120 ONE=
+# With EVERY=1 also `memheat run --counters` (every launch profiled, a run of
+# its own). The default run's stdout and stderr lines are time-stamped.
+# usage: bench/truth/run.sh [BUILD_DIR] [RESULT_DIR]   env: JOBS="train graph" (also compile, jax) NCU_COUNT=120 ONE= EVERY=
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${1:-build-truth}
@@ -27,6 +29,9 @@ fi
 M=$B/memheat
 gcc -O1 -shared -fPIC -o "$W/ref_activity.so" bench/truth/ref_activity.c -I/usr/local/cuda/include \
   -L/usr/local/cuda/lib64 -lcupti -Wl,-rpath,/usr/local/cuda/lib64 || { echo "FAIL ref_activity"; exit 1; }
+# stamp FILE: copies stdin to FILE, each line led by the seconds since the epoch
+# (where a run's passes begin and end)
+stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done >"$1"; }
 # wall LABEL CMD...: runs CMD, appends "LABEL rc=.. wall_ms=.." to walls.txt
 wall() {
   local l=$1 s=$(date +%s%N); shift
@@ -43,8 +48,13 @@ for j in $JOBS; do
   esac
   wall "$j plain" timeout 150 $C >"$W/$j.plain.out" 2>&1
   wall "$j ref" timeout 150 env CUDA_INJECTION64_PATH="$W/ref_activity.so" REF_OUT="$W/$j.ref.tsv" $C >/dev/null 2>&1
-  wall "$j memheat" timeout 300 "$M" run -o "$W/$j" -- $C >"$W/$j.mh.out" 2>"$W/$j.mh.err"
+  date +%s.%N >"$W/$j.mh.start"
+  wall "$j memheat" timeout 300 "$M" run -o "$W/$j" -- $C > >(stamp "$W/$j.mh.out") 2> >(stamp "$W/$j.mh.err")
+  sleep 1
   wall "$j memheat --no-counters" timeout 300 "$M" run --no-counters -o "$W/$j.nc" -- $C >"$W/$j.nc.out" 2>"$W/$j.nc.err"
+  if [ -n "${EVERY:-}" ]; then
+    wall "$j memheat --counters" timeout 300 "$M" run --counters -o "$W/$j.all" -- $C >"$W/$j.all.out" 2>"$W/$j.all.err"
+  fi
   python3 bench/truth/compare.py times "$W/$j.mhdb" "$W/$j.ref.tsv" >"$W/$j.times.txt"
   tail -1 "$W/$j.times.txt"
   if [ -n "${ONE:-}" ]; then
@@ -54,7 +64,7 @@ for j in $JOBS; do
   fi
   # memheat runs the program several times: each run's result line against the plain run's
   ref=$(grep -E "^(losses|sum)" "$W/$j.plain.out")
-  grep -E "^(losses|sum)" "$W/$j.mh.out" | awk -v r="$ref" -v j="$j" \
+  sed 's/^[0-9.]* //' "$W/$j.mh.out" | grep -E "^(losses|sum)" | awk -v r="$ref" -v j="$j" \
     '{ n++; if ($0 == r) same++ } END { printf "%s: %d of %d runs under memheat print the plain run'"'"'s result\n", j, same, n }'
 done 2>&1 | tee "$W/run.log"
 if [[ " $JOBS " == *" train "* ]] && command -v ncu >/dev/null; then

@@ -176,6 +176,13 @@ int mh_timing_save_text(const mh_timing *t, struct json_t *analysis, const char 
  * the status "partial". Updates t->counters. */
 int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err);
 
+/* Removes from t the kernels a profiler ran inside a profiled launch's call:
+ * those with the (context, correlation) of a record of `profiled` but
+ * another name (CUPTI's range profiler queues a one-thread `WaitNs` kernel
+ * there, which activity records list as the program's). Returns how many
+ * went, or -1 when out of memory (t unchanged). */
+long mh_timing_drop_profiler_kernels(mh_timing *t, const mh_timing *profiled);
+
 /* Per kernel of t (same index): its share of its device's time, the
  * integral over its span of 1 / (kernels running then); malloc'd, NULL when
  * out of memory. */

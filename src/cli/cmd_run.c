@@ -54,17 +54,18 @@ static void help(FILE *f) {
           "                         traced: they wait for other processes)\n"
           "passes (CUDA):\n"
           "      --passes separate  default: an un-instrumented timing run (CUPTI activity\n"
-          "                         records: every launch, graph kernels too, as the GPU ran it),\n"
-          "                         a counters run, then the traced run\n"
+          "                         records: every launch, graph kernels too, as the GPU ran it)\n"
+          "                         that also counts the first launch of each configuration,\n"
+          "                         then the traced run\n"
           "      --passes one       one run, traced and timed in the same process: faster, but\n"
           "                         kernels timed with CUDA events; launches without a clean time\n"
           "                         (traced, or on an idle stream) take their configuration's\n"
           "                         median or are left out\n"
-          "      --counters         a hardware-counters run after the timing run: every launch's\n"
-          "                         DRAM bytes and what else one profiler pass holds (each launch\n"
-          "                         runs once, as the program runs it); the default with\n"
-          "                         separate passes (MEMHEAT_COUNTERS_METRICS, docs/timing.md)\n"
-          "      --no-counters      no hardware-counters run (the default with --passes one)\n"
+          "      --counters         a hardware-counters run of its own after the timing run: every\n"
+          "                         launch's DRAM bytes and what else one profiler pass holds (each\n"
+          "                         launch runs once, as the program runs it; MEMHEAT_COUNTERS_METRICS,\n"
+          "                         docs/timing.md)\n"
+          "      --no-counters      no hardware counters (the default with --passes one)\n"
           "      --no-trace         timing only (its own un-instrumented run)\n"
           "      --no-timing        trace only\n"
           "  -q, --quiet\n"
@@ -103,7 +104,7 @@ int mh_cmd_run(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     mh_collect_cfg_init(&o.collect);
     o.trace = o.timing = 1;
-    o.counters = -1;               /* counters run: on with separate passes, --counters / --no-counters */
+    o.counters = -1;               /* counters: in the timing run with separate passes, --counters / --no-counters */
     o.passes = MH_PASSES_SEPARATE; /* one run: --passes one */
     const char *name = NULL;
     uint64_t v;

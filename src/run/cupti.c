@@ -4,7 +4,10 @@
  * Passes: MH_RUN_TIMING, the program alone under the library (CUPTI Activity
  * API: GPU timestamps of every kernel, memcpy and memset, nothing replayed);
  * MH_RUN_COUNTERS, range profiling of every launch (serializes kernels, so
- * it never shares a run with the clean timing); MH_RUN_JOINED, the
+ * it never shares a run with the clean timing); MH_RUN_TIMING_COUNTERS, the
+ * timing run that also profiles the first launch of each configuration (the
+ * default's: one run fewer; the profiled launches are a configuration's
+ * first, the rest run unprofiled); MH_RUN_JOINED, the
  * library loaded by the CUDA tracer in the traced run (MEMHEAT_TIMING_LIB).
  * */
 #include <stdio.h>
@@ -51,9 +54,10 @@ int mh_run_cupti_prepare(const mh_run_opts *o, int pass, const char *out, mh_run
     const char *mode = pass == MH_RUN_COUNTERS ? "counters" : "timing";
     if (pass == MH_RUN_JOINED) {
         rc = mh_run_cmd_env(cmd, "MEMHEAT_TIMING_LIB", lib, err);
-    } else if (pass == MH_RUN_TIMING || pass == MH_RUN_COUNTERS) {
+    } else if (pass == MH_RUN_TIMING || pass == MH_RUN_COUNTERS || pass == MH_RUN_TIMING_COUNTERS) {
         rc = mh_run_cmd_env(cmd, "CUDA_INJECTION64_PATH", lib, err);
         if (rc == MH_OK) rc = mh_run_cmd_args(cmd, o->argv, err);
+        if (rc == MH_OK && pass == MH_RUN_TIMING_COUNTERS) rc = mh_run_cmd_env(cmd, "MEMHEAT_TIMING_COUNTERS", "config", err);
         /* the counters run profiles every launch (one pass each, as it
          * runs); MEMHEAT_COUNTERS_SAMPLE=config in memheat's environment,
          * inherited, profiles the first launch of each configuration only */

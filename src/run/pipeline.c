@@ -2,9 +2,10 @@
  * read once, the profile they feed.
  *
  * Separate passes (the default, CUDA), as ncu replays an application: (1)
- * the timing run, un-instrumented, so kernel times are the program's own,
- * (2) the counters run (every launch; --no-counters drops
- * it), (3) the traced run. One pass (--passes one): the program runs ONCE
+ * the timing run, un-instrumented but for the first launch of each
+ * configuration, which it also counts (--no-counters: none), so kernel times
+ * are the program's own, (2) with --counters a counters run of every launch
+ * (also where the timing run's counters failed), (3) the traced run. One pass (--passes one): the program runs ONCE
  * under the tracer with the timer riding in the same process
  * (MH_RUN_JOINED); a counters run follows only with --counters.
  * Then the timing file is loaded once, analysed once (the table printed and
@@ -97,11 +98,23 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
         return MH_OK;
     }
     if (timer) {
-        if (!o->quiet) fprintf(stderr, "memheat: timing pass: %s\n", o->argv[0]);
-        rc = mh_run_timed_pass(o, timer, tm, &status, &perr);
+        /* by default the timing run counts the first launch of each
+         * configuration itself; --counters asks for every launch (a run of its own) */
+        int inline_counters = counters && o->counters < 0;
+        if (!o->quiet)
+            fprintf(stderr, "memheat: timing pass%s: %s\n", inline_counters ? " (with counters)" : "", o->argv[0]);
+        rc = mh_run_timed_pass(o, timer, inline_counters ? MH_RUN_TIMING_COUNTERS : MH_RUN_TIMING, tm, &status,
+                               &perr);
         cs->exit_status = status;
         if ((rc = pass_result(rc, &perr, "timing pass", cs, err)) != MH_OK) return rc;
-        if (counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
+        if (inline_counters && tm->loaded && strcmp(tm->t.counters.status, "failed") == 0 && cs->rc == MH_OK &&
+            !mh_run_interrupted()) {
+            if (!o->quiet)
+                fprintf(stderr, "memheat: counters failed in the timing pass (%s); a counters pass instead\n",
+                        tm->t.counters.message);
+            inline_counters = 0;
+        }
+        if (counters && !inline_counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
             if (!o->quiet) fprintf(stderr, "memheat: counters pass: %s\n", o->argv[0]);
             mh_run_timed_counters(o, timer, tm);
         }

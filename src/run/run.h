@@ -22,7 +22,8 @@
 /* How many runs of the program. */
 enum mh_run_passes {
     MH_PASSES_ONE = 0,      /* one traced run, timing in the same process (event times) */
-    MH_PASSES_SEPARATE = 1  /* the CLI's default: timing run (CUPTI activity), [counters run,] traced run */
+    MH_PASSES_SEPARATE = 1  /* the CLI's default: timing run (CUPTI activity, counters of each configuration's
+                             * first launch), [counters run with --counters,] traced run */
 };
 
 typedef struct mh_run_opts {
@@ -31,8 +32,9 @@ typedef struct mh_run_opts {
     int passes;             /* enum mh_run_passes */
     int trace;              /* trace the program (default 1) */
     int timing;             /* time kernels and copies (default 1; no timer for OpenCL) */
-    int counters;           /* hardware counters pass: 1 on, 0 off, -1 = the default of `passes`
-                             * (off for one pass, on for separate passes) */
+    int counters;           /* hardware counters: 1 a counters run of every launch, 0 off, -1 = the
+                             * default of `passes` (off for one pass; for separate passes the timing run
+                             * counts the first launch of each configuration) */
     char timing_path[1024]; /* NAME.timing.json */
     char profile_path[1100];/* NAME.mhdb (the pipeline's import target) */
     int keep_trace;         /* keep NAME.mht after the import */
@@ -72,7 +74,9 @@ enum mh_run_pass {
     MH_RUN_TRACE = 0,    /* tracer: write the trace */
     MH_RUN_TIMING = 1,   /* timer, own process: timeline only (nothing replayed) */
     MH_RUN_COUNTERS = 2, /* timer, own process: hardware counters (kernel replay) */
-    MH_RUN_JOINED = 3    /* timer riding in the tracer's process: timeline */
+    MH_RUN_JOINED = 3,   /* timer riding in the tracer's process: timeline */
+    MH_RUN_TIMING_COUNTERS = 4 /* timer, own process: timeline, and the counters of the first launch of
+                                * each configuration (one pass, as it runs) joined onto it */
 };
 
 typedef struct mh_run_backend {

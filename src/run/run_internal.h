@@ -72,9 +72,10 @@ void mh_run_timed_free(mh_run_timed *tm);
 int mh_run_timed_load_all(const mh_run_opts *o, mh_run_timed *tm, const char *path, mh_err *err);
 /* Loads the timing file `path` into tm (once). */
 int mh_run_timed_load(mh_run_timed *tm, const char *path, mh_err *err);
-/* The timing pass in its own process: tm loaded from its file; *status the
+/* The timing pass (pass: MH_RUN_TIMING or MH_RUN_TIMING_COUNTERS) in its own
+ * process: tm loaded from its file; *status the
  * program's. MH_ERR_CHILD when the program failed (tm loaded if anything was written). */
-int mh_run_timed_pass(const mh_run_opts *o, const mh_run_backend *timer, mh_run_timed *tm, int *status,
+int mh_run_timed_pass(const mh_run_opts *o, const mh_run_backend *timer, int pass, mh_run_timed *tm, int *status,
                       mh_err *err);
 /* Runs the counters pass of `timer` (every launch profiled, or the first of
  * each configuration with MEMHEAT_COUNTERS_SAMPLE=config) and joins its counters onto tm->t; a failed pass is

@@ -133,12 +133,12 @@ int mh_run_timed_finish(const mh_run_opts *o, mh_run_timed *tm, mh_err *err) {
 
 /* The timing pass in its own process: tm loaded from its file. MH_ERR_CHILD
  * when the program failed (tm still loaded if the collector wrote anything). */
-int mh_run_timed_pass(const mh_run_opts *o, const mh_run_backend *timer, mh_run_timed *tm, int *status,
+int mh_run_timed_pass(const mh_run_opts *o, const mh_run_backend *timer, int pass, mh_run_timed *tm, int *status,
                       mh_err *err) {
     uint64_t wall = 0;
     char *part = part_path(o, ".timing.part");
     if (!part) return mh_err_set(err, MH_ERR_NOMEM, "out of memory");
-    int rc = mh_run_pass(o, timer, MH_RUN_TIMING, part, NULL, NULL, status, &wall, err);
+    int rc = mh_run_pass(o, timer, pass, part, NULL, NULL, status, &wall, err);
     if (rc == MH_OK || rc == MH_ERR_CHILD) {
         mh_err lerr = {0};
         if (mh_run_timed_load_all(o, tm, part, &lerr) != MH_OK) {
@@ -169,7 +169,7 @@ int mh_run_timing(const mh_run_opts *opts, mh_run_result *res, mh_err *err) {
     if (!o->timing_path[0]) return mh_err_set(err, MH_ERR_ARG, "no path for the timing results");
     mh_run_timed tm;
     mh_run_timed_init(&tm);
-    int rc = mh_run_timed_pass(o, timer, &tm, &res->exit_status, err);
+    int rc = mh_run_timed_pass(o, timer, MH_RUN_TIMING, &tm, &res->exit_status, err);
     if (tm.loaded) {
         if (o->counters != 0 && res->exit_status == 0) mh_run_timed_counters(o, timer, &tm);
         mh_err ferr = {0};

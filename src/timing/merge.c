@@ -9,7 +9,8 @@
  * fewer records than launches, one per configuration) gives each record to EVERY launch of
  * its configuration (name, grid, block, dynamic shared memory). Launches that
  * a profiled-every-launch pass left without counters get those of the first
- * record of their name. */
+ * record of their name. Before a join in the timing run itself, the
+ * kernels the profiler queued inside profiled launches are dropped. */
 #include "memheat/timing.h"
 #include "util/sort.h"
 
@@ -235,4 +236,44 @@ int mh_timing_merge_counters(mh_timing *t, const mh_timing *ctr, mh_err *err) {
         ci->message[0] = '\0';
     }
     return MH_OK;
+}
+
+/* ---- the profiler's own kernels ---- */
+
+typedef struct corr_key {
+    uint32_t context, correlation;
+    const char *name;
+} corr_key;
+
+static int cmp_corr(const void *x, const void *y) {
+    const corr_key *a = x, *b = y;
+    if (a->context != b->context) return a->context < b->context ? -1 : 1;
+    return a->correlation < b->correlation ? -1 : (a->correlation > b->correlation);
+}
+
+long mh_timing_drop_profiler_kernels(mh_timing *t, const mh_timing *profiled) {
+    if (!profiled->nkernels) return 0;
+    corr_key *keys = malloc(profiled->nkernels * sizeof *keys);
+    if (!keys) return -1;
+    for (size_t i = 0; i < profiled->nkernels; i++) {
+        const mh_timing_kernel *k = &profiled->kernels[i];
+        keys[i] = (corr_key){k->context, k->correlation, k->name ? k->name : ""};
+    }
+    mh_sort(keys, profiled->nkernels, sizeof *keys, cmp_corr);
+    size_t kept = 0;
+    for (size_t i = 0; i < t->nkernels; i++) {
+        mh_timing_kernel *k = &t->kernels[i];
+        corr_key want = {k->context, k->correlation, NULL};
+        const corr_key *hit = bsearch(&want, keys, profiled->nkernels, sizeof *keys, cmp_corr);
+        if (hit && strcmp(hit->name, k->name ? k->name : "") != 0) {
+            free(k->name);
+            continue;
+        }
+        t->kernels[kept++] = *k;
+    }
+    free(keys);
+    long dropped = (long)(t->nkernels - kept);
+    t->nkernels = kept;
+    for (size_t i = 0; i < kept; i++) t->kernels[i].seq = i;
+    return dropped;
 }

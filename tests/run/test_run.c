@@ -68,10 +68,13 @@ static int fake_program(void) {
     FILE *lf = fopen(getenv("MH_TEST_RUNLOG"), "a");
     const char *inj = getenv("CUDA_INJECTION64_PATH"), *mode = getenv("MEMHEAT_TIMING_MODE");
     const char *tout = getenv("MEMHEAT_TIMING_OUT"), *sample = getenv("MEMHEAT_COUNTERS_SAMPLE");
+    const char *also = getenv("MEMHEAT_TIMING_COUNTERS"); /* the timing run counts each configuration's first */
+    int timing_counters = mode && strcmp(mode, "timing") == 0 && also && strcmp(also, "config") == 0;
     int traced = inj && strstr(inj, "libmemheat_cuda.so") != NULL;
     int timer = tout && (getenv("MEMHEAT_TIMING_LIB") || (inj && strstr(inj, "libmemheat_cupti.so")));
     if (lf) {
-        fprintf(lf, "%s %s\n", traced ? "traced" : "untraced", timer ? mode : "-");
+        fprintf(lf, "%s %s%s\n", traced ? "traced" : "untraced", timer ? mode : "-",
+                timer && timing_counters ? "+counters" : "");
         fclose(lf);
     }
     if (traced) {
@@ -97,6 +100,21 @@ static int fake_program(void) {
             }
         }
         if (counters) snprintf(t.counters.status, sizeof t.counters.status, "ok");
+        if (timing_counters) { /* as the collector does at exit: its first launches' counters joined */
+            mh_timing ctr;
+            mh_timing_init(&ctr);
+            for (uint32_t i = 0; i < 2; i++) {
+                mh_timing_kernel *k = fake_kernel(&ctr, i % 2 ? "B" : "A", i + 1, i % 2 ? 8 : 4);
+                k->has_counters = 1;
+                k->c.dram_read_bytes = 3000.0 * (i + 1);
+            }
+            const char *fail = getenv("MH_TEST_COUNTERS_FAIL");
+            snprintf(ctr.counters.status, sizeof ctr.counters.status, "%s", fail ? "failed" : "ok");
+            if (fail) snprintf(ctr.counters.message, sizeof ctr.counters.message, "%s", fail);
+            int mrc = mh_timing_merge_counters(&t, &ctr, NULL);
+            mh_timing_free(&ctr);
+            if (mrc != MH_OK) return 7;
+        }
         int rc = mh_timing_save(&t, NULL, tout, NULL);
         mh_timing_free(&t);
         if (rc != MH_OK) return 8;
@@ -293,11 +311,32 @@ static void test_pipeline_one_counters(void) {
 }
 
 static void test_pipeline_separate(void) {
-    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK); /* the default: counters run included */
+    /* the default: two runs, the timing run counting each configuration's first launch */
+    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK);
+    CHECK(runs_logged() == 2);
+    CHECK(strcmp(slurp(g_log), "untraced timing+counters\ntraced -\n") == 0);
+    mh_timing t;
+    load_timing(&t);
+    CHECK(t.nkernels == 4 && t.counters.matched == 4 && strcmp(t.counters.status, "ok") == 0);
+    for (size_t i = 0; i < t.nkernels; i++)
+        CHECK(t.kernels[i].has_counters &&
+              t.kernels[i].c.dram_read_bytes == (strcmp(t.kernels[i].name, "A") == 0 ? 3000.0 : 6000.0));
+    mh_timing_free(&t);
+    /* counters that failed in the timing run: a counters run of its own instead */
+    setenv("MH_TEST_COUNTERS_FAIL", "profiler refused", 1);
+    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK);
+    unsetenv("MH_TEST_COUNTERS_FAIL");
+    CHECK(strcmp(slurp(g_log), "untraced timing+counters\nuntraced counters\ntraced -\n") == 0);
+    load_timing(&t);
+    CHECK(t.counters.matched == 4 && strcmp(t.counters.status, "ok") == 0);
+    for (size_t i = 0; i < t.nkernels; i++)
+        CHECK(t.kernels[i].has_counters && t.kernels[i].c.dram_read_bytes == 1000.0 * (double)(i + 1));
+    mh_timing_free(&t);
+    /* --counters: every launch, in a counters run of its own */
+    CHECK(pipeline(MH_PASSES_SEPARATE, 1, 1, 1) == MH_OK);
     CHECK(runs_logged() == 3);
     char *log = slurp(g_log);
     CHECK(strncmp(log, "untraced timing\nuntraced counters\ntraced -\n", 44) == 0);
-    mh_timing t;
     load_timing(&t);
     /* every launch profiled: joined by launch order, each with its own counters */
     CHECK(t.counters.matched == 4 && strcmp(t.counters.status, "ok") == 0);
@@ -307,7 +346,7 @@ static void test_pipeline_separate(void) {
     /* sampled (MEMHEAT_COUNTERS_SAMPLE=config, inherited): joined by configuration,
      * every launch of one has its first launch's counters */
     setenv("MEMHEAT_COUNTERS_SAMPLE", "config", 1);
-    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK);
+    CHECK(pipeline(MH_PASSES_SEPARATE, 1, 1, 1) == MH_OK);
     unsetenv("MEMHEAT_COUNTERS_SAMPLE");
     load_timing(&t);
     CHECK(t.counters.matched == 4 && strcmp(t.counters.status, "ok") == 0);

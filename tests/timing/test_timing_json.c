@@ -1,6 +1,6 @@
 /* test_timing_json.c -- timing JSON round trip, damaged files, per-name
  * aggregation (count/total/min/median/max) and the join of a counters pass
- * (by launch order, and by configuration). */
+ * (by launch order, and by configuration; the profiler's own kernels dropped). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +287,32 @@ static void test_merge_by_config(void) {
     mh_timing_free(&c);
 }
 
+/* The timing run that also profiles: the profiler's WaitNs, queued inside a
+ * profiled launch's call (same correlation, another name), goes; a kernel of
+ * another correlation or context named alike stays, as does the launch. */
+static void test_drop_profiler_kernels(void) {
+    mh_timing t, prof;
+    mh_timing_init(&t);
+    mh_timing_init(&prof);
+    kern(&t, "A", 5, 100, 200);
+    kern(&t, "WaitNs", 5, 10, 90);
+    kern(&t, "B", 6, 300, 400);
+    kern(&t, "WaitNs", 7, 500, 600)->context = 0;
+    mh_timing_kernel *other = kern(&t, "WaitNs", 5, 700, 800);
+    other->context = 2;
+    kern(&prof, "A", 5, 0, 0);
+    kern(&prof, "B", 6, 0, 0);
+    CHECK(mh_timing_drop_profiler_kernels(&t, &prof) == 1);
+    CHECK(t.nkernels == 4);
+    const char *want[4] = {"A", "B", "WaitNs", "WaitNs"};
+    for (size_t i = 0; i < t.nkernels && i < 4; i++)
+        CHECK(strcmp(t.kernels[i].name, want[i]) == 0 && t.kernels[i].seq == i);
+    CHECK(t.kernels[3].context == 2);
+    mh_timing_free(&prof); /* nothing profiled: nothing goes */
+    CHECK(mh_timing_drop_profiler_kernels(&t, &prof) == 0 && t.nkernels == 4);
+    mh_timing_free(&t);
+}
+
 static void test_sort(void) {
     mh_timing t;
     mh_timing_init(&t);
@@ -467,7 +493,7 @@ static void test_shares(void) {
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     static const mh_test_case cases[] = {T(test_round_trip), T(test_damaged), T(test_aggregate), T(test_merge),
-                                         T(test_merge_by_config), T(test_sort), T(test_borrow_times), T(test_gap_times),
+                                         T(test_merge_by_config), T(test_drop_profiler_kernels), T(test_sort), T(test_borrow_times), T(test_gap_times),
                                          T(test_replay_times), T(test_shares)};
     return mh_test_run(cases, sizeof cases / sizeof cases[0]);
 }

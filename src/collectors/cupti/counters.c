@@ -17,7 +17,11 @@
  * of each configuration is profiled: the profiler is stopped (its ranges
  * decoded) before a launch of a configuration seen already, started again
  * before a new one, and only profiled launches are recorded (the join gives
- * their counters to every launch of the configuration). Only the first CUDA
+ * their counters to every launch of the configuration). In the timing run
+ * (counters_too) a new configuration starts the profiler only while the
+ * profiler's host time stays within g->budget of the run's time (a start
+ * costs about 25 ms on an H200): over it, the launch runs unprofiled and a
+ * later launch of the configuration may be counted. Only the first CUDA
  * context is profiled; launches in other contexts are listed without
  * counters.
  *
@@ -34,6 +38,7 @@
 #include <string.h>
 
 #include "collectors/cupti/cupti_internal.h"
+#include "util/clock.h"
 
 /* What memheat asks for, and where each value goes; in the order kept
  * while one replay pass holds them (choose_metrics). */
@@ -73,7 +78,7 @@ struct mh_cupti_prof {
     int slot[M_COUNT];          /* names[i] is metric slot[i] */
     size_t n;
     size_t in_image;            /* launches since the last Start */
-    size_t first;               /* g->t.kernels index at the last Start: the image's launches follow */
+    size_t first;               /* g->prof_out->kernels index at the last Start: the image's launches follow */
     int started;
 };
 
@@ -112,8 +117,10 @@ static int arm(mh_cupti_ctx *g, mh_cupti_prof *p) {
     ci.pRangeProfilerObject = p->obj;
     ci.counterDataSize = p->image_size;
     ci.pCounterData = p->image;
-    if (failed(g, "cuptiRangeProfilerCounterDataImageInitialize", cuptiRangeProfilerCounterDataImageInitialize(&ci)))
-        return -1;
+    uint64_t t0 = mh_clock_ns();
+    CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&ci);
+    g->prof_ns[MH_PROF_INIT] += mh_clock_ns() - t0;
+    if (failed(g, "cuptiRangeProfilerCounterDataImageInitialize", r)) return -1;
     CUpti_RangeProfiler_SetConfig_Params sc;
     memset(&sc, 0, sizeof sc);
     sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
@@ -126,28 +133,35 @@ static int arm(mh_cupti_ctx *g, mh_cupti_prof *p) {
     /* one pass: the launch runs once, as the program runs it, and is
      * counted (user replay with nothing to replay: no memory saved and
      * restored, the program's own cache state); more: kernel replay */
-    sc.replayMode = g->t.counters.passes <= 1 ? CUPTI_UserReplay : CUPTI_KernelReplay;
+    sc.replayMode = g->prof_out->counters.passes <= 1 ? CUPTI_UserReplay : CUPTI_KernelReplay;
     sc.maxRangesPerPass = g->max_ranges;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
-    if (failed(g, "cuptiRangeProfilerSetConfig", cuptiRangeProfilerSetConfig(&sc))) return -1;
+    t0 = mh_clock_ns();
+    r = cuptiRangeProfilerSetConfig(&sc);
+    g->prof_ns[MH_PROF_CONFIG] += mh_clock_ns() - t0;
+    if (failed(g, "cuptiRangeProfilerSetConfig", r)) return -1;
     CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, NULL, p->obj};
-    if (failed(g, "cuptiRangeProfilerStart", cuptiRangeProfilerStart(&st))) return -1;
+    t0 = mh_clock_ns();
+    r = cuptiRangeProfilerStart(&st);
+    g->prof_ns[MH_PROF_START] += mh_clock_ns() - t0;
+    g->prof_cycles++;
+    if (failed(g, "cuptiRangeProfilerStart", r)) return -1;
     p->started = 1;
     p->in_image = 0;
-    p->first = g->t.nkernels;
+    p->first = g->prof_out->nkernels;
     return 0;
 }
 
 static double val(const double *v, const int *have, int m) { return have[m] ? v[m] : NAN; }
 
-/* The records of p's context in [p->first, end of g->t.kernels): the
+/* The records of p's context in [p->first, end of g->prof_out->kernels): the
  * launches profiled since the image was armed. */
 static size_t image_launches(const mh_cupti_ctx *g, const mh_cupti_prof *p) {
     size_t n = 0;
-    for (size_t i = p->first; i < g->t.nkernels; i++) n += g->t.kernels[i].context == p->ctx_id;
+    for (size_t i = p->first; i < g->prof_out->nkernels; i++) n += g->prof_out->kernels[i].context == p->ctx_id;
     return n;
 }
 
@@ -159,18 +173,24 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     sp.pRangeProfilerObject = p->obj;
-    if (failed(g, "cuptiRangeProfilerStop", cuptiRangeProfilerStop(&sp))) return;
+    uint64_t t0 = mh_clock_ns();
+    CUptiResult r = cuptiRangeProfilerStop(&sp);
+    g->prof_ns[MH_PROF_STOP] += mh_clock_ns() - t0;
+    if (failed(g, "cuptiRangeProfilerStop", r)) return;
     if (!sp.isAllPassSubmitted) { /* user replay of a set that needs more passes: nothing to decode */
         snprintf(g->error, sizeof g->error, "the counters need %u replay passes and only one ran",
-                 g->t.counters.passes);
+                 g->prof_out->counters.passes);
         return;
     }
     CUpti_RangeProfiler_DecodeData_Params dd;
     memset(&dd, 0, sizeof dd);
     dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dd.pRangeProfilerObject = p->obj;
-    if (failed(g, "cuptiRangeProfilerDecodeData", cuptiRangeProfilerDecodeData(&dd))) return;
-    g->t.counters.ranges_dropped += dd.numOfRangeDropped;
+    t0 = mh_clock_ns();
+    r = cuptiRangeProfilerDecodeData(&dd);
+    g->prof_ns[MH_PROF_DECODE] += mh_clock_ns() - t0;
+    if (failed(g, "cuptiRangeProfilerDecodeData", r)) return;
+    g->prof_out->counters.ranges_dropped += dd.numOfRangeDropped;
     CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
     memset(&gi, 0, sizeof gi);
     gi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -189,14 +209,15 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
     if (gi.numTotalRanges != n) {
         g->lost_launches += n;
         g->lost_ranges += gi.numTotalRanges;
-        for (size_t i = p->first; i < g->t.nkernels && !g->lost_first[0]; i++)
-            if (g->t.kernels[i].context == p->ctx_id)
-                snprintf(g->lost_first, sizeof g->lost_first, "%s", g->t.kernels[i].name);
+        for (size_t i = p->first; i < g->prof_out->nkernels && !g->lost_first[0]; i++)
+            if (g->prof_out->kernels[i].context == p->ctx_id)
+                snprintf(g->lost_first, sizeof g->lost_first, "%s", g->prof_out->kernels[i].name);
         return;
     }
     size_t next = p->first;
+    t0 = mh_clock_ns();
     for (size_t r = 0; r < gi.numTotalRanges; r++) {
-        while (g->t.kernels[next].context != p->ctx_id) next++;
+        while (g->prof_out->kernels[next].context != p->ctx_id) next++;
         double out[M_COUNT];
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
         memset(&ev, 0, sizeof ev);
@@ -215,7 +236,7 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
             v[p->slot[i]] = out[i];
             have[p->slot[i]] = 1;
         }
-        mh_timing_kernel *k = &g->t.kernels[next++];
+        mh_timing_kernel *k = &g->prof_out->kernels[next++];
         mh_timing_counters *c = &k->c;
         k->has_counters = 1;
         c->dram_read_bytes = val(v, have, M_DRAM_RD);
@@ -229,8 +250,9 @@ static void collect(mh_cupti_ctx *g, mh_cupti_prof *p) {
         c->flops_sp = val(v, have, M_FADD) + val(v, have, M_FMUL) + 2 * val(v, have, M_FFMA);
         c->flops_dp = val(v, have, M_DADD) + val(v, have, M_DMUL) + 2 * val(v, have, M_DFMA);
         c->replay_ns = val(v, have, M_TIME);
-        g->t.counters.ranges++;
+        g->prof_out->counters.ranges++;
     }
+    g->prof_ns[MH_PROF_EVAL] += mh_clock_ns() - t0;
 }
 
 /* p->host: a new host object for chip (the old one, if any, released). */
@@ -288,9 +310,10 @@ static int host_config(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip, cons
  * them, and the DRAM bytes of a later pass count that traffic too: on a
  * PyTorch training step they came out 1.4-2.3x Nsight Compute's; in one
  * pass 18 of 25 kernels are within 10% of it (docs/timing.md). MEMHEAT_COUNTERS_METRICS
- * =all keeps every metric (several passes), =NAME,NAME... exactly those. */
+ * =all keeps every metric (several passes), =NAME,NAME... exactly those; never
+ * in the timing run (counters_too), whose launches must run once. */
 static int choose_metrics(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip) {
-    const char *only = getenv("MEMHEAT_COUNTERS_METRICS");
+    const char *only = g->counters_too ? NULL : getenv("MEMHEAT_COUNTERS_METRICS");
     int all = only && strcmp(only, "all") == 0, listed = only && *only && !all;
     const char *known[M_COUNT];
     int kslot[M_COUNT];
@@ -324,9 +347,9 @@ static int choose_metrics(mh_cupti_ctx *g, mh_cupti_prof *p, const char *chip) {
         if (passes <= 1) p->n++;
     }
     if (host_config(g, p, chip, p->names, p->n, &passes) != 0) return -1;
-    g->t.counters.passes = (uint32_t)passes;
-    char *m = g->t.counters.metrics;
-    size_t cap = sizeof g->t.counters.metrics, at = 0;
+    g->prof_out->counters.passes = (uint32_t)passes;
+    char *m = g->prof_out->counters.metrics;
+    size_t cap = sizeof g->prof_out->counters.metrics, at = 0;
     m[0] = '\0';
     for (size_t i = 0; i < p->n && at < cap; i++)
         at += (size_t)snprintf(m + at, cap - at, "%s%s", i ? "," : "", p->names[i]);
@@ -410,8 +433,19 @@ static uint64_t config_hash(const char *name, const mh_cupti_geom *geom) {
     return h ? h : 1;
 }
 
-/* 1 when h was not in the set (added now), 0 when it was; -1 out of memory. Lock held. */
-static int config_first(mh_cupti_ctx *g, uint64_t h) {
+/* 1 when configuration h was profiled already. Lock held. */
+static int config_seen(const mh_cupti_ctx *g, uint64_t h) {
+    if (!g->cap_configs_seen) return 0;
+    size_t j = (size_t)(h % g->cap_configs_seen);
+    while (g->configs_seen[j]) {
+        if (g->configs_seen[j] == h) return 1;
+        j = (j + 1) % g->cap_configs_seen;
+    }
+    return 0;
+}
+
+/* Adds h (not in the set) to the configurations profiled; -1 out of memory. Lock held. */
+static int config_add(mh_cupti_ctx *g, uint64_t h) {
     if (2 * (g->nconfigs_seen + 1) > g->cap_configs_seen) {
         size_t cap = g->cap_configs_seen ? 2 * g->cap_configs_seen : 1024;
         uint64_t *t = calloc(cap, sizeof *t);
@@ -428,23 +462,39 @@ static int config_first(mh_cupti_ctx *g, uint64_t h) {
         g->cap_configs_seen = cap;
     }
     size_t j = (size_t)(h % g->cap_configs_seen);
-    while (g->configs_seen[j]) {
-        if (g->configs_seen[j] == h) return 0;
-        j = (j + 1) % g->cap_configs_seen;
-    }
+    while (g->configs_seen[j]) j = (j + 1) % g->cap_configs_seen;
     g->configs_seen[j] = h;
     g->nconfigs_seen++;
-    return 1;
+    return 0;
+}
+
+/* 1 when the profiler's host time so far is over g->budget (a share of the
+ * time since the collector started; 0 = no budget). Lock held. */
+static int over_budget(const mh_cupti_ctx *g) {
+    if (g->budget <= 0) return 0;
+    uint64_t spent = 0;
+    for (int i = 0; i < MH_PROF_STEPS; i++) spent += g->prof_ns[i];
+    return (double)spent > g->budget * (double)(mh_clock_ns() - g->began_ns);
 }
 
 int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name, const mh_cupti_geom *geom) {
     pthread_mutex_lock(&g->lock);
     int first = 1; /* every launch, or one of no known configuration, is profiled */
-    if (g->sample_config && geom) {
-        first = config_first(g, config_hash(name ? name : "?", geom));
-        if (first < 0) g->oom = 1;
-    }
     mh_cupti_prof *p = g->prof;
+    if (g->counters_too && !geom) first = 0; /* no configuration to join it by */
+    if (g->sample_config && geom) {
+        uint64_t h = config_hash(name ? name : "?", geom);
+        first = !config_seen(g, h);
+        /* a new configuration starts the profiler only within the budget;
+         * over it the launch runs unprofiled and a later one may be counted */
+        if (first && p && p->ctx == ctx && !p->started && over_budget(g)) {
+            first = 0;
+            g->deferred_launches++;
+        } else if (first && config_add(g, h) < 0) {
+            g->oom = 1;
+            first = -1;
+        }
+    }
     if (p && p->ctx == ctx && !g->error[0]) {
         if (first == 1 && !p->started) arm(g, p);
         else if (first != 1 && p->started) collect(g, p); /* an unprofiled launch runs at full speed */
@@ -484,6 +534,15 @@ void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx) {
     pthread_mutex_lock(&g->lock);
     if (g->prof && g->prof->ctx == ctx) teardown(g);
     pthread_mutex_unlock(&g->lock);
+}
+
+void mh_cupti_prof_print_cost(const mh_cupti_ctx *g) {
+    const uint64_t *ns = g->prof_ns;
+    fprintf(stderr, "memheat-cupti: profiler: %llu starts, %llu ranges, %llu launches deferred; host ms: image init "
+            "%.1f, set config %.1f, start %.1f, stop %.1f, decode %.1f, evaluate %.1f\n",
+            (unsigned long long)g->prof_cycles, (unsigned long long)g->prof_out->counters.ranges,
+            (unsigned long long)g->deferred_launches, ns[MH_PROF_INIT] / 1e6, ns[MH_PROF_CONFIG] / 1e6,
+            ns[MH_PROF_START] / 1e6, ns[MH_PROF_STOP] / 1e6, ns[MH_PROF_DECODE] / 1e6, ns[MH_PROF_EVAL] / 1e6);
 }
 
 void mh_cupti_prof_finish(mh_cupti_ctx *g) {

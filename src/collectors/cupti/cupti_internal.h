@@ -14,6 +14,9 @@
 
 enum { MH_CUPTI_TIMING = 0, MH_CUPTI_COUNTERS = 1 };
 
+/* The steps of a range-profiling cycle whose host time is counted. */
+enum { MH_PROF_INIT, MH_PROF_CONFIG, MH_PROF_START, MH_PROF_STOP, MH_PROF_DECODE, MH_PROF_EVAL, MH_PROF_STEPS };
+
 typedef struct mh_cupti_prof mh_cupti_prof; /* A kernel launch call's function, geometry and stream. */
 typedef struct mh_cupti_geom {
     CUfunction f;
@@ -40,17 +43,26 @@ typedef struct mh_cupti_ctx {
     char out_path[1024];         /* MEMHEAT_TIMING_OUT */
     CUpti_SubscriberHandle sub;
     mh_timing t;                 /* what is written at exit */
+    int counters_too;            /* timing mode that also profiles the first launch of each configuration */
+    mh_timing ctr;               /* counters_too: the profiled launches, joined onto t at exit */
+    mh_timing *prof_out;         /* where profiled launches are recorded: &t (counters mode) or &ctr */
     char error[512];             /* first error, "" if none */
     int prof_unavailable;        /* counters cannot be read on this device/driver */
     int oom;
     int finished;
     size_t max_ranges;           /* ranges per counter-data image before a decode */
-    mh_cupti_prof *prof;         /* range profiler of the (first) context, counters mode */
+    mh_cupti_prof *prof;         /* range profiler of the (first) context: counters mode, or counters_too */
     uint64_t lost_launches;      /* profiled launches left without counters (counters.c: collect) */
     uint64_t lost_ranges;        /* the ranges of their images */
     char lost_first[128];        /* the first of them, by name */
     int setup_tries;             /* range-profiler set-ups attempted (at most 2) */
     int sample_config;           /* MEMHEAT_COUNTERS_SAMPLE=config: first launch of each configuration only */
+    int debug;                   /* MEMHEAT_TIMING_DEBUG=1: the profiler's host time printed at exit */
+    uint64_t prof_ns[MH_PROF_STEPS]; /* host time in each step of a profiling cycle (counters.c) */
+    uint64_t prof_cycles;        /* profiler starts */
+    double budget;               /* counters_too: the profiler's host time may reach this share of the run's */
+    uint64_t began_ns;           /* when the process started (mh_clock_ns's clock) */
+    uint64_t deferred_launches;  /* new configurations' launches left unprofiled: over the budget */
     uint64_t *configs_seen;      /* open-addressed hashes of the configurations profiled (0 = empty slot) */
     size_t nconfigs_seen, cap_configs_seen;
 } mh_cupti_ctx;
@@ -72,6 +84,8 @@ int mh_cupti_prof_before_launch(mh_cupti_ctx *g, CUcontext ctx, const char *name
 void mh_cupti_prof_before_graph(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_context_ending(mh_cupti_ctx *g, CUcontext ctx);
 void mh_cupti_prof_finish(mh_cupti_ctx *g);
+/* With g->debug: one line on stderr, the profiler's cycles and host time by step. */
+void mh_cupti_prof_print_cost(const mh_cupti_ctx *g);
 
 /* events.c (timing mode with kernel_events) */
 /* api: enum mh_hook_api (collectors/timing_hook.h); params: that API's parameters.

@@ -9,6 +9,10 @@
  *              node of a CUDA graph has its own), or, with
  *              MEMHEAT_TIMING_KERNELS=events, from CUDA events recorded
  *              around each driver launch (events.c; see docs/timing.md).
+ *              With MEMHEAT_TIMING_COUNTERS=config the same run also
+ *              profiles the first launch of each configuration (counters.c,
+ *              one pass, as it runs) and joins its counters onto every
+ *              activity record of that configuration at exit.
  *   "counters" CUPTI range profiling, auto range + kernel replay: each kernel
  *              launch is one range, replayed as many passes as the metrics need
  *              (counters.c). Launch names are taken from launch callbacks.
@@ -32,6 +36,7 @@
 #include <unistd.h>
 
 #include "collectors/cupti/cupti_internal.h"
+#include "util/clock.h"
 #include "memheat/collect.h"
 #include "memheat/timing.h"
 
@@ -184,7 +189,7 @@ static void record_launch(const CUpti_CallbackData *cb) {
     cuptiGetDeviceId(cb->context, &dev);
     cuptiGetContextId(cb->context, &ctx_id);
     pthread_mutex_lock(&G.lock);
-    mh_timing_kernel *k = mh_timing_add_kernel(&G.t, cb->symbolName ? cb->symbolName : "?");
+    mh_timing_kernel *k = mh_timing_add_kernel(G.prof_out, cb->symbolName ? cb->symbolName : "?");
     if (k) {
         k->device = dev;
         k->context = ctx_id;
@@ -216,15 +221,16 @@ static int hook_api(CUpti_CallbackId id) {
 
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data) {
     (void)ud;
+    int profiling = G.mode == MH_CUPTI_COUNTERS || G.counters_too; /* launches go to the range profiler */
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
         const CUpti_ResourceData *rd = data;
         if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
             uint32_t dev = 0;
             if (cuptiGetDeviceId(rd->context, &dev) == CUPTI_SUCCESS) add_device(dev);
-            if (G.mode == MH_CUPTI_COUNTERS) mh_cupti_prof_context_created(&G, rd->context);
+            if (profiling) mh_cupti_prof_context_created(&G, rd->context);
         } else if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-            if (G.mode == MH_CUPTI_COUNTERS) mh_cupti_prof_context_ending(&G, rd->context);
-            else cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+            if (profiling) mh_cupti_prof_context_ending(&G, rd->context);
+            if (G.mode == MH_CUPTI_TIMING) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
             if (G.kernel_events) mh_cupti_ev_context_ending(&G, rd->context);
         }
         return;
@@ -245,7 +251,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
-        if (G.mode == MH_CUPTI_TIMING) {
+        if (!profiling) {
             mh_cupti_ev_prepare(&G);
             mh_cupti_ev_enter(&G, hook_api(id), cb->functionParams);
         }
@@ -270,7 +276,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     }
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT) {
         const CUresult *rv = cb->functionReturnValue;
-        if (G.mode == MH_CUPTI_TIMING)
+        if (!profiling)
             mh_cupti_ev_exit(&G, cb->context, rv && *rv != CUDA_SUCCESS, cb->correlationId, cb->symbolName, NULL,
                              MH_TIMED_CLEAN);
         else if ((!rv || *rv == CUDA_SUCCESS) && tl_profiled) record_launch(cb);
@@ -296,19 +302,45 @@ static void enable_launch_callbacks(CUpti_CallbackDomain dom, uint32_t max_id, i
 
 /* ---- exit ------------------------------------------------------------- */
 
+/* counters_too, lock held: the kernels the profiler queued itself (WaitNs,
+ * in a profiled launch's call) dropped, then the profiled launches' counters
+ * onto the activity records, each given to every launch of its configuration
+ * (merge.c); a join that fails is the counters' status, never the timing's. */
+static void join_counters(void) {
+    mh_err err;
+    mh_err_clear(&err);
+    if (mh_timing_drop_profiler_kernels(&G.t, &G.ctr) < 0) G.oom = 1;
+    mh_timing_sort(&G.t);
+    mh_timing_counter_info *ci = &G.t.counters;
+    if (mh_timing_merge_counters(&G.t, &G.ctr, &err) != MH_OK) {
+        ci->requested = 1;
+        snprintf(ci->status, sizeof ci->status, "failed");
+        snprintf(ci->message, sizeof ci->message, "%s", err.msg);
+    } else if (G.deferred_launches) {
+        size_t n = strlen(ci->message);
+        snprintf(ci->message + n, sizeof ci->message - n, "%s%llu launch%s of new configurations ran unprofiled, "
+                 "the profiler's budget (%.0f%% of the run's time) spent: MEMHEAT_COUNTERS_BUDGET=0 lifts it, "
+                 "--counters counts every launch in a run of its own", n ? "; " : "",
+                 (unsigned long long)G.deferred_launches, G.deferred_launches == 1 ? "" : "es", 100.0 * G.budget);
+    }
+}
+
 static void finish(void) {
     pthread_mutex_lock(&G.lock);
     int done = G.finished;
     G.finished = 1;
     pthread_mutex_unlock(&G.lock);
     if (done) return;
+    if (G.mode == MH_CUPTI_COUNTERS || G.counters_too) {
+        mh_cupti_prof_finish(&G);
+        if (G.debug) mh_cupti_prof_print_cost(&G);
+    }
     if (G.mode == MH_CUPTI_TIMING && G.activity) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    else mh_cupti_prof_finish(&G);
     pthread_mutex_lock(&G.lock);
     mh_timing *t = &G.t;
     if (G.kernel_events) mh_cupti_ev_finish(&G);
-    if (G.mode == MH_CUPTI_COUNTERS) {
-        mh_timing_counter_info *ci = &t->counters;
+    if (G.mode == MH_CUPTI_COUNTERS || G.counters_too) {
+        mh_timing_counter_info *ci = &G.prof_out->counters;
         ci->requested = 1;
         if (G.error[0]) {
             snprintf(ci->status, sizeof ci->status, "%s", G.prof_unavailable ? "unavailable" : "failed");
@@ -323,6 +355,7 @@ static void finish(void) {
         } else {
             snprintf(ci->status, sizeof ci->status, "ok");
         }
+        if (G.counters_too) join_counters();
     } else if (G.error[0]) {
         snprintf(t->counters.message, sizeof t->counters.message, "%s", G.error);
     }
@@ -365,6 +398,30 @@ static void catch_fatal_signals(void) {
 /* The only symbol the library exports (the rest is hidden by the build). */
 __attribute__((visibility("default"))) int InitializeInjection(void);
 
+/* When this process started, on mh_clock_ns's clock: from its start time in
+ * /proc/self/stat and the uptime (both since boot); now when unknown. The
+ * profiler's budget is a share of the program's whole run, its start-up
+ * (before CUDA) included. */
+static uint64_t process_began_ns(void) {
+    uint64_t now = mh_clock_ns();
+    char buf[1024];
+    double up = 0;
+    unsigned long long start = 0;
+    FILE *f = fopen("/proc/uptime", "r");
+    int ok = f && fscanf(f, "%lf", &up) == 1;
+    if (f) fclose(f);
+    f = fopen("/proc/self/stat", "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may hold spaces: fields count from after it */
+    for (int field = 2; ok && p && field < 22; field++) p = strchr(p + 1, ' ');
+    ok = ok && p && sscanf(p + 1, "%llu", &start) == 1;
+    long hz = sysconf(_SC_CLK_TCK);
+    double since = ok && hz > 0 ? up - (double)start / (double)hz : 0;
+    return since > 0 && since * 1e9 < (double)now ? now - (uint64_t)(since * 1e9) : now;
+}
+
 /* What both entries share: the output path, the mode, the file's header
  * fields. Returns 0 when the collector has nothing to do. */
 /* hosted: started by the CUDA collector (one run), which forwards launches:
@@ -396,6 +453,21 @@ static int start_common(int hosted) {
     if (cmd) snprintf(G.t.command, sizeof G.t.command, "%s", cmd);
     const char *smp = getenv("MEMHEAT_COUNTERS_SAMPLE");
     G.sample_config = G.mode == MH_CUPTI_COUNTERS && smp && strcmp(smp, "config") == 0;
+    /* the timing run that also profiles the first launch of each configuration */
+    const char *tc = getenv("MEMHEAT_TIMING_COUNTERS");
+    G.counters_too = G.mode == MH_CUPTI_TIMING && !hosted && !G.kernel_events && tc && strcmp(tc, "config") == 0;
+    G.prof_out = &G.t;
+    if (G.counters_too) {
+        G.sample_config = 1;
+        mh_timing_init(&G.ctr);
+        G.prof_out = &G.ctr;
+        /* MEMHEAT_COUNTERS_BUDGET: percent of the run's time the profiler may take (default 20; 0: no limit) */
+        const char *bud = getenv("MEMHEAT_COUNTERS_BUDGET");
+        G.budget = (bud && *bud ? strtod(bud, NULL) : 20.0) / 100.0;
+        G.began_ns = process_began_ns();
+    }
+    const char *dbg = getenv("MEMHEAT_TIMING_DEBUG");
+    G.debug = dbg && *dbg == '1';
     const char *rng = getenv("MEMHEAT_COUNTER_RANGES");
     G.max_ranges = rng ? (size_t)strtoul(rng, NULL, 10) : 0;
     if (G.max_ranges == 0) G.max_ranges = 256;
@@ -430,6 +502,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
             enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1);
         } else if (r == CUPTI_SUCCESS) {
             r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+            /* driver launches decide what the profiler counts; graph launches stop it */
+            if (G.counters_too) enable_launch_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1);
         }
         if (r == CUPTI_SUCCESS) r = enable_copy_activity();
         if (r != CUPTI_SUCCESS) note_error("enabling CUPTI activity records", r);
