@@ -70,7 +70,7 @@ void mh_cli_fixes_print(FILE *f, const mh_fixes *fx, size_t max, int brief) {
         fprintf(f, "    fix: ");
         put_clean(f, r->fix);
         fputc('\n', f);
-        if (!brief) fprintf(f, "    model: %s\n", r->model);
+        if (!brief && *r->model) fprintf(f, "    model: %s\n", r->model); /* empty: no estimate to explain */
     }
     free(shown);
     if (fx->partial)

@@ -42,6 +42,7 @@ if not fx or not any((f.get("site") or "").startswith(w) for f in fx for w in wa
 txt = open("all.txt").read()
 if not any(("    at: " + w) in txt for w in want) or "(and 1 other call site)" not in txt:
     bad.append("the fix list names no call site")
+if "model: \n" in txt: bad.append("an empty model line (a fix without an estimate)")
 if bad: print("FAIL: " + "; ".join(bad)); sys.exit(1)
 print("ok: sites named", sorted(groups))
 PY
