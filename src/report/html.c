@@ -24,6 +24,7 @@
 #include "util/kname.h"
 #include "report/names.h"
 #include "report/rankview.h"
+#include "report/rollup.h"
 #include "report/source.h"
 #include "report/report.h"
 #include "util/grow.h"
@@ -189,6 +190,35 @@ static int annotate_fixes(mh_db *db, json_t *root, mh_err *err) {
     return MH_OK;
 }
 
+/* The most groups of one kind the page holds (costliest first). */
+#define MH_REPORT_GROUPS 200
+
+/* "groups_site" and, where some site lies inside NVTX ranges, "groups_nvtx":
+ * findings, launches and GPU time by the user's code (rollup.c, as `memheat
+ * analyze --group-by` prints them), for the page's "By your code" section.
+ * Nothing when the profile recorded no call site. */
+static int annotate_rollups(json_t *root, mh_err *err) {
+    json_t *sites = json_object_get(root, "sites"), *s;
+    size_t i;
+    int nvtx = 0;
+    json_array_foreach(sites, i, s) {
+        const char *p = json_string_value(json_object_get(s, "nvtx"));
+        nvtx |= p && *p;
+    }
+    const int by[2] = {MH_GROUP_SITE, MH_GROUP_NVTX};
+    const char *key[2] = {"groups_site", "groups_nvtx"};
+    for (int k = 0; k < 2 && json_array_size(sites); k++) {
+        if (by[k] == MH_GROUP_NVTX && !nvtx) break;
+        mh_groups *g = mh_rollup_profile(root, by[k]);
+        json_t *a = g ? mh_groups_json(g) : NULL;
+        mh_groups_free(g);
+        if (!a) return mh_err_set(err, MH_ERR_NOMEM, "out of memory grouping by call site");
+        while (json_array_size(a) > MH_REPORT_GROUPS) json_array_remove(a, json_array_size(a) - 1);
+        json_object_set_new(root, key[k], a);
+    }
+    return MH_OK;
+}
+
 int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     /* several processes: the ranks compared first (rankview.c), then the
      * profile read through one launch per distinct content */
@@ -238,6 +268,7 @@ int mh_report_html(mh_db *db, FILE *out, const mh_report_opts *o, mh_err *err) {
     if (!rc && rv && mh_report_rank_view_annotate(rv, root))
         rc = mh_err_set(err, MH_ERR_NOMEM, "out of memory grouping ranks");
     if (!rc) rc = annotate_fixes(db, root, err);
+    if (!rc) rc = annotate_rollups(root, err);
     if (!rc) {
         char *text = json_dumps(root, JSON_COMPACT);
         char *safe = text ? mh_report_json_for_script(text) : NULL;

@@ -373,10 +373,54 @@ function sectionCamp() {
   return sec;
 }
 
+/* Findings, launches and GPU time by the line of the program that launched
+ * them, or by NVTX range (html.c's groups_site / groups_nvtx: what
+ * `memheat analyze --group-by site|nvtx` prints). */
+function sectionByCode() {
+  var modes = { site: D.groups_site || [], nvtx: D.groups_nvtx || [] };
+  if (!modes.site.length) return null;
+  var sec = el("section", { id: "by-code" });
+  sec.appendChild(el("h2", { text: "By your code" }));
+  sec.appendChild(el("p", { cls: "muted", text: "Findings, launches and GPU time by the line of your program that launched the kernels (the innermost frame outside the framework and libraries)" +
+    (modes.nvtx.length ? ", or by the NVTX ranges open at the launch" : "") + "; a kernel's GPU time is shared among its call sites by their launches of it. Costliest findings first (cost: their estimated avoidable sector transactions or wavefronts), as memheat analyze --group-by prints them." }));
+  var sel = null;
+  if (modes.nvtx.length) {
+    sel = el("select", { id: "by-code-mode" }, [el("option", { value: "site", text: "by call site" }), el("option", { value: "nvtx", text: "by NVTX range" })]);
+    sec.appendChild(el("label", null, ["Group ", sel]));
+  }
+  var box = el("div");
+  sec.appendChild(box);
+  var SHOW = 8;
+  function kname(n) { var k = (D.kernel_names || {})[n]; return k ? k.short : n; }
+  function draw(mode) {
+    var rows = modes[mode];
+    box.textContent = "";
+    var t = el("table", { cls: "by-code", id: "by-code-table" });
+    t.appendChild(el("tr", null, ["#", mode === "site" ? "call site" : "NVTX range", "findings", "cost", "launches", "traced", "GPU time", "GB/s", "top finding"].map(function (h) { return el("th", { text: h }); })));
+    rows.forEach(function (g, i) {
+      var top = g.top ? [el("span", { cls: "kind", text: FIND_TITLES[g.top.kind] || g.top.kind }), " in ", el("span", { cls: "mono kname", text: kname(g.top.kernel), title: ((D.kernel_names || {})[g.top.kernel] || {}).full || g.top.kernel }),
+        g.top.object ? " on " + g.top.object : ""] : ["\u2014"];
+      var tr = el("tr", { cls: i >= SHOW ? "more" : "" }, [el("td", { text: String(i + 1) }), el("td", { cls: "mono where", text: g.label }), el("td", { text: String(g.findings) }),
+        el("td", { text: g.findings ? fmtInt(g.cost) : "\u2014" }), el("td", { text: fmtInt(g.launches) }), el("td", { text: String(g.traced) }),
+        el("td", { text: g.time_ns > 0 ? fmtNs(g.time_ns) : "\u2014" }), el("td", { text: isNum(g.bandwidth_Bps) ? fmtNum(g.bandwidth_Bps / 1e9, 1) : "\u2014" }), el("td", null, top)]);
+      t.appendChild(tr);
+    });
+    box.appendChild(tableBox(t));
+    if (rows.length > SHOW) {
+      var b = el("button", { type: "button", cls: "show-more", text: "Show all " + rows.length });
+      b.addEventListener("click", function () { t.classList.toggle("all"); b.textContent = t.classList.contains("all") ? "Show the first " + SHOW : "Show all " + rows.length; });
+      box.appendChild(b);
+    }
+  }
+  if (sel) sel.addEventListener("change", function () { draw(sel.value); });
+  draw("site");
+  return sec;
+}
+
 var head = el("header", { cls: "top" }, [el("h1", { text: "memheat report" }), el("div", { cls: "muted mono", text: run.command || "" })]);
 document.body.insertBefore(head, app);
 window.memheatReport.groups = findingGroups();
-[sectionFixFirst(), sectionKernels(), sectionLaunches(), sectionTimeline(), sectionCamp(), sectionRun()].forEach(function (s) { if (s) app.appendChild(s); });
+[sectionFixFirst(), sectionByCode(), sectionKernels(), sectionLaunches(), sectionTimeline(), sectionCamp(), sectionRun()].forEach(function (s) { if (s) app.appendChild(s); });
 var foot = el("footer", { text: "memheat profile schema " + (meta.schema_version || "?") + ". This page works offline; it loads nothing." });
 document.body.appendChild(foot);
 window.memheatReport.readyMs = performance.now(); /* page built and first heat map drawn (bench/report) */

@@ -12,7 +12,7 @@
 // screenshot is written. The first screen (findings ranked by cost, one click
 // to the highlighted heat-map row, the default launch), the shared colour
 // scale, folding, the bank view and the timeline are checked against values
-// computed here from the page's own data. Exit 0 = pass, 1 = fail, 77 = skipped.
+// computed here from the page's own data, and so is the view by call site. Exit 0 = pass, 1 = fail, 77 = skipped.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -210,6 +210,21 @@ if (oclExe && fs.existsSync(oclExe)) {
     const fixText = await p.page.$$eval(".fix-fix, .finding .advice", (e) => e.map((x) => x.textContent).join("\n"));
     check(/get_local_id|barrier\(CLK_LOCAL_MEM_FENCE\)|__local|sub-group/.test(fixText) && !/threadIdx|__syncthreads|__shfl_sync|cudaMallocPitch/.test(fixText),
       "opencl: advice in OpenCL terms, no CUDA names:\n" + fixText.slice(0, 400));
+    // By your code (html.c's groups_site): every non-coalesced finding and every traced launch in some row,
+    // the costliest row at the line of ocl_examples.c that enqueues the kernels
+    const bc = await p.page.evaluate(() => {
+      const D = window.memheatReport.data, rows = [...document.querySelectorAll("#by-code-table tr")].slice(1);
+      return { rows: rows.map((r) => [...r.children].map((c) => c.textContent)), groups: (D.groups_site || []).length,
+        findings: (D.findings || []).filter((f) => f.kind !== "coalesced").length, traced: (D.launches || []).length };
+    });
+    let exLine = 0;
+    if (args["ocl-kernels"]) {
+      try { exLine = readText(path.join(args["ocl-kernels"], "..", "ocl_examples.c")).split("\n").findIndex((l) => l.includes("clEnqueueNDRangeKernel(x->q")) + 1; } catch (e) { exLine = 0; }
+    }
+    const sum = (col) => bc.rows.reduce((a, r) => a + Number(r[col].replace(/,/g, "")), 0);
+    check(bc.rows.length >= 1 && bc.rows.length === bc.groups && sum(2) === bc.findings && sum(5) === bc.traced &&
+      (!args["ocl-kernels"] || (exLine > 0 && bc.rows[0][1].startsWith("ocl_examples.c:" + exLine + " "))),
+      `opencl: by your code: ${bc.rows.length} rows, findings ${sum(2)} of ${bc.findings}, traced ${sum(5)} of ${bc.traced}, first ${JSON.stringify(bc.rows[0])} (enqueue at line ${exLine})`);
     if (args["ocl-kernels"]) {
       // the first cause's source: patterns.cl's lines, the marked one equal to the file's line
       const src = await p.page.evaluate(() => { const li = document.querySelector("#fix-list > li.fix"), at = li.querySelector("pre.snippet .at");
