@@ -1288,13 +1288,52 @@ static int library_fixes(ctx *x, const mh_advice_table *t, int torch) {
     return MH_OK;
 }
 
+static int fix_has_kernel(const mh_fix *r, const char *name);
+
+/* The library fix of entry a that folds in kernel `name`; NULL if none. */
+static mh_fix *library_fix_of(ctx *x, const mh_advice *a, const char *name) {
+    for (size_t j = 0; j < x->out->n; j++) {
+        mh_fix *f = &x->out->v[j];
+        if (!strcmp(f->cause, "library_kernel") && !strcmp(f->advice, a->family) && fix_has_kernel(f, name)) return f;
+    }
+    return NULL;
+}
+
+/* r's findings and cause joined to the library fix lib. */
+static int fold_into(mh_fix *lib, const mh_fix *r) {
+    if (r->nfindings) {
+        long long *v = realloc(lib->findings, (lib->nfindings + r->nfindings) * sizeof *v);
+        if (!v) return MH_ERR_NOMEM;
+        memcpy(v + lib->nfindings, r->findings, r->nfindings * sizeof *v);
+        lib->findings = v;
+        lib->nfindings += r->nfindings;
+    }
+    size_t n = strlen(lib->kinds);
+    if (!strstr(lib->kinds, r->cause) && n + strlen(r->cause) + 2 < sizeof lib->kinds)
+        snprintf(lib->kinds + n, sizeof lib->kinds - n, "+%s", r->cause);
+    return MH_OK;
+}
+
 /* Every other fix on a kernel the table knows: its fix said in the
- * framework's terms, the measurement quoted. */
-static void advise(ctx *x, const mh_advice_table *t, int torch) {
-    for (size_t i = 0; i < x->out->n; i++) {
-        mh_fix *r = &x->out->v[i];
-        if (!strcmp(r->cause, "library_kernel")) continue;
-        const mh_advice *a = mh_advice_find(t, r->cause, r->kernel, torch);
+ * framework's terms, the measurement quoted. Where the table's answer is a
+ * library fix that already folds in the fix's kernel (the optimizer's
+ * foreach kernel on a small grid: AdamW(fused=True) either way), the fix is
+ * that one, whose saving already takes the kernel's time: it joins it (its
+ * findings and cause) and is not listed again. */
+static int advise(ctx *x, const mh_advice_table *t, int torch) {
+    mh_fixes *out = x->out;
+    size_t kept = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        mh_fix *r = &out->v[i];
+        const mh_advice *a = strcmp(r->cause, "library_kernel") ? mh_advice_find(t, r->cause, r->kernel, torch) : NULL;
+        mh_fix *lib = a && r->kernel && !strcmp(a->cause, "library_kernel") ? library_fix_of(x, a, r->kernel) : NULL;
+        if (lib) {
+            if (fold_into(lib, r)) return MH_ERR_NOMEM;
+            free(r->kernel), free(r->kernels), free(r->object), free(r->findings);
+            r->kernel = r->kernels = r->object = NULL, r->findings = NULL, r->nfindings = 0;
+            r->cause = ""; /* folded: dropped below */
+            continue;
+        }
         if (!a) continue;
         char m[200];
         advice_measured(a, m, sizeof m);
@@ -1302,6 +1341,10 @@ static void advise(ctx *x, const mh_advice_table *t, int torch) {
         if (snprintf(r->fix, sizeof r->fix, "%s (%s; %s)", a->text, a->title, m) >= (int)sizeof r->fix)
             memcpy(r->fix + sizeof r->fix - 5, "...)", 5); /* cut: its end still says so */
     }
+    for (size_t i = 0; i < out->n; i++)
+        if (*out->v[i].cause) out->v[kept++] = out->v[i];
+    out->n = kept;
+    return MH_OK;
 }
 
 /* ---- the user's call site of each fix (issue 43) ---- */
@@ -1401,7 +1444,7 @@ int mh_fixes_compute(mh_db *db, const json_t *root, mh_fixes *out, mh_err *err) 
     if (!rc) rc = copy_fixes(&x);
     if (!rc && !(rc = mh_advice_builtin(&out->advice, x.err))) { /* the fixes' titles point into it */
         int torch = pytorch_run(&x);
-        if (!(rc = library_fixes(&x, &out->advice, torch))) advise(&x, &out->advice, torch);
+        if (!(rc = library_fixes(&x, &out->advice, torch))) rc = advise(&x, &out->advice, torch);
     }
     if (!rc) fix_sites(&x);
     free(x.c);
