@@ -2,7 +2,8 @@
  * full CLI, for bench/timing/run.sh and for debugging the collector.
  *
  *   mh-timing-tool run [--no-counters] -o OUT.json -- PROGRAM ARGS
- *       mh_run_timing() exactly as `memheat run` calls it; prints the table.
+ *       mh_run_timing(): the timing run, then a counters run of every launch
+ *       (as `memheat run --no-trace --counters`); prints the table.
  *   mh-timing-tool print OUT.json        the table of a saved result
  *   mh-timing-tool store-cal BWCAL.json  stores memheat-bwcal's result in the
  *                                        calibration file (as `memheat calibrate`) */
