@@ -310,7 +310,6 @@ static void join_counters(void) {
     mh_err err;
     mh_err_clear(&err);
     if (mh_timing_drop_profiler_kernels(&G.t, &G.ctr) < 0) G.oom = 1;
-    mh_timing_sort(&G.t);
     mh_timing_counter_info *ci = &G.t.counters;
     if (mh_timing_merge_counters(&G.t, &G.ctr, &err) != MH_OK) {
         ci->requested = 1;
