@@ -14,7 +14,8 @@ static const char *const k_objects[] = {
     "/torch/lib/", "/torch/_C", "_C.cpython", "libpython", "/bin/python", "libjax", "jaxlib", "/triton/",
     "libxla", "/cupy/", "libOpenCL", "liboclgrind", "libmemheat", "/libc.so", "/libc-", "libstdc++",
     "libgcc_s", "/ld-linux", "libpthread", "/libm.so", "/libdl.so", "libffi", "_ctypes.cpython",
-    "libLLVM", "libpocl", "libnvidia-",
+    "libLLVM", "libpocl", "libnvidia-", "/jax_plugins/", "xla_cuda", "/site-packages/nvidia/", "libtensorflow",
+    "/tensorflow/",
 };
 /* Python source files: frameworks and the standard library. */
 static const char *const k_pyfiles[] = {

@@ -9,6 +9,7 @@
 #include "analyses/sites.h"
 #include "collectors/site/site.h"
 #include "mh_test.h"
+#include "util/framefilter.h"
 
 static char g_path[256];
 static int g_line; /* the line of the capture below */
@@ -191,4 +192,24 @@ static void test_cost(void) {
     mh_site_close(s);
 }
 
-MH_TEST_MAIN(T(test_roundtrip_and_symbols), T(test_launch_wrapper), T(test_cost))
+/* Framework objects are never the user's and never symbolised: JAX's CUDA
+ * plugin (hundreds of MB; libdw took 90 s over its frames at import) and the
+ * CUDA libraries pip installs are framework code; a user's own are not. */
+static void test_framework_objects(void) {
+    static const char *const theirs[] = {
+        "/v/lib/python3.12/site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so",
+        "/v/lib/python3.12/site-packages/jaxlib/libjax_common.so",
+        "/v/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13",
+        "/v/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so", "/usr/bin/python3.12"};
+    for (size_t i = 0; i < sizeof theirs / sizeof *theirs; i++) {
+        mh_frame_desc d = {.object = theirs[i]};
+        CHECK(mh_frame_filtered(&d, NULL));
+    }
+    static const char *const mine[] = {"/home/me/app/build/solver", "/home/me/app/lib/libmykernels.so"};
+    for (size_t i = 0; i < sizeof mine / sizeof *mine; i++) {
+        mh_frame_desc d = {.object = mine[i]};
+        CHECK(!mh_frame_filtered(&d, NULL));
+    }
+}
+
+MH_TEST_MAIN(T(test_roundtrip_and_symbols), T(test_launch_wrapper), T(test_cost), T(test_framework_objects))
