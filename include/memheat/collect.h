@@ -153,6 +153,18 @@ uint32_t mh_collect_sampled_list(const mh_collect_cfg *cfg, mh_dim3 grid, uint32
  * (src/collectors/claim.c). */
 int mh_collect_claim(const char *path, char *got, size_t cap, mh_err *err);
 
+/* ---- the start gate ----
+ * `memheat run` starts a program's second run while its first still runs, so
+ * that what the second does before CUDA (the interpreter's start, imports,
+ * reading data) overlaps the first; its collector waits at CUDA's
+ * initialization until memheat opens the gate once the first run has ended,
+ * so no GPU work of the two runs overlaps. MEMHEAT_START_GATE=<path>:<pid>:
+ * wait while the file <path> exists and memheat (process <pid>) lives. */
+#define MH_COLLECT_START_GATE_ENV "MEMHEAT_START_GATE"
+/* Waits at the gate the environment names, if any; returns the nanoseconds
+ * waited (0 without a gate). Only libc (src/collectors/start_gate.c). */
+uint64_t mh_collect_start_wait(void);
+
 /* Who this process is (mh_process of trace.h): pid, parent, host, command
  * line, ranks from the environment (-1 where unset). Strings point into buf;
  * devices are left empty for the caller to fill. */

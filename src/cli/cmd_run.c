@@ -20,10 +20,10 @@
 static void help(FILE *f) {
     fputs("usage: memheat run [options] -- PROGRAM [ARGS...]\n\n"
           "Runs PROGRAM (unmodified) under memheat and builds the profile. By default a\n"
-          "CUDA program runs three times: timed (CUPTI activity records), counted\n"
-          "(hardware counters of every launch), then traced (the sampled blocks of\n"
-          "the sampled launches). OpenCL programs run under Oclgrind (traced, not\n"
-          "timed).\n\n"
+          "CUDA program runs twice: timed (CUPTI activity records; hardware counters of\n"
+          "the first launch of each configuration), then traced (the sampled blocks of\n"
+          "the sampled launches), whose start-up overlaps the timed run while its GPU\n"
+          "work waits for it. OpenCL programs run under Oclgrind (traced, not timed).\n\n"
           "output:\n"
           "  -o, --output NAME      profile name (default memheat_<program>_<N>): NAME.mhdb,\n"
           "                         NAME.mht (trace, kept with --keep-trace), NAME.timing.json;\n"
@@ -66,6 +66,9 @@ static void help(FILE *f) {
           "                         launch runs once, as the program runs it; MEMHEAT_COUNTERS_METRICS,\n"
           "                         docs/timing.md)\n"
           "      --no-counters      no hardware counters (the default with --passes one)\n"
+          "      --no-overlap       start the traced run after the timing run ends, not with it\n"
+          "                         (its start-up then does not overlap the timing run; always so\n"
+          "                         for a rank of a job or a job launcher such as torchrun)\n"
           "      --no-trace         timing only (its own un-instrumented run)\n"
           "      --no-timing        trace only\n"
           "  -q, --quiet\n"
@@ -87,7 +90,7 @@ static int pick_name(const char *program, char *out, size_t cap) {
 
 int mh_cmd_run(int argc, char **argv) {
     enum { O_KEEP = 256, O_BACKEND, O_BLOCK, O_BLOCKS, O_ALL, O_KERNEL, O_SKIP, O_COUNT, O_POLICY, O_WARP, O_BUF,
-           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS, O_COUNTERS, O_PASSES, O_COLL, O_FILTER };
+           O_NOTRACE, O_NOTIMING, O_NOCOUNTERS, O_COUNTERS, O_PASSES, O_COLL, O_FILTER, O_NOOVERLAP };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"keep-trace", no_argument, 0, O_KEEP},
         {"backend", required_argument, 0, O_BACKEND}, {"block", required_argument, 0, O_BLOCK},
@@ -98,6 +101,7 @@ int mh_cmd_run(int argc, char **argv) {
         {"buffer-bytes", required_argument, 0, O_BUF}, {"no-trace", no_argument, 0, O_NOTRACE},
         {"no-timing", no_argument, 0, O_NOTIMING}, {"no-counters", no_argument, 0, O_NOCOUNTERS},
         {"counters", no_argument, 0, O_COUNTERS}, {"passes", required_argument, 0, O_PASSES},
+        {"no-overlap", no_argument, 0, O_NOOVERLAP},
         {"trace-collectives", no_argument, 0, O_COLL}, {"frame-filter", required_argument, 0, O_FILTER},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     mh_run_opts o;
@@ -154,6 +158,7 @@ int mh_cmd_run(int argc, char **argv) {
             if ((code = mh_cli_u64("run", "--buffer-bytes", optarg, UINT64_MAX, &o.collect.buffer_bytes))) return code;
             break;
         case O_NOTRACE: o.trace = 0; break;
+        case O_NOOVERLAP: o.no_overlap = 1; break;
         case O_NOTIMING: o.timing = 0; break;
         case O_NOCOUNTERS: o.counters = 0; break;
         case O_COUNTERS: o.counters = 1; break;

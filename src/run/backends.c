@@ -11,13 +11,13 @@
 const mh_run_backend mh_run_backends[] = {
     /* tracers, in the order auto detection tries them */
     {"oclgrind", "opencl", MH_RUN_TRACER, "OpenCL under the Oclgrind simulator (libmemheat_oclgrind.so)",
-     mh_run_is_opencl_host, mh_run_ocl_prepare, mh_run_ocl_check},
+     mh_run_is_opencl_host, mh_run_ocl_prepare, mh_run_ocl_check, 0},
     {"cuda", "cuda", MH_RUN_TRACER, "CUDA, Compute Sanitizer collector (libmemheat_cuda.so)",
-     mh_run_cuda_detect, mh_run_cuda_prepare, mh_run_cuda_check},
+     mh_run_cuda_detect, mh_run_cuda_prepare, mh_run_cuda_check, 1},
     /* timers */
     {"cupti", "cuda", MH_RUN_TIMER, "CUDA timing and counters, CUPTI collector (libmemheat_cupti.so)",
-     NULL, mh_run_cupti_prepare, mh_run_cupti_check},
-    {NULL, NULL, 0, NULL, NULL, NULL, NULL}};
+     NULL, mh_run_cupti_prepare, mh_run_cupti_check, 0},
+    {NULL, NULL, 0, NULL, NULL, NULL, NULL, 0}};
 
 const mh_run_backend *mh_run_backend_find(const char *name) {
     for (const mh_run_backend *b = mh_run_backends; name && b->name; b++)

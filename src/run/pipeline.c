@@ -5,8 +5,14 @@
  * the timing run, un-instrumented but for the first launch of each
  * configuration, which it also counts (--no-counters: none), so kernel times
  * are the program's own, (2) with --counters a counters run of every launch
- * (also where the timing run's counters failed), (3) the traced run. One pass (--passes one): the program runs ONCE
- * under the tracer with the timer riding in the same process
+ * (also where the timing run's counters failed), (3) the traced run. The
+ * traced run's program starts with the timing run, so that what it does
+ * before CUDA (an interpreter's start, imports: most of a short Python job)
+ * overlaps the timing run; its collector holds it at CUDA's initialization
+ * (the start gate) until the timing passes have ended, so their GPU work is
+ * alone on the GPU. Not for --no-overlap or a rank of a job (serial_reason).
+ * One pass (--passes one): the program runs ONCE under the tracer with the
+ * timer riding in the same process
  * (MH_RUN_JOINED); a counters run follows only with --counters.
  * Then the timing file is loaded once, analysed once (the table printed and
  * the profile's rows come from the same report), and trace + timing are
@@ -58,6 +64,59 @@ static int pass_result(int rc, const mh_err *perr, const char *what, child_state
     return mh_err_set(err, rc, "%s: %s", what, perr->msg);
 }
 
+/* The timing pass of separate passes (counting each configuration's first
+ * launch by default) and, with --counters or where its counters failed, the
+ * counters pass. */
+static int timer_passes(const mh_run_opts *o, const mh_run_backend *timer, int counters, mh_run_timed *tm,
+                        child_state *cs, mh_err *err) {
+    int status = 0;
+    mh_err perr = {0};
+    /* by default the timing run counts the first launch of each
+     * configuration itself; --counters asks for every launch (a run of its own) */
+    int inline_counters = counters && o->counters < 0;
+    if (!o->quiet)
+        fprintf(stderr, "memheat: timing pass%s: %s\n", inline_counters ? " (with counters)" : "", o->argv[0]);
+    int rc = mh_run_timed_pass(o, timer, inline_counters ? MH_RUN_TIMING_COUNTERS : MH_RUN_TIMING, tm, &status,
+                               &perr);
+    cs->exit_status = status;
+    if ((rc = pass_result(rc, &perr, "timing pass", cs, err)) != MH_OK) return rc;
+    if (inline_counters && tm->loaded && strcmp(tm->t.counters.status, "failed") == 0 && cs->rc == MH_OK &&
+        !mh_run_interrupted()) {
+        if (!o->quiet)
+            fprintf(stderr, "memheat: counters failed in the timing pass (%s); a counters pass instead\n",
+                    tm->t.counters.message);
+        inline_counters = 0;
+    }
+    if (counters && !inline_counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
+        if (!o->quiet) fprintf(stderr, "memheat: counters pass: %s\n", o->argv[0]);
+        mh_run_timed_counters(o, timer, tm);
+    }
+    return MH_OK;
+}
+
+/* Why the traced run may not start before the timing run has ended, or NULL
+ * when it may: --no-overlap, or a program that is one rank of a job or starts
+ * one, whose start-up takes what a second copy of it cannot share (a
+ * rendezvous port, its rank in the job). "" when no reason needs saying. */
+static const char *serial_reason(const mh_run_opts *o) {
+    if (o->no_overlap) return "";
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+        const char *v = getenv(rank_vars[i]);
+        if (v && *v) return "a rank of a job: its start-up joins the job";
+    }
+    static const char *const launchers[] = {"torchrun", "mpirun", "mpiexec", "orterun", "srun", "deepspeed",
+                                            "accelerate", "horovodrun", "jsrun", "aprun"};
+    const char *base = strrchr(o->argv[0], '/');
+    base = base ? base + 1 : o->argv[0];
+    for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++)
+        if (strcmp(base, launchers[i]) == 0) return "a launcher of a job: its start-up joins the job";
+    if (strncmp(base, "python", 6) == 0 && o->argv[1] && strcmp(o->argv[1], "-m") == 0 && o->argv[2] &&
+        strncmp(o->argv[2], "torch.distributed.", 18) == 0)
+        return "a launcher of a job: its start-up joins the job";
+    return NULL;
+}
+
 /* The passes; fills tm (timing loaded, not yet finished) and cs. */
 static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const mh_run_backend *timer,
                       mh_run_timed *tm, child_state *cs, mh_err *err) {
@@ -97,35 +156,33 @@ static int run_passes(const mh_run_opts *o, const mh_run_backend *tracer, const 
         }
         return MH_OK;
     }
-    if (timer) {
-        /* by default the timing run counts the first launch of each
-         * configuration itself; --counters asks for every launch (a run of its own) */
-        int inline_counters = counters && o->counters < 0;
-        if (!o->quiet)
-            fprintf(stderr, "memheat: timing pass%s: %s\n", inline_counters ? " (with counters)" : "", o->argv[0]);
-        rc = mh_run_timed_pass(o, timer, inline_counters ? MH_RUN_TIMING_COUNTERS : MH_RUN_TIMING, tm, &status,
-                               &perr);
-        cs->exit_status = status;
-        if ((rc = pass_result(rc, &perr, "timing pass", cs, err)) != MH_OK) return rc;
-        if (inline_counters && tm->loaded && strcmp(tm->t.counters.status, "failed") == 0 && cs->rc == MH_OK &&
-            !mh_run_interrupted()) {
-            if (!o->quiet)
-                fprintf(stderr, "memheat: counters failed in the timing pass (%s); a counters pass instead\n",
-                        tm->t.counters.message);
-            inline_counters = 0;
-        }
-        if (counters && !inline_counters && tm->loaded && cs->rc == MH_OK && !mh_run_interrupted()) {
-            if (!o->quiet) fprintf(stderr, "memheat: counters pass: %s\n", o->argv[0]);
-            mh_run_timed_counters(o, timer, tm);
-        }
+    /* the traced run starts now: its start-up overlaps the timing run, its
+     * GPU work waits at the start gate until the timing passes have ended */
+    mh_run_early early = {0};
+    const char *serial = timer && o->trace && tracer->start_gate ? serial_reason(o) : "";
+    if (!serial) {
+        rc = mh_run_early_start(o, tracer, MH_RUN_TRACE, o->collect.trace_path, &early, &perr);
+        if (rc != MH_OK) return mh_err_set(err, rc, "traced pass: %s", perr.msg); /* as it would fail later */
+    } else if (*serial && !o->quiet) {
+        fprintf(stderr, "memheat: the traced run starts after the timing run (%s)\n", serial);
     }
-    if (o->trace && cs->rc == MH_OK && !mh_run_interrupted()) {
-        if (!o->quiet) fprintf(stderr, "memheat: traced pass (%s): %s\n", tracer->name, o->argv[0]);
+    if (timer && (rc = timer_passes(o, timer, counters, tm, cs, err)) != MH_OK) {
+        mh_run_early_cancel(&early);
+        return rc;
+    }
+    if (!o->trace || cs->rc != MH_OK || mh_run_interrupted()) {
+        mh_run_early_cancel(&early); /* the passes end here: a traced run waiting at the gate is not wanted */
+        return MH_OK;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "memheat: traced pass (%s%s): %s\n", tracer->name,
+                early.child ? "; started during the timing pass, GPU work after it" : "", o->argv[0]);
+    if (early.child)
+        rc = mh_run_early_finish(o, tracer, MH_RUN_TRACE, o->collect.trace_path, &early, &status, &wall, &perr);
+    else
         rc = mh_run_pass(o, tracer, MH_RUN_TRACE, o->collect.trace_path, NULL, NULL, &status, &wall, &perr);
-        cs->exit_status = status;
-        if ((rc = pass_result(rc, &perr, "traced pass", cs, err)) != MH_OK) return rc;
-    }
-    return MH_OK;
+    cs->exit_status = status;
+    return pass_result(rc, &perr, "traced pass", cs, err);
 }
 
 /* Checks made before anything runs, so a bad name fails the same way on

@@ -38,6 +38,7 @@ typedef struct mh_run_opts {
     char timing_path[1024]; /* NAME.timing.json */
     char profile_path[1100];/* NAME.mhdb (the pipeline's import target) */
     int keep_trace;         /* keep NAME.mht after the import */
+    int no_overlap;         /* --no-overlap: the traced run starts after the timing run ends, not during it */
     char self_dir[1024];    /* directory of the memheat executable (collector libs beside it or in ../lib/memheat) */
     int quiet;
     char *const *argv;      /* the program and its arguments */
@@ -94,6 +95,9 @@ typedef struct mh_run_backend {
      * expected, MH_ERR_CHILD when the program failed, another error when the
      * collector did not start. */
     int (*check)(const mh_run_opts *o, int pass, const char *out, int status, mh_err *err);
+    /* 1: its collector waits at the start gate (MEMHEAT_START_GATE), so its
+     * pass can start while another runs (mh_run_early_start) */
+    int start_gate;
 } mh_run_backend;
 
 /* The table (src/run/backends.c), terminated by an entry with name NULL.
@@ -115,6 +119,23 @@ int mh_run_build(const mh_run_opts *o, const mh_run_backend *b, int pass, const 
  * / *wall_ns; the result of b->check. */
 int mh_run_pass(const mh_run_opts *o, const mh_run_backend *b, int pass, const char *out,
                 const mh_run_backend *joined, const char *joined_out, int *status, uint64_t *wall_ns, mh_err *err);
+
+/* A pass started while another runs (its program's start-up overlapping
+ * that run): the program starts at once with the start gate closed
+ * (MEMHEAT_START_GATE, include/memheat/collect.h), so its collector waits at
+ * CUDA's initialization; finish opens the gate, waits for the program and
+ * checks like mh_run_pass (wall time from the gate's opening); cancel ends a
+ * program whose pass is no longer wanted. Every started pass is finished or
+ * cancelled. */
+typedef struct mh_run_early {
+    long child;      /* the program, 0 = none */
+    char gate[1300]; /* the gate's file (absolute), "" once opened */
+} mh_run_early;
+int mh_run_early_start(const mh_run_opts *o, const mh_run_backend *b, int pass, const char *out, mh_run_early *e,
+                       mh_err *err);
+int mh_run_early_finish(const mh_run_opts *o, const mh_run_backend *b, int pass, const char *out, mh_run_early *e,
+                        int *status, uint64_t *wall_ns, mh_err *err);
+void mh_run_early_cancel(mh_run_early *e);
 
 /* ---- the whole `memheat run` ---- */
 /* Runs the passes (see enum mh_run_passes), post-processes the timing once
@@ -141,6 +162,15 @@ int mh_run_which(const char *name, char *out, size_t cap);
 /* fork/exec argv with the current environment plus extra "K=V" strings
  * (NULL-terminated); waits; fills *status with the exit status (128+sig if killed). */
 int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err *err);
+/* mh_run_spawn in two steps: *child set once the program was exec'd (an exec
+ * failure is MH_ERR_CHILD, "cannot run"); foreground: it gets the terminal at
+ * once, else when waited for. Every started program must be waited for or
+ * cancelled. */
+int mh_run_spawn_start(char *const *argv, char *const *extra_env, int foreground, long *child, mh_err *err);
+int mh_run_spawn_wait(long child, int *status);
+/* Ends a started program that is not wanted any more (its process group:
+ * SIGTERM, SIGKILL after 3 s) and reaps it. */
+void mh_run_spawn_cancel(long child);
 /* The signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) memheat received while a
  * program ran and forwarded to the program's process group; 0 = none. */
 int mh_run_interrupted(void);

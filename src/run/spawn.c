@@ -2,7 +2,12 @@
  *
  * mh_run_spawn forks and execs the program with extra environment variables,
  * reports an exec failure through a close-on-exec pipe (so "no such program"
- * is an error message, not a silent exit code 127), and waits.
+ * is an error message, not a silent exit code 127), and waits. Split in two
+ * (mh_run_spawn_start, mh_run_spawn_wait), a program may also start in the
+ * background while another runs (its start-up overlapping that run, its GPU
+ * work held at the start gate): it gets the terminal when it is waited for,
+ * signals to memheat reach both, and mh_run_spawn_cancel ends one whose run
+ * is no longer wanted (SIGTERM, SIGKILL after 3 s).
  *
  * Signals: the program runs in its own process group (its pgid is its pid),
  * which is given the terminal when memheat has it, so Ctrl-C and Ctrl-\ reach
@@ -23,6 +28,7 @@
  * memheat cannot be caught: the program gets SIGTERM from the kernel
  * (PR_SET_PDEATHSIG) instead of running on orphaned, and the trace it leaves
  * is imported later with `memheat import`. */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -31,13 +37,16 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "run/run.h"
 
-/* A signal handler can only reach static state: the group to forward to and
- * the last signal memheat received while a program ran (0 = none). */
-static volatile sig_atomic_t g_pgid, g_signal;
+/* A signal handler can only reach static state: the groups to forward to
+ * (the program in the foreground and one started early, waiting at the start
+ * gate) and the last signal memheat received while a program ran (0 = none). */
+#define NGROUPS 2
+static volatile sig_atomic_t g_pgid[NGROUPS], g_signal;
 /* memheat stopped itself with the program: the wait loop continues the
  * program once the terminal is back (so it does not stop again on SIGTTIN). */
 static volatile sig_atomic_t g_selfstop;
@@ -47,13 +56,15 @@ static const int g_forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
 
 static void forward(int sig) {
     g_signal = sig;
-    if (g_pgid > 0) kill(-(pid_t)g_pgid, sig);
+    for (int i = 0; i < NGROUPS; i++)
+        if (g_pgid[i] > 0) kill(-(pid_t)g_pgid[i], sig);
 }
 
 /* SIGTSTP, SIGCONT: passed on to the program, not an interruption. */
 static void forward_job(int sig) {
     int saved = errno;
-    if (g_pgid > 0 && !(sig == SIGCONT && g_selfstop)) kill(-(pid_t)g_pgid, sig);
+    for (int i = 0; i < NGROUPS; i++)
+        if (g_pgid[i] > 0 && !(sig == SIGCONT && g_selfstop)) kill(-(pid_t)g_pgid[i], sig);
     errno = saved;
 }
 
@@ -61,6 +72,41 @@ static const int g_job[] = {SIGTSTP, SIGCONT};
 #define NJOB (sizeof g_job / sizeof g_job[0])
 
 int mh_run_interrupted(void) { return g_signal; }
+
+/* memheat's own handlers while any program runs: installed by the first
+ * start, put back when the last program is reaped. */
+static struct sigaction g_old[NFWD], g_oldjc[NJOB];
+static int g_running;
+
+static void handlers_take(void) {
+    if (g_running++) return;
+    struct sigaction fw = {.sa_handler = forward}, jc = {.sa_handler = forward_job, .sa_flags = SA_RESTART};
+    sigemptyset(&fw.sa_mask);
+    sigemptyset(&jc.sa_mask);
+    for (size_t i = 0; i < NFWD; i++) sigaction(g_forwarded[i], &fw, &g_old[i]);
+    for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &jc, &g_oldjc[i]);
+}
+
+static void handlers_give(void) {
+    assert(g_running > 0);
+    if (--g_running) return;
+    for (size_t i = 0; i < NFWD; i++) sigaction(g_forwarded[i], &g_old[i], NULL);
+    for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &g_oldjc[i], NULL);
+}
+
+static void group_set(pid_t pg) {
+    for (int i = 0; i < NGROUPS; i++)
+        if (g_pgid[i] == 0) {
+            g_pgid[i] = pg;
+            return;
+        }
+    assert(!"more programs at once than signal slots");
+}
+
+static void group_clear(pid_t pg) {
+    for (int i = 0; i < NGROUPS; i++)
+        if (g_pgid[i] == pg) g_pgid[i] = 0;
+}
 
 /* Gives the terminal on fd 0 to group pg when this process has it in the
  * foreground; returns 1 when it did. */
@@ -74,35 +120,32 @@ static int give_terminal(pid_t pg) {
     return ok;
 }
 
-int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err *err) {
+/* memheat has the terminal in the foreground. */
+static int have_terminal(void) { return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp(); }
+
+int mh_run_spawn_start(char *const *argv, char *const *extra_env, int foreground, long *child, mh_err *err) {
     int pfd[2];
+    *child = 0;
     if (pipe(pfd) != 0) return mh_err_set(err, MH_ERR_IO, "pipe: %s", strerror(errno));
     fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
-    struct sigaction fw = {.sa_handler = forward}, old[NFWD], jc = {.sa_handler = forward_job, .sa_flags = SA_RESTART},
-                     oldjc[NJOB];
-    sigemptyset(&fw.sa_mask);
-    sigemptyset(&jc.sa_mask);
-    pid_t parent = getpid(), mypg = getpgrp();
-    int had_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == mypg;
-    g_pgid = 0;
-    for (size_t i = 0; i < NFWD; i++) sigaction(g_forwarded[i], &fw, &old[i]);
-    for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &jc, &oldjc[i]);
+    pid_t parent = getpid();
+    int tty = foreground && have_terminal();
+    handlers_take();
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
         close(pfd[0]);
         close(pfd[1]);
-        for (size_t i = 0; i < NFWD; i++) sigaction(g_forwarded[i], &old[i], NULL);
-        for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &oldjc[i], NULL);
+        handlers_give();
         return mh_err_set(err, MH_ERR_IO, "fork: %s", strerror(e));
     }
     if (pid == 0) {
         setpgid(0, 0);
-        if (had_tty) give_terminal(getpid());
+        if (tty) give_terminal(getpid());
         prctl(PR_SET_PDEATHSIG, SIGTERM); /* memheat killed (even SIGKILL): the program is told */
         if (getppid() != parent) _exit(128 + SIGTERM);
-        for (size_t i = 0; i < NFWD; i++) sigaction(g_forwarded[i], &old[i], NULL);
-        for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &oldjc[i], NULL);
+        for (size_t i = 0; i < NFWD; i++) sigaction(g_forwarded[i], &g_old[i], NULL);
+        for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &g_oldjc[i], NULL);
         close(pfd[0]);
         for (size_t i = 0; extra_env && extra_env[i]; i++) {
             char kv[8192];
@@ -120,17 +163,37 @@ int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err 
         _exit(127);
     }
     setpgid(pid, pid); /* also here: no window where a forwarded signal misses the group */
-    g_pgid = pid;
+    group_set(pid);
     if (g_signal) kill(-pid, g_signal); /* a signal before the group existed */
-    int gave = had_tty && give_terminal(pid);
+    if (tty) give_terminal(pid);
     close(pfd[1]);
     int child_errno = 0;
     ssize_t n;
     do n = read(pfd[0], &child_errno, sizeof child_errno);
     while (n < 0 && errno == EINTR);
     close(pfd[0]);
+    if (n == (ssize_t)sizeof child_errno) {
+        int ws;
+        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {}
+        group_clear(pid);
+        if (tty) give_terminal(getpgrp());
+        handlers_give();
+        return mh_err_set(err, MH_ERR_CHILD, "cannot run '%s': %s", argv[0], strerror(child_errno));
+    }
+    *child = pid;
+    return MH_OK;
+}
+
+int mh_run_spawn_wait(long child, int *status) {
+    pid_t pid = (pid_t)child, mypg = getpgrp();
     int ws = 0;
-    for (;;) {
+    /* a program started in the background may have stopped reading the
+     * terminal (SIGTTIN): it gets the terminal now, and is continued */
+    int early = waitpid(pid, &ws, WUNTRACED | WNOHANG) == pid; /* ended or stopped already */
+    int ended = early && !WIFSTOPPED(ws);
+    int gave = !ended && have_terminal() && give_terminal(pid);
+    if (early && !ended) kill(-pid, SIGCONT);
+    while (!ended) {
         pid_t w = waitpid(pid, &ws, WUNTRACED);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 || !WIFSTOPPED(ws)) break;
@@ -145,14 +208,36 @@ int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err 
         if (gave) give_terminal(pid);
         kill(-pid, SIGCONT);
     }
-    g_pgid = 0;
+    group_clear(pid);
     if (gave) give_terminal(mypg);
-    for (size_t i = 0; i < NFWD; i++) sigaction(g_forwarded[i], &old[i], NULL);
-    for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &oldjc[i], NULL);
-    if (n == (ssize_t)sizeof child_errno)
-        return mh_err_set(err, MH_ERR_CHILD, "cannot run '%s': %s", argv[0], strerror(child_errno));
+    handlers_give();
     if (WIFEXITED(ws)) *status = WEXITSTATUS(ws);
     else if (WIFSIGNALED(ws)) *status = 128 + WTERMSIG(ws);
     else *status = 1;
     return MH_OK;
+}
+
+void mh_run_spawn_cancel(long child) {
+    pid_t pid = (pid_t)child;
+    kill(-pid, SIGTERM);
+    kill(-pid, SIGCONT); /* stopped (SIGTTIN): it must run to end */
+    int ws;
+    for (int i = 0; i < 300; i++) { /* 3 s for its own clean-up, then SIGKILL */
+        pid_t w = waitpid(pid, &ws, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) goto reaped;
+        struct timespec step = {0, 10000000};
+        nanosleep(&step, NULL);
+    }
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {}
+reaped:
+    group_clear(pid);
+    handlers_give();
+}
+
+int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err *err) {
+    long child;
+    int rc = mh_run_spawn_start(argv, extra_env, 1, &child, err);
+    if (rc != MH_OK) return rc;
+    return mh_run_spawn_wait(child, status);
 }

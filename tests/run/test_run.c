@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "memheat/collect.h"
 #include "run/run.h"
 #include "collectors/synth.h"
 #include "memheat/timing.h"
@@ -51,6 +53,21 @@ static int runs_logged(void) {
     return n;
 }
 
+static const char *g_log_env(void) { return getenv("MH_TEST_RUNLOG"); }
+
+static void append_log(const char *line) {
+    FILE *f = fopen(g_log_env(), "a");
+    if (f) {
+        fputs(line, f);
+        fclose(f);
+    }
+}
+
+static void nap_ms(long ms) {
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
 /* ---- the fake program ---------------------------------------------------- */
 
 static mh_timing_kernel *fake_kernel(mh_timing *t, const char *name, uint32_t corr, uint32_t grid) {
@@ -72,6 +89,20 @@ static int fake_program(void) {
     int timing_counters = mode && strcmp(mode, "timing") == 0 && also && strcmp(also, "config") == 0;
     int traced = inj && strstr(inj, "libmemheat_cuda.so") != NULL;
     int timer = tout && (getenv("MEMHEAT_TIMING_LIB") || (inj && strstr(inj, "libmemheat_cupti.so")));
+    const char *overlap = getenv("MH_TEST_OVERLAP"); /* ms the timing run waits for the traced run's start */
+    if (traced) {
+        /* the start-up, then CUDA's initialization, where the collector waits at the gate */
+        if (overlap) append_log("traced start\n");
+        mh_collect_start_wait();
+    }
+    if (overlap && timer && !traced) {
+        for (long ms = 0; ms < atol(overlap); ms += 10) {
+            const char *log = slurp(g_log_env());
+            if (log && strstr(log, "traced start")) break;
+            nap_ms(10);
+        }
+        nap_ms(100); /* a traced run not held at the gate would log its end meanwhile */
+    }
     if (lf) {
         fprintf(lf, "%s %s%s\n", traced ? "traced" : "untraced", timer ? mode : "-",
                 timer && timing_counters ? "+counters" : "");
@@ -119,7 +150,8 @@ static int fake_program(void) {
         mh_timing_free(&t);
         if (rc != MH_OK) return 8;
     }
-    return 0;
+    const char *fail = getenv("MH_TEST_TIMING_STATUS");
+    return timer && !traced && fail ? atoi(fail) : 0;
 }
 
 /* ---- tests --------------------------------------------------------------- */
@@ -356,6 +388,43 @@ static void test_pipeline_separate(void) {
     mh_timing_free(&t);
 }
 
+/* The traced run starts with the timing run (its start-up overlapping it)
+ * and its GPU work waits at the start gate until the timing run has ended. */
+static void test_pipeline_overlap(void) {
+    setenv("MH_TEST_OVERLAP", "5000", 1);
+    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK);
+    /* started before the timing run ended, held until it had */
+    CHECK(strcmp(slurp(g_log), "traced start\nuntraced timing+counters\ntraced -\n") == 0);
+    CHECK(access(path_in("p.mht.gate"), F_OK) != 0);
+    mh_timing t;
+    load_timing(&t);
+    CHECK(t.nkernels == 4 && t.counters.matched == 4);
+    mh_timing_free(&t);
+    /* the program fails in the timing run: the traced run waiting at the gate ends, unheard */
+    setenv("MH_TEST_TIMING_STATUS", "3", 1);
+    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_ERR_CHILD);
+    unsetenv("MH_TEST_TIMING_STATUS");
+    nap_ms(100);
+    CHECK(strcmp(slurp(g_log), "traced start\nuntraced timing+counters\n") == 0);
+    CHECK(access(path_in("p.mht.gate"), F_OK) != 0);
+    /* serial: --no-overlap, and a rank of a job */
+    setenv("MH_TEST_OVERLAP", "300", 1);
+    for (int i = 0; i < 2; i++) {
+        mh_run_opts o;
+        opts_for(&o, g_fake_argv);
+        o.passes = MH_PASSES_SEPARATE;
+        o.no_overlap = i == 0;
+        if (i == 1) setenv("RANK", "0", 1);
+        unlink(g_log);
+        mh_err err = {0};
+        CHECK(mh_run_pipeline(&o, &err) == MH_OK);
+        unsetenv("RANK");
+        mh_collect_cfg_free(&o.collect);
+        CHECK(strcmp(slurp(g_log), "untraced timing+counters\ntraced start\ntraced -\n") == 0);
+    }
+    unsetenv("MH_TEST_OVERLAP");
+}
+
 static void test_pipeline_flags(void) {
     CHECK(pipeline(MH_PASSES_ONE, -1, 0, 1) == MH_OK); /* --no-timing */
     CHECK(runs_logged() == 1 && has_line(slurp(g_log), "traced -"));
@@ -392,6 +461,7 @@ int main(int argc, char **argv) {
     static const mh_test_case cases[] = {T(test_table), T(test_one_pass_env), T(test_no_timing_env),
                                          T(test_own_pass_env), T(test_missing_lib), T(test_pipeline_one),
                                          T(test_pipeline_one_counters), T(test_pipeline_separate),
+                                         T(test_pipeline_overlap),
                                          T(test_pipeline_flags)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     char cmd[700];

@@ -335,6 +335,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void);
 
 __attribute__((visibility("default"))) int InitializeInjection(void) {
     mh_cuda *mh = &g_state;
+    /* started while memheat's timing run still uses the GPU: wait for its end
+     * here, before any GPU work (what ran until now, the start-up, overlapped it) */
+    mh_collect_start_wait();
     pthread_mutex_lock(&mh->mu);
     if (mh->active) {
         pthread_mutex_unlock(&mh->mu);
