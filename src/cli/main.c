@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "util/bigmem.h"
 
 static const mh_cli_cmd commands[] = {
 #define MH_CMD(name, summary) {#name, mh_cmd_##name, summary},
@@ -23,6 +24,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    mh_big_setup();
     if (argc < 2) return mh_cli_usage("", "no command given");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);

@@ -34,6 +34,11 @@
 #define END_SPLIT_MIN (1u << 15) /* accesses since the last kernel end that make an end apart worth a hand-off */
 #define PROGRESS_EVERY 0.5       /* seconds between progress lines */
 #define BIG_EPISODE (1u << 22)   /* accesses of an episode after which the next one is split by analysis */
+/* The same with at most FEW_LANES lanes (a machine of 2 cores): there two
+ * lanes of launches of 10^6 accesses or more ran no faster than the ring's
+ * stages, and each lane held a whole launch's state (bench/analyses/README.md). */
+#define BIG_EPISODE_FEW (1u << 20)
+#define FEW_LANES 2
 #define MAIN (-1)                /* the executor of launches analysed here (by stage), not in a lane */
 
 struct mh_pass {
@@ -516,15 +521,17 @@ static uint64_t episode_rank(void *ctx, uint32_t id) {
 
 /* An accepted LAUNCH record, before the model takes it: a launch while none
  * is in flight starts an episode, and its executor is chosen: MAIN for the
- * first and after an episode of BIG_EPISODE accesses or more (one big launch
- * keeps the analyses on workers of their own), else the lane with the least
+ * first and after an episode of BIG_EPISODE accesses or more (BIG_EPISODE_FEW
+ * with few lanes; one big launch keeps the analyses on workers of their
+ * own), else the lane with the least
  * work waiting (mh_lanes_pick: lanes slowed by others on their core get
  * less). Launches overlapping in time go to one executor, so each analysis
  * sees the launches in flight together as the serial pass does (grouping
  * buffers, budgets). */
 static int lanes_launch(mh_pass *p, mh_err *err) {
     if (p->inflight == 0) {
-        int exec = (!p->any_ep || p->ep_acc >= BIG_EPISODE) ? MAIN : (int)mh_lanes_pick(p->lanes, p->rr++);
+        uint64_t big = p->nlanes <= FEW_LANES ? BIG_EPISODE_FEW : BIG_EPISODE;
+        int exec = (!p->any_ep || p->ep_acc >= big) ? MAIN : (int)mh_lanes_pick(p->lanes, p->rr++);
         if (exec == MAIN && p->any_ep && p->ep_exec != MAIN) {
             int rc = mh_lanes_deliver(p->lanes, 1, err); /* MAIN hands results on at once */
             if (rc) return rc;

@@ -39,6 +39,7 @@
 #define BATCH_RECORDS 4096u       /* records that send a batch off */
 #define MAX_QUEUED 4              /* batches queued per lane before the reader may wait (each ~2 MiB) */
 #define QUEUED_BUDGET (1u << 22)  /* accesses queued over all lanes past which it does wait (128 MiB of chunks) */
+#define QUEUED_PER_LANE (1u << 20) /* ... and per lane, with fewer than 4 lanes (32 MiB of chunks each) */
 #define MARK_SEND (1u << 13)      /* accesses that send a batch off at an owned kernel end (few lanes) */
 #define MARK_SEND_LANES 4         /* lanes up to which MARK_SEND applies */
 
@@ -193,9 +194,12 @@ static void send(mh_lanes *L, lane *ln) {
  * past MAX_QUEUED while the budget lasts, so that the reader gets past a
  * launch of many accesses to the next launches, for the other lanes; with
  * a queue bound per lane alone, a real program's launches of 10^5-10^6
- * accesses (a training step's) kept one lane busy and the others idle. */
+ * accesses (a training step's) kept one lane busy and the others idle. The
+ * budget is QUEUED_PER_LANE per lane up to QUEUED_BUDGET: the chunks it
+ * holds are most of the peak memory of a pass of 2 lanes. */
 static int must_wait(const mh_lanes *L, const lane *ln) {
-    return ln->nq >= MAX_QUEUED && L->backlog >= QUEUED_BUDGET && !ln->h[0].failed && !ln->h[ln->nh - 1].failed;
+    uint64_t budget = (uint64_t)L->n * QUEUED_PER_LANE < QUEUED_BUDGET ? (uint64_t)L->n * QUEUED_PER_LANE : QUEUED_BUDGET;
+    return ln->nq >= MAX_QUEUED && L->backlog >= budget && !ln->h[0].failed && !ln->h[ln->nh - 1].failed;
 }
 
 /* Sends lane ln's batch, waiting (handing results on meanwhile) while

@@ -23,7 +23,7 @@
 #include "memheat/trace.h"
 #include "sched/plan.h"
 
-#define MH_POOL_BATCH (1u << 17) /* accesses per batch: 4 MiB, a few ms of work */
+#define MH_POOL_BATCH (1u << 15) /* accesses per batch: 1 MiB (one trace chunk), about a ms of work */
 #define MH_POOL_SLOTS 8          /* batches: one being filled, the others in the workers */
 
 /* One record of a batch as a stage sees it. */

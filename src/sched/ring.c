@@ -1,6 +1,6 @@
 /* ring.c -- mh_ring: the pass's worker threads and the ring of jobs they
- * consume (ring.h). One mutex guards the ring; jobs are batches of 2^17
- * accesses (milliseconds of work), so a lock per job and worker is cheap.
+ * consume (ring.h). One mutex guards the ring; jobs are batches of 2^15
+ * accesses (about a millisecond of work), so a lock per job and worker is cheap.
  * Job s lives in slot s % slots; each worker keeps a cursor (the next job it
  * takes) and the slot of job s is free once every cursor is past s. */
 #ifdef __linux__

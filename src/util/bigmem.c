@@ -3,6 +3,7 @@
 #include "util/bigmem.h"
 #include "util/grow.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,29 @@ void *mh_big_calloc(size_t n, size_t size) {
     return p;
 }
 
+void mh_big_setup(void) {
+#ifdef M_MMAP_THRESHOLD
+    (void)mallopt(M_MMAP_THRESHOLD, (int)BIG_MIN);
+#endif
+}
+
 void *mh_big_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first) {
     if (p && need <= *cap) return p;
     size_t c = mh_grow_cap(*cap, need, elem, first);
     if (!c) return NULL;
     if (c * elem < BIG_MIN) return mh_grow(p, cap, need, elem, first);
+    if (p && *cap * elem >= BIG_MIN) { /* a mapping of its own (mh_big_setup): moved by mremap, not copied */
+        size_t rounded = (c * elem + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+        void *q = realloc(p, rounded);
+        if (!q) return NULL;
+#ifdef MADV_HUGEPAGE
+        uintptr_t lo = ((uintptr_t)q + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t hi = ((uintptr_t)q + rounded) & ~(uintptr_t)(HUGE_PAGE - 1);
+        if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+        *cap = c;
+        return q;
+    }
     void *q = mh_big_malloc(c * elem);
     if (!q) return NULL;
     if (p) memcpy(q, p, *cap * elem);

@@ -13,12 +13,21 @@
 #include <stddef.h>
 
 void *mh_big_malloc(size_t bytes);
+/* Makes every block of 4 MiB or more a mapping of its own (glibc:
+ * M_MMAP_THRESHOLD fixed there): freed, it goes back to the system at once,
+ * instead of staying in the arena of the thread that made it (glibc's own
+ * threshold rises to the size of the first such block freed, and then the
+ * tables a pass grows and frees launch after launch on its analysis threads
+ * stay in their arenas: about 1.5 times the analyses' peak); and mh_big_grow moves it by
+ * mremap instead of copying it beside the old one. For a process (the
+ * memheat command) before its first allocation; harmless where absent. */
+void mh_big_setup(void);
 /* Zeroed, like calloc; NULL on overflow or failure. */
 void *mh_big_calloc(size_t n, size_t size);
 /* mh_grow (util/grow.h) with the same capacities, for arrays that grow
  * large: once the new size reaches 4 MiB the array moves to huge pages
  * (a fresh 4 KiB page costs a fault each; on a paravirtualised machine a
- * fault is tens of microseconds). */
+ * fault is tens of microseconds); from there on it grows by realloc. */
 void *mh_big_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* Freed tables kept for the next of the same size, up to MH_BIG_CACHE_WAYS

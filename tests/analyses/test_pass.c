@@ -352,8 +352,8 @@ static void test_lanes_identical(void) {
 
 /* ---- the worker ring: many batches, barriers between them ---- */
 
-/* Two launches in flight together of BIG accesses each (about ten batches of
- * 2^17 on the pass's workers), with allocations and source lines (barriers)
+/* Two launches in flight together of BIG accesses each (about forty batches of
+ * 2^15 on the pass's workers), with allocations and source lines (barriers)
  * between access records, then a few small launches (lanes when there is no
  * record consumer). */
 static void write_ring_trace(const char *path) {
