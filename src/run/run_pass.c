@@ -50,7 +50,7 @@ int mh_run_early_start(const mh_run_opts *o, const mh_run_backend *b, int pass, 
     int fd = open(e->gate, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) return mh_err_set(err, MH_ERR_IO, "cannot create %s: %s", e->gate, strerror(errno));
     close(fd);
-    char val[1300];
+    char val[sizeof e->gate + 24]; /* "<gate>:<pid>" */
     snprintf(val, sizeof val, "%s:%ld", e->gate, (long)getpid());
     mh_run_cmd cmd;
     mh_run_cmd_init(&cmd);
