@@ -56,7 +56,9 @@ static void help(FILE *f) {
           "      --passes separate  default: an un-instrumented timing run (CUPTI activity\n"
           "                         records: every launch, graph kernels too, as the GPU ran it)\n"
           "                         that also counts the first launch of each configuration,\n"
-          "                         then the traced run\n"
+          "                         then the traced run; for a rank of a job (RANK,\n"
+          "                         OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK or SLURM_PROCID set)\n"
+          "                         the default is --passes one: its second run would not find the job\n"
           "      --passes one       one run, traced and timed in the same process: faster, but\n"
           "                         kernels timed with CUDA events; launches without a clean time\n"
           "                         (traced, or on an idle stream) take their configuration's\n"
@@ -109,7 +111,7 @@ int mh_cmd_run(int argc, char **argv) {
     mh_collect_cfg_init(&o.collect);
     o.trace = o.timing = 1;
     o.counters = -1;               /* counters: in the timing run with separate passes, --counters / --no-counters */
-    o.passes = MH_PASSES_SEPARATE; /* one run: --passes one */
+    o.passes = MH_PASSES_AUTO; /* separate, but one run for a rank of a job; --passes one / separate */
     const char *name = NULL;
     uint64_t v;
     int opt, code;

@@ -94,17 +94,22 @@ static int timer_passes(const mh_run_opts *o, const mh_run_backend *timer, int c
     return MH_OK;
 }
 
+const char *mh_run_rank_var(void) {
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+        const char *v = getenv(rank_vars[i]);
+        if (v && *v) return rank_vars[i];
+    }
+    return NULL;
+}
+
 /* Why the traced run may not start before the timing run has ended, or NULL
  * when it may: --no-overlap, or a program that is one rank of a job or starts
  * one, whose start-up takes what a second copy of it cannot share (a
  * rendezvous port, its rank in the job). "" when no reason needs saying. */
 static const char *serial_reason(const mh_run_opts *o) {
     if (o->no_overlap) return "";
-    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
-        const char *v = getenv(rank_vars[i]);
-        if (v && *v) return "a rank of a job: its start-up joins the job";
-    }
+    if (mh_run_rank_var()) return "a rank of a job: its start-up joins the job";
     static const char *const launchers[] = {"torchrun", "mpirun", "mpiexec", "orterun", "srun", "deepspeed",
                                             "accelerate", "horovodrun", "jsrun", "aprun"};
     const char *base = strrchr(o->argv[0], '/');
@@ -221,8 +226,19 @@ static int interrupted(const mh_run_opts *o, int irc, mh_err *err) {
                       o->profile_path);
 }
 
-int mh_run_pipeline(const mh_run_opts *o, mh_err *err) {
+int mh_run_pipeline(const mh_run_opts *opts, mh_err *err) {
     uint64_t start = now_ns();
+    mh_run_opts ro = *opts;
+    const mh_run_opts *o = &ro;
+    if (ro.passes == MH_PASSES_AUTO) {
+        /* a rank's second run does not find its job again: the job's
+         * rendezvous is over (torchrun, H200: two runs per rank hung) */
+        const char *rank = mh_run_rank_var();
+        ro.passes = rank ? MH_PASSES_ONE : MH_PASSES_SEPARATE;
+        if (rank && !o->quiet)
+            fprintf(stderr, "memheat: %s is set: a rank of a job runs once (--passes one; --passes separate runs it "
+                    "twice)\n", rank);
+    }
     int crc = check_inputs(o, err);
     if (crc) return crc;
     const mh_run_backend *tracer = mh_run_backend_pick(o->backend, o->argv ? o->argv[0] : "", err);

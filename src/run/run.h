@@ -22,8 +22,9 @@
 /* How many runs of the program. */
 enum mh_run_passes {
     MH_PASSES_ONE = 0,      /* one traced run, timing in the same process (event times) */
-    MH_PASSES_SEPARATE = 1  /* the CLI's default: timing run (CUPTI activity, counters of each configuration's
-                             * first launch), [counters run with --counters,] traced run */
+    MH_PASSES_SEPARATE = 1, /* timing run (CUPTI activity, counters of each configuration's first launch),
+                             * [counters run with --counters,] traced run */
+    MH_PASSES_AUTO = 2      /* the CLI's default: separate, but one for a rank of a job (mh_run_rank_var) */
 };
 
 typedef struct mh_run_opts {
@@ -144,6 +145,12 @@ void mh_run_early_cancel(mh_run_early *e);
  * failing program stops the passes but what it left is still imported; the
  * result is then MH_ERR_CHILD. */
 int mh_run_pipeline(const mh_run_opts *o, mh_err *err);
+
+/* The rank variable a job's launcher set for this process (RANK,
+ * OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID), or NULL: a
+ * rank runs once by default, since a second run of it does not find the
+ * job again (docs/ranks.md). */
+const char *mh_run_rank_var(void);
 
 /* The CUPTI timing pass(es) alone into o->timing_path (bench/timing's tool):
  * timing run, a counters run when o->counters != 0, post-processing. */

@@ -425,6 +425,21 @@ static void test_pipeline_overlap(void) {
     unsetenv("MH_TEST_OVERLAP");
 }
 
+/* The default for a rank of a job (a launcher's RANK set): one run, since a
+ * second run of a rank does not find its job again; else the two runs. */
+static void test_pipeline_rank(void) {
+    setenv("RANK", "1", 1);
+    CHECK(pipeline(MH_PASSES_AUTO, -1, 1, 1) == MH_OK);
+    unsetenv("RANK");
+    CHECK(strcmp(slurp(g_log), "traced timing\n") == 0);
+    CHECK(pipeline(MH_PASSES_AUTO, -1, 1, 1) == MH_OK);
+    CHECK(strcmp(slurp(g_log), "untraced timing+counters\ntraced -\n") == 0);
+    setenv("SLURM_PROCID", "0", 1); /* --passes separate asked for: two runs, one after the other */
+    CHECK(pipeline(MH_PASSES_SEPARATE, -1, 1, 1) == MH_OK);
+    unsetenv("SLURM_PROCID");
+    CHECK(strcmp(slurp(g_log), "untraced timing+counters\ntraced -\n") == 0);
+}
+
 static void test_pipeline_flags(void) {
     CHECK(pipeline(MH_PASSES_ONE, -1, 0, 1) == MH_OK); /* --no-timing */
     CHECK(runs_logged() == 1 && has_line(slurp(g_log), "traced -"));
@@ -461,7 +476,7 @@ int main(int argc, char **argv) {
     static const mh_test_case cases[] = {T(test_table), T(test_one_pass_env), T(test_no_timing_env),
                                          T(test_own_pass_env), T(test_missing_lib), T(test_pipeline_one),
                                          T(test_pipeline_one_counters), T(test_pipeline_separate),
-                                         T(test_pipeline_overlap),
+                                         T(test_pipeline_overlap), T(test_pipeline_rank),
                                          T(test_pipeline_flags)};
     int rc = mh_test_run(cases, sizeof cases / sizeof cases[0]);
     char cmd[700];
