@@ -2,7 +2,8 @@
 # The test command (README, .ci/run): installs what the tests need, builds
 # memheat, runs the whole ctest suite, then rebuilds with AddressSanitizer +
 # UBSan (CPU parts only) and runs the suite again, minus tests labelled
-# "noasan" (those that load memheat code into a program not built with ASan).
+# "noasan" (those that load memheat code into a program not built with ASan,
+# measure the real process's memory, or run no memheat code at all).
 # Both builds treat warnings as errors (MEMHEAT_WERROR, off for users).
 set -euo pipefail
 cd "$(dirname "$0")/.."
