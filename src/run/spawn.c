@@ -94,13 +94,23 @@ static void handlers_give(void) {
     for (size_t i = 0; i < NJOB; i++) sigaction(g_job[i], &g_oldjc[i], NULL);
 }
 
-static void group_set(pid_t pg) {
+/* Whether memheat gave each group the terminal (not read by the handlers). */
+static int g_gave[NGROUPS];
+
+static void group_set(pid_t pg, int gave) {
     for (int i = 0; i < NGROUPS; i++)
         if (g_pgid[i] == 0) {
             g_pgid[i] = pg;
+            g_gave[i] = gave;
             return;
         }
     assert(!"more programs at once than signal slots");
+}
+
+static int group_gave(pid_t pg) {
+    for (int i = 0; i < NGROUPS; i++)
+        if (g_pgid[i] == pg) return g_gave[i];
+    return 0;
 }
 
 static void group_clear(pid_t pg) {
@@ -163,9 +173,9 @@ int mh_run_spawn_start(char *const *argv, char *const *extra_env, int foreground
         _exit(127);
     }
     setpgid(pid, pid); /* also here: no window where a forwarded signal misses the group */
-    group_set(pid);
+    int gave = tty && give_terminal(pid);
+    group_set(pid, gave);
     if (g_signal) kill(-pid, g_signal); /* a signal before the group existed */
-    if (tty) give_terminal(pid);
     close(pfd[1]);
     int child_errno = 0;
     ssize_t n;
@@ -176,7 +186,7 @@ int mh_run_spawn_start(char *const *argv, char *const *extra_env, int foreground
         int ws;
         while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {}
         group_clear(pid);
-        if (tty) give_terminal(getpgrp());
+        if (gave) give_terminal(getpgrp());
         handlers_give();
         return mh_err_set(err, MH_ERR_CHILD, "cannot run '%s': %s", argv[0], strerror(child_errno));
     }
@@ -187,12 +197,15 @@ int mh_run_spawn_start(char *const *argv, char *const *extra_env, int foreground
 int mh_run_spawn_wait(long child, int *status) {
     pid_t pid = (pid_t)child, mypg = getpgrp();
     int ws = 0;
-    /* a program started in the background may have stopped reading the
-     * terminal (SIGTTIN): it gets the terminal now, and is continued */
-    int early = waitpid(pid, &ws, WUNTRACED | WNOHANG) == pid; /* ended or stopped already */
-    int ended = early && !WIFSTOPPED(ws);
-    int gave = !ended && have_terminal() && give_terminal(pid);
-    if (early && !ended) kill(-pid, SIGCONT);
+    int gave = group_gave(pid), ended = 0;
+    if (!gave) {
+        /* a program started in the background may have ended, or stopped
+         * reading the terminal (SIGTTIN): it gets the terminal now, and is continued */
+        int early = waitpid(pid, &ws, WUNTRACED | WNOHANG) == pid;
+        ended = early && !WIFSTOPPED(ws);
+        gave = !ended && have_terminal() && give_terminal(pid);
+        if (early && !ended) kill(-pid, SIGCONT);
+    }
     while (!ended) {
         pid_t w = waitpid(pid, &ws, WUNTRACED);
         if (w < 0 && errno == EINTR) continue;
