@@ -161,9 +161,8 @@ int mh_collect_claim(const char *path, char *got, size_t cap, mh_err *err);
  * so no GPU work of the two runs overlaps. MEMHEAT_START_GATE=<path>:<pid>:
  * wait while the file <path> exists and memheat (process <pid>) lives. */
 #define MH_COLLECT_START_GATE_ENV "MEMHEAT_START_GATE"
-/* Waits at the gate the environment names, if any; returns the nanoseconds
- * waited (0 without a gate). Only libc (src/collectors/start_gate.c). */
-uint64_t mh_collect_start_wait(void);
+/* Waits at the gate the environment names, if any (src/collectors/start_gate.c). */
+void mh_collect_start_wait(void);
 
 /* Who this process is (mh_process of trace.h): pid, parent, host, command
  * line, ranks from the environment (-1 where unset). Strings point into buf;

@@ -57,7 +57,7 @@ static void help(FILE *f) {
           "                         records: every launch, graph kernels too, as the GPU ran it)\n"
           "                         that also counts the first launch of each configuration,\n"
           "                         then the traced run; for a rank of a job (RANK,\n"
-          "                         OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK or SLURM_PROCID set)\n"
+          "                         OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID set)\n"
           "                         the default is --passes one: its second run would not find the job\n"
           "      --passes one       one run, traced and timed in the same process: faster, but\n"
           "                         kernels timed with CUDA events; launches without a clean time\n"

@@ -8,10 +8,11 @@
  * open the gate. A file, not an inherited descriptor, because the programs
  * that matter most here start their GPU work in children that close every
  * descriptor they did not open (Python's subprocess, launchers); the
- * environment reaches them all. Only libc, so the CUPTI library builds it in. */
+ * environment reaches them all. The CUDA collector waits here
+ * (InitializeInjection); the run layer makes and removes the file
+ * (src/run/run_pass.c, mh_run_early_start). */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -20,27 +21,19 @@
 
 #include "memheat/collect.h"
 
-static uint64_t mono_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-uint64_t mh_collect_start_wait(void) {
+void mh_collect_start_wait(void) {
     const char *v = getenv(MH_COLLECT_START_GATE_ENV);
-    if (!v || !*v) return 0;
+    if (!v || !*v) return;
     const char *colon = strrchr(v, ':');
     char path[4096];
-    if (!colon || colon == v || (size_t)(colon - v) >= sizeof path) return 0;
+    if (!colon || colon == v || (size_t)(colon - v) >= sizeof path) return;
     memcpy(path, v, (size_t)(colon - v));
     path[colon - v] = '\0';
     long pid = strtol(colon + 1, NULL, 10);
-    uint64_t t0 = mono_ns();
     /* 2 ms steps: nothing against the seconds a start-up takes */
     struct timespec step = {0, 2000000};
     while (access(path, F_OK) == 0) {
         if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) break; /* memheat is gone: no one will open it */
         nanosleep(&step, NULL);
     }
-    return mono_ns() - t0;
 }

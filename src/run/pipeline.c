@@ -32,6 +32,7 @@
 #include "import/import.h"
 #include "store/store.h"
 #include "run_internal.h"
+#include "util/outname.h"
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -95,10 +96,10 @@ static int timer_passes(const mh_run_opts *o, const mh_run_backend *timer, int c
 }
 
 const char *mh_run_rank_var(void) {
-    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
-        const char *v = getenv(rank_vars[i]);
-        if (v && *v) return rank_vars[i];
+    size_t n = sizeof mh_outname_rank_vars / sizeof mh_outname_rank_vars[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(mh_outname_rank_vars[i]);
+        if (v && *v) return mh_outname_rank_vars[i];
     }
     return NULL;
 }

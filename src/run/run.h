@@ -146,8 +146,8 @@ void mh_run_early_cancel(mh_run_early *e);
  * result is then MH_ERR_CHILD. */
 int mh_run_pipeline(const mh_run_opts *o, mh_err *err);
 
-/* The rank variable a job's launcher set for this process (RANK,
- * OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID), or NULL: a
+/* The rank variable a job's launcher set for this process (the first set of
+ * util/outname.h's mh_outname_rank_vars, as %r reads them), or NULL: a
  * rank runs once by default, since a second run of it does not find the
  * job again (docs/ranks.md). */
 const char *mh_run_rank_var(void);
@@ -174,7 +174,7 @@ int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err 
  * once, else when waited for. Every started program must be waited for or
  * cancelled. */
 int mh_run_spawn_start(char *const *argv, char *const *extra_env, int foreground, long *child, mh_err *err);
-int mh_run_spawn_wait(long child, int *status);
+void mh_run_spawn_wait(long child, int *status);
 /* Ends a started program that is not wanted any more (its process group:
  * SIGTERM, SIGKILL after 3 s) and reaps it. */
 void mh_run_spawn_cancel(long child);

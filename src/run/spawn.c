@@ -194,7 +194,7 @@ int mh_run_spawn_start(char *const *argv, char *const *extra_env, int foreground
     return MH_OK;
 }
 
-int mh_run_spawn_wait(long child, int *status) {
+void mh_run_spawn_wait(long child, int *status) {
     pid_t pid = (pid_t)child, mypg = getpgrp();
     int ws = 0;
     int gave = group_gave(pid), ended = 0;
@@ -227,7 +227,6 @@ int mh_run_spawn_wait(long child, int *status) {
     if (WIFEXITED(ws)) *status = WEXITSTATUS(ws);
     else if (WIFSIGNALED(ws)) *status = 128 + WTERMSIG(ws);
     else *status = 1;
-    return MH_OK;
 }
 
 void mh_run_spawn_cancel(long child) {
@@ -252,5 +251,6 @@ int mh_run_spawn(char *const *argv, char *const *extra_env, int *status, mh_err 
     long child;
     int rc = mh_run_spawn_start(argv, extra_env, 1, &child, err);
     if (rc != MH_OK) return rc;
-    return mh_run_spawn_wait(child, status);
+    mh_run_spawn_wait(child, status);
+    return MH_OK;
 }
