@@ -3,7 +3,9 @@
  * report and `memheat analyze --group-by site` must name this file's lines.
  * `transpose_naive` (a strided read) is enqueued once from prepare() and
  * twice from train_step(), the latter inside NVTX ranges "train" > "step"
- * when NVTX is built in (MH_HAVE_NVTX: memheat serves NVTX's injection).
+ * when NVTX is built in (MH_HAVE_NVTX: memheat serves NVTX's injection);
+ * prepare() runs inside "prepare" of this program's own domain "APP", after
+ * ocl_sites_lib.c left its "LIB" range open, which no launch is under.
  * The enqueues are not followed by a flush, so the kernels run at the
  * clFinish in main(): the sites must still be the enqueues'. Each enqueue
  * line carries a SITE tag the test looks for. Exits 1 when a result is
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #ifdef MH_HAVE_NVTX
 #include <nvtx3/nvToolsExt.h>
+void sites_lib_open(void); /* ocl_sites_lib.c */
 #endif
 
 #define N 64
@@ -80,8 +83,16 @@ int main(void) {
     CHECK(clSetKernelArg(c.k, 0, sizeof in, &in));
     CHECK(clSetKernelArg(c.k, 1, sizeof out, &out));
     CHECK(clSetKernelArg(c.k, 2, sizeof n, &n));
+#ifdef MH_HAVE_NVTX
+    sites_lib_open();
+    nvtxDomainHandle_t app = nvtxDomainCreateA("APP");
+    nvtxEventAttributes_t at = {.version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+                                .messageType = NVTX_MESSAGE_TYPE_ASCII, .message.ascii = "prepare"};
+    nvtxDomainRangePushEx(app, &at);
+#endif
     prepare(&c);
 #ifdef MH_HAVE_NVTX
+    nvtxDomainRangePop(app);
     nvtxRangePushA("train");
 #endif
     for (int s = 0; s < 2; s++) train_step(&c);

@@ -220,7 +220,7 @@ uint32_t mh_site_capture(mh_site_state *s, unsigned skip) {
     mh_site_pystack st;
     int have_py = mh_site_py_read(&st) && st.n > 0;
     uint32_t nvtx[MH_SITE_MAX_NVTX], fwd = MH_SITE_NONE;
-    uint32_t nv = mh_site_nvtx_stack(nvtx, MH_SITE_MAX_NVTX, &fwd);
+    uint32_t nv = mh_site_nvtx_stack(nvtx, MH_SITE_MAX_NVTX, &fwd, pc, nn, (flags & MH_SITE_NATIVE_CUT) != 0);
 
     pthread_mutex_lock(&s->mu);
     s->captures++;

@@ -110,7 +110,14 @@ uint32_t mh_site_pystack_here(mh_site_state *s);
  * Python stack of the forward op whose sequence number a range of this
  * thread carries (PyTorch's emit_nvtx: the autograd engine's threads have
  * no Python frames of their own), MH_SITE_NONE without one. */
-uint32_t mh_site_nvtx_stack(uint32_t *ids, uint32_t cap, uint32_t *fwd);
+/* A named domain's push/pop range (a library's: NCCL, cuBLAS, a program's
+ * own nvtx3 domain) counts as open at a launch only while the object that
+ * pushed it has a frame among the launch's return addresses pc[n] (innermost
+ * first; `cut`: the stack was cut, every range counts). NCCL pushes
+ * `ncclCommInitRankConfig` and never pops it: without this rule every later
+ * launch of that thread would sit under it. The default domain's ranges
+ * (PyTorch's, `torch.cuda.nvtx.range_push`, nvtxRangePushA) always count. */
+uint32_t mh_site_nvtx_stack(uint32_t *ids, uint32_t cap, uint32_t *fwd, const uint64_t *pc, uint32_t n, int cut);
 /* The name of an interned range id (valid for the process's life). */
 const char *mh_site_nvtx_name(uint32_t id);
 /* Makes s the state NVTX and its sequence numbers report to (NULL: none). */

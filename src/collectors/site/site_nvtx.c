@@ -10,6 +10,9 @@
  * range calls of the core modules: push/pop (per thread, one stack over
  * every domain), start/end (per process), domains and registered strings.
  * Every other NVTX call stays the no-op NVTX makes it without an injection.
+ * A named domain's push remembers the code segment it came from, and counts
+ * at a launch only while that object is on the launch's stack (site.h:
+ * NCCL leaves a range open for the rest of its thread's life).
  *
  * Names are interned once (a range's id is its name's); PyTorch's emit_nvtx
  * decorations are cut from the name (", seq = N", ", op_id = ...",
@@ -26,6 +29,7 @@
 #define _GNU_SOURCE
 #include "collectors/site/site.h"
 
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -73,6 +77,7 @@ typedef struct nv_attr {
 /* A domain (nvtxDomainHandle_t) and a registered string (nvtxStringHandle_t). */
 typedef struct nv_domain {
     char *name;
+    uintptr_t lo, hi; /* the code segment of the object that last pushed a range of it (under g_nv.mu) */
 } nv_domain;
 typedef struct nv_string {
     char *text;
@@ -104,7 +109,8 @@ static struct {
 typedef struct nv_frame {
     uint32_t name;
     const nv_domain *domain;
-    int64_t seq; /* -1: none */
+    int64_t seq;     /* -1: none */
+    uintptr_t lo, hi; /* a named domain's range: the code segment that pushed it; 0, 0: always open */
 } nv_frame;
 
 static _Thread_local struct {
@@ -246,10 +252,52 @@ static void seq_note(int64_t seq) {
     pthread_mutex_unlock(&g_nv.mu);
 }
 
-static int push(const nv_domain *d, const char *msg) {
+/* The executable segment of the loaded object holding address a. */
+typedef struct seg_find {
+    uintptr_t a, lo, hi;
+} seg_find;
+
+static int seg_of(struct dl_phdr_info *info, size_t size, void *arg) {
+    (void)size;
+    seg_find *f = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (f->a >= lo && f->a < hi) {
+            f->lo = lo, f->hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Where a named domain's push came from (ra: the return address into the
+ * pushing code): the object's code segment, cached in the domain, since a
+ * domain's ranges come from one library. */
+static void pusher_of(nv_domain *d, uintptr_t ra, uintptr_t *lo, uintptr_t *hi) {
+    pthread_mutex_lock(&g_nv.mu);
+    int known = ra >= d->lo && ra < d->hi;
+    *lo = d->lo, *hi = d->hi;
+    pthread_mutex_unlock(&g_nv.mu);
+    if (known) return;
+    seg_find f = {.a = ra};
+    if (!dl_iterate_phdr(seg_of, &f)) { /* not in a loaded object: the range always counts */
+        *lo = *hi = 0;
+        return;
+    }
+    pthread_mutex_lock(&g_nv.mu);
+    d->lo = f.lo, d->hi = f.hi;
+    pthread_mutex_unlock(&g_nv.mu);
+    *lo = f.lo, *hi = f.hi;
+}
+
+static int push(nv_domain *d, const char *msg, uintptr_t ra) {
     int64_t seq;
     uint32_t id = name_id(d, msg, &seq);
-    if (tl_nv.depth < NV_DEPTH) tl_nv.f[tl_nv.depth] = (nv_frame){.name = id, .domain = d, .seq = seq};
+    uintptr_t lo = 0, hi = 0;
+    if (d && ra) pusher_of(d, ra, &lo, &hi);
+    if (tl_nv.depth < NV_DEPTH) tl_nv.f[tl_nv.depth] = (nv_frame){.name = id, .domain = d, .seq = seq, .lo = lo, .hi = hi};
     tl_nv.depth++;
     seq_note(seq);
     return (int)tl_nv.depth - 1;
@@ -271,19 +319,20 @@ static int pop(const nv_domain *d) {
     return -1;
 }
 
-static int nv_push_a(const char *m) { return push(NULL, m); }
+static int nv_push_a(const char *m) { return push(NULL, m, 0); }
 static int nv_push_w(const wchar_t *m) {
     char buf[1024];
-    return push(NULL, narrow(m, buf, sizeof buf));
+    return push(NULL, narrow(m, buf, sizeof buf), 0);
 }
 static int nv_push_ex(const nv_attr *a) {
     char buf[1024];
-    return push(NULL, attr_message(a, buf, sizeof buf));
+    return push(NULL, attr_message(a, buf, sizeof buf), 0);
 }
 static int nv_pop(void) { return pop(NULL); }
-static int nv_dom_push(const nv_domain *d, const nv_attr *a) {
+static int nv_dom_push(nv_domain *d, const nv_attr *a) {
     char buf[1024];
-    return push(d, attr_message(a, buf, sizeof buf));
+    /* called from NVTX's inline functions, compiled into the pushing library */
+    return push(d, attr_message(a, buf, sizeof buf), (uintptr_t)__builtin_return_address(0));
 }
 static int nv_dom_pop(const nv_domain *d) { return pop(d); }
 
@@ -357,7 +406,15 @@ static nv_string *nv_register_w(const nv_domain *d, const wchar_t *s) {
 
 /* ---- what a capture reads ---- */
 
-uint32_t mh_site_nvtx_stack(uint32_t *ids, uint32_t cap, uint32_t *fwd) {
+/* Whether thread frame f is open at a launch whose return addresses are pc[n]. */
+static int frame_open(const nv_frame *f, const uint64_t *pc, uint32_t n, int cut) {
+    if (!f->hi || cut) return 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (pc[i] >= f->lo && pc[i] < f->hi) return 1;
+    return 0;
+}
+
+uint32_t mh_site_nvtx_stack(uint32_t *ids, uint32_t cap, uint32_t *fwd, const uint64_t *pc, uint32_t npc, int cut) {
     uint32_t n = 0;
     *fwd = MH_SITE_NONE;
     int64_t seq = -1;
@@ -374,7 +431,8 @@ uint32_t mh_site_nvtx_stack(uint32_t *ids, uint32_t cap, uint32_t *fwd) {
         if (g_nv.seqmap[slot].seq == seq + 1) *fwd = g_nv.seqmap[slot].py;
     }
     pthread_mutex_unlock(&g_nv.mu);
-    for (uint32_t i = 0; i < depth && n < cap; i++) ids[n++] = tl_nv.f[i].name;
+    for (uint32_t i = 0; i < depth && n < cap; i++)
+        if (frame_open(&tl_nv.f[i], pc, npc, cut)) ids[n++] = tl_nv.f[i].name;
     return n;
 }
 
