@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define MH_TIMING_HOOK_VERSION 4u
+#define MH_TIMING_HOOK_VERSION 5u
 #define MH_TIMING_HOOK_SYMBOL "memheat_timing_attach"
 
 /* Which launch entry point the params belong to (cuLaunchKernel_params,
@@ -63,6 +63,11 @@ typedef struct mh_timing_hook {
      * LAUNCH_BEGIN and copy_begin run under the driver's locks, and may only
      * record events there, never create them or wait for a lock). */
     void (*prepare)(void);
+    /* At the driver-API entry of a launch that will not be traced, after
+     * prepare (version 5): the timing collector may hold the launch's stream
+     * there (a stream wait it releases in launch_exit), so that a kernel
+     * queued on an idle stream is not timed with the host's launch gap. */
+    void (*launch_hold)(int api, const void *params);
 } mh_timing_hook;
 
 /* Exported by libmemheat_cupti.so as MH_TIMING_HOOK_SYMBOL: starts the timing

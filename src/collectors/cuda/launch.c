@@ -758,6 +758,11 @@ void mh_cuda_on_driver_api(mh_cuda *mh, Sanitizer_CallbackId cbid, const Sanitiz
     /* the start event is recorded at LAUNCH_BEGIN (mh_cuda_launch_begin),
      * reserved here, outside the driver's locks */
     if (mh->timing.prepare) mh->timing.prepare();
+    /* a launch decided untraced here may have its idle stream held until it
+     * is queued (timing_hook.h); a traced one never: its LAUNCH_BEGIN and
+     * LAUNCH_END do stream work of their own */
+    if (mh->timing.launch_hold && !mh->start_at_entry && !mh->eager_patch && tl_pend.valid && !tl_pend.want)
+        mh->timing.launch_hold(mh_cuda_hook_api(cbid), cb->functionParams);
     if (mh->timing.launch_enter && mh->start_at_entry) {
         mh->timing.launch_enter(mh_cuda_hook_api(cbid), cb->functionParams);
     } else if (mh->timing.launch_enter) {

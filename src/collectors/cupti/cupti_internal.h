@@ -40,6 +40,7 @@ typedef struct mh_cupti_ctx {
     int copies_mode;             /* hosted: 1 copies timed with events (default), 0 not timed */
     int launches_mode;           /* hosted: 1 launches timed (default), 0 not (MEMHEAT_TIMING_LAUNCHES=0) */
     mh_cupti_ev *ev;             /* event timing state (events.c) */
+    int no_holds;                /* MEMHEAT_TIMING_HOLD=0: idle streams not held (events.c) */
     char out_path[1024];         /* MEMHEAT_TIMING_OUT */
     CUpti_SubscriberHandle sub;
     mh_timing t;                 /* what is written at exit */
@@ -98,6 +99,12 @@ void mh_cupti_prof_print_cost(const mh_cupti_ctx *g);
  * locks: reserves this thread's next start event (events.c). */
 void mh_cupti_ev_prepare(mh_cupti_ctx *g);
 void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params);
+/* At a launch call's entry (one run, a launch not traced): holds the launch's
+ * stream when it is idle, so that the start event fires only once the kernel
+ * is queued; mh_cupti_ev_release, after mh_cupti_ev_exit, lets it go. */
+void mh_cupti_ev_hold(mh_cupti_ctx *g, int api, const void *params);
+void mh_cupti_ev_release(mh_cupti_ctx *g);
+uint64_t mh_cupti_ev_holds_forced(mh_cupti_ctx *g); /* holds the watchdog released */
 void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
                       void *function, int timed);
 void mh_cupti_ev_untimed(mh_cupti_ctx *g);

@@ -8,7 +8,13 @@
  * leaves the kernel untouched. At the driver's launch callbacks (enter/exit)
  * this file records a start and an end event on the launch's stream; completed
  * pairs are resolved lazily (cuEventQuery, never blocking the program) and at
- * exit. Absolute start times, for the timeline, are offsets from a reference
+ * exit. A launch queued on an idle stream is held (one run only,
+ * mh_cupti_ev_hold): a stream wait on a word of pinned host memory is
+ * queued before its start event, and released once the kernel is queued,
+ * so that the span does not hold the host's launch gap; a watchdog thread
+ * releases a hold left for more than a few milliseconds (the launch is then
+ * marked a gap), so no program waits on memheat for good.
+ * Absolute start times, for the timeline, are offsets from a reference
  * event per context whose host time (CUPTI's clock) is read once right after
  * it completes. Memcpy and memset records come from the Activity API, which
  * does not instrument kernels -- except when hosted by the CUDA collector (one
@@ -18,8 +24,11 @@
  * State lives in the one process-wide context (cupti_internal.h). */
 #include <cuda.h>
 #include <cupti.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "collectors/cupti/cupti_internal.h"
 #include "util/grow.h"
@@ -64,6 +73,27 @@ typedef struct ev_tail {
 
 #define TAILS 64 /* streams followed; past that, the oldest is forgotten */
 
+/* Holds of idle streams: one 32-bit word of pinned host memory per thread
+ * that launches (HOLD_SLOTS threads; past that, launches are not held). A
+ * held launch queues "wait until word == seq" before its start event; the
+ * thread stores seq once the kernel and its end event are queued. armed[i]
+ * is the seq thread i waits for (0: none): whoever swaps it to 0 first (the
+ * launch's exit, or the watchdog after WATCH_NS) stores the word. */
+#define HOLD_SLOTS 1024
+#define WATCH_NS 4000000L /* the watchdog's period: a hold older than one to two periods is released */
+
+typedef struct ev_holds {
+    uint32_t *words;   /* pinned, mapped (cuMemHostAlloc): the device reads them */
+    _Atomic uint32_t armed[HOLD_SLOTS];
+    uint32_t seen[HOLD_SLOTS]; /* the watchdog's: armed[i] at its last look */
+    _Atomic uint32_t nslots;
+    _Atomic uint64_t forced;   /* holds the watchdog released */
+    struct { CUcontext ctx; CUdeviceptr p; } dev[16]; /* the words' device address per context */
+    size_t ndev;
+    pid_t watcher;     /* the process whose watchdog runs (a forked child starts its own) */
+    int off;           /* no holds: allocation or a stream wait failed once */
+} ev_holds;
+
 struct mh_cupti_ev {
     ev_pending *pend;
     size_t npend, cap;
@@ -80,6 +110,7 @@ struct mh_cupti_ev {
     ev_tail tail[TAILS];
     size_t next_tail;  /* slot replaced when a new stream comes and all are taken */
     uint64_t untimed;  /* launches seen without events (unknown launch API) */
+    ev_holds hold;
 };
 
 /* The copy being issued on this thread (hosted: between copy_begin and copy_end). */
@@ -101,6 +132,15 @@ static _Thread_local struct {
     CUfunction f;
     unsigned grid[3], block[3], smem;
 } tl_launch;
+
+/* This thread's hold: its slot (-1 none yet), the seq of its last hold,
+ * and whether the launch being issued holds its stream (owned: this thread
+ * swapped armed to 0 at the exit and must store the word). */
+static _Thread_local struct {
+    int slot;
+    uint32_t seq;
+    int active, owned;
+} tl_hold = {-1, 0, 0, 0};
 
 static mh_cupti_ev *state(mh_cupti_ctx *g) {
     if (!g->ev) g->ev = calloc(1, sizeof *g->ev);
@@ -381,8 +421,117 @@ void mh_cupti_ev_enter(mh_cupti_ctx *g, int api, const void *params) {
     tl_launch.active = 1;
 }
 
+/* ---- holding an idle stream until the kernel is queued ---- */
+
+static void *watchdog(void *arg) {
+    ev_holds *h = arg;
+    struct timespec ts = {0, WATCH_NS};
+    for (;;) {
+        nanosleep(&ts, NULL);
+        uint32_t n = atomic_load(&h->nslots);
+        for (uint32_t i = 0; i < n && i < HOLD_SLOTS; i++) {
+            uint32_t a = atomic_load(&h->armed[i]);
+            if (a && a == h->seen[i] && atomic_compare_exchange_strong(&h->armed[i], &a, 0)) {
+                __atomic_store_n(&h->words[i], a, __ATOMIC_SEQ_CST);
+                atomic_fetch_add(&h->forced, 1);
+                a = 0;
+            }
+            h->seen[i] = a;
+        }
+    }
+    return NULL;
+}
+
+/* The words, their device address in ctx, this thread's slot and the
+ * watchdog, made on first use (lock held; at the launch call's entry, where
+ * the driver holds no lock of its own). 0 when holds are off. */
+static CUdeviceptr hold_setup(ev_holds *h, CUcontext ctx) {
+    if (h->off) return 0;
+    if (!h->words) {
+        void *p = NULL;
+        if (cuMemHostAlloc(&p, HOLD_SLOTS * sizeof(uint32_t), CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
+            CUDA_SUCCESS) {
+            h->off = 1;
+            return 0;
+        }
+        memset(p, 0, HOLD_SLOTS * sizeof(uint32_t));
+        h->words = p;
+    }
+    if (h->watcher != getpid()) {
+        pthread_t t;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        int bad = pthread_create(&t, &at, watchdog, h);
+        pthread_attr_destroy(&at);
+        if (bad) {
+            h->off = 1;
+            return 0;
+        }
+        h->watcher = getpid();
+    }
+    if (tl_hold.slot < 0) {
+        uint32_t n = atomic_load(&h->nslots);
+        if (n >= HOLD_SLOTS) return 0;
+        tl_hold.slot = (int)n;
+        atomic_store(&h->nslots, n + 1);
+    }
+    for (size_t i = 0; i < h->ndev; i++)
+        if (h->dev[i].ctx == ctx) return h->dev[i].p;
+    CUdeviceptr d = 0;
+    if (h->ndev == sizeof h->dev / sizeof h->dev[0] || cuMemHostGetDevicePointer(&d, h->words, 0) != CUDA_SUCCESS)
+        return 0;
+    h->dev[h->ndev].ctx = ctx;
+    h->dev[h->ndev++].p = d;
+    return d;
+}
+
+void mh_cupti_ev_hold(mh_cupti_ctx *g, int api, const void *params) {
+    tl_hold.active = tl_hold.owned = 0;
+    mh_cupti_geom geo;
+    CUcontext ctx = NULL;
+    if (!mh_cupti_launch_geometry(api, params, &geo) || cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx ||
+        capturing(geo.stream))
+        return;
+    pthread_mutex_lock(&g->lock);
+    mh_cupti_ev *s = state(g);
+    CUdeviceptr d = s && !stream_busy(s, ctx, geo.stream) ? hold_setup(&s->hold, ctx) : 0;
+    pthread_mutex_unlock(&g->lock);
+    if (!d) return;
+    ev_holds *h = &s->hold;
+    uint32_t seq = ++tl_hold.seq;
+    if (!seq) seq = ++tl_hold.seq; /* 0 means "not armed" */
+    atomic_store(&h->armed[tl_hold.slot], seq);
+    if (cuStreamWaitValue32(geo.stream, d + (CUdeviceptr)tl_hold.slot * sizeof(uint32_t), seq,
+                            CU_STREAM_WAIT_VALUE_EQ) != CUDA_SUCCESS) {
+        atomic_store(&h->armed[tl_hold.slot], 0);
+        h->off = 1;
+        return;
+    }
+    tl_hold.active = 1;
+}
+
+/* At the launch call's exit, first: claims this thread's hold (the watchdog
+ * may have released it already). */
+static void hold_claim(mh_cupti_ev *s) {
+    if (!tl_hold.active || !s) return;
+    uint32_t seq = tl_hold.seq;
+    tl_hold.owned = atomic_compare_exchange_strong(&s->hold.armed[tl_hold.slot], &seq, 0);
+}
+
+void mh_cupti_ev_release(mh_cupti_ctx *g) {
+    if (!tl_hold.active) return;
+    mh_cupti_ev *s = g->ev;
+    if (!tl_hold.owned) hold_claim(s); /* the exit did not run (a launch not timed) */
+    if (tl_hold.owned) __atomic_store_n(&s->hold.words[tl_hold.slot], tl_hold.seq, __ATOMIC_SEQ_CST);
+    tl_hold.active = tl_hold.owned = 0;
+}
+
+uint64_t mh_cupti_ev_holds_forced(mh_cupti_ctx *g) { return g->ev ? atomic_load(&g->ev->hold.forced) : 0; }
+
 void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t correlation, const char *symbol,
                       void *function, int timed) {
+    hold_claim(g->ev);
     if (!tl_launch.active) {
         pthread_mutex_lock(&g->lock);
         if (state(g)) g->ev->untimed++;
@@ -402,8 +551,8 @@ void mh_cupti_ev_exit(mh_cupti_ctx *g, CUcontext ctx, int failed, uint32_t corre
         pthread_mutex_unlock(&g->lock);
         return;
     }
-    /* the kernel is queued now: was the stream still busy with earlier work? */
-    if (timed == MH_TIMED_CLEAN && !stream_busy(s, ctx, tl_launch.stream)) timed = MH_TIMED_GAP;
+    /* the kernel is queued now: was the stream held, or still busy with earlier work? */
+    if (timed == MH_TIMED_CLEAN && !tl_hold.owned && !stream_busy(s, ctx, tl_launch.stream)) timed = MH_TIMED_GAP;
     CUevent end = take_event(s);
     int ref = ref_of(s, ctx);
     if (!end || ref < 0 || cuEventRecord(end, tl_launch.stream) != CUDA_SUCCESS) {

@@ -338,6 +338,9 @@ static void finish(void) {
     pthread_mutex_lock(&G.lock);
     mh_timing *t = &G.t;
     if (G.kernel_events) mh_cupti_ev_finish(&G);
+    if (G.debug && G.hosted)
+        fprintf(stderr, "memheat: timing: %llu idle-stream holds released by the watchdog\n",
+                (unsigned long long)mh_cupti_ev_holds_forced(&G));
     if (G.mode == MH_CUPTI_COUNTERS || G.counters_too) {
         mh_timing_counter_info *ci = &G.prof_out->counters;
         ci->requested = 1;
@@ -525,10 +528,15 @@ static void hook_prepare(void) {
     if (!G.finished && (G.launches_mode || G.copies_mode)) mh_cupti_ev_prepare(&G);
 }
 
+static void hook_hold(int api, const void *params) {
+    if (!G.finished && G.launches_mode && !G.no_holds) mh_cupti_ev_hold(&G, api, params);
+}
+
 static void hook_exit(int api, void *ctx, int failed, int traced, const char *symbol, void *function) {
     (void)api;
     if (!G.finished && G.launches_mode)
         mh_cupti_ev_exit(&G, ctx, failed, 0, symbol, function, traced ? MH_TIMED_INSTRUMENTED : MH_TIMED_CLEAN);
+    mh_cupti_ev_release(&G); /* after the end event: the held stream runs start, kernel, end */
 }
 
 static void hook_context_created(void *ctx, int device) {
@@ -563,10 +571,12 @@ __attribute__((visibility("default"))) int memheat_timing_attach(mh_timing_hook 
     G.copies_mode = !(cp && *cp == '0');
     const char *kl = getenv("MEMHEAT_TIMING_LAUNCHES"); /* a diagnostic: 0 = launches not timed */
     G.launches_mode = !(kl && *kl == '0');
+    const char *hl = getenv("MEMHEAT_TIMING_HOLD"); /* 0: idle streams are not held (launches there are gaps) */
+    G.no_holds = hl && *hl == '0';
     *hook = (mh_timing_hook){.version = MH_TIMING_HOOK_VERSION, .launch_enter = hook_enter, .launch_exit = hook_exit,
                              .context_created = hook_context_created, .context_ending = hook_context_ending,
                              .copy_begin = hook_copy_begin, .copy_end = hook_copy_end,
-                             .prepare = hook_prepare};
+                             .prepare = hook_prepare, .launch_hold = hook_hold};
     atexit(finish);
     catch_fatal_signals();
     return 1;
