@@ -11,6 +11,7 @@ mh_result *mh_result_copy(int kind, unsigned row, const void *r) {
     c->row = row;
     if (kind == MH_RESULT_HEAT) {
         const mh_heat_result *h = r;
+        c->has_launch = 1;
         c->launch = h->launch->l.id;
         c->u.heat = *h;
         mh_heat_row *rows = malloc((h->nrows ? h->nrows : 1) * sizeof *rows);
@@ -25,14 +26,16 @@ mh_result *mh_result_copy(int kind, unsigned row, const void *r) {
         memcpy(reg, h->regions, h->nregions * sizeof *reg);
     } else {
         const mh_loc_result *l = r;
-        c->launch = l->launch ? l->launch->l.id : UINT32_MAX;
+        c->has_launch = l->launch != NULL;
+        c->launch = l->launch ? l->launch->l.id : 0;
         c->u.loc = *l; /* flat */
     }
     return c;
 }
 
-void mh_result_repoint(mh_result *c, const mh_model *m) {
-    const mh_model_launch *ml = c->launch == UINT32_MAX ? NULL : mh_model_launch_get(m, c->launch);
+int mh_result_repoint(mh_result *c, const mh_model *m) {
+    const mh_model_launch *ml = c->has_launch ? mh_model_launch_get(m, c->launch) : NULL;
+    if (c->has_launch && !ml) return 0;
     if (c->kind == MH_RESULT_HEAT) {
         c->u.heat.model = m;
         c->u.heat.launch = ml;
@@ -43,6 +46,7 @@ void mh_result_repoint(mh_result *c, const mh_model *m) {
         c->u.loc.model = m;
         c->u.loc.launch = ml;
     }
+    return 1;
 }
 
 const void *mh_result_get(const mh_result *c) { return &c->u; }

@@ -11,7 +11,8 @@
 typedef struct mh_result {
     int kind;        /* enum mh_result_kind */
     unsigned row;    /* the analysis that emitted it */
-    uint32_t launch; /* its launch; UINT32_MAX = none */
+    int has_launch;  /* 0: a result of no launch (any id, UINT32_MAX too, is a trace's to use) */
+    uint32_t launch; /* its launch, when has_launch */
     union {
         mh_heat_result heat; /* rows and regions owned */
         mh_loc_result loc;
@@ -21,8 +22,10 @@ typedef struct mh_result {
 /* A copy of result r of kind from row; NULL without memory. take: the
  * caller owns it (mh_result_free). */
 mh_result *mh_result_copy(int kind, unsigned row, const void *r);
-/* The copy pointing at model m (emitted on a copy of it, equal by index). */
-void mh_result_repoint(mh_result *c, const mh_model *m);
+/* The copy pointing at model m (emitted on a copy of it, equal by index).
+ * 0 when its launch is not in m: on a damaged trace a lane's copy of the
+ * model can read past the record where m stopped. */
+int mh_result_repoint(mh_result *c, const mh_model *m);
 /* The result as emitted (for an mh_emit). */
 const void *mh_result_get(const mh_result *c);
 void mh_result_free(mh_result *c);
