@@ -129,6 +129,24 @@ static inline char *analyze_json(const char *path, unsigned threads) {
     return s;
 }
 
+/* When two analyze documents differ, both are left as TAG_t1.json and
+ * TAG_tT.json for a look at what differs; returns whether they are equal. */
+static inline int same_json(const char *one, const char *x, const char *tag, unsigned t) {
+    if (one && x && strcmp(one, x) == 0) return 1;
+    char path[96];
+    const char *doc[2] = {one, x};
+    unsigned th[2] = {1, t};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s_t%u.json", tag, th[i]);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            if (doc[i]) fputs(doc[i], f);
+            fclose(f);
+        }
+    }
+    return 0;
+}
+
 /* The header of the traces written here: a synthetic device, warps of 32,
  * sectors of 32 bytes. */
 static inline mh_trace_header synthetic_header(void) {
