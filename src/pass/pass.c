@@ -156,9 +156,7 @@ static int main_sink(void *ctx, unsigned row, int kind, const void *result, mh_e
  * model too). */
 static int lane_result(void *ctx, mh_result *c, mh_err *err) {
     mh_pass *p = ctx;
-    /* a launch this pass never read (the trace was damaged before it, and
-     * the lane read on): not this pass's to report */
-    if (!mh_result_repoint(c, p->m)) return MH_OK;
+    if (!mh_result_repoint(c, p->m)) return MH_OK; /* a launch this pass's model never held: nothing to name it by */
     if (c->kind == MH_RESULT_HEAT) mh_exec_note_used(p->m, &c->u.heat);
     return hand_out(p, c->kind, mh_result_get(c), err);
 }

@@ -23,8 +23,8 @@ typedef struct mh_result {
  * caller owns it (mh_result_free). */
 mh_result *mh_result_copy(int kind, unsigned row, const void *r);
 /* The copy pointing at model m (emitted on a copy of it, equal by index).
- * 0 when its launch is not in m: on a damaged trace a lane's copy of the
- * model can read past the record where m stopped. */
+ * 0 when it has a launch that m does not hold (consumers of a heat map or a
+ * locality result read its launch; the caller drops it). */
 int mh_result_repoint(mh_result *c, const mh_model *m);
 /* The result as emitted (for an mh_emit). */
 const void *mh_result_get(const mh_result *c);

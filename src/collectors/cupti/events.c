@@ -522,7 +522,7 @@ static void hold_claim(mh_cupti_ev *s) {
 void mh_cupti_ev_release(mh_cupti_ctx *g) {
     if (!tl_hold.active) return;
     mh_cupti_ev *s = g->ev;
-    if (!tl_hold.owned) hold_claim(s); /* the exit did not run (a launch not timed) */
+    if (!tl_hold.owned) hold_claim(s); /* the exit's claim did not run (the collector finished in between) or lost */
     if (tl_hold.owned) __atomic_store_n(&s->hold.words[tl_hold.slot], tl_hold.seq, __ATOMIC_SEQ_CST);
     tl_hold.active = tl_hold.owned = 0;
 }

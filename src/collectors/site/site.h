@@ -109,8 +109,8 @@ uint32_t mh_site_pystack_here(mh_site_state *s);
  * interned names, into ids (cap); returns the count. *fwd receives the
  * Python stack of the forward op whose sequence number a range of this
  * thread carries (PyTorch's emit_nvtx: the autograd engine's threads have
- * no Python frames of their own), MH_SITE_NONE without one. */
-/* A named domain's push/pop range (a library's: NCCL, cuBLAS, a program's
+ * no Python frames of their own), MH_SITE_NONE without one.
+ * A named domain's push/pop range (a library's: NCCL, cuBLAS, a program's
  * own nvtx3 domain) counts as open at a launch only while the object that
  * pushed it has a frame among the launch's return addresses pc[n] (innermost
  * first; `cut`: the stack was cut, every range counts). NCCL pushes
